@@ -1,0 +1,220 @@
+package rules
+
+import (
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// API versions and kinds the linter understands.
+const (
+	GroupName   = "admissionregistration.k8s.io"
+	V1          = GroupName + "/v1"
+	V1beta1     = GroupName + "/v1beta1"
+	Validating  = "ValidatingWebhookConfiguration"
+	Mutating    = "MutatingWebhookConfiguration"
+	ListSuffix  = "List"
+	CoreVersion = "v1"
+)
+
+// IsWebhookKind reports whether apiVersion/kind is one of the two webhook
+// configuration kinds in a version webhooklint lints.
+func IsWebhookKind(apiVersion, kind string) bool {
+	return (apiVersion == V1 || apiVersion == V1beta1) && (kind == Validating || kind == Mutating)
+}
+
+// Config is the kind-independent view of one webhook configuration. Both
+// kinds and both API versions decode into the v1 Go types (their fields are
+// identical); APIVersion says which defaults apply.
+type Config struct {
+	APIVersion string
+	Kind       string
+	Meta       metav1.ObjectMeta
+	Webhooks   []Webhook
+
+	// Exactly one of these is set; rules that need the typed object (for
+	// example to reuse API helpers) read it here.
+	Validating *admissionv1.ValidatingWebhookConfiguration
+	Mutating   *admissionv1.MutatingWebhookConfiguration
+}
+
+// Webhook is one entry of webhooks[], with pointers into the typed object.
+type Webhook struct {
+	Index                   int
+	Name                    string
+	ClientConfig            admissionv1.WebhookClientConfig
+	Rules                   []admissionv1.RuleWithOperations
+	FailurePolicy           *admissionv1.FailurePolicyType
+	MatchPolicy             *admissionv1.MatchPolicyType
+	NamespaceSelector       *metav1.LabelSelector
+	ObjectSelector          *metav1.LabelSelector
+	SideEffects             *admissionv1.SideEffectClass
+	TimeoutSeconds          *int32
+	AdmissionReviewVersions []string
+	MatchConditions         []admissionv1.MatchCondition
+	// ReinvocationPolicy is only ever set on mutating webhooks.
+	ReinvocationPolicy *admissionv1.ReinvocationPolicyType
+
+	Config *Config
+}
+
+// FromValidating wraps a decoded ValidatingWebhookConfiguration.
+func FromValidating(apiVersion string, o *admissionv1.ValidatingWebhookConfiguration) *Config {
+	c := &Config{APIVersion: apiVersion, Kind: Validating, Meta: o.ObjectMeta, Validating: o}
+	c.Webhooks = make([]Webhook, len(o.Webhooks))
+	for i := range o.Webhooks {
+		w := &o.Webhooks[i]
+		c.Webhooks[i] = Webhook{
+			Index: i, Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules,
+			FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
+			NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector,
+			SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds,
+			AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions,
+			Config: c,
+		}
+	}
+	return c
+}
+
+// FromMutating wraps a decoded MutatingWebhookConfiguration.
+func FromMutating(apiVersion string, o *admissionv1.MutatingWebhookConfiguration) *Config {
+	c := &Config{APIVersion: apiVersion, Kind: Mutating, Meta: o.ObjectMeta, Mutating: o}
+	c.Webhooks = make([]Webhook, len(o.Webhooks))
+	for i := range o.Webhooks {
+		w := &o.Webhooks[i]
+		c.Webhooks[i] = Webhook{
+			Index: i, Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules,
+			FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
+			NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector,
+			SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds,
+			AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions,
+			ReinvocationPolicy: w.ReinvocationPolicy,
+			Config: c,
+		}
+	}
+	return c
+}
+
+// IsV1beta1 reports whether the configuration uses the removed v1beta1 API,
+// whose defaults differ from v1.
+func (c *Config) IsV1beta1() bool { return c.APIVersion == V1beta1 }
+
+// IsMutating reports whether this is a MutatingWebhookConfiguration.
+func (c *Config) IsMutating() bool { return c.Kind == Mutating }
+
+// Object identifies the configuration in diagnostics.
+func (c *Config) Object() *diag.Object {
+	return &diag.Object{APIVersion: c.APIVersion, Kind: c.Kind, Name: c.Meta.Name}
+}
+
+// Path is the field path of this webhook: webhooks[i].
+func (w *Webhook) Path() *field.Path { return field.NewPath("webhooks").Index(w.Index) }
+
+// Defaults the API server applies, per version (webhook-facts §B).
+
+// EffectiveFailurePolicy is failurePolicy after defaulting: Fail in v1,
+// Ignore in v1beta1.
+func (w *Webhook) EffectiveFailurePolicy() admissionv1.FailurePolicyType {
+	if w.FailurePolicy != nil {
+		return *w.FailurePolicy
+	}
+	if w.Config != nil && w.Config.IsV1beta1() {
+		return admissionv1.Ignore
+	}
+	return admissionv1.Fail
+}
+
+// FailsClosed reports whether a failure to call the webhook rejects the request.
+func (w *Webhook) FailsClosed() bool { return w.EffectiveFailurePolicy() == admissionv1.Fail }
+
+// EffectiveMatchPolicy is matchPolicy after defaulting: Equivalent in v1,
+// Exact in v1beta1.
+func (w *Webhook) EffectiveMatchPolicy() admissionv1.MatchPolicyType {
+	if w.MatchPolicy != nil {
+		return *w.MatchPolicy
+	}
+	if w.Config != nil && w.Config.IsV1beta1() {
+		return admissionv1.Exact
+	}
+	return admissionv1.Equivalent
+}
+
+// EffectiveTimeout is timeoutSeconds after defaulting: 10 in v1, 30 in v1beta1.
+func (w *Webhook) EffectiveTimeout() int32 {
+	if w.TimeoutSeconds != nil {
+		return *w.TimeoutSeconds
+	}
+	if w.Config != nil && w.Config.IsV1beta1() {
+		return 30
+	}
+	return 10
+}
+
+// EffectiveSideEffects is sideEffects after defaulting: none in v1 (the
+// field is required), Unknown in v1beta1. The empty string means unset.
+func (w *Webhook) EffectiveSideEffects() admissionv1.SideEffectClass {
+	if w.SideEffects != nil {
+		return *w.SideEffects
+	}
+	if w.Config != nil && w.Config.IsV1beta1() {
+		return admissionv1.SideEffectClassUnknown
+	}
+	return ""
+}
+
+// EffectiveAdmissionReviewVersions is admissionReviewVersions after
+// defaulting: none in v1 (required), [v1beta1] in v1beta1.
+func (w *Webhook) EffectiveAdmissionReviewVersions() []string {
+	if len(w.AdmissionReviewVersions) > 0 {
+		return w.AdmissionReviewVersions
+	}
+	if w.Config != nil && w.Config.IsV1beta1() {
+		return []string{"v1beta1"}
+	}
+	return nil
+}
+
+// EffectiveReinvocationPolicy is reinvocationPolicy after defaulting (Never).
+func (w *Webhook) EffectiveReinvocationPolicy() admissionv1.ReinvocationPolicyType {
+	if w.ReinvocationPolicy != nil {
+		return *w.ReinvocationPolicy
+	}
+	return admissionv1.NeverReinvocationPolicy
+}
+
+// EffectiveScope is a rule's scope after defaulting ("*").
+func EffectiveScope(r admissionv1.Rule) admissionv1.ScopeType {
+	if r.Scope != nil {
+		return *r.Scope
+	}
+	return admissionv1.AllScopes
+}
+
+// Inventory is everything else found in the same input, for rules that look
+// across objects (the Service a webhook calls, the pods behind it, the
+// namespaces it may intercept). Objects whose namespace is not stated have
+// an empty Namespace.
+type Inventory struct {
+	Configs    []*Config
+	Services   []*corev1.Service
+	Namespaces []*corev1.Namespace
+	Workloads  []Workload
+}
+
+// Workload is anything that creates pods: its pod template labels and
+// where it lives.
+type Workload struct {
+	Object    diag.Object // apiVersion, kind, name, namespace of the workload
+	PodLabels map[string]string
+	// Controllers the API server will create on the workload's behalf, as
+	// group/resource pairs (for a Deployment: apps/replicasets, then pods).
+	Creates []GroupResource
+}
+
+// GroupResource names a resource kind the way webhook rules do.
+type GroupResource struct {
+	Group, Resource string
+}

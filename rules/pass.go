@@ -1,0 +1,179 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// KubeVersion is the Kubernetes minor version the manifests target.
+type KubeVersion struct{ Major, Minor int }
+
+// DefaultKubeVersion is the API server release webhooklint is conformant with.
+var DefaultKubeVersion = KubeVersion{1, 37}
+
+func (v KubeVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// AtLeast reports whether v is minor or newer (major 1 assumed).
+func (v KubeVersion) AtLeast(minor int) bool { return v.Major > 1 || v.Minor >= minor }
+
+// Settings are the run-wide inputs of every rule.
+type Settings struct {
+	KubeVersion KubeVersion
+	// Options holds user-set rule options by rule name, then option name;
+	// unset options take the rule's declared default.
+	Options map[string]map[string]any
+	// Now is the instant certificate checks compare against (fixed in tests).
+	Now time.Time
+}
+
+// DefaultSettings targets DefaultKubeVersion with default options.
+func DefaultSettings() *Settings {
+	return &Settings{KubeVersion: DefaultKubeVersion, Now: time.Now()}
+}
+
+// Finding is what a rule reports; a front end turns Path into a position.
+type Finding struct {
+	Rule     string
+	Severity diag.Severity
+	// Path is the API field path as the server prints it; empty means the
+	// whole object.
+	Path     string
+	Message  string
+	// AtKey anchors the finding on the mapping key rather than its value
+	// (unknown fields, and fields whose mere presence is the problem).
+	AtKey bool
+	// Webhook is the name of the webhook the finding is about, if any.
+	Webhook string
+}
+
+// Pass is one rule's view of one configuration.
+type Pass struct {
+	Config   *Config
+	Input    *Inventory
+	Settings *Settings
+
+	rule   *Rule
+	report func(Finding)
+}
+
+// NewPass prepares a run of rule r over c; report receives every finding.
+func NewPass(r *Rule, c *Config, in *Inventory, s *Settings, report func(Finding)) *Pass {
+	if in == nil {
+		in = &Inventory{Configs: []*Config{c}}
+	}
+	if s == nil {
+		s = DefaultSettings()
+	}
+	return &Pass{Config: c, Input: in, Settings: s, rule: r, report: report}
+}
+
+// Run executes the rule.
+func (p *Pass) Run() {
+	if p.rule.Check != nil {
+		p.rule.Check(p)
+	}
+}
+
+// Rule is the rule being run.
+func (p *Pass) Rule() *Rule { return p.rule }
+
+// Reportf reports at path with the rule's default severity.
+func (p *Pass) Reportf(path *field.Path, format string, args ...any) {
+	p.ReportSeverity(p.rule.Severity, path, fmt.Sprintf(format, args...))
+}
+
+// ReportSeverity reports at path with an explicit severity, for rules
+// whose findings are not all equally serious.
+func (p *Pass) ReportSeverity(sev diag.Severity, path *field.Path, msg string) {
+	p.emit(Finding{Severity: sev, Path: PathString(path), Message: msg})
+}
+
+// ReportFieldErrors reports API-style field errors (as the server prints
+// them) with the rule's default severity.
+func (p *Pass) ReportFieldErrors(errs field.ErrorList) {
+	for _, e := range errs {
+		p.emit(Finding{Severity: p.rule.Severity, Path: e.Field, Message: e.Error()})
+	}
+}
+
+// Emit reports a fully formed finding; Rule is filled in.
+func (p *Pass) Emit(f Finding) { p.emit(f) }
+
+func (p *Pass) emit(f Finding) {
+	f.Rule = p.rule.Name
+	if f.Severity == 0 {
+		f.Severity = p.rule.Severity
+	}
+	if f.Webhook == "" {
+		f.Webhook = p.webhookAt(f.Path)
+	}
+	p.report(f)
+}
+
+// webhookAt names the webhook a path points into (webhooks[i]…).
+func (p *Pass) webhookAt(path string) string {
+	var i int
+	var rest string
+	if n, _ := fmt.Sscanf(path, "webhooks[%d]%s", &i, &rest); n >= 1 && i >= 0 && i < len(p.Config.Webhooks) {
+		return p.Config.Webhooks[i].Name
+	}
+	return ""
+}
+
+// IntOption returns a rule option as an int (user value or default).
+func (p *Pass) IntOption(name string) int {
+	switch v := p.option(name).(type) {
+	case int:
+		return v
+	case int64:
+		return int(v)
+	case float64:
+		return int(v)
+	}
+	return 0
+}
+
+// StringsOption returns a rule option as a list of strings.
+func (p *Pass) StringsOption(name string) []string {
+	switch v := p.option(name).(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// BoolOption returns a rule option as a bool.
+func (p *Pass) BoolOption(name string) bool {
+	b, _ := p.option(name).(bool)
+	return b
+}
+
+func (p *Pass) option(name string) any {
+	if opts, ok := p.Settings.Options[p.rule.Name]; ok {
+		if v, ok := opts[name]; ok {
+			return v
+		}
+	}
+	v, _ := p.rule.OptionDefault(name)
+	return v
+}
+
+// PathString renders a field path; nil is the whole object.
+func PathString(p *field.Path) string {
+	if p == nil {
+		return ""
+	}
+	return p.String()
+}

@@ -1,0 +1,117 @@
+// Package rules holds every webhooklint rule, one per file, and the registry
+// that is the single source for --list-rules, --explain, the generated docs,
+// SARIF rule entries and the Go analyzer's documentation.
+//
+// Rules read typed admissionregistration objects (through Config and Webhook)
+// and report API field paths; they never see YAML, the CLI or go/analysis.
+// Whoever loaded the object turns a path into a position.
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// Category groups rules in docs and listings.
+type Category string
+
+const (
+	// Server rules report what the API server rejects (or warns about) on create.
+	Server Category = "server"
+	// Practice rules report what the server accepts but that fails in production.
+	Practice Category = "practice"
+	// Input rules report problems with the input itself (syntax, templates).
+	Input Category = "input"
+)
+
+// Doc is a rule's documentation. Every field is Markdown.
+type Doc struct {
+	Why     string
+	Bad     string // a YAML example that triggers the rule
+	Good    string // the same example, fixed
+	Fix     string
+	Sources []string // where the facts come from (links, reference sections)
+}
+
+// Option is a per-rule setting users may change in .webhooklint.yaml.
+type Option struct {
+	Name    string
+	Doc     string
+	Default any // int, string, bool or []string
+}
+
+// Rule is one check with its metadata.
+type Rule struct {
+	Name     string // stable kebab-case identifier
+	Summary  string // one line, no trailing period
+	Severity diag.Severity
+	Category Category
+	Since    string // webhooklint version that introduced it
+	Doc      Doc
+	Options  []Option
+	// Check runs once per webhook configuration. Rules whose findings come
+	// from a front end (YAML syntax, strict decoding) have a nil Check.
+	Check func(*Pass)
+}
+
+var (
+	registryMu sync.Mutex
+	registry   = map[string]*Rule{}
+)
+
+// register is called from each rule file's init.
+func register(r *Rule) *Rule {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[r.Name]; dup {
+		panic("rules: duplicate rule " + r.Name)
+	}
+	if r.Severity == 0 || r.Summary == "" || r.Category == "" || r.Since == "" {
+		panic("rules: incomplete metadata for " + r.Name)
+	}
+	registry[r.Name] = r
+	return r
+}
+
+// All returns every rule sorted by name.
+func All() []*Rule {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	out := make([]*Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *Rule) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Lookup finds a rule by name.
+func Lookup(name string) (*Rule, bool) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	r, ok := registry[name]
+	return r, ok
+}
+
+// MustLookup is Lookup for names known at compile time.
+func MustLookup(name string) *Rule {
+	r, ok := Lookup(name)
+	if !ok {
+		panic(fmt.Sprintf("rules: no rule %q", name))
+	}
+	return r
+}
+
+// OptionDefault returns the declared default of a rule option.
+func (r *Rule) OptionDefault(name string) (any, bool) {
+	for _, o := range r.Options {
+		if o.Name == name {
+			return o.Default, true
+		}
+	}
+	return nil, false
+}
