@@ -3,6 +3,7 @@ module github.com/webhooklint/webhooklint
 go 1.26.0
 
 require (
+	go.yaml.in/yaml/v3 v3.0.4
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
