@@ -55,7 +55,7 @@ import (
 const corpusDir = "../testdata/conformance"
 
 var knownDivergences = map[string]string{
-	"v1beta1/4":   "admissionregistration.k8s.io/v1alpha1 webhook kinds are skipped as unknown objects, the server rejects them",
+	"v1beta1/4": "admissionregistration.k8s.io/v1alpha1 webhook kinds are skipped as unknown objects, the server rejects them",
 }
 
 type verdict struct {
