@@ -47,7 +47,9 @@ func checkClientConfig(p *Pass) {
 		path := w.Path().Child("clientConfig")
 		switch {
 		case (cc.URL == nil) == (cc.Service == nil):
-			p.ReportFieldErrors(field.ErrorList{field.Required(path, "exactly one of url or service is required")})
+			// On the clientConfig key: the problem is the block as a whole.
+			e := field.Required(path, "exactly one of url or service is required")
+			p.Emit(Finding{Path: e.Field, Message: e.Error(), AtKey: true})
 		case cc.URL != nil:
 			p.ReportFieldErrors(webhook.ValidateWebhookURL(path.Child("url"), *cc.URL, true))
 		default:

@@ -52,7 +52,8 @@ func checkObjectName(p *Pass) {
 	// before validation, so a stray namespace is dropped, not rejected.
 	meta.Namespace = ""
 	// Name generation happens before validation: the server appends five
-	// random characters to the (truncated) prefix.
+	// random characters to the (truncated) prefix; "xxxxx" stands for them
+	// (x is in the generator's alphabet, so validity is unchanged).
 	if meta.Name == "" && meta.GenerateName != "" {
 		meta.Name = generatedName(meta.GenerateName)
 	}
@@ -80,5 +81,5 @@ func generatedName(prefix string) string {
 	if len(prefix) > maxGeneratedNameLength {
 		prefix = prefix[:maxGeneratedNameLength]
 	}
-	return prefix + "bcdfg"
+	return prefix + "xxxxx"
 }
