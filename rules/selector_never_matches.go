@@ -96,25 +96,7 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 	var dead []deadRule
 	labelled := false
 	for i, r := range w.Rules {
-		t := ExpandRule(r)
-		matches, withMeta := false, false
-		var what []string
-		for _, res := range t.Builtin {
-			matches = true
-			if res.HasObjectMeta() {
-				withMeta = true
-			} else {
-				what = append(what, res.String())
-			}
-		}
-		if t.Others {
-			matches = true
-			if slices.ContainsFunc(r.Operations, func(op admissionv1.OperationType) bool { return op != admissionv1.Connect }) {
-				withMeta = true
-			} else {
-				what = append(what, "CONNECT requests of other APIs")
-			}
-		}
+		matches, withMeta, what := ruleObjects(r)
 		switch {
 		case withMeta:
 			labelled = true
@@ -145,4 +127,44 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 			"move them to a webhook without objectSelector and narrow with matchConditions instead",
 			quoteWebhook(w), listNames(d.what, 5))
 	}
+}
+
+// ruleObjects says whether a rule can match any request, whether some of
+// those requests carry an object with metadata (labels), and names the
+// (sub)resources whose requests do not.
+func ruleObjects(r admissionv1.RuleWithOperations) (matches, withMeta bool, labelFree []string) {
+	t := ExpandRule(r)
+	for _, res := range t.Builtin {
+		matches = true
+		if res.HasObjectMeta() {
+			withMeta = true
+		} else {
+			labelFree = append(labelFree, res.String())
+		}
+	}
+	if t.Others {
+		matches = true
+		if slices.ContainsFunc(r.Operations, func(op admissionv1.OperationType) bool { return op != admissionv1.Connect }) {
+			withMeta = true
+		} else {
+			labelFree = append(labelFree, "CONNECT requests of other APIs")
+		}
+	}
+	return matches, withMeta, labelFree
+}
+
+// reachesLabelledObjects reports whether an objectSelector on w can ever be
+// evaluated against labels: some rule matches a request whose object has
+// metadata. Webhooks without rules count as reaching them (their rules are
+// often filled in at runtime).
+func reachesLabelledObjects(w *Webhook) bool {
+	if len(w.Rules) == 0 {
+		return true
+	}
+	for _, r := range w.Rules {
+		if _, withMeta, _ := ruleObjects(r); withMeta {
+			return true
+		}
+	}
+	return false
 }
