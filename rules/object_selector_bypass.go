@@ -99,10 +99,10 @@ func checkObjectSelectorBypass(p *Pass) {
 			}
 		}
 		if len(inclusions) > 0 {
-			p.ReportSeverity(diag.Info, path, fmt.Sprintf("%s only checks objects selected by %s: authors opt out by "+
+			reportAtKey(p, diag.Info, path, "%s only checks objects selected by %s: authors opt out by "+
 				"leaving the label off; fine if the label switches on the feature being validated, a bypass if "+
 				"every such object must be checked (then select with namespaceSelector or matchConditions)",
-				quoteWebhook(w), strings.Join(inclusions, ", ")))
+				quoteWebhook(w), strings.Join(inclusions, ", "))
 		}
 	}
 }

@@ -69,7 +69,7 @@ func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelect
 		reason = absentNamespaceName(reqs)
 	}
 	if reason != "" {
-		p.Reportf(path, "%s: %s can never match: %s, so %s; remove the contradicting requirement",
+		reportAtKey(p, 0, path, "%s: %s can never match: %s, so %s; remove the contradicting requirement",
 			quoteWebhook(w), field, reason, consequence)
 	}
 }
@@ -116,7 +116,7 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 				}
 			}
 		}
-		p.Reportf(w.Path().Child("objectSelector"), "%s: objectSelector can never match: the rules only match "+
+		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector can never match: the rules only match "+
 			"CONNECT requests (%s), whose options objects carry no labels, so the webhook is never called; remove "+
 			"the objectSelector and narrow with matchConditions on the request instead", quoteWebhook(w), listNames(what, 5))
 		return
