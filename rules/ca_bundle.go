@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -70,6 +71,7 @@ var caInjectors = []struct{ annotation, by string }{
 
 func checkCABundle(p *Pass) {
 	injector, injectorBy := caInjectorOf(p)
+	var missing []*Webhook // service references without any CA
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		path := w.Path().Child("clientConfig", "caBundle")
@@ -82,18 +84,27 @@ func checkCABundle(p *Pass) {
 		case injector != "":
 		case len(bundle) == 0:
 			if w.ClientConfig.Service != nil && len(w.Rules) > 0 {
-				svc := w.ClientConfig.Service
-				p.Reportf(path, "%s calls service %s/%s with an empty caBundle and no CA "+
-					"injector annotation: the API server then verifies the serving certificate against its system "+
-					"trust roots (x509: certificate signed by unknown authority), so every call fails unless a "+
-					"controller fills caBundle in at runtime; set caBundle, or annotate the configuration with "+
-					"cert-manager.io/inject-ca-from or service.beta.openshift.io/inject-cabundle: \"true\"",
-					quoteWebhook(w), svc.Namespace, svc.Name)
+				missing = append(missing, w)
 			}
 		default:
 			checkBundleContent(p, w, path, bundle)
 		}
 	}
+	if len(missing) == 0 {
+		return
+	}
+	// The cure (a CA or an injector annotation) is one per configuration:
+	// report once, on the first webhook, rather than once per webhook.
+	first := missing[0]
+	who := fmt.Sprintf("%s calls service %s/%s", quoteWebhook(first), first.ClientConfig.Service.Namespace, first.ClientConfig.Service.Name)
+	if len(missing) > 1 {
+		who = fmt.Sprintf("%s and %d other webhooks of this configuration call services", quoteWebhook(first), len(missing)-1)
+	}
+	p.Reportf(first.Path().Child("clientConfig", "caBundle"), "%s with an empty caBundle and no CA injector annotation: "+
+		"the API server then verifies the serving certificate against its system trust roots (x509: certificate "+
+		"signed by unknown authority), so every call fails unless a controller fills caBundle in at runtime; set "+
+		"caBundle, or annotate the configuration with cert-manager.io/inject-ca-from or "+
+		"service.beta.openshift.io/inject-cabundle: \"true\"", who)
 }
 
 // caInjectorOf finds an active injector annotation on the configuration and
@@ -158,6 +169,9 @@ func checkBundleContent(p *Pass, w *Webhook, path *field.Path, bundle []byte) {
 		hint := ""
 		if decoded, err := base64.StdEncoding.DecodeString(string(bundle)); err == nil && bytes.HasPrefix(bytes.TrimSpace(decoded), []byte("-----BEGIN")) {
 			hint = " (it is base64-encoded twice: caBundle takes the PEM text encoded once)"
+		}
+		if hint == "" && len(bundle) <= 40 && isPrintable(bundle) {
+			hint = fmt.Sprintf(" (it holds %q, a placeholder?)", bundle)
 		}
 		p.ReportSeverity(diag.Error, path, fmt.Sprintf("%s: caBundle is not PEM%s: the API server cannot load it "+
 			"(unable to parse bytes as PEM block), so every call fails; set it to the base64 of the PEM of the CA "+
@@ -239,4 +253,14 @@ func certName(c *x509.Certificate, i, total int) string {
 		return fmt.Sprintf("%s %q", s, subj)
 	}
 	return s
+}
+
+// isPrintable reports whether b is short readable text, worth quoting.
+func isPrintable(b []byte) bool {
+	for _, r := range string(b) {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
