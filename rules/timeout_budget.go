@@ -84,9 +84,12 @@ func checkTimeoutBudget(p *Pass) {
 	for _, b := range chain.mutating {
 		steps = append(steps, describeCost(b))
 	}
+	mutating := "mutating " + listNames(steps, 8)
+	if len(steps) > 1 {
+		mutating += " run one after another"
+	}
 	msg := fmt.Sprintf("in the worst case admission webhooks hold a %s request for %d s, %s the API server's %d s "+
-		"request deadline: mutating %s run one after another", chain.request, chain.total,
-		reachOrExceed(chain.total, deadline), deadline, strings.Join(steps, ", "))
+		"request deadline: %s", chain.request, chain.total, reachOrExceed(chain.total, deadline), deadline, mutating)
 	if chain.validating != nil {
 		msg += fmt.Sprintf(", then validating %s", describeCost(*chain.validating))
 	}
@@ -151,19 +154,26 @@ func cachedWorstChain(p *Pass, deadline int) (budgetChain, bool) {
 }
 
 // inputConfigs is every configuration of the input, the current one
-// included, each once.
+// included, each once. Configurations of the same kind and name are one
+// object in a cluster (alternative manifests of one project): the first
+// one in the input stands for it.
 func inputConfigs(p *Pass) []*Config {
 	var out []*Config
+	seen := map[string]bool{}
+	add := func(c *Config) {
+		if c == nil || slices.Contains(out, c) || seen[c.Kind+"/"+c.Meta.Name] {
+			return
+		}
+		key := c.Kind + "/" + c.Meta.Name
+		seen[key] = true
+		out = append(out, c)
+	}
 	if p.Input != nil {
 		for _, c := range p.Input.Configs {
-			if c != nil && !slices.Contains(out, c) {
-				out = append(out, c)
-			}
+			add(c)
 		}
 	}
-	if !slices.Contains(out, p.Config) {
-		out = append(out, p.Config)
-	}
+	add(p.Config)
 	return out
 }
 

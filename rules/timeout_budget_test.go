@@ -54,6 +54,23 @@ func TestTimeoutBudgetReportedOnceAcrossConfigs(t *testing.T) {
 	}
 }
 
+func TestTimeoutBudgetSameObjectTwice(t *testing.T) {
+	// Two manifests of one object (say, v1 and v1beta1 variants) are one
+	// webhook in a cluster: 30 + 30 from the same name is not a chain.
+	one := `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: same}
+webhooks:
+- name: a.example.com
+  timeoutSeconds: 30
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+`
+	if fs := runRuleOn(t, "timeout-budget", one+one, testSettings()); len(fs) != 0 {
+		t.Fatalf("got %+v", fs)
+	}
+}
+
 func TestCoMatchingRuleSetsWildcards(t *testing.T) {
 	// A "*" group with resource "foo" and a custom group with resource "*"
 	// meet only on foo.example.com: a pairwise check on concrete values
