@@ -1,8 +1,10 @@
 package celcheck
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/debug"
@@ -85,8 +87,34 @@ type Hazard struct {
 const maxAtoms = 10
 
 // RuntimeHazards analyses the compiled conditions of one webhook (in order;
-// rejected ones are skipped) for the request shapes its rules match.
+// rejected ones are skipped) for the request shapes its rules match. The
+// result is shared between callers with the same input: do not modify it.
 func RuntimeHazards(conds []Result, shapes []RequestShape) []Hazard {
+	var key strings.Builder
+	for _, s := range shapes {
+		fmt.Fprintf(&key, "%s/%t,", s.Operation, s.Subresource)
+	}
+	for _, r := range conds {
+		key.WriteString("\x00")
+		if r.OK() {
+			key.WriteString(r.Expression)
+		} else {
+			key.WriteString("\x01") // rejected: skipped, whatever the text
+		}
+	}
+	if v, ok := hazardCache.Load(key.String()); ok {
+		return v.([]Hazard)
+	}
+	out := runtimeHazards(conds, shapes)
+	hazardCache.Store(key.String(), out)
+	return out
+}
+
+// hazardCache holds analyses by shapes and condition texts: configurations
+// repeat the same conditions across webhooks and documents.
+var hazardCache sync.Map
+
+func runtimeHazards(conds []Result, shapes []RequestShape) []Hazard {
 	var progs []*program
 	for i, r := range conds {
 		if r.OK() && r.AST != nil {
@@ -135,16 +163,33 @@ func analyse(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
 	}
 	var out []Hazard
 	reported := map[hazardKey]bool{}
-	for _, shape := range shapes {
+	index := make(map[string]int, len(atoms))
+	for i, a := range atoms {
+		index[a] = i
+	}
+	// A condition's value depends only on the atoms it reads: evaluate it
+	// once per shape and projection of the world onto those atoms.
+	masks := make([]uint64, len(progs))
+	memo := make([]map[uint64]aval, len(progs))
+	for i, p := range progs {
+		for _, a := range p.atoms {
+			masks[i] |= 1 << index[a]
+		}
+		memo[i] = map[uint64]aval{}
+	}
+	for si, shape := range shapes {
 		for bits := 0; bits < 1<<len(atoms); bits++ {
-			w := &world{shape: shape, present: make(map[string]bool, len(atoms))}
-			for i, a := range atoms {
-				w.present[a] = bits&(1<<i) != 0
-			}
+			w := &world{shape: shape, atoms: index, bits: uint64(bits)}
 			// The matcher: conditions combine like &&.
 			total := aval{out: oTrue}
-			for _, p := range progs {
-				total = and(total, p.eval(p.root, w))
+			for i, p := range progs {
+				key := uint64(si)<<maxAtoms | uint64(bits)&masks[i]
+				v, ok := memo[i][key]
+				if !ok {
+					v = p.eval(p.root, w)
+					memo[i][key] = v
+				}
+				total = and(total, v)
 			}
 			for _, h := range total.errs.items() {
 				k := hazardKey{h.prog.index, h.kind, h.subject}
@@ -152,7 +197,11 @@ func analyse(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
 					continue
 				}
 				reported[k] = true
-				out = append(out, Hazard{Condition: h.prog.index, Kind: h.kind, Expr: h.text, Offset: h.offset, Shape: shape, Missing: h.missing, path: h.subject})
+				hz := Hazard{Condition: h.prog.index, Kind: h.kind, Expr: h.prog.text(h.node), Offset: h.prog.offset(h.node), Shape: shape, path: h.subject}
+				if h.kind == MissingKey {
+					hz.Missing = hz.Expr
+				}
+				out = append(out, hz)
 			}
 		}
 	}
@@ -197,8 +246,7 @@ type hazardKey struct {
 type site struct {
 	prog    *program
 	kind    HazardKind
-	text    string
-	offset  int
+	node    celast.Expr
 	subject string // groups sites reported once (the variable, or the path)
 	missing string
 }
@@ -300,10 +348,21 @@ func or(a, b aval) aval {
 	return r
 }
 
-// world fixes the request shape and which tracked paths are present.
+// world fixes the request shape and which tracked paths are present: bit
+// atoms[key] of bits.
 type world struct {
-	shape   RequestShape
-	present map[string]bool
+	shape RequestShape
+	atoms map[string]int
+	bits  uint64
+}
+
+// present says whether a tracked path is present; false if untracked.
+func (w *world) present(key string) (present, tracked bool) {
+	i, ok := w.atoms[key]
+	if !ok {
+		return false, false
+	}
+	return w.bits&(1<<i) != 0, true
 }
 
 func (w *world) null(root string) bool {
@@ -332,6 +391,9 @@ type program struct {
 	atoms []string
 	// comprehension variables in scope are unknown values
 	locals map[string]bool
+	// vars holds the webhook variable each identifier node refers to,
+	// resolved with the comprehension scopes of the walk.
+	vars map[int64]string
 }
 
 type siteID struct {
@@ -339,13 +401,22 @@ type siteID struct {
 	kind HazardKind
 }
 
-// accessPath is a variable and the fields or keys read from it.
+// accessPath is a variable and the fields or keys read from it; k is its
+// canonical key, built once.
 type accessPath struct {
 	root string
 	segs []string
+	k    string
 }
 
-func (p accessPath) key() string { return p.root + "\x00" + strings.Join(p.segs, "\x00") }
+func rootPath(root string) accessPath { return accessPath{root: root, k: root} }
+
+func (p accessPath) key() string {
+	if p.k == "" && p.root != "" {
+		return p.root + "\x00" + strings.Join(p.segs, "\x00")
+	}
+	return p.k
+}
 func (p accessPath) last() string {
 	if len(p.segs) == 0 {
 		return ""
@@ -353,12 +424,12 @@ func (p accessPath) last() string {
 	return p.segs[len(p.segs)-1]
 }
 func (p accessPath) child(seg string) accessPath {
-	return accessPath{root: p.root, segs: append(slices.Clone(p.segs), seg)}
+	return accessPath{root: p.root, segs: append(slices.Clone(p.segs), seg), k: p.key() + "\x00" + seg}
 }
 
 func newProgram(index int, r Result) *program {
 	p := &program{index: index, ast: r.AST, expr: r.Expression, root: r.AST.Expr(),
-		paths: map[int64]accessPath{}, sites: map[siteID]*site{}, locals: map[string]bool{}}
+		paths: map[int64]accessPath{}, sites: map[siteID]*site{}, locals: map[string]bool{}, vars: map[int64]string{}}
 	seen := map[string]bool{}
 	addAtom := func(a accessPath) {
 		if shapeFact(a) {
@@ -448,7 +519,7 @@ func tracked(a accessPath) bool {
 	if len(a.segs) == 0 {
 		return false
 	}
-	parent := accessPath{root: a.root, segs: a.segs[:len(a.segs)-1]}
+	parent := accessPath{root: a.root, segs: a.segs[:len(a.segs)-1]} // key unused
 	return isMapPath(a) || isMapPath(parent) || optionalRequestField(a) ||
 		(optionalRequestField(parent) && parent.last() == "extra") ||
 		strings.HasPrefix(a.last(), "[") || keyed(a)
@@ -464,7 +535,8 @@ func (p *program) walk(e celast.Expr, atom func(accessPath)) {
 	switch e.Kind() {
 	case celast.IdentKind:
 		if v := p.variable(e); isRootVar(v) {
-			p.paths[e.ID()] = accessPath{root: v}
+			p.paths[e.ID()] = rootPath(v)
+			p.vars[e.ID()] = v
 		}
 	case celast.SelectKind:
 		sel := e.AsSelect()
@@ -498,7 +570,7 @@ func (p *program) walk(e celast.Expr, atom func(accessPath)) {
 					return
 				}
 				// Index into a computed map (…orValue({})['k']): its own root.
-				base = accessPath{root: "⟨" + debug.ToDebugString(args[0]) + "⟩"}
+				base = rootPath("⟨" + debug.ToDebugString(args[0]) + "⟩")
 				p.paths[args[0].ID()] = base
 			}
 			seg := keySeg(args[1])
@@ -519,7 +591,7 @@ func (p *program) walk(e celast.Expr, atom func(accessPath)) {
 		case operators.In:
 			if v := p.variable(args[1]); isRootVar(v) && v != "request" {
 				// 'k' in object: no overload for null.
-				p.addSites(e, accessPath{root: v}, accessPath{root: v, segs: []string{"\x02in"}})
+				p.addSites(e, rootPath(v), rootPath(v).child("\x02in"))
 			}
 			if m, ok := p.pathOf(args[1]); ok {
 				if isStringish(p, args[0]) {
@@ -647,7 +719,7 @@ func (p *program) addSites(e celast.Expr, base, ap accessPath) {
 		}
 	}
 	if tracked(ap) {
-		p.site(e, MissingKey, ap.key(), p.text(e))
+		p.site(e, MissingKey, ap.key(), "")
 	}
 }
 
@@ -656,7 +728,7 @@ func (p *program) site(e celast.Expr, kind HazardKind, subject, missing string) 
 	if _, ok := p.sites[id]; ok {
 		return
 	}
-	p.sites[id] = &site{prog: p, kind: kind, text: p.text(e), offset: p.offset(e), subject: subject, missing: missing}
+	p.sites[id] = &site{prog: p, kind: kind, node: e, subject: subject, missing: missing}
 }
 
 // text renders a node for messages: unparsed from the AST, which is

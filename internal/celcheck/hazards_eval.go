@@ -23,7 +23,7 @@ func (p *program) eval(e celast.Expr, w *world) aval {
 		}
 		return aval{out: oValue}
 	case celast.IdentKind:
-		if v := p.variable(e); isRootVar(v) {
+		if v := p.vars[e.ID()]; v != "" {
 			if w.null(v) {
 				return aval{out: oNull}
 			}
@@ -40,8 +40,6 @@ func (p *program) eval(e celast.Expr, w *world) aval {
 		if r.onlyFails() {
 			return r
 		}
-		saved := p.saveLocals(c)
-		defer func() { p.locals = saved }()
 		for _, part := range []celast.Expr{c.AccuInit(), c.LoopCondition(), c.LoopStep(), c.Result()} {
 			r.errs = r.errs.union(p.eval(part, w).errs)
 		}
@@ -120,7 +118,7 @@ func (p *program) presence(ap accessPath, hasPath bool, w *world) outcome {
 		}
 		return oFalse
 	}
-	if present, ok := w.present[ap.key()]; ok {
+	if present, ok := w.present(ap.key()); ok {
 		if present {
 			return oTrue
 		}
@@ -332,7 +330,7 @@ func (p *program) decideEquality(a, b celast.Expr, w *world) (bool, bool) {
 		}
 		if y.Kind() == celast.LiteralKind {
 			if _, isNull := y.AsLiteral().(types.Null); isNull {
-				if v := p.variable(x); isRootVar(v) {
+				if v := p.vars[x.ID()]; v != "" {
 					return w.null(v), true
 				}
 			}
