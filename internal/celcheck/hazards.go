@@ -773,6 +773,18 @@ func NamespaceObjectUse(r Result) (string, bool) {
 	if !r.OK() || r.AST == nil {
 		return "", false
 	}
+	if v, ok := namespaceUseCache.Load(r.Expression); ok {
+		use := v.(string)
+		return use, use != ""
+	}
+	use := namespaceObjectUse(r)
+	namespaceUseCache.Store(r.Expression, use)
+	return use, use != ""
+}
+
+var namespaceUseCache sync.Map // expression text -> first use ("" if none)
+
+func namespaceObjectUse(r Result) string {
 	p := newProgram(0, r)
 	var found celast.Expr
 	var visit func(celast.Expr, celast.Expr)
@@ -819,7 +831,7 @@ func NamespaceObjectUse(r Result) (string, bool) {
 	}
 	visit(p.root, p.root)
 	if found == nil {
-		return "", false
+		return ""
 	}
-	return p.text(found), true
+	return p.text(found)
 }
