@@ -90,7 +90,7 @@ func checkMatchConditionRuntime(p *Pass) {
 }
 
 // compileForRuntime compiles a condition for analysis. One the target
-// version rejects (reported by match-conditions) is analysed as the newest
+// version rejects (reported by match-conditions) is analyzed as the newest
 // supported server compiles it, so its runtime problems are not hidden
 // behind a version problem.
 func compileForRuntime(target *celcheck.Compiler, expr string) celcheck.Result {

@@ -50,7 +50,7 @@ func BenchmarkCompileCached(b *testing.B) {
 	}
 }
 
-// BenchmarkRuntimeHazards analyses every accepted corpus expression as a
+// BenchmarkRuntimeHazards analyzes every accepted corpus expression as a
 // one-condition webhook matching all operations (ns per condition).
 func BenchmarkRuntimeHazards(b *testing.B) {
 	c := mustFor(b, MaxKubeMinor)
@@ -69,7 +69,7 @@ func BenchmarkRuntimeHazards(b *testing.B) {
 }
 
 // BenchmarkRuntimeHazardsWebhook is one webhook with four guarded
-// conditions analysed together.
+// conditions analyzed together.
 func BenchmarkRuntimeHazardsWebhook(b *testing.B) {
 	c := mustFor(b, MaxKubeMinor)
 	var conds []Result

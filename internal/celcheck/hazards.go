@@ -86,7 +86,7 @@ type Hazard struct {
 // request shape).
 const maxAtoms = 10
 
-// RuntimeHazards analyses the compiled conditions of one webhook (in order;
+// RuntimeHazards analyzes the compiled conditions of one webhook (in order;
 // rejected ones are skipped) for the request shapes its rules match. The
 // result is shared between callers with the same input: do not modify it.
 func RuntimeHazards(conds []Result, shapes []RequestShape) []Hazard {
@@ -124,13 +124,13 @@ func runtimeHazards(conds []Result, shapes []RequestShape) []Hazard {
 	if len(progs) == 0 || len(shapes) == 0 {
 		return nil
 	}
-	found, ok := analyse(progs, shapes)
+	found, ok := analyze(progs, shapes)
 	if !ok {
 		// Too many presence facts to enumerate together: give up the
-		// cross-condition reasoning and analyse each condition alone
-		// (a condition with too many facts alone is not analysed).
+		// cross-condition reasoning and analyze each condition alone
+		// (a condition with too many facts alone is not analyzed).
 		for _, p := range progs {
-			alone, _ := analyse([]*program{p}, shapes)
+			alone, _ := analyze([]*program{p}, shapes)
 			found = append(found, alone...)
 		}
 	}
@@ -146,8 +146,8 @@ func runtimeHazards(conds []Result, shapes []RequestShape) []Hazard {
 	return found
 }
 
-// analyse returns false if the programs touch too many presence facts.
-func analyse(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
+// analyze returns false if the programs touch too many presence facts.
+func analyze(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
 	var atoms []string
 	seen := map[string]bool{}
 	for _, p := range progs {
@@ -305,8 +305,6 @@ func (v aval) truthy() (t, f bool) {
 	}
 	return t, f
 }
-
-func fail(s *site) aval { return aval{errs: siteSet{s}} }
 
 // and is CEL's _&&_: false wins over errors, errors over true.
 func and(a, b aval) aval {
@@ -580,7 +578,7 @@ func (p *program) walk(e celast.Expr, atom func(accessPath)) {
 			ap := base.child(seg)
 			p.paths[e.ID()] = ap
 			if call.FunctionName() == operators.Index && !isStringish(p, args[1]) {
-				return // list indexes are not modelled
+				return // list indexes are not modeled
 			}
 			if tracked(ap) || call.FunctionName() == operators.Index {
 				atom(ap)

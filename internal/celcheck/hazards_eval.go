@@ -209,7 +209,7 @@ func (p *program) evalCall(e celast.Expr, w *world) aval {
 			r.out |= oTrue
 		}
 		return r
-	case operators.NotStrictlyFalse, operators.OldNotStrictlyFalse:
+	case operators.NotStrictlyFalse:
 		a := p.eval(args[0], w)
 		_, f := a.truthy()
 		r := aval{out: oTrue}

@@ -210,7 +210,7 @@ func hazardOnShape(hz []Hazard, shape RequestShape) bool {
 // TestRuntimeHazardsCorpusClaims: on the realistic corpus every failure the
 // analysis claims is reproduced by the real matcher on a battery request
 // of that shape. (The converse does not hold in general: reads of
-// arbitrary object fields are not modelled.)
+// arbitrary object fields are not modeled.)
 func TestRuntimeHazardsCorpusClaims(t *testing.T) {
 	c := mustFor(t, MaxKubeMinor)
 	reqs := battery()
