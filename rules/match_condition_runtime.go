@@ -181,7 +181,7 @@ func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
 				"with `.?`/`[?…]` and `orValue(…)`"
 		}
 	}
-	return fmt.Sprintf("condition %q %s; %s. Fix: %s", name, what, consequence(w), fix)
+	return fmt.Sprintf("condition %q %s (at <input>:%d:%d); %s. Fix: %s", name, what, h.Line, h.Column, consequence(w), fix)
 }
 
 // consequence says what an evaluation error does to matching requests,

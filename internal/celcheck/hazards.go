@@ -68,10 +68,13 @@ type RequestShape struct {
 type Hazard struct {
 	Condition int // index of the condition
 	Kind      HazardKind
-	// Expr is the failing sub-expression as written (or unparsed), Offset
-	// its start in the condition's expression.
-	Expr   string
-	Offset int
+	// Expr is the failing sub-expression (unparsed from the AST), Offset
+	// its start in the condition's expression (in characters), and Line
+	// and Column (1-based) the same place as the server's compile errors
+	// print it (<input>:Line:Column).
+	Expr         string
+	Offset       int
+	Line, Column int
 	// Shape is a request on which the failure happens.
 	Shape RequestShape
 	// Missing is the map, key or field that may be absent (MissingKey
@@ -201,6 +204,8 @@ func analyze(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
 				if h.kind == MissingKey {
 					hz.Missing = hz.Expr
 				}
+				loc := h.prog.ast.SourceInfo().GetLocationByOffset(int32(hz.Offset))
+				hz.Line, hz.Column = loc.Line(), loc.Column()+1
 				out = append(out, hz)
 			}
 		}

@@ -250,8 +250,12 @@ func TestHazardDetails(t *testing.T) {
 		t.Fatalf("got %+v", hz)
 	}
 	h := hz[0]
-	if h.Kind != MissingKey || h.Missing != `object.metadata.labels["name"]` || h.Container != "object.metadata.labels" || h.Offset != 43 {
+	if h.Kind != MissingKey || h.Missing != `object.metadata.labels["name"]` || h.Container != "object.metadata.labels" || h.Offset != 43 || h.Line != 1 || h.Column != 44 {
 		t.Errorf("got %+v", h)
+	}
+	multi := c.Compile("request.operation == 'CREATE' &&\n  oldObject.metadata.name != ''")
+	if hz := RuntimeHazards([]Result{multi}, []RequestShape{{"CREATE", false}}); len(hz) != 1 || hz[0].Line != 2 || hz[0].Column != 3 {
+		t.Errorf("multi-line location: %+v", hz)
 	}
 	if RuntimeHazards([]Result{r}, nil) != nil {
 		t.Error("no request shapes (a webhook without rules) cannot fail")
