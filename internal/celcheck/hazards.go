@@ -799,7 +799,7 @@ func namespaceObjectUse(r Result) string {
 		}
 		switch e.Kind() {
 		case celast.IdentKind:
-			if p.variable(e) == "namespaceObject" {
+			if p.vars[e.ID()] == "namespaceObject" {
 				found = outer
 			}
 		case celast.SelectKind:
