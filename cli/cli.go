@@ -220,6 +220,10 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	rc.report.Color = color
 	for _, h := range o.extra {
 		if err := h(rc); err != nil {
+			var done exitNow
+			if errors.As(err, &done) {
+				return int(done)
+			}
 			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 			return ExitUsage
 		}
@@ -241,26 +245,36 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 			sources[file.Name] = file.Data
 		}
 	}
+	// The status is known before the report is written, so formats that
+	// record it (SARIF) can.
+	code := ExitOK
+	switch {
+	case len(res.Internal) > 0:
+		code = ExitInternal
+	case !rc.never && diag.AtLeast(res.Diagnostics, rc.failOn):
+		code = ExitFindings
+	}
 	run := &report.Run{
 		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
 		Source:      func(name string) []byte { return sources[name] },
 		ToolVersion: version(),
+		ExitCode:    code,
 	}
 	if err := f.Format(stdout, run); err != nil {
 		fmt.Fprintf(stderr, "webhooklint: writing output: %v\n", err)
 		return ExitInternal
 	}
-	if len(res.Internal) > 0 {
-		for _, e := range res.Internal {
-			fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)
-		}
-		return ExitInternal
+	for _, e := range res.Internal {
+		fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)
 	}
-	if !rc.never && diag.AtLeast(res.Diagnostics, rc.failOn) {
-		return ExitFindings
-	}
-	return ExitOK
+	return code
 }
+
+// exitNow, returned by a hook, ends the run successfully with that status
+// (flags that do their job instead of linting, like --init-config).
+type exitNow int
+
+func (e exitNow) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 // wantColor decides whether text output is coloured.
 func wantColor(mode string, w io.Writer) (bool, error) {

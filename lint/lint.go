@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,6 +26,9 @@ type Options struct {
 	Severity map[string]diag.Severity
 	// Jobs bounds parallelism; 0 means one worker per CPU.
 	Jobs int
+	// Skip drops files (never stdin) from the expanded arguments: the
+	// configuration's ignore globs.
+	Skip func(file string) bool
 }
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
@@ -71,6 +75,9 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	sources, err := manifest.Expand(args, stdinName)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Skip != nil {
+		sources = slices.DeleteFunc(sources, func(s manifest.Source) bool { return !s.Stdin && opts.Skip(s.Name) })
 	}
 	files := make([]*manifest.File, len(sources))
 	var readErr error
