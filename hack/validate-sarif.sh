@@ -51,29 +51,52 @@ for example in "$root"/testdata/integrations/*/; do
 	logs+=("$work/$name.sarif")
 done
 
-status=0
-for log in "${logs[@]}"; do
-	out="$work/validation-$(basename "$log").sarif"
-	"$multitool" validate --json-schema "$root/report/testdata/sarif-schema-2.1.0.json" \
-		--level "Error;Warning;Note" --log ForceOverwrite --output "$out" "$log" >"$work/multitool.log" 2>&1 || {
+# validate LOG: runs the Multitool and prints "errors warnings notes".
+validate() {
+	local log=$1 out="$work/validation-$(basename "$1")"
+	if ! "$multitool" validate --json-schema "$root/report/testdata/sarif-schema-2.1.0.json" \
+		--level "Error;Warning;Note" --log ForceOverwrite --output "$out" "$log" >"$work/multitool.log" 2>&1; then
 		cat "$work/multitool.log" >&2
 		echo "validate-sarif: the Multitool failed on $log" >&2
-		status=1
-		continue
-	}
-	# The validation log is itself SARIF: count its results by level.
-	read -r errors warnings notes < <(node -e '
+		return 1
+	fi
+	# The validation log is itself SARIF: count its results by level, and
+	# count tool errors (such as a log that does not parse) as errors.
+	node -e '
 		const log = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 		const n = {error: 0, warning: 0, note: 0};
-		for (const run of log.runs || [])
+		for (const run of log.runs || []) {
 			for (const r of run.results || []) n[r.level || "warning"] = (n[r.level || "warning"] || 0) + 1;
-		for (const run of log.runs || [])
 			for (const inv of run.invocations || [])
 				for (const x of inv.toolExecutionNotifications || []) if ((x.level || "warning") === "error") n.error++;
+		}
 		console.log(n.error, n.warning, n.note);
-	' "$out")
-	rel=${log#"$root"/}
-	echo "validate-sarif: $rel: $errors errors, $warnings warnings, $notes notes"
+	' "$out"
+}
+
+# The check must be able to fail: a log with a line 0 and a rule name that
+# repeats its id has to draw an error and a warning.
+sed -e '0,/"startLine": 3/s//"startLine": 0/' -e 's/"name": "TimeoutTooLong"/"name": "timeout-too-long"/' \
+	"$root/report/testdata/sarif/findings.sarif" >"$work/broken.sarif"
+read -r errors warnings _ < <(validate "$work/broken.sarif")
+if [[ $errors -eq 0 || $warnings -eq 0 ]]; then
+	echo "validate-sarif: the Multitool found $errors errors and $warnings warnings in a broken log; the check is not working" >&2
+	exit 1
+fi
+
+status=0
+for log in "${logs[@]}"; do
+	counts=$(validate "$log") || { status=1; continue; }
+	read -r errors warnings notes <<<"$counts"
+	echo "validate-sarif: ${log#"$root"/}: $errors errors, $warnings warnings, $notes notes"
+	# Every log draws notes (no versionControlProvenance, no snippets). A
+	# log the Multitool cannot deserialize (an unknown enum value, such as
+	# level "warn") draws nothing at all and exit status 0: count that as
+	# a failure. The Go schema check below names the actual problem.
+	if [[ $((errors + warnings + notes)) -eq 0 ]]; then
+		echo "validate-sarif: the Multitool reported nothing for ${log#"$root"/}: it could not read the log" >&2
+		status=1
+	fi
 	if [[ $errors -gt 0 || $warnings -gt 0 ]]; then
 		grep -E ': (error|warning) ' "$work/multitool.log" >&2 || true
 		status=1

@@ -10,6 +10,10 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
+func init() {
+	Register("github", func(Options) Formatter { return GitHub{} })
+}
+
 // GitHub writes GitHub Actions workflow commands (::error, ::warning,
 // ::notice), which the runner turns into annotations on the pull request.
 type GitHub struct {
@@ -20,7 +24,8 @@ type GitHub struct {
 }
 
 // Format writes one command per diagnostic, in the canonical order.
-func (g GitHub) Format(w io.Writer, ds []diag.Diagnostic) error {
+func (g GitHub) Format(w io.Writer, run *Run) error {
+	ds := run.Diagnostics
 	base := g.BaseDir
 	if base == "" {
 		base = "."

@@ -10,7 +10,7 @@ import (
 
 func TestGitHubGolden(t *testing.T) {
 	var buf bytes.Buffer
-	if err := (GitHub{BaseDir: testBase}).Format(&buf, testDiagnostics(testBase)); err != nil {
+	if err := (GitHub{BaseDir: testBase}).Format(&buf, &Run{Diagnostics: testDiagnostics(testBase)}); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "github/findings.txt", buf.Bytes())
@@ -49,7 +49,7 @@ func TestGitHubCommand(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := (GitHub{BaseDir: testBase}).Format(&buf, []diag.Diagnostic{tc.d}); err != nil {
+			if err := (GitHub{BaseDir: testBase}).Format(&buf, &Run{Diagnostics: []diag.Diagnostic{tc.d}}); err != nil {
 				t.Fatal(err)
 			}
 			if buf.String() != tc.want {

@@ -93,9 +93,12 @@ func testDiagnostics(base string) []diag.Diagnostic {
 // mapSources serves fixed file contents.
 type mapSources map[string]string
 
-func (m mapSources) Source(file string) ([]byte, bool) {
+func (m mapSources) get(file string) []byte {
 	s, ok := m[file]
-	return []byte(s), ok
+	if !ok {
+		return nil
+	}
+	return []byte(s)
 }
 
 var testSources = mapSources{

@@ -22,32 +22,33 @@ const SARIFSchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/
 // against; GitHub code scanning resolves it to the checkout root.
 const sarifBaseID = "SRCROOT"
 
-// SARIF writes a SARIF 2.1.0 log with one run.
+func init() {
+	Register("sarif", func(Options) Formatter { return SARIF{} })
+}
+
+// SARIF writes a SARIF 2.1.0 log with one run, for code scanning (GitHub
+// upload-sarif) and SARIF viewers.
 type SARIF struct {
-	// ToolVersion is webhooklint's version (driver.version).
-	ToolVersion string
 	// BaseDir makes artifact URIs relative (uriBaseId SRCROOT) for files
-	// below it; empty means the current directory.
+	// below it; empty means the current directory, which in CI is the
+	// checkout root.
 	BaseDir string
-	// ExitCode is what the process exits with, recorded in the invocation.
-	ExitCode int
 	// Rules lists the rule descriptors to publish; nil means rules.All().
 	// Diagnostics of rules not listed still get a minimal descriptor.
 	Rules []*rules.Rule
-	// Sources, when set, lets a finding about a whole file span the file.
-	Sources Sources
 }
 
-// Format writes the log for ds (sorted first, so output is reproducible).
-func (s SARIF) Format(w io.Writer, ds []diag.Diagnostic) error {
+// Format writes the log of run (sorted first, so output is reproducible).
+func (s SARIF) Format(w io.Writer, run *Run) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s.Log(ds))
+	return enc.Encode(s.Log(run))
 }
 
-// Log builds the SARIF document; exported for tests and library users.
-func (s SARIF) Log(ds []diag.Diagnostic) *SarifLog {
+// Log builds the SARIF document.
+func (s SARIF) Log(in *Run) *SarifLog {
+	ds := in.Diagnostics
 	base := s.BaseDir
 	if base == "" {
 		base = "."
@@ -70,7 +71,7 @@ func (s SARIF) Log(ds []diag.Diagnostic) *SarifLog {
 	run.Tool.Driver = sarifDriver{
 		Name:           "webhooklint",
 		InformationURI: ruledocs.RepoURL,
-		Version:        s.ToolVersion,
+		Version:        sarifVersion(in.ToolVersion),
 		Rules:          []sarifRule{},
 	}
 	index := map[string]int{}
@@ -90,12 +91,12 @@ func (s SARIF) Log(ds []diag.Diagnostic) *SarifLog {
 		if !ok {
 			i = addRule(sarifRule{ID: d.Rule, Name: friendlyName(d.Rule), ShortDescription: &sarifMessage{Text: d.Rule}})
 		}
-		run.Results = append(run.Results, s.result(d, i, absBase))
+		run.Results = append(run.Results, s.result(d, i, absBase, in.Source))
 	}
 	run.Invocations = []sarifInvocation{{
-		ExecutionSuccessful: s.ExitCode == 0 || s.ExitCode == 1,
-		ExitCode:            s.ExitCode,
-		ExitCodeDescription: exitCodeDescription(s.ExitCode),
+		ExecutionSuccessful: in.ExitCode == 0 || in.ExitCode == 1,
+		ExitCode:            in.ExitCode,
+		ExitCodeDescription: exitCodeDescription(in.ExitCode),
 	}}
 	return &SarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []*sarifRun{run}}
 }
@@ -142,7 +143,7 @@ func sarifLevel(s diag.Severity) string {
 	return "note"
 }
 
-func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string) sarifResult {
+func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string, source func(string) []byte) sarifResult {
 	res := sarifResult{
 		RuleID:    d.Rule,
 		RuleIndex: ruleIndex,
@@ -159,7 +160,7 @@ func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string) sarifRes
 		} else {
 			al.URI = relativeURI(filepath.ToSlash(d.File))
 		}
-		loc.PhysicalLocation = &sarifPhysicalLocation{ArtifactLocation: al, Region: s.region(d)}
+		loc.PhysicalLocation = &sarifPhysicalLocation{ArtifactLocation: al, Region: region(d, source)}
 	}
 	if d.Object != nil || d.Path != "" {
 		ll := sarifLogicalLocation{Kind: "member", Name: d.Path, FullyQualifiedName: qualifiedName(d)}
@@ -182,11 +183,11 @@ func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string) sarifRes
 // region converts diag's positions; SARIF end columns are exclusive, as
 // diag's are. A finding about a whole file (line 0) spans the file when its
 // text is known, and names only the first line otherwise.
-func (s SARIF) region(d diag.Diagnostic) *sarifRegion {
+func region(d diag.Diagnostic, source func(string) []byte) *sarifRegion {
 	if d.Line <= 0 {
 		r := &sarifRegion{StartLine: 1}
-		if s.Sources != nil {
-			if src, ok := s.Sources.Source(d.File); ok {
+		if source != nil {
+			if src := source(d.File); src != nil {
 				r.StartColumn = 1
 				r.EndLine, r.EndColumn = lastPosition(src)
 			}
@@ -208,12 +209,29 @@ func (s SARIF) region(d diag.Diagnostic) *sarifRegion {
 
 // friendlyName is the Pascal-case form SARIF asks of rule names
 // (timeout-too-long -> TimeoutTooLong); the kebab-case name stays the id.
+// SARIF wants no name when it would only repeat the id (schema -> Schema).
 func friendlyName(name string) string {
 	var b strings.Builder
 	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' }) {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
+	if strings.EqualFold(b.String(), name) {
+		return ""
+	}
 	return b.String()
+}
+
+// sarifVersion makes the tool version start with a number, as SARIF
+// consumers compare versions: v1.2.3 -> 1.2.3, devel -> 0.0.0-devel.
+func sarifVersion(v string) string {
+	if v == "" {
+		return ""
+	}
+	v = strings.TrimPrefix(v, "v")
+	if v[0] < '0' || v[0] > '9' {
+		return "0.0.0-" + v
+	}
+	return v
 }
 
 func objectName(o *diag.Object) string {

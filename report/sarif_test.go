@@ -20,8 +20,9 @@ const testBase = "/work/project"
 func sarifForTest(t *testing.T, ds []diag.Diagnostic, exit int) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	s := SARIF{ToolVersion: "0.1.0-test", BaseDir: testBase, ExitCode: exit, Rules: testRules, Sources: testSources}
-	if err := s.Format(&buf, ds); err != nil {
+	s := SARIF{BaseDir: testBase, Rules: testRules}
+	run := &Run{Diagnostics: ds, ToolVersion: "0.1.0-test", ExitCode: exit, Source: testSources.get}
+	if err := s.Format(&buf, run); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -99,7 +100,7 @@ func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
 }
 
 func TestSARIFContent(t *testing.T) {
-	log := SARIF{BaseDir: testBase, ExitCode: 1, Rules: testRules}.Log(testDiagnostics(testBase))
+	log := SARIF{BaseDir: testBase, Rules: testRules}.Log(&Run{Diagnostics: testDiagnostics(testBase), ExitCode: 1})
 	run := log.Runs[0]
 	if run.ColumnKind != "unicodeCodePoints" {
 		t.Errorf("columnKind = %q", run.ColumnKind)
@@ -177,7 +178,7 @@ func TestSARIFContent(t *testing.T) {
 }
 
 func TestSARIFWholeFileRegion(t *testing.T) {
-	log := SARIF{BaseDir: testBase, Rules: testRules, Sources: testSources}.Log(testDiagnostics(testBase))
+	log := SARIF{BaseDir: testBase, Rules: testRules}.Log(&Run{Diagnostics: testDiagnostics(testBase), Source: testSources.get})
 	for _, r := range log.Runs[0].Results {
 		if r.Message.Text == "file-level problem" {
 			// "kind: List\nitems: [ ü\n" spans lines 1-2, ending after "ü".
@@ -189,9 +190,22 @@ func TestSARIFWholeFileRegion(t *testing.T) {
 	}
 }
 
+func TestSARIFNamesAndVersions(t *testing.T) {
+	for in, want := range map[string]string{"timeout-too-long": "TimeoutTooLong", "schema": "", "yaml-syntax": "YamlSyntax"} {
+		if got := friendlyName(in); got != want {
+			t.Errorf("friendlyName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"v1.2.3": "1.2.3", "0.1.0": "0.1.0", "devel": "0.0.0-devel", "": ""} {
+		if got := sarifVersion(in); got != want {
+			t.Errorf("sarifVersion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestSARIFExitCodes(t *testing.T) {
 	for code, ok := range map[int]bool{0: true, 1: true, 2: false, 3: false} {
-		inv := SARIF{ExitCode: code, Rules: testRules}.Log(nil).Runs[0].Invocations[0]
+		inv := SARIF{Rules: testRules}.Log(&Run{ExitCode: code}).Runs[0].Invocations[0]
 		if inv.ExecutionSuccessful != ok || inv.ExitCode != code {
 			t.Errorf("exit %d: %+v", code, inv)
 		}

@@ -1,57 +1,6 @@
 package report
 
-import (
-	"bytes"
-	"os"
-	"sync"
-)
-
-// Sources gives formatters the text of linted files, for snippets and
-// whole-file regions. A formatter without Sources still works; it only
-// prints less.
-type Sources interface {
-	// Source returns the content of file, or false when it is unknown.
-	Source(file string) ([]byte, bool)
-}
-
-// SourceCache serves file contents from memory, reading a file from disk
-// the first time it is asked for. Inputs that are not on disk (stdin)
-// are added with Put.
-type SourceCache struct {
-	mu    sync.Mutex
-	files map[string][]byte
-}
-
-// NewSourceCache returns an empty cache.
-func NewSourceCache() *SourceCache { return &SourceCache{files: map[string][]byte{}} }
-
-// Put records the content of a file that cannot be read again (stdin) or
-// that the loader already holds.
-func (c *SourceCache) Put(file string, content []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.files[file] = content
-}
-
-// Source implements Sources. A file that cannot be read is remembered as
-// missing so each diagnostic does not retry the disk.
-func (c *SourceCache) Source(file string) ([]byte, bool) {
-	if c == nil || file == "" {
-		return nil, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if b, ok := c.files[file]; ok {
-		return b, b != nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		c.files[file] = nil
-		return nil, false
-	}
-	c.files[file] = b
-	return b, true
-}
+import "bytes"
 
 // sourceLine returns line n (1-based) of src without its line ending.
 func sourceLine(src []byte, n int) (string, bool) {
