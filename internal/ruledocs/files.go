@@ -1,6 +1,6 @@
 package ruledocs
 
-//go:generate go run ./gen -root ../..
+//go:generate go run ./gendocs -root ../..
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-// Command gen writes the generated documentation: docs/rules/<rule>.md,
+// Command gendocs writes the generated documentation: docs/rules/<rule>.md,
 // docs/rules/README.md and docs/config.schema.json. Run it with
 // `go generate ./internal/ruledocs`; a test fails while they are stale.
 package main
