@@ -140,6 +140,44 @@ func blank(b []byte) bool {
 	return true
 }
 
+// scannerProblems are the messages of go.yaml.in/yaml/v3's scanner, whose
+// errors carry 1-based line numbers; all other errors come from its parser.
+var scannerProblems = []string{
+	"block sequence entries are not allowed in this context",
+	"could not find expected ':'",
+	"could not find expected directive name",
+	"did not find expected alphabetic or numeric character",
+	"did not find expected comment or line break",
+	"did not find expected digit or '.' character",
+	"did not find expected hexdecimal number",
+	"did not find expected version number",
+	"did not find expected whitespace or line break",
+	"did not find expected whitespace",
+	"did not find the expected '>'",
+	"found a tab character that violates indentation",
+	"found a tab character where an indentation space is expected",
+	"found an indentation indicator equal to 0",
+	"found character that cannot start any token",
+	"found extremely long version number",
+	"found invalid Unicode character escape code",
+	"found unexpected document indicator",
+	"found unexpected end of stream",
+	"found unexpected non-alphabetical character",
+	"found unknown directive name",
+	"found unknown escape character",
+	"mapping keys are not allowed in this context",
+	"mapping values are not allowed in this context",
+}
+
+func scannerProblem(msg string) bool {
+	for _, p := range scannerProblems {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func lastContentLine(b []byte) int {
 	lines := bytes.Split(b, []byte{'\n'})
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -160,6 +198,11 @@ func (f *File) parseDocument(c chunk, docIndex int) {
 			n, _ := strconv.Atoi(m[1])
 			// The parser reports errors found at the end of input on the
 			// line after it; point at the last line that has content.
+			if !scannerProblem(m[2]) {
+				// The parser (unlike the scanner) reports the 0-based line
+				// of the construct it was parsing.
+				n++
+			}
 			n = min(n, lastContentLine(c.data))
 			line, msg = c.firstLine+n-1, m[2]
 		}
