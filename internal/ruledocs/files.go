@@ -60,10 +60,12 @@ type fixtureCount struct {
 	Files, Wants int
 }
 
-// A want comment: # want "re" ["re"...]; each quoted string is one
-// expected diagnostic.
-var wantRE = regexp.MustCompile(`#\s*want\s+(.*)$`)
-var quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+// A want comment, as the fixture harness (lint/fixtures_test.go) reads it:
+// # want "re" `re` ...; each quoted regexp is one expected diagnostic.
+var (
+	wantRE   = regexp.MustCompile(`#\s*want\s+((?:(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s*)+)$`)
+	quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|` + "`[^`]*`")
+)
 
 func countFixtures(dir string) (fixtureCount, error) {
 	var fc fixtureCount
@@ -138,11 +140,19 @@ func Index(all []*rules.Rule, fixtures map[string]fixtureCount) string {
 				opts = append(opts, "`"+o.Name+"`")
 			}
 			fc := fixtures[r.Name]
-			fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %d files, %d findings | %s |\n",
-				r.Name, r.Name, r.Severity, escapeCell(r.Summary), strings.Join(opts, ", "), fc.Files, fc.Wants, r.Since)
+			fmt.Fprintf(&b, "| [%s](%s.md) | %s | %s | %s | %s, %s | %s |\n",
+				r.Name, r.Name, r.Severity, escapeCell(r.Summary), strings.Join(opts, ", "),
+				plural(fc.Files, "file"), plural(fc.Wants, "finding"), r.Since)
 		}
 	}
 	return b.String()
 }
 
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -45,7 +45,7 @@ func TestGeneratedDocsAreCurrent(t *testing.T) {
 
 func TestCountFixtures(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("x: 1 # want \"one\" \"t\\\"wo\"\ny: 2\nz: 3 #want \"three\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("x: 1 # want \"one\" `t\"wo`\ny: 2\nz: 3 #want \"three\"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "b.yml"), []byte("ok: true\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("# want \"no\"\n"), 0o644)
 	fc, err := countFixtures(dir)
