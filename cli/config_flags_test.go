@@ -106,3 +106,19 @@ func TestInitConfig(t *testing.T) {
 		t.Errorf("second --init-config: exit %d, %s", code, errOut)
 	}
 }
+
+func TestColorFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
+	t.Setenv("NO_COLOR", "1")
+	_, out, _ := runCLI(t, "--color", "always", dir)
+	if !strings.Contains(out, "\x1b[1;31merror\x1b[0m") {
+		t.Errorf("--color always (beats NO_COLOR): no colour\n%q", out)
+	}
+	for _, mode := range []string{"never", "auto"} {
+		_, out, _ := runCLI(t, "--color", mode, dir)
+		if strings.Contains(out, "\x1b[") || !strings.Contains(out, " |     timeoutSecond: 5\n") {
+			t.Errorf("--color %s: %q", mode, out)
+		}
+	}
+}

@@ -103,4 +103,11 @@ func (m mapSources) get(file string) []byte {
 
 var testSources = mapSources{
 	filepath.Join(testBase, "empty.yaml"): "kind: List\nitems: [ ü\n\n",
+	// Line 7 has a tab and non-ASCII text before the marked value; line 12
+	// is marked at its end.
+	filepath.Join(testBase, "deploy", "webhook.yaml"): "1\n2\n3\n4\n5\n6\n" +
+		"\t# é  failurePoli: Failé!\n" +
+		"8\n9\n10\n11\n" +
+		"    timeoutSeconds: 30\n",
+	filepath.Join(testBase, "deploy", "multi line.yaml"): "a: 1\nb: 2\n  - c: |\n      x\n    y\n",
 }
