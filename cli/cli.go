@@ -105,6 +105,9 @@ type runContext struct {
 	report report.Options
 	stdout io.Writer
 	stderr io.Writer
+	// afterRun receives the finished run after the main report is written
+	// (extra reports of --output).
+	afterRun []func(*report.Run) error
 }
 
 // flagHooks let other files of this package add flags without editing
@@ -263,6 +266,12 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := f.Format(stdout, run); err != nil {
 		fmt.Fprintf(stderr, "webhooklint: writing output: %v\n", err)
 		return ExitInternal
+	}
+	for _, after := range rc.afterRun {
+		if err := after(run); err != nil {
+			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+			return ExitInternal
+		}
 	}
 	for _, e := range res.Internal {
 		fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)

@@ -122,3 +122,24 @@ func TestColorFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestOutputFlagWritesMoreFormatsFromOneRun(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
+	sarif, counts := filepath.Join(dir, "out.sarif"), filepath.Join(dir, "counts")
+	code, out, errOut := runCLI(t, "--format", "github", "--output", "sarif="+sarif, "--output", "counts="+counts, filepath.Join(dir, "w.yaml"))
+	if code != ExitFindings || !strings.HasPrefix(out, "::error file=") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(counts); string(b) != "errors=1\nwarnings=0\ninfos=0\nfiles=1\n" {
+		t.Errorf("counts: %q", b)
+	}
+	if b, _ := os.ReadFile(sarif); !strings.Contains(string(b), `"exitCode": 1`) || !strings.Contains(string(b), `"ruleId": "schema"`) {
+		t.Errorf("sarif:\n%s", b)
+	}
+	for _, bad := range []string{"sarif", "nope=x", "=x", "sarif=" + filepath.Join(dir, "missing", "x.sarif")} {
+		if code, _, _ := runCLI(t, "--output", bad, dir); code != ExitUsage {
+			t.Errorf("--output %s: exit %d, want 2", bad, code)
+		}
+	}
+}
