@@ -113,7 +113,7 @@ func TestColorFlag(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	_, out, _ := runCLI(t, "--color", "always", dir)
 	if !strings.Contains(out, "\x1b[1;31merror\x1b[0m") {
-		t.Errorf("--color always (beats NO_COLOR): no colour\n%q", out)
+		t.Errorf("--color always (beats NO_COLOR): no color\n%q", out)
 	}
 	for _, mode := range []string{"never", "auto"} {
 		_, out, _ := runCLI(t, "--color", mode, dir)

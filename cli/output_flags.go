@@ -29,7 +29,7 @@ func init() {
 		o.extra = append(o.extra, func(rc *runContext) error {
 			for _, s := range outputs {
 				format, path, _ := strings.Cut(s, "=")
-				// Files never get colour, whatever the terminal.
+				// Files never get color, whatever the terminal.
 				f, _ := report.New(format, report.Options{})
 				// Created now, so a path that cannot be written is a usage
 				// error before any linting.

@@ -48,7 +48,7 @@ func TestTextSnippetMarksTheSpan(t *testing.T) {
 func TestTextWithoutSourcesOrColor(t *testing.T) {
 	out := textOutput(t, false, testDiagnostics(testBase), nil)
 	if strings.Contains(out, " | ") || strings.Contains(out, "\x1b[") {
-		t.Errorf("snippet or colour without source/colour:\n%s", out)
+		t.Errorf("snippet or color without source/color:\n%s", out)
 	}
 	// A position past the end of the line (stale source) prints no marker.
 	d := diag.Diagnostic{File: "f.yaml", Line: 1, Column: 40, Severity: diag.Error, Rule: "r", Message: "m"}
