@@ -32,11 +32,11 @@ func writeDefaultConfig(rc *runContext) error {
 		if _, err := os.Stat(name); err == nil {
 			return fmt.Errorf("--init-config: %s already exists; remove it first", name)
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("--init-config: %v", err)
+			return fmt.Errorf("--init-config: %w", err)
 		}
 	}
 	if err := os.WriteFile(config.FileName, []byte(config.DefaultFile()), 0o644); err != nil {
-		return fmt.Errorf("--init-config: %v", err)
+		return fmt.Errorf("--init-config: %w", err)
 	}
 	fmt.Fprintf(rc.stderr, "webhooklint: wrote %s\n", config.FileName)
 	return exitNow(ExitOK)
@@ -46,7 +46,7 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 	if path == "" {
 		found, err := config.Find(rc.paths)
 		if err != nil {
-			return fmt.Errorf("configuration: %v", err)
+			return fmt.Errorf("configuration: %w", err)
 		}
 		if found == "" {
 			return nil
@@ -64,7 +64,7 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 			fmt.Fprintf(rc.stderr, "webhooklint: invalid configuration %s\n", path)
 			return exitNow(ExitUsage)
 		}
-		return fmt.Errorf("--config: %v", err)
+		return fmt.Errorf("--config: %w", err)
 	}
 	kubeFlagSet := false
 	fset.Visit(func(f *flag.Flag) { kubeFlagSet = kubeFlagSet || f.Name == "kube-version" })

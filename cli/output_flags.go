@@ -35,7 +35,7 @@ func init() {
 				// error before any linting.
 				file, err := os.Create(path)
 				if err != nil {
-					return fmt.Errorf("--output: %v", err)
+					return fmt.Errorf("--output: %w", err)
 				}
 				rc.afterRun = append(rc.afterRun, func(run *report.Run) error {
 					return writeReport(f, file, run)
@@ -48,11 +48,11 @@ func init() {
 
 func writeReport(f report.Formatter, file *os.File, run *report.Run) error {
 	if err := f.Format(file, run); err != nil {
-		file.Close()
-		return fmt.Errorf("--output %s: %v", file.Name(), err)
+		_ = file.Close() // the format error is the one to report
+		return fmt.Errorf("--output %s: %w", file.Name(), err)
 	}
 	if err := file.Close(); err != nil {
-		return fmt.Errorf("--output %s: %v", file.Name(), err)
+		return fmt.Errorf("--output %s: %w", file.Name(), err)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ func DefaultFile() string {
 #   # webhooklint:ignore <rule> -- <reason>
 
 # Kubernetes version the manifests are for (MAJOR.MINOR). Decides which CEL
-# libraries matchConditions may use and which API behaviour applies.
+# libraries matchConditions may use and which API behavior applies.
 kubeVersion: "` + rules.DefaultKubeVersion.String() + `"
 
 # Paths not to lint: globs relative to this file's folder, with '/'

@@ -163,7 +163,7 @@ func checkGlob(g string) error {
 			return fmt.Errorf("%q: ** must be a whole path segment", g)
 		}
 		if _, err := path.Match(seg, ""); err != nil {
-			return fmt.Errorf("%q: %v", g, err)
+			return fmt.Errorf("%q: %w", g, err)
 		}
 	}
 	return nil

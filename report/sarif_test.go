@@ -62,7 +62,7 @@ func TestSARIFSchema(t *testing.T) {
 	}
 }
 
-// The schema must be able to fail: a log with a misspelt level and a
+// The schema must be able to fail: a log with a misspelled level and a
 // region without startLine is rejected.
 func TestSARIFSchemaRejectsInvalid(t *testing.T) {
 	schema := compileSARIFSchema(t)
@@ -82,7 +82,7 @@ func compileSARIFSchema(t *testing.T) *jsonschema.Schema {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	doc, err := jsonschema.UnmarshalJSON(f)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ package actiontest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,7 +21,7 @@ import (
 )
 
 // action is the metadata syntax of action.yml; unknown keys are errors,
-// so a misspelt key (working_directory) fails the test instead of being
+// so a misspelled key (working_directory) fails the test instead of being
 // ignored as the runner would.
 type action struct {
 	Name        string
@@ -215,7 +216,8 @@ func runAction(t *testing.T, actionDir, workspace string, inputs map[string]stri
 		out, err := cmd.CombinedOutput()
 		fmt.Fprintf(&log, "%s", out)
 		if err != nil {
-			if _, ok := err.(*exec.ExitError); !ok {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
 				t.Fatalf("step %q: %v", s.Name, err)
 			}
 			res.failed = true
@@ -290,7 +292,7 @@ func readOutputFile(t *testing.T, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	out := map[string]string{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

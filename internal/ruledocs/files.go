@@ -77,7 +77,7 @@ func countFixtures(dir string) (fixtureCount, error) {
 		return fc, err
 	}
 	for _, e := range entries {
-		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+		if e.IsDir() || (!strings.HasSuffix(e.Name(), ".yaml") && !strings.HasSuffix(e.Name(), ".yml")) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))

@@ -45,9 +45,15 @@ func TestGeneratedDocsAreCurrent(t *testing.T) {
 
 func TestCountFixtures(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("x: 1 # want \"one\" `t\"wo`\ny: 2\nz: 3 #want \"three\"\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "b.yml"), []byte("ok: true\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("# want \"no\"\n"), 0o644)
+	for name, content := range map[string]string{
+		"a.yaml":    "x: 1 # want \"one\" `t\"wo`\ny: 2\nz: 3 #want \"three\"\n",
+		"b.yml":     "ok: true\n",
+		"notes.txt": "# want \"no\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	fc, err := countFixtures(dir)
 	if err != nil {
 		t.Fatal(err)
