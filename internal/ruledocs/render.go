@@ -43,10 +43,14 @@ func Markdown(r *rules.Rule) string {
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", o.Name, formatValue(o.Default), oneLine(o.Doc))
 		}
 	}
-	fmt.Fprintf(&b, "\n## Suppress\n\nOn the line before the offending field, with a reason:\n\n%s", fence("yaml",
-		fmt.Sprintf("# webhooklint:ignore %s -- <why this is fine here>\n", r.Name)))
-	fmt.Fprintf(&b, "\nor for a whole object, in `metadata.annotations`:\n\n%s", fence("yaml",
-		fmt.Sprintf("webhooklint.io/ignore: \"%s: <why this is fine here>\"\n", r.Name)))
+	// Problems with the input itself (syntax, suppressions) are fixed, not
+	// suppressed.
+	if r.Category != rules.Input {
+		fmt.Fprintf(&b, "\n## Suppress\n\nOn the line before the offending field, with a reason:\n\n%s", fence("yaml",
+			fmt.Sprintf("# webhooklint:ignore %s -- <why this is fine here>\n", r.Name)))
+		fmt.Fprintf(&b, "\nor for a whole object, in `metadata.annotations`:\n\n%s", fence("yaml",
+			fmt.Sprintf("webhooklint.io/ignore: \"%s: <why this is fine here>\"\n", r.Name)))
+	}
 	if len(r.Doc.Sources) > 0 {
 		b.WriteString("\n## Sources\n\n")
 		for _, s := range r.Doc.Sources {
@@ -77,7 +81,9 @@ func Text(r *rules.Rule) string {
 			fmt.Fprintf(&b, "  %s (default %s): %s\n", o.Name, formatValue(o.Default), oneLine(o.Doc))
 		}
 	}
-	fmt.Fprintf(&b, "\nSuppress: # webhooklint:ignore %s -- <reason>\n", r.Name)
+	if r.Category != rules.Input {
+		fmt.Fprintf(&b, "\nSuppress: # webhooklint:ignore %s -- <reason>\n", r.Name)
+	}
 	if len(r.Doc.Sources) > 0 {
 		b.WriteString("\nSources:\n")
 		for _, s := range r.Doc.Sources {
