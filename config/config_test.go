@@ -273,3 +273,27 @@ func TestIgnored(t *testing.T) {
 		}
 	}
 }
+
+// With the real registry: the default file loads, matches the published
+// schema, and every declared option has a configurable type.
+func TestDefaultFileWithRealRules(t *testing.T) {
+	if len(rules.All()) == 0 {
+		t.Fatal("no rules registered")
+	}
+	text := DefaultFile()
+	if _, err := Parse(".webhooklint.yaml", []byte(text)); err != nil {
+		t.Fatalf("default file does not load: %v", err)
+	}
+	if err := validateAgainstSchema(t, text); err != nil {
+		t.Errorf("default file fails the schema: %v", err)
+	}
+	for _, r := range rules.All() {
+		for _, o := range r.Options {
+			switch o.Default.(type) {
+			case int, bool, string, []string:
+			default:
+				t.Errorf("%s option %s: default of type %T cannot be configured", r.Name, o.Name, o.Default)
+			}
+		}
+	}
+}
