@@ -143,3 +143,54 @@ func TestOutputFlagWritesMoreFormatsFromOneRun(t *testing.T) {
 		}
 	}
 }
+
+// kubeVersion in the file applies; --kube-version on the command line
+// wins. The reserved ".static.k8s.io" name suffix is an error from 1.37
+// and a warning before.
+func TestConfigKubeVersionAndFlagPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "w.yaml"), `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: policy.static.k8s.io
+webhooks: []
+`)
+	severityOf := func(args ...string) string {
+		t.Helper()
+		_, out, errOut := runCLI(t, append(args, "--format", "counts", dir)...)
+		if errOut != "" {
+			t.Fatal(errOut)
+		}
+		return out
+	}
+	if got := severityOf(); !strings.HasPrefix(got, "errors=1\nwarnings=0\n") {
+		t.Fatalf("default 1.37: %q", got)
+	}
+	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "kubeVersion: \"1.36\"\n")
+	if got := severityOf(); !strings.HasPrefix(got, "errors=0\nwarnings=1\n") {
+		t.Errorf("kubeVersion 1.36 from the file: %q", got)
+	}
+	if got := severityOf("--kube-version", "1.37"); !strings.HasPrefix(got, "errors=1\nwarnings=0\n") {
+		t.Errorf("--kube-version 1.37 over the file's 1.36: %q", got)
+	}
+}
+
+// A rule option set in the file reaches the rule: timeout-too-long's
+// threshold.
+func TestConfigRuleOption(t *testing.T) {
+	dir := t.TempDir()
+	manifest, err := os.ReadFile(filepath.Join("..", "testdata", "integrations", "good", "webhooks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The good manifest fails closed with timeoutSeconds 5.
+	writeFile(t, filepath.Join(dir, "w.yaml"), string(manifest))
+	if code, out, errOut := runCLI(t, dir); code != ExitOK {
+		t.Fatalf("good manifest: exit %d\n%s%s", code, out, errOut)
+	}
+	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  timeout-too-long:\n    options:\n      max-fail-closed-seconds: 3\n")
+	code, out, _ := runCLI(t, dir)
+	if code != ExitFindings || !strings.Contains(out, "[timeout-too-long]") {
+		t.Errorf("threshold 3: exit %d\n%s", code, out)
+	}
+}
