@@ -29,7 +29,8 @@ func init() {
 				"requests, `request.userInfo.uid` and `extra` when unset). The rule evaluates the compiled conditions " +
 				"abstractly for every operation the webhook's rules match, with CEL's semantics (`false && error` is " +
 				"`false`, so guards may come before or after the read, and a false condition hides the errors of the " +
-				"others); every claim is checked against the API server's own matcher in webhooklint's tests. Reads of " +
+				"others); its claims are checked against the API server's own matcher in webhooklint's tests and on a " +
+				"real API server (`hack/verify-match-condition-runtime.sh`). Reads of " +
 				"other object fields (`object.spec.nodeName` on a pod that has none also fails) are not checked: the " +
 				"server compiles webhook conditions without schemas.",
 			Bad: "rules:\n" +
@@ -51,6 +52,7 @@ func init() {
 			Sources: []string{
 				"webhook-facts §C09 (matchConditions at runtime), §F18 (ovn-kubernetes/ovn-kubernetes#6053), §G02",
 				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/matchconditions/matcher.go, pkg/admission/plugin/cel/activation.go",
+				"hack/verify-match-condition-runtime.sh (18 scenarios on a v1.37.2 kube-apiserver)",
 				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
 			},
 		},
