@@ -51,6 +51,9 @@ func checkObjectName(p *Pass) {
 	// The REST create path clears the namespace of cluster-scoped objects
 	// before validation, so a stray namespace is dropped, not rejected.
 	meta.Namespace = ""
+	// The field manager replaces the managedFields of a request before
+	// validation; whatever a manifest holds there is never validated.
+	meta.ManagedFields = nil
 	// Name generation happens before validation: the server appends five
 	// random characters to the (truncated) prefix; "xxxxx" stands for them
 	// (x is in the generator's alphabet, so validity is unchanged).
