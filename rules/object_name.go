@@ -30,10 +30,10 @@ func init() {
 				"Since Kubernetes 1.37 (feature gate `ManifestBasedAdmissionControlConfig`, beta, on by default) " +
 				"names ending in `.static.k8s.io` are reserved for static manifest-based configurations and are " +
 				"rejected on create; 1.36 and older servers accept them with a warning.",
-			Bad: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n  name: Policy_Webhooks\n```",
-			Good: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n  name: policy-webhooks\n```",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n  name: Policy_Webhooks",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n  name: policy-webhooks",
 			Fix: "Use lowercase letters, digits, `-` and `.` only (at most 253 characters, starting and ending " +
 				"with a letter or digit), and do not end the name with `.static.k8s.io`.",
 			Sources: []string{
