@@ -24,7 +24,7 @@ func init() {
 				"  reinvocationPolicy: Always",
 			Good: "webhooks:\n- name: pods.policy.example.com\n  failurePolicy: Fail\n  matchPolicy: Exact\n" +
 				"  reinvocationPolicy: IfNeeded",
-			Fix: "Use one of the listed values with exactly this capitalisation, or omit the field to get the " +
+			Fix: "Use one of the listed values with exactly this capitalization, or omit the field to get the " +
 				"default (`Fail`, `Equivalent`, `Never` in admissionregistration.k8s.io/v1).",
 			Sources: []string{
 				"webhook-facts.md §A.4 (A23–A25)",

@@ -131,7 +131,7 @@ func validateResources(resources []string, path *field.Path) field.ErrorList {
 		}
 		res, sub, ok := strings.Cut(rs, "/")
 		if !ok {
-			// Assigned, not accumulated: this is the server's behaviour.
+			// Assigned, not accumulated: this is the server's behavior.
 			lastPlainIsResource = rs != "*"
 			continue
 		}
