@@ -30,10 +30,10 @@ func init() {
 				"Since Kubernetes 1.37 (feature gate `ManifestBasedAdmissionControlConfig`, beta, on by default) " +
 				"names ending in `.static.k8s.io` are reserved for static manifest-based configurations and are " +
 				"rejected on create; 1.36 and older servers accept them with a warning.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n  name: Policy_Webhooks",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n  name: policy-webhooks",
+			Bad: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n  name: Policy_Webhooks\n```",
+			Good: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n  name: policy-webhooks\n```",
 			Fix: "Use lowercase letters, digits, `-` and `.` only (at most 253 characters, starting and ending " +
 				"with a letter or digit), and do not end the name with `.static.k8s.io`.",
 			Sources: []string{
@@ -51,8 +51,9 @@ func checkObjectName(p *Pass) {
 	// The REST create path clears the namespace of cluster-scoped objects
 	// before validation, so a stray namespace is dropped, not rejected.
 	meta.Namespace = ""
-	// The field manager replaces the managedFields of a request before
-	// validation; whatever a manifest holds there is never validated.
+	// On create the server's field manager replaces managedFields before
+	// validation runs (invalid entries are reset, not rejected), so they
+	// cannot cause a rejection; the corpus verdicts confirm it.
 	meta.ManagedFields = nil
 	// Name generation happens before validation: the server appends five
 	// random characters to the (truncated) prefix; "xxxxx" stands for them
