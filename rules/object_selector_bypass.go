@@ -21,16 +21,19 @@ func init() {
 				"creates or updates an object chooses its labels. On a webhook that enforces something, an " +
 				"objectSelector is therefore an opt-out held by the very person being checked.\n\n" +
 				"Which cases are bypasses:\n\n" +
-				"* **Exclusions** (`DoesNotExist`, `NotIn`) on an enforcement webhook: every object is checked " +
-				"unless its author adds the label. This is a bypass (warning). Enforcement webhooks are " +
-				"validating webhooks, whatever their failurePolicy, and mutating webhooks that fail closed: " +
-				"failing closed says the request must not go through without the mutation. Self-exclusions " +
-				"such as `app NotIn [my-webhook]` are included: anyone can put that label on their pod.\n" +
+				"* **Exclusions** (`DoesNotExist`, `NotIn`) on a validating webhook, whatever its failurePolicy: " +
+				"every object is checked unless its author adds the label. This is a bypass (warning). " +
+				"Self-exclusions such as `app NotIn [my-webhook]`, meant to avoid a self-deadlock, are included: " +
+				"anyone can put that label on their pod.\n" +
+				"* **Exclusions on a mutating webhook that fails closed**: failing closed says the mutation must " +
+				"not be skipped while the backend is down, but an opt-out label may still be the intended " +
+				"feature switch (sidecar injectors such as Istio fail closed and document `sidecar.istio.io/inject: " +
+				"\"false\"`). A bypass only if the mutation enforces a policy, so these are reported as info.\n" +
 				"* **Inclusions** (`matchLabels`, `In`, `Exists`) on a validating webhook: only objects that " +
 				"carry the label are checked, so authors opt out by leaving it off. That is right when the " +
-				"label switches on the feature being validated (a credential Secret, an opted-in workload) and " +
-				"a bypass when the webhook is meant to police every such object. The rule cannot tell the two " +
-				"apart and reports these as info.\n" +
+				"label switches on the feature being validated (a credential Secret, a deletion-protected " +
+				"object) and a bypass when the webhook is meant to police every such object. The rule cannot " +
+				"tell the two apart and reports these as info.\n" +
 				"* Inclusions on a mutating webhook (opt-in injection), and any selector on a mutating webhook " +
 				"that fails open, are features the object's author is meant to control: not reported.\n\n" +
 				"The `kubernetes.io/metadata.name` label of a Namespace is set by the API server, so selecting " +
@@ -82,16 +85,18 @@ func checkObjectSelectorBypass(p *Pass) {
 			}
 			switch r.Operator {
 			case metav1.LabelSelectorOpDoesNotExist, metav1.LabelSelectorOpNotIn:
-				kind := "validating webhook"
-				advice := ""
 				if mutating {
-					kind = "fail-closed mutating webhook"
-					advice = "; if the mutation is optional, say so with failurePolicy: Ignore"
+					reportAtKey(p, diag.Info, r.Path, "%s fails closed but skips objects %s (objectSelector %q): "+
+						"whoever creates or updates an object can set that label and skip the mutation; fine for an "+
+						"opt-out feature such as sidecar injection, a bypass if the mutation enforces a policy (then "+
+						"exempt with a namespaceSelector on labels users cannot set, or matchConditions on "+
+						"request.userInfo, and validate the result)", quoteWebhook(w), excludedBy(r), r.String())
+					continue
 				}
 				p.Reportf(r.Path, "%s skips objects %s (objectSelector %q): whoever creates or updates an object "+
-					"can set that label and bypass this %s; exempt objects with a namespaceSelector on labels users "+
-					"cannot set, or with matchConditions on request.userInfo%s",
-					quoteWebhook(w), excludedBy(r), r.String(), kind, advice)
+					"can set that label and bypass this validating webhook; exempt objects with a namespaceSelector on "+
+					"labels users cannot set, or with matchConditions on request.userInfo",
+					quoteWebhook(w), excludedBy(r), r.String())
 			case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpExists:
 				if !mutating {
 					inclusions = append(inclusions, r.String())

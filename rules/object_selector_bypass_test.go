@@ -51,3 +51,20 @@ webhooks:
 		t.Fatalf("got %+v", fs)
 	}
 }
+
+func TestObjectSelectorBypassMutatingExclusionIsInfo(t *testing.T) {
+	fs := runRuleOn(t, "object-selector-bypass", `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: a}
+webhooks:
+- name: injector.example.com
+  failurePolicy: Fail
+  objectSelector:
+    matchExpressions: [{key: sidecar.example.com/inject, operator: NotIn, values: ["false"]}]
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+`, testSettings())
+	if len(fs) != 1 || fs[0].Severity != diag.Info || fs[0].Path != "webhooks[0].objectSelector.matchExpressions[0]" {
+		t.Fatalf("got %+v", fs)
+	}
+}
