@@ -107,7 +107,7 @@ func TestListAndExplainCoverEveryRule(t *testing.T) {
 }
 
 func TestParseKubeVersion(t *testing.T) {
-	for in, want := range map[string]rules.KubeVersion{"1.34": {1, 34}, "v1.30.2": {1, 30}, " 1.37 ": {1, 37}} {
+	for in, want := range map[string]rules.KubeVersion{"1.34": {Major: 1, Minor: 34}, "v1.30.2": {Major: 1, Minor: 30}, " 1.37 ": {Major: 1, Minor: 37}} {
 		got, err := ParseKubeVersion(in)
 		if err != nil || got != want {
 			t.Errorf("ParseKubeVersion(%q) = %v, %v", in, got, err)
