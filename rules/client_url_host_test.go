@@ -2,7 +2,6 @@ package rules
 
 import "testing"
 
-func TestClientURLHostFixtures(t *testing.T) { checkRuleFixtures(t, "client-url-host") }
 
 func TestLoopbackAndInClusterNames(t *testing.T) {
 	for host, want := range map[string]bool{

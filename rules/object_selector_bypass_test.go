@@ -6,7 +6,6 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-func TestObjectSelectorBypassFixtures(t *testing.T) { checkRuleFixtures(t, "object-selector-bypass") }
 
 func TestObjectSelectorBypassSeverityAndPaths(t *testing.T) {
 	fs := runRuleOn(t, "object-selector-bypass", `

@@ -6,7 +6,6 @@ import (
 	"testing"
 )
 
-func TestTimeoutBudgetFixtures(t *testing.T) { checkRuleFixtures(t, "timeout-budget") }
 
 func hpaWebhooks(policy string) string {
 	var b strings.Builder
