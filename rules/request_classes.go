@@ -122,11 +122,11 @@ func coMatchingRuleSets(rules []indexedRule) []ruleSet {
 // ruleMatchesRequest is the API server's rule matcher (C04), extended by
 // matchPolicy Equivalent to other served versions of the same resource (C05).
 func ruleMatchesRequest(r admissionv1.RuleWithOperations, equivalent bool, q requestClass) bool {
-	return scopeMatches(r, q) && operationMatches(r, q.Operation) && ruleHasGroup(r.APIGroups, q.Group) &&
-		ruleHasResource(r.Resources, q.Resource, q.Subresource) && versionMatches(r, equivalent, q.Version, q.Served)
+	return classScopeMatches(r, q) && classOperationMatches(r, q.Operation) && ruleHasGroup(r.APIGroups, q.Group) &&
+		ruleHasResource(r.Resources, q.Resource, q.Subresource) && classVersionMatches(r, equivalent, q.Version, q.Served)
 }
 
-func scopeMatches(r admissionv1.RuleWithOperations, q requestClass) bool {
+func classScopeMatches(r admissionv1.RuleWithOperations, q requestClass) bool {
 	switch EffectiveScope(r.Rule) {
 	case admissionv1.NamespacedScope:
 		return q.Namespaced && !q.Namespace
@@ -136,13 +136,13 @@ func scopeMatches(r admissionv1.RuleWithOperations, q requestClass) bool {
 	return true
 }
 
-func operationMatches(r admissionv1.RuleWithOperations, op admissionv1.OperationType) bool {
+func classOperationMatches(r admissionv1.RuleWithOperations, op admissionv1.OperationType) bool {
 	return slices.Contains(r.Operations, admissionv1.OperationAll) || slices.Contains(r.Operations, op)
 }
 
-// versionMatches: exact or "*"; with Equivalent, any served version the
+// classVersionMatches: exact or "*"; with Equivalent, any served version the
 // rule lists (for other APIs, whose served versions are unknown, any).
-func versionMatches(r admissionv1.RuleWithOperations, equivalent bool, version string, served []string) bool {
+func classVersionMatches(r admissionv1.RuleWithOperations, equivalent bool, version string, served []string) bool {
 	if slices.Contains(r.APIVersions, "*") || slices.Contains(r.APIVersions, version) {
 		return true
 	}
@@ -228,11 +228,11 @@ func searchOtherAPIs(rules []indexedRule, anchors bitset, keep func(requestClass
 			func(q *requestClass, i int) { q.Group = groups[i] }},
 		{len(pairs), func(r indexedRule, i int) bool { return ruleHasResource(r.Rule.Resources, pairs[i].res, pairs[i].sub) },
 			func(q *requestClass, i int) { q.Resource, q.Subresource = pairs[i].res, pairs[i].sub }},
-		{len(versions), func(r indexedRule, i int) bool { return versionMatches(r.Rule, r.Equivalent, versions[i], nil) },
+		{len(versions), func(r indexedRule, i int) bool { return classVersionMatches(r.Rule, r.Equivalent, versions[i], nil) },
 			func(q *requestClass, i int) { q.Version = versions[i] }},
-		{len(ops), func(r indexedRule, i int) bool { return operationMatches(r.Rule, ops[i]) },
+		{len(ops), func(r indexedRule, i int) bool { return classOperationMatches(r.Rule, ops[i]) },
 			func(q *requestClass, i int) { q.Operation = ops[i] }},
-		{2, func(r indexedRule, i int) bool { return scopeMatches(r.Rule, requestClass{Namespaced: i == 0}) },
+		{2, func(r indexedRule, i int) bool { return classScopeMatches(r.Rule, requestClass{Namespaced: i == 0}) },
 			func(q *requestClass, i int) { q.Namespaced = i == 0 }},
 	}
 
