@@ -18,7 +18,6 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-
 // testCertPEM makes a self-signed certificate valid from..to.
 func testCertPEM(t *testing.T, cn string, isCA bool, from, to time.Time) []byte {
 	t.Helper()

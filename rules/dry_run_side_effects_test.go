@@ -2,7 +2,6 @@ package rules
 
 import "testing"
 
-
 func TestDryRunSideEffectsPaths(t *testing.T) {
 	fs := runRuleOn(t, "dry-run-side-effects", `
 apiVersion: admissionregistration.k8s.io/v1beta1

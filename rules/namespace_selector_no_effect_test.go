@@ -7,7 +7,6 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 )
 
-
 func TestClusterScopedOnly(t *testing.T) {
 	ops := []admissionv1.OperationType{admissionv1.OperationAll}
 	cases := []struct {

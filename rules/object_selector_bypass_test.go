@@ -6,7 +6,6 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-
 func TestObjectSelectorBypassSeverityAndPaths(t *testing.T) {
 	fs := runRuleOn(t, "object-selector-bypass", `
 apiVersion: admissionregistration.k8s.io/v1

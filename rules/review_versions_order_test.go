@@ -2,7 +2,6 @@ package rules
 
 import "testing"
 
-
 func TestReviewVersionsOrderMissingInV1IsLeftToServerRule(t *testing.T) {
 	fs := runRuleOn(t, "review-versions-order", `
 apiVersion: admissionregistration.k8s.io/v1

@@ -2,7 +2,6 @@ package rules
 
 import "testing"
 
-
 func TestServiceReferenceLeavesEmptyToServer(t *testing.T) {
 	fs := runRuleOn(t, "service-reference", `
 apiVersion: admissionregistration.k8s.io/v1

@@ -6,7 +6,6 @@ import (
 	"testing"
 )
 
-
 func hpaWebhooks(policy string) string {
 	var b strings.Builder
 	for i, v := range []string{"v1", "v2"} {

@@ -2,7 +2,6 @@ package rules
 
 import "testing"
 
-
 func TestTimeoutTooLongOptionFromConfigFile(t *testing.T) {
 	// Options decoded from JSON/YAML arrive as float64.
 	s := testSettings()
