@@ -121,7 +121,11 @@ func checkCABundle(p *Pass) {
 	first := missing[0]
 	who := fmt.Sprintf("%s calls service %s/%s", quoteWebhook(first), first.ClientConfig.Service.Namespace, first.ClientConfig.Service.Name)
 	if len(missing) > 1 {
-		who = fmt.Sprintf("%s and %d other webhooks of this configuration call services", quoteWebhook(first), len(missing)-1)
+		others := "other webhooks"
+		if len(missing) == 2 {
+			others = "other webhook"
+		}
+		who = fmt.Sprintf("%s and %d %s of this configuration call services", quoteWebhook(first), len(missing)-1, others)
 	}
 	p.Reportf(first.Path().Child("clientConfig", "caBundle"), "%s with an empty caBundle and no CA injector annotation: "+
 		"the API server then verifies the serving certificate against its system trust roots (x509: certificate "+

@@ -117,9 +117,8 @@ func checkObjectSelectorBypass(p *Pass) {
 					continue
 				}
 				p.Reportf(r.Path, "%s skips objects %s (objectSelector %q): whoever creates or updates an object "+
-					"can set that label and bypass this validating webhook; exempt objects with a namespaceSelector on "+
-					"labels users cannot set, or with matchConditions on request.userInfo",
-					quoteWebhook(w), excludedBy(r), r.String())
+					"can set that label and bypass this validating webhook; %s",
+					quoteWebhook(w), excludedBy(r), r.String(), exemptAdvice(w))
 			case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpExists:
 				if !mutating {
 					inclusions = append(inclusions, r.String())
@@ -163,4 +162,15 @@ func onlyNamespaceObjects(w *Webhook) bool {
 		}
 	}
 	return any
+}
+
+// exemptAdvice names the safer ways to exempt objects. namespaceSelector
+// does nothing for cluster-scoped resources, so it is only offered when
+// the rules reach namespaced ones.
+func exemptAdvice(w *Webhook) string {
+	if _, clusterOnly := clusterScopedOnly(w.Rules); clusterOnly {
+		return "exempt requests with matchConditions on request.userInfo instead (the resources are cluster-scoped, " +
+			"so a namespaceSelector cannot help)"
+	}
+	return "exempt objects with a namespaceSelector on labels users cannot set, or with matchConditions on request.userInfo"
 }
