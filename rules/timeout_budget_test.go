@@ -36,6 +36,31 @@ func TestTimeoutBudgetMatchPolicy(t *testing.T) {
 	}
 }
 
+func TestTimeoutBudgetEventsAreOneResource(t *testing.T) {
+	// core events and events.k8s.io events share storage: with Equivalent
+	// a webhook on either sees requests for both.
+	src := `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: a}
+webhooks:
+- name: core-events.example.com
+  timeoutSeconds: 30
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [events]}]
+- name: events-api.example.com
+  timeoutSeconds: 30
+  rules: [{apiGroups: [events.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [events]}]
+`
+	fs := runRuleOn(t, "timeout-budget", src, testSettings())
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "CREATE events request for 60 s") {
+		t.Fatalf("Equivalent: %+v", fs)
+	}
+	exact := strings.ReplaceAll(src, "timeoutSeconds: 30", "timeoutSeconds: 30\n  matchPolicy: Exact")
+	if fs := runRuleOn(t, "timeout-budget", exact, testSettings()); len(fs) != 0 {
+		t.Fatalf("Exact: %+v", fs)
+	}
+}
+
 func TestTimeoutBudgetDeadlineOption(t *testing.T) {
 	s := testSettings()
 	s.Options = map[string]map[string]any{"timeout-budget": {"request-timeout-seconds": 90}}
