@@ -27,9 +27,10 @@ func init() {
 				"Bytes that are not PEM, or PEM without a parsable certificate, make the client fail to build " +
 				"(`unable to parse bytes as PEM block`), and an expired or not yet valid CA fails every TLS " +
 				"handshake (`x509: certificate has expired or is not yet valid`): every call fails, and " +
-				"failurePolicy decides whether requests are rejected or the webhook silently skipped (errors). " +
+				"failurePolicy decides whether requests are rejected or the webhook silently skipped. " +
 				"A certificate without `CA:TRUE` can only verify a server presenting exactly that certificate, " +
-				"and a CA close to expiry is an outage on a known date (warnings).\n\n" +
+				"and a CA close to expiry is an outage on a known date. All of these are warnings: the API server " +
+				"stores such a configuration, the failure comes at call time.\n\n" +
 				"An empty caBundle makes the API server verify the backend against its own system trust roots, " +
 				"which cannot verify a service reference's in-cluster certificate (`x509: certificate signed " +
 				"by unknown authority`) unless something fills the bundle in. CA injectors do that from an " +
