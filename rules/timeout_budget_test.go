@@ -167,3 +167,29 @@ func BenchmarkTimeoutBudgetRun(b *testing.B) {
 		}
 	}
 }
+
+// TestTimeoutBudgetConcurrentPasses runs the passes of one input
+// concurrently, as the engine does; run with -race.
+func TestTimeoutBudgetConcurrentPasses(t *testing.T) {
+	cs := decodeTestConfigs(t, hpaWebhooks("Equivalent")+hpaWebhooks("Equivalent"))
+	in := &Inventory{Configs: cs}
+	r := MustLookup("timeout-budget")
+	results := make([][]Finding, len(cs))
+	done := make(chan int)
+	for i, c := range cs {
+		go func() {
+			NewPass(r, c, in, testSettings(), func(f Finding) { results[i] = append(results[i], f) }).Run()
+			done <- i
+		}()
+	}
+	for range cs {
+		<-done
+	}
+	total := 0
+	for _, fs := range results {
+		total += len(fs)
+	}
+	if total != 1 || len(results[0]) != 1 {
+		t.Fatalf("want exactly one finding, on the first configuration: %v", results)
+	}
+}
