@@ -137,10 +137,10 @@ func checkObjectSelectorBypass(p *Pass) {
 // excludedBy describes the objects an exclusion requirement skips.
 func excludedBy(r labelRequirement) string {
 	if r.Operator == metav1.LabelSelectorOpDoesNotExist {
-		return fmt.Sprintf("labelled %s", r.Key)
+		return fmt.Sprintf("labeled %s", r.Key)
 	}
 	if len(r.Values) == 1 {
-		return fmt.Sprintf("labelled %s=%s", r.Key, r.Values[0])
+		return fmt.Sprintf("labeled %s=%s", r.Key, r.Values[0])
 	}
 	return fmt.Sprintf("whose label %s is one of %s", r.Key, strings.Join(r.Values, ", "))
 }

@@ -117,12 +117,12 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 		what  []string
 	}
 	var dead []deadRule
-	labelled := false
+	labeled := false
 	for i, r := range w.Rules {
 		matches, withMeta, what := ruleObjects(r)
 		switch {
 		case withMeta:
-			labelled = true
+			labeled = true
 		case matches:
 			dead = append(dead, deadRule{i, what})
 		}
@@ -130,7 +130,7 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 	if len(dead) == 0 {
 		return
 	}
-	if !labelled {
+	if !labeled {
 		var what []string
 		for _, d := range dead {
 			for _, s := range d.what {
