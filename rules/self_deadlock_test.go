@@ -1,0 +1,129 @@
+package rules
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+const podPolicyConfig = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: policy}
+webhooks:
+- name: policy.example.com
+  clientConfig: {service: {name: policy-svc, namespace: policy}}
+  rules:
+  - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`
+
+func policyBackend(nsLabels map[string]string) *Inventory {
+	return &Inventory{
+		Services: []*corev1.Service{{
+			ObjectMeta: metav1.ObjectMeta{Name: "policy-svc", Namespace: "policy"},
+			Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "policy"}},
+		}},
+		Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "policy", Labels: nsLabels}}},
+		Workloads: []Workload{
+			{
+				Object:    diag.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: "policy", Namespace: "policy"},
+				PodLabels: map[string]string{"app": "policy", "tier": "webhook"},
+				Creates:   []GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}},
+			},
+			{ // selected by nothing: other labels
+				Object:    diag.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: "other", Namespace: "policy"},
+				PodLabels: map[string]string{"app": "other"},
+				Creates:   []GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}},
+			},
+		},
+	}
+}
+
+func TestSelfDeadlockNamesTheBackend(t *testing.T) {
+	got := runRule(t, "self-deadlock", decodeConfig(t, podPolicyConfig), policyBackend(nil), nil)
+	expectFindings(t, got,
+		`error webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: Deployment "policy/policy" (CREATE pods); while no backend pod is ready`)
+}
+
+func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
+	withSelector := func(sel string) string { return podPolicyConfig + sel }
+	cases := map[string]struct {
+		extra    string
+		nsLabels map[string]string
+	}{
+		"namespace name excluded": {extra: `
+  namespaceSelector:
+    matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}]
+`},
+		"opt-out label on the namespace": {
+			extra: `
+  namespaceSelector:
+    matchExpressions: [{key: policy.example.com/ignore, operator: DoesNotExist}]
+`,
+			nsLabels: map[string]string{"policy.example.com/ignore": "true"}},
+		"own pods excluded": {extra: `
+  objectSelector:
+    matchExpressions: [{key: app, operator: NotIn, values: [policy]}]
+`},
+		"matchCondition on the namespace": {extra: `
+  matchConditions:
+  - {name: not-own-namespace, expression: 'request.namespace != "policy"'}
+`},
+		"fails open": {extra: `
+  failurePolicy: Ignore
+`},
+	}
+	for name, c := range cases {
+		got := runRule(t, "self-deadlock", decodeConfig(t, withSelector(c.extra)), policyBackend(c.nsLabels), nil)
+		if len(got) != 0 {
+			t.Errorf("%s: want no finding, got %q", name, got)
+		}
+	}
+}
+
+func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
+	c := decodeConfig(t, podPolicyConfig+`
+  namespaceSelector:
+    matchExpressions: [{key: policy.example.com/ignore, operator: DoesNotExist}]
+`)
+	in := policyBackend(nil)
+	in.Namespaces = nil
+	expectFindings(t, runRule(t, "self-deadlock", c, in, nil), `Deployment "policy/policy" (CREATE pods)`)
+}
+
+func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
+	got := runRule(t, "self-deadlock", decodeConfig(t, podPolicyConfig), &Inventory{}, nil)
+	expectFindings(t, got,
+		`error webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: pods in namespace "policy", where its backend runs (the Service is not in the input); while no backend pod is ready these requests are rejected and the backend cannot be recreated; exclude namespace "policy" (namespaceSelector kubernetes.io/metadata.name NotIn [policy]) or fail open`)
+}
+
+func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
+	c := decodeConfig(t, podPolicyConfig+`
+  matchConditions:
+  - {name: gpu-only, expression: 'has(object.spec.runtimeClassName)'}
+`)
+	expectFindings(t, runRule(t, "self-deadlock", c, policyBackend(nil), nil), "unless its matchConditions exclude them")
+}
+
+func TestSelfDeadlockEndpointSlicesAndSecrets(t *testing.T) {
+	c := decodeConfig(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: everything}
+webhooks:
+- name: everything.example.com
+  clientConfig: {service: {name: policy-svc, namespace: policy}}
+  rules:
+  - {apiGroups: ["discovery.k8s.io", ""], apiVersions: ["v1"], operations: ["*"], resources: ["endpointslices", "secrets"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`)
+	expectFindings(t, runRule(t, "self-deadlock", c, policyBackend(nil), nil),
+		`Secrets in namespace "policy" (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices)`)
+}
