@@ -235,10 +235,6 @@ func matchObjectSelector(sel *metav1.LabelSelector, req *Request) Outcome {
 	return out
 }
 
-func selectorEmpty(sel *metav1.LabelSelector) bool {
-	return sel == nil || (len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0)
-}
-
 // SelectorOutcome evaluates a webhook label selector against a label set
 // that may be partly known. A nil or empty selector (the server defaults nil
 // to {}) matches everything. An invalid selector, which the server never

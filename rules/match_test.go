@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func rule(ops []admissionv1.OperationType, groups, versions, resources []string, scope admissionv1.ScopeType) admissionv1.RuleWithOperations {
+func testRule(ops []admissionv1.OperationType, groups, versions, resources []string, scope admissionv1.ScopeType) admissionv1.RuleWithOperations {
 	r := admissionv1.RuleWithOperations{Operations: ops, Rule: admissionv1.Rule{
 		APIGroups: groups, APIVersions: versions, Resources: resources,
 	}}
@@ -58,8 +58,8 @@ func TestResourceMatchesFollowsServer(t *testing.T) {
 func TestScopeTreatsNamespacesAsClusterScoped(t *testing.T) {
 	nsCreate := &Request{Operation: admissionv1.Create, Version: "v1", Resource: "namespaces", Namespace: "team-a",
 		Object: KnownLabels(map[string]string{LabelMetadataName: "team-a"})}
-	namespaced := Webhook{Rules: []admissionv1.RuleWithOperations{rule(opsAll, []string{""}, all, all, admissionv1.NamespacedScope)}}
-	cluster := Webhook{Rules: []admissionv1.RuleWithOperations{rule(opsAll, []string{""}, all, all, admissionv1.ClusterScope)}}
+	namespaced := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, admissionv1.NamespacedScope)}}
+	cluster := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, admissionv1.ClusterScope)}}
 	if got := namespaced.Simulate(nsCreate).Outcome; got != NotCalled {
 		t.Errorf("Namespaced scope on a namespace object: %v, want not called", got)
 	}
@@ -73,7 +73,7 @@ func TestScopeTreatsNamespacesAsClusterScoped(t *testing.T) {
 
 func TestNamespaceSelectorIgnoredForClusterScoped(t *testing.T) {
 	w := Webhook{
-		Rules: []admissionv1.RuleWithOperations{rule(opsAll, all, all, all, "")},
+		Rules: []admissionv1.RuleWithOperations{testRule(opsAll, all, all, all, "")},
 		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 			Key: LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"},
 		}}},
@@ -92,7 +92,7 @@ func TestNamespaceSelectorIgnoredForClusterScoped(t *testing.T) {
 
 func TestUnknownNamespaceLabelsGiveMaybe(t *testing.T) {
 	w := Webhook{
-		Rules: []admissionv1.RuleWithOperations{rule(opsCreate, []string{""}, all, []string{"pods"}, "")},
+		Rules: []admissionv1.RuleWithOperations{testRule(opsCreate, []string{""}, all, []string{"pods"}, "")},
 		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 			Key: "control-plane", Operator: metav1.LabelSelectorOpDoesNotExist,
 		}}},
@@ -110,7 +110,7 @@ func TestUnknownNamespaceLabelsGiveMaybe(t *testing.T) {
 
 func TestObjectSelectorUsesOldOrNewObject(t *testing.T) {
 	w := Webhook{
-		Rules:          []admissionv1.RuleWithOperations{rule(opsAll, []string{""}, all, all, "")},
+		Rules:          []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, "")},
 		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
 	}
 	upd := &Request{Operation: admissionv1.Update, Version: "v1", Resource: "configmaps", Namespace: "a",
@@ -122,14 +122,14 @@ func TestObjectSelectorUsesOldOrNewObject(t *testing.T) {
 	}
 	connect := &Request{Operation: admissionv1.Connect, Version: "v1", Resource: "pods", Subresource: "exec", Namespace: "a",
 		NamespaceLabels: KnownLabels(nil)}
-	w.Rules = []admissionv1.RuleWithOperations{rule(opsAll, []string{""}, all, []string{"pods/exec"}, "")}
+	w.Rules = []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, []string{"pods/exec"}, "")}
 	if got := w.Simulate(connect).Outcome; got != NotCalled {
 		t.Errorf("CONNECT with objectSelector: %v, want not called (options objects carry no labels)", got)
 	}
 }
 
 func TestEquivalentVersions(t *testing.T) {
-	w := Webhook{Rules: []admissionv1.RuleWithOperations{rule(opsAll, []string{"coordination.k8s.io"}, []string{"v1beta1"}, []string{"leases"}, "")}}
+	w := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{"coordination.k8s.io"}, []string{"v1beta1"}, []string{"leases"}, "")}}
 	req := &Request{Operation: admissionv1.Update, Group: "coordination.k8s.io", Version: "v1", Resource: "leases",
 		Namespace: "kube-node-lease", NamespaceLabels: KnownLabels(nil), Object: KnownLabels(nil),
 		EquivalentVersions: []string{"v1", "v1beta1"}}
@@ -144,7 +144,7 @@ func TestEquivalentVersions(t *testing.T) {
 }
 
 func TestMatchConditionsPartialEvaluation(t *testing.T) {
-	base := Webhook{Rules: []admissionv1.RuleWithOperations{rule(opsAll, []string{""}, all, all, "")}}
+	base := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, "")}}
 	cases := []struct {
 		expr string
 		ns   string

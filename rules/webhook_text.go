@@ -1,0 +1,31 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// quoteWebhook names a webhook in a message: webhook "name", or its index
+// when the name is missing (a server rule reports that).
+func quoteWebhook(w *Webhook) string {
+	if w.Name == "" {
+		return fmt.Sprintf("webhook webhooks[%d]", w.Index)
+	}
+	return fmt.Sprintf("webhook %q", w.Name)
+}
+
+// webhookKindWord is "validating" or "mutating", for messages.
+func webhookKindWord(w *Webhook) string {
+	if w.Config != nil && w.Config.IsMutating() {
+		return "mutating"
+	}
+	return "validating"
+}
+
+// listNames joins up to max names, then says how many more there are.
+func listNames(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
