@@ -38,7 +38,9 @@ type Request struct {
 	Group, Version, Resource, Subresource string
 	// EquivalentVersions are the other served versions of the same
 	// group/resource; with matchPolicy Equivalent a rule naming one of them
-	// matches too (C05).
+	// matches too (C05). Nil means: the versions of the built-in resources
+	// table (which also lists alpha and beta versions a default cluster may
+	// not serve, so a rule naming only those counts as matching).
 	EquivalentVersions []string
 	// Namespace is the request's namespace: empty for cluster-scoped
 	// resources, the namespace's own name for namespaces objects.
@@ -143,8 +145,14 @@ func (w *Webhook) matchingRule(req *Request) int {
 	if w.EffectiveMatchPolicy() != admissionv1.Equivalent {
 		return -1
 	}
+	versions := req.EquivalentVersions
+	if versions == nil {
+		if b, ok := LookupBuiltin(req.Group, req.Resource, req.Subresource); ok {
+			versions = b.Versions
+		}
+	}
 	for i := range w.Rules {
-		for _, v := range req.EquivalentVersions {
+		for _, v := range versions {
 			if v != req.Version && ruleMatches(&w.Rules[i], req, v) {
 				return i
 			}

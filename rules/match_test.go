@@ -1,6 +1,7 @@
 package rules
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -178,5 +179,33 @@ func TestMatchConditionsPartialEvaluation(t *testing.T) {
 	req.UserGroups = []string{"system:nodes", "system:authenticated"}
 	if got := w.Simulate(req).Outcome; got != NotCalled {
 		t.Errorf("kubelet request with a system:nodes exclusion: %v, want not called", got)
+	}
+}
+
+func TestEquivalentVersionsFromTheResourcesTable(t *testing.T) {
+	w := Webhook{Rules: []admissionv1.RuleWithOperations{
+		testRule(opsAll, []string{"coordination.k8s.io"}, []string{"v1beta1"}, []string{"leases"}, ""),
+	}}
+	req := &Request{Operation: admissionv1.Update, Group: "coordination.k8s.io", Version: "v1", Resource: "leases",
+		Namespace: "kube-node-lease", NamespaceLabels: KnownLabels(nil), Object: KnownLabels(nil)}
+	// Leases are served as v1 only: a rule naming v1beta1 matches nothing.
+	if got := w.Simulate(req).Outcome; got != NotCalled {
+		t.Errorf("v1beta1 leases rule on a v1 lease: %v, want not called", got)
+	}
+	w.Rules[0].APIVersions = []string{"v1", "v1beta1"}
+	if got := w.Simulate(req).Outcome; got != Called {
+		t.Errorf("rule naming v1 too: %v, want called", got)
+	}
+}
+
+func TestInventoryNamespaceLabels(t *testing.T) {
+	in := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"team": "x"}}}}}
+	got := in.NamespaceLabels("a")
+	if got.Partial || got.Set["team"] != "x" || got.Set[LabelMetadataName] != "a" {
+		t.Errorf("namespace in the input: %+v", got)
+	}
+	got = in.NamespaceLabels("b")
+	if !got.Partial || len(got.Set) != 1 || got.Set[LabelMetadataName] != "b" {
+		t.Errorf("namespace not in the input: %+v", got)
 	}
 }

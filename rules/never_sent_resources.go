@@ -119,7 +119,7 @@ func checkNeverSentResources(p *Pass) {
 			}
 			if len(dead) > 0 {
 				effect := "this part of the rule has no effect"
-				if ruleOnlyNames(r.Rule, static, excludesReviews) {
+				if ruleOnlyNames(r, static, excludesReviews) {
 					effect = "this rule has no effect"
 				}
 				p.Reportf(path, "%s %s never sent to admission webhooks; %s",
@@ -179,31 +179,19 @@ func namedResources(r admissionv1.Rule, group string, known []string, serverWarn
 	return out
 }
 
-// ruleOnlyNames reports whether every group/resource pair of r targets
-// resources that are never sent, so the whole rule is dead.
-func ruleOnlyNames(r admissionv1.Rule, static, excludesReviews bool) bool {
-	if len(r.APIGroups) == 0 || len(r.Resources) == 0 {
+// ruleOnlyNames reports whether everything r can match (per the built-in
+// resources table) is never sent, so the whole rule is dead. A rule that
+// can reach custom resources ("*" or a group that is not built in) is not.
+func ruleOnlyNames(r admissionv1.RuleWithOperations, static, excludesReviews bool) bool {
+	t := ExpandRule(r)
+	if t.Others || len(t.Builtin) == 0 {
 		return false
 	}
-	deadIn := map[string][]string{}
-	if !static {
-		deadIn[GroupName] = admissionConfigResources
-	}
-	if excludesReviews {
-		for g, rs := range virtualReviewResources {
-			deadIn[g] = rs
-		}
-	}
-	for _, g := range r.APIGroups {
-		known, ok := deadIn[g]
-		if !ok {
-			return false // "*" or another group: may match something that is sent
-		}
-		for _, entry := range r.Resources {
-			res, _, _ := strings.Cut(entry, "/")
-			if res != "*" && !slices.Contains(known, res) {
-				return false
-			}
+	for _, b := range t.Builtin {
+		dead := (!static && b.Group == GroupName && slices.Contains(admissionConfigResources, b.Resource)) ||
+			(excludesReviews && slices.Contains(virtualReviewResources[b.Group], b.Resource))
+		if !dead {
+			return false
 		}
 	}
 	return true
