@@ -155,9 +155,10 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 		)
 	}
 	// Webhook servers commonly write their serving certificate to a Secret
-	// at startup (cert rotators in Gatekeeper, Kyverno, Knative); its
-	// labels are unknown.
-	secrets := fmt.Sprintf("Secrets in namespace %q", b.Namespace)
+	// at startup (cert rotators in Gatekeeper, Kyverno, Knative), and Helm
+	// keeps its release records there, so repairing the install needs
+	// them too; their labels are unknown.
+	secrets := fmt.Sprintf("Secrets in namespace %q such as serving certificates and Helm release records", b.Namespace)
 	for _, op := range []admissionv1.OperationType{admissionv1.Create, admissionv1.Update} {
 		out = append(out, backendRequest{secrets, statusUpdate(mk(op, "", "secrets", "", &Labels{Partial: true}))})
 	}

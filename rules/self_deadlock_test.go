@@ -125,5 +125,5 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRule(t, "self-deadlock", c, policyBackend(nil), nil),
-		`Secrets in namespace "policy" (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices)`)
+		`Secrets in namespace "policy" such as serving certificates and Helm release records (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices)`)
 }

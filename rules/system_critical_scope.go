@@ -87,6 +87,8 @@ type criticalTarget struct {
 	severe bool
 	// clusterScoped targets cannot be excluded with a namespaceSelector.
 	clusterScoped bool
+	// listResources names, after what, each resource of reqs that is hit.
+	listResources bool
 	reqs          []*Request
 }
 
@@ -130,14 +132,10 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 		}},
 		{what: "Endpoints and EndpointSlices in kube-system", reqs: slices.Concat(
 			createUpdate("", "endpoints", ks), createUpdate("discovery.k8s.io", "endpointslices", ks))},
-		{what: "Pods in kube-system", reqs: []*Request{
-			req(admissionv1.Create, "", "pods", "", ks),
-			kubelet(req(admissionv1.Update, "", "pods", "status", ks)),
-		}},
-		{what: "ConfigMaps, Secrets and ServiceAccount tokens in kube-system", reqs: slices.Concat(
-			createUpdate("", "configmaps", ks), createUpdate("", "secrets", ks),
-			[]*Request{kubelet(req(admissionv1.Create, "", "serviceaccounts", "token", ks))})},
-		{what: "DaemonSets, Deployments and ReplicaSets in kube-system", reqs: slices.Concat(
+		{what: "objects in kube-system", listResources: true, reqs: slices.Concat(
+			[]*Request{req(admissionv1.Create, "", "pods", "", ks), kubelet(req(admissionv1.Update, "", "pods", "status", ks))},
+			createUpdate("", "configmaps", ks), createUpdate("", "secrets", ks), createUpdate("", "services", ks),
+			[]*Request{kubelet(req(admissionv1.Create, "", "serviceaccounts", "token", ks))},
 			createUpdate("apps", "daemonsets", ks), createUpdate("apps", "deployments", ks),
 			createUpdate("apps", "replicasets", ks))},
 	}
@@ -180,7 +178,7 @@ func checkSystemCriticalScope(p *Pass) {
 		var hits []string
 		severe, conditional, namespaced, clusterScoped := false, false, false, false
 		for _, t := range targets {
-			hit := false
+			var hitResources []string
 			for _, r := range t.reqs {
 				sim := w.Simulate(r)
 				if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
@@ -189,16 +187,25 @@ func checkSystemCriticalScope(p *Pass) {
 				if namedVirtualReview(w.Rules[sim.Rule], r) {
 					continue // never-sent-resources reports reviews named in a rule
 				}
-				hit = true
 				conditional = conditional || sim.Outcome == MaybeCalled
-				break
+				if name := resourceName(r); !slices.Contains(hitResources, name) {
+					hitResources = append(hitResources, name)
+				}
+				if !t.listResources {
+					break
+				}
 			}
-			if hit {
-				hits = append(hits, t.what)
-				severe = severe || t.severe
-				clusterScoped = clusterScoped || t.clusterScoped
-				namespaced = namespaced || !t.clusterScoped
+			if len(hitResources) == 0 {
+				continue
 			}
+			what := t.what
+			if t.listResources {
+				what += " (" + strings.Join(hitResources, ", ") + ")"
+			}
+			hits = append(hits, what)
+			severe = severe || t.severe
+			clusterScoped = clusterScoped || t.clusterScoped
+			namespaced = namespaced || !t.clusterScoped
 		}
 		if len(hits) == 0 {
 			continue
@@ -244,4 +251,17 @@ func matchesEverything(rs []admissionv1.RuleWithOperations) bool {
 		}
 	}
 	return false
+}
+
+// resourceName names a request's resource the way kubectl does:
+// resource[.group][/subresource].
+func resourceName(r *Request) string {
+	s := r.Resource
+	if r.Group != "" {
+		s += "." + r.Group
+	}
+	if r.Subresource != "" {
+		s += "/" + r.Subresource
+	}
+	return s
 }

@@ -29,8 +29,8 @@ func TestSystemCriticalScopeEverything(t *testing.T) {
 	got := runRule(t, "system-critical-scope", decodeConfig(t, webhookYAML(everything)), nil, nil)
 	expectFindings(t, got, "error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: "+
 		"node Leases in kube-node-lease (kubelet heartbeats); Nodes (kubelet registration and status); Leases in kube-system (leader election); "+
-		"CertificateSigningRequests (kubelet certificate rotation); Endpoints and EndpointSlices in kube-system; Pods in kube-system; "+
-		"ConfigMaps, Secrets and ServiceAccount tokens in kube-system; DaemonSets, Deployments and ReplicaSets in kube-system; "+
+		"CertificateSigningRequests (kubelet certificate rotation); Endpoints and EndpointSlices in kube-system; "+
+		"objects in kube-system (pods, pods/status, configmaps, secrets, services, serviceaccounts/token, daemonsets.apps, deployments.apps, replicasets.apps); "+
 		"Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
 		"while it is down or slow these requests are rejected; exclude kube-system and kube-node-lease with namespaceSelector kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease], "+
 		"narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, or fail open")
@@ -63,7 +63,7 @@ func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
 	expectFindings(t, runRule(t, "system-critical-scope", c, nil, nil))
 	// The Namespace in the input says it does not carry it.
 	in := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
-	expectFindings(t, runRule(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: Pods in kube-system; while")
+	expectFindings(t, runRule(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: objects in kube-system (pods); while")
 }
 
 func TestSystemCriticalScopeMatchConditions(t *testing.T) {
