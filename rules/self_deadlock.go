@@ -36,9 +36,12 @@ var selfDeadlock = register(&Rule{
 			"matchConditions on `request.namespace`). A Namespace that is not in the input is " +
 			"assumed to carry only the `kubernetes.io/metadata.name` label the server sets. When " +
 			"the Service or its workloads are not in the input, the rule asks whether the webhook " +
-			"can intercept the creation of a pod in the Service's namespace.",
-		Bad: "```yaml\n" +
-			"apiVersion: admissionregistration.k8s.io/v1\n" +
+			"can intercept the creation of a pod in the Service's namespace.\n\n" +
+			"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
+			"backend needs and B on what A's needs, neither comes back once both are down (for " +
+			"example after a CNI outage). When the input holds both backends the rule reports such " +
+			"loops too.",
+		Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
 			"kind: ValidatingWebhookConfiguration\n" +
 			"metadata:\n" +
 			"  name: image-policy\n" +
@@ -52,16 +55,28 @@ var selfDeadlock = register(&Rule{
 			"    operations: [\"CREATE\"]\n" +
 			"    resources: [\"pods\"]\n" +
 			"  sideEffects: None\n" +
-			"  admissionReviewVersions: [\"v1\"]\n" +
-			"```",
-		Good: "```yaml\n" +
+			"  admissionReviewVersions: [\"v1\"]\n",
+		Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+			"kind: ValidatingWebhookConfiguration\n" +
+			"metadata:\n" +
+			"  name: image-policy\n" +
+			"webhooks:\n" +
+			"- name: image-policy.example.com\n" +
+			"  clientConfig:\n" +
+			"    service: {name: image-policy, namespace: image-policy}\n" +
 			"  namespaceSelector:\n" +
 			"    matchExpressions:\n" +
 			"    - key: kubernetes.io/metadata.name\n" +
 			"      operator: NotIn\n" +
 			"      values: [\"image-policy\", \"kube-system\"]\n" +
-			"```",
-		Fix: "Exclude the backend's namespace with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
+			"  rules:\n" +
+			"  - apiGroups: [\"\"]\n" +
+			"    apiVersions: [\"v1\"]\n" +
+			"    operations: [\"CREATE\"]\n" +
+			"    resources: [\"pods\"]\n" +
+			"  sideEffects: None\n" +
+			"  admissionReviewVersions: [\"v1\"]\n",
+		Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
 			"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
 			"such as `request.namespace != \"image-policy\"`. An objectSelector that skips the backend's " +
 			"own pods works too but any pod author can copy those labels. Failing open " +
@@ -188,6 +203,28 @@ func statusUpdate(r *Request) *Request {
 	return r
 }
 
+// interception is what a webhook would intercept of a backend's requests.
+type interception struct {
+	hits        []backendRequest
+	rule        int  // the rule matching the first hit
+	conditional bool // some hit depends on undecided matchConditions
+}
+
+func intercepts(w *Webhook, b backend, in *Inventory) interception {
+	res := interception{rule: -1}
+	for _, br := range requestsFor(b, in.NamespaceLabels(b.Namespace).Assume()) {
+		sim := w.Simulate(br.req)
+		if sim.Outcome == Called || sim.OnlyUnknown(UnknownMatchConditions) {
+			res.hits = append(res.hits, br)
+			if res.rule < 0 {
+				res.rule = sim.Rule
+			}
+			res.conditional = res.conditional || sim.Outcome == MaybeCalled
+		}
+	}
+	return res
+}
+
 func checkSelfDeadlock(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
@@ -196,24 +233,66 @@ func checkSelfDeadlock(p *Pass) {
 			continue
 		}
 		b := findBackend(p.Input, ref)
-		nsLabels := p.Input.NamespaceLabels(b.Namespace).Assume()
-		var hits []backendRequest
-		firstRule, conditional := -1, false
-		for _, br := range requestsFor(b, nsLabels) {
-			sim := w.Simulate(br.req)
-			if sim.Outcome == Called || sim.OnlyUnknown(UnknownMatchConditions) {
-				hits = append(hits, br)
-				if firstRule < 0 {
-					firstRule = sim.Rule
-				}
-				conditional = conditional || sim.Outcome == MaybeCalled
-			}
-		}
-		if len(hits) == 0 {
+		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
+			p.Reportf(w.Path().Child("rules").Index(own.rule), "%s", deadlockMessage(b, own.hits, own.conditional))
 			continue
 		}
-		p.Reportf(w.Path().Child("rules").Index(firstRule), "%s", deadlockMessage(b, hits, conditional))
+		checkDependencyLoops(p, w, b)
 	}
+}
+
+// checkDependencyLoops reports webhooks whose backends block each other
+// (webhook-facts D09): when both are down, neither can come back. Only
+// backends whose Service and workloads are in the input take part, so a
+// loop is never built from guesses.
+func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
+	if b.Service == nil || len(b.Workloads) == 0 {
+		return
+	}
+	var seen []string
+	for _, c := range p.Input.Configs {
+		for k := range c.Webhooks {
+			o := &c.Webhooks[k]
+			oref := o.ClientConfig.Service
+			if !o.FailsClosed() || oref == nil || (oref.Namespace == b.Namespace && oref.Name == b.Service.Name) {
+				continue
+			}
+			key := oref.Namespace + "/" + oref.Name
+			if slices.Contains(seen, key) {
+				continue
+			}
+			ob := findBackend(p.Input, oref)
+			if ob.Service == nil || len(ob.Workloads) == 0 {
+				continue
+			}
+			ours, theirs := intercepts(w, ob, p.Input), intercepts(o, b, p.Input)
+			if len(ours.hits) == 0 || len(theirs.hits) == 0 {
+				continue
+			}
+			seen = append(seen, key)
+			p.Reportf(w.Path().Child("rules").Index(ours.rule),
+				"webhook fails closed and can intercept what the backend of webhook %q (%s %q) needs to come back: %s, "+
+					"while that webhook fails closed on what this webhook's backend needs: %s; "+
+					"when both backends are down neither can be recreated (dependency loop); "+
+					"exclude each other's namespaces (%q, %q) or fail open",
+				o.Name, c.Kind, c.Meta.Name, hitList(ours.hits), hitList(theirs.hits), ob.Namespace, b.Namespace)
+		}
+	}
+}
+
+// hitList renders intercepted requests grouped by the object they serve.
+func hitList(hits []backendRequest) string {
+	var parts []string
+	for _, who := range uniqueWho(hits) {
+		var reqs []string
+		for _, h := range hits {
+			if h.who == who && !slices.Contains(reqs, h.String()) {
+				reqs = append(reqs, h.String())
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, strings.Join(reqs, ", ")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func deadlockMessage(b backend, hits []backendRequest, conditional bool) string {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -126,4 +127,49 @@ webhooks:
 `)
 	expectFindings(t, runRule(t, "self-deadlock", c, policyBackend(nil), nil),
 		`Secrets in namespace "policy" such as serving certificates and Helm release records (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices)`)
+}
+
+func TestSelfDeadlockDependencyLoop(t *testing.T) {
+	hook := func(kind, name, ns string) *Config {
+		return decodeConfig(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: `+kind+`
+metadata: {name: `+name+`}
+webhooks:
+- name: `+name+`.example.com
+  clientConfig: {service: {name: `+name+`, namespace: `+ns+`}}
+  namespaceSelector:
+    matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [`+ns+`]}]
+  rules:
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`)
+	}
+	mesh, policy := hook(Mutating, "mesh", "mesh-system"), hook(Validating, "policy", "policy-system")
+	backend := func(name, ns string) (*corev1.Service, Workload) {
+		return &corev1.Service{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": name}},
+			}, Workload{
+				Object:    diag.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: name, Namespace: ns},
+				PodLabels: map[string]string{"app": name},
+				Creates:   []GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}},
+			}
+	}
+	in := &Inventory{Configs: []*Config{mesh, policy}}
+	for _, b := range [][2]string{{"mesh", "mesh-system"}, {"policy", "policy-system"}} {
+		s, w := backend(b[0], b[1])
+		in.Services = append(in.Services, s)
+		in.Workloads = append(in.Workloads, w)
+	}
+	expectFindings(t, runRule(t, "self-deadlock", mesh, in, nil),
+		`error webhooks[0].rules[0]: webhook fails closed and can intercept what the backend of webhook "policy.example.com" (ValidatingWebhookConfiguration "policy") needs to come back: Deployment "policy-system/policy" (CREATE pods), `+
+			`while that webhook fails closed on what this webhook's backend needs: Deployment "mesh-system/mesh" (CREATE pods); when both backends are down neither can be recreated (dependency loop)`)
+	expectFindings(t, runRule(t, "self-deadlock", policy, in, nil), `backend of webhook "mesh.example.com" (MutatingWebhookConfiguration "mesh")`)
+
+	// One side failing open breaks the loop.
+	ignore := admissionv1.Ignore
+	policy.Webhooks[0].FailurePolicy = &ignore
+	expectFindings(t, runRule(t, "self-deadlock", mesh, in, nil))
 }
