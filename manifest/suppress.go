@@ -94,6 +94,10 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 			if !ok {
 				continue
 			}
+			// A further comment after the directive is not part of it.
+			if i := strings.Index(rest, " #"); i >= 0 {
+				rest = rest[:i]
+			}
 			at := src.findComment(c.line, c.head, strings.TrimSpace(l))
 			path := c.path
 			if c.whole {
