@@ -110,8 +110,24 @@ func (s Simulation) OnlyUnknown(u Unknown) bool {
 // server's defaults (matchPolicy, scope, empty selectors). The evaluation
 // order is the server's: namespaceSelector, objectSelector, rules,
 // matchConditions (C08); since all must hold, order only matters for which
-// unknowns are listed.
-func (w *Webhook) Simulate(req *Request) Simulation {
+// unknowns are listed. To simulate many requests, use Simulator.
+func (w *Webhook) Simulate(req *Request) Simulation { return w.Simulator().Simulate(req) }
+
+// Simulator is a webhook prepared for simulating many requests: its
+// selectors are parsed once.
+type Simulator struct {
+	w             *Webhook
+	nsSel, objSel preparedSelector
+}
+
+// Simulator prepares w for Simulate calls.
+func (w *Webhook) Simulator() *Simulator {
+	return &Simulator{w: w, nsSel: prepareSelector(w.NamespaceSelector), objSel: prepareSelector(w.ObjectSelector)}
+}
+
+// Simulate is Webhook.Simulate.
+func (s *Simulator) Simulate(req *Request) Simulation {
+	w := s.w
 	sim := Simulation{Outcome: Called, Rule: -1}
 	step := func(o Outcome, u Unknown) {
 		if o == MaybeCalled {
@@ -119,8 +135,8 @@ func (w *Webhook) Simulate(req *Request) Simulation {
 		}
 		sim.Outcome = sim.Outcome.and(o)
 	}
-	step(matchNamespaceSelector(w.NamespaceSelector, req), UnknownNamespaceSelector)
-	step(matchObjectSelector(w.ObjectSelector, req), UnknownObjectSelector)
+	step(s.matchNamespaceSelector(req), UnknownNamespaceSelector)
+	step(s.matchObjectSelector(req), UnknownObjectSelector)
 	sim.Rule = w.matchingRule(req)
 	if sim.Rule < 0 {
 		step(NotCalled, "")
@@ -216,7 +232,7 @@ func resourceMatches(entries []string, resource, subresource string) bool {
 // matchNamespaceSelector follows predicates/namespace MatchNamespaceSelector:
 // cluster-scoped requests other than for namespaces are never excluded (C07),
 // a namespace's own create/update is judged on the new object's labels.
-func matchNamespaceSelector(sel *metav1.LabelSelector, req *Request) Outcome {
+func (s *Simulator) matchNamespaceSelector(req *Request) Outcome {
 	if req.Namespace == "" && req.Resource != "namespaces" {
 		return Called
 	}
@@ -225,43 +241,55 @@ func matchNamespaceSelector(sel *metav1.LabelSelector, req *Request) Outcome {
 		(req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
 		l = req.Object
 	}
-	return SelectorOutcome(sel, l)
+	return s.nsSel.outcome(l)
 }
 
 // matchObjectSelector follows predicates/object MatchObjectSelector: either
 // the new or the old object may match; a missing object never does.
-func matchObjectSelector(sel *metav1.LabelSelector, req *Request) Outcome {
-	if selectorEmpty(sel) {
+func (s *Simulator) matchObjectSelector(req *Request) Outcome {
+	if s.objSel.empty {
 		return Called
 	}
 	out := NotCalled
 	for _, l := range []*Labels{req.Object, req.OldObject} {
 		if l != nil {
-			out = out.or(SelectorOutcome(sel, l))
+			out = out.or(s.objSel.outcome(l))
 		}
 	}
 	return out
 }
 
-// SelectorOutcome evaluates a webhook label selector against a label set
-// that may be partly known. A nil or empty selector (the server defaults nil
-// to {}) matches everything. An invalid selector, which the server never
-// stores, and unknown labels (nil l) give MaybeCalled.
-func SelectorOutcome(sel *metav1.LabelSelector, l *Labels) Outcome {
+// preparedSelector is a webhook label selector parsed once.
+type preparedSelector struct {
+	empty   bool // nil or {}: the server defaults nil to {}, which matches everything
+	invalid bool // does not parse; the server never stores such a selector
+	reqs    labels.Requirements
+}
+
+func prepareSelector(sel *metav1.LabelSelector) preparedSelector {
 	if selectorEmpty(sel) {
-		return Called
-	}
-	if l == nil {
-		return MaybeCalled
+		return preparedSelector{empty: true}
 	}
 	parsed, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
-		return MaybeCalled
+		return preparedSelector{invalid: true}
 	}
 	reqs, _ := parsed.Requirements()
+	return preparedSelector{reqs: reqs}
+}
+
+// outcome evaluates the selector against a label set that may be partly
+// known; unknown labels (nil l) and invalid selectors give MaybeCalled.
+func (p preparedSelector) outcome(l *Labels) Outcome {
+	switch {
+	case p.empty:
+		return Called
+	case p.invalid || l == nil:
+		return MaybeCalled
+	}
 	set := labels.Set(l.Set)
 	out := Called
-	for _, r := range reqs {
+	for _, r := range p.reqs {
 		if l.Partial && !set.Has(r.Key()) {
 			out = out.and(MaybeCalled)
 			continue
@@ -271,6 +299,12 @@ func SelectorOutcome(sel *metav1.LabelSelector, l *Labels) Outcome {
 		}
 	}
 	return out
+}
+
+// SelectorOutcome evaluates a webhook label selector against a label set
+// that may be partly known. A nil or empty selector matches everything.
+func SelectorOutcome(sel *metav1.LabelSelector, l *Labels) Outcome {
+	return prepareSelector(sel).outcome(l)
 }
 
 // NamespaceLabels returns what the input says about namespace ns: the

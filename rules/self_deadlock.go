@@ -212,8 +212,9 @@ type interception struct {
 
 func intercepts(w *Webhook, b backend, in *Inventory) interception {
 	res := interception{rule: -1}
+	simulator := w.Simulator()
 	for _, br := range requestsFor(b, in.NamespaceLabels(b.Namespace).Assume()) {
-		sim := w.Simulate(br.req)
+		sim := simulator.Simulate(br.req)
 		if sim.Outcome == Called || sim.OnlyUnknown(UnknownMatchConditions) {
 			res.hits = append(res.hits, br)
 			if res.rule < 0 {

@@ -187,12 +187,13 @@ func checkSystemCriticalScope(p *Pass) {
 		if targets == nil {
 			targets = criticalTargets(p.Input, p.Settings.KubeVersion)
 		}
+		simulator := w.Simulator()
 		var hits []string
 		severe, conditional, namespaced, clusterScoped := false, false, false, false
 		for _, t := range targets {
 			var hitResources []string
 			for _, r := range t.reqs {
-				sim := w.Simulate(r)
+				sim := simulator.Simulate(r)
 				if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
 					continue
 				}
