@@ -10,7 +10,7 @@ import (
 
 // decodeConfig turns one YAML webhook configuration into a Config, as the
 // loader does, for tests that do not need positions.
-func decodeConfig(t *testing.T, doc string) *Config {
+func decodeWebhookYAML(t *testing.T, doc string) *Config {
 	t.Helper()
 	var head struct{ APIVersion, Kind string }
 	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
@@ -36,7 +36,7 @@ func decodeConfig(t *testing.T, doc string) *Config {
 
 // runRule runs the named rule over one configuration and returns
 // "path: message" lines.
-func runRule(t *testing.T, name string, c *Config, in *Inventory, s *Settings) []string {
+func runRuleFindings(t *testing.T, name string, c *Config, in *Inventory, s *Settings) []string {
 	t.Helper()
 	var got []string
 	NewPass(MustLookup(name), c, in, s, func(f Finding) {
@@ -45,7 +45,7 @@ func runRule(t *testing.T, name string, c *Config, in *Inventory, s *Settings) [
 	return got
 }
 
-func settingsFor(t *testing.T, minor int) *Settings {
+func settingsForMinor(t *testing.T, minor int) *Settings {
 	t.Helper()
 	s := DefaultSettings()
 	s.KubeVersion = KubeVersion{1, minor}
@@ -69,13 +69,13 @@ func expectFindings(t *testing.T, got []string, want ...string) {
 func TestCrossObjectDocExamples(t *testing.T) {
 	for _, name := range []string{"never-sent-resources", "self-deadlock", "system-critical-scope"} {
 		r := MustLookup(name)
-		if got := runRule(t, name, decodeConfig(t, r.Doc.Bad), nil, nil); len(got) == 0 {
+		if got := runRuleFindings(t, name, decodeWebhookYAML(t, r.Doc.Bad), nil, nil); len(got) == 0 {
 			t.Errorf("%s: the Bad example is not reported", name)
 		}
 		if !strings.Contains(r.Doc.Good, "WebhookConfiguration") {
 			continue
 		}
-		if got := runRule(t, name, decodeConfig(t, r.Doc.Good), nil, nil); len(got) != 0 {
+		if got := runRuleFindings(t, name, decodeWebhookYAML(t, r.Doc.Good), nil, nil); len(got) != 0 {
 			t.Errorf("%s: the Good example is reported: %q", name, got)
 		}
 	}

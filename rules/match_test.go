@@ -19,9 +19,9 @@ func testRule(ops []admissionv1.OperationType, groups, versions, resources []str
 }
 
 var (
-	opsAll    = []admissionv1.OperationType{admissionv1.OperationAll}
+	opsAny    = []admissionv1.OperationType{admissionv1.OperationAll}
 	opsCreate = []admissionv1.OperationType{admissionv1.Create}
-	all       = []string{"*"}
+	wildcard  = []string{"*"}
 )
 
 func podCreate(ns string, podLabels map[string]string) *Request {
@@ -59,8 +59,8 @@ func TestResourceMatchesFollowsServer(t *testing.T) {
 func TestScopeTreatsNamespacesAsClusterScoped(t *testing.T) {
 	nsCreate := &Request{Operation: admissionv1.Create, Version: "v1", Resource: "namespaces", Namespace: "team-a",
 		Object: KnownLabels(map[string]string{LabelMetadataName: "team-a"})}
-	namespaced := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, admissionv1.NamespacedScope)}}
-	cluster := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, admissionv1.ClusterScope)}}
+	namespaced := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAny, []string{""}, wildcard, wildcard, admissionv1.NamespacedScope)}}
+	cluster := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAny, []string{""}, wildcard, wildcard, admissionv1.ClusterScope)}}
 	if got := namespaced.Simulate(nsCreate).Outcome; got != NotCalled {
 		t.Errorf("Namespaced scope on a namespace object: %v, want not called", got)
 	}
@@ -74,7 +74,7 @@ func TestScopeTreatsNamespacesAsClusterScoped(t *testing.T) {
 
 func TestNamespaceSelectorIgnoredForClusterScoped(t *testing.T) {
 	w := Webhook{
-		Rules: []admissionv1.RuleWithOperations{testRule(opsAll, all, all, all, "")},
+		Rules: []admissionv1.RuleWithOperations{testRule(opsAny, wildcard, wildcard, wildcard, "")},
 		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 			Key: LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"},
 		}}},
@@ -93,7 +93,7 @@ func TestNamespaceSelectorIgnoredForClusterScoped(t *testing.T) {
 
 func TestUnknownNamespaceLabelsGiveMaybe(t *testing.T) {
 	w := Webhook{
-		Rules: []admissionv1.RuleWithOperations{testRule(opsCreate, []string{""}, all, []string{"pods"}, "")},
+		Rules: []admissionv1.RuleWithOperations{testRule(opsCreate, []string{""}, wildcard, []string{"pods"}, "")},
 		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 			Key: "control-plane", Operator: metav1.LabelSelectorOpDoesNotExist,
 		}}},
@@ -111,7 +111,7 @@ func TestUnknownNamespaceLabelsGiveMaybe(t *testing.T) {
 
 func TestObjectSelectorUsesOldOrNewObject(t *testing.T) {
 	w := Webhook{
-		Rules:          []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, "")},
+		Rules:          []admissionv1.RuleWithOperations{testRule(opsAny, []string{""}, wildcard, wildcard, "")},
 		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "x"}},
 	}
 	upd := &Request{Operation: admissionv1.Update, Version: "v1", Resource: "configmaps", Namespace: "a",
@@ -123,14 +123,14 @@ func TestObjectSelectorUsesOldOrNewObject(t *testing.T) {
 	}
 	connect := &Request{Operation: admissionv1.Connect, Version: "v1", Resource: "pods", Subresource: "exec", Namespace: "a",
 		NamespaceLabels: KnownLabels(nil)}
-	w.Rules = []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, []string{"pods/exec"}, "")}
+	w.Rules = []admissionv1.RuleWithOperations{testRule(opsAny, []string{""}, wildcard, []string{"pods/exec"}, "")}
 	if got := w.Simulate(connect).Outcome; got != NotCalled {
 		t.Errorf("CONNECT with objectSelector: %v, want not called (options objects carry no labels)", got)
 	}
 }
 
 func TestEquivalentVersions(t *testing.T) {
-	w := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{"coordination.k8s.io"}, []string{"v1beta1"}, []string{"leases"}, "")}}
+	w := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAny, []string{"coordination.k8s.io"}, []string{"v1beta1"}, []string{"leases"}, "")}}
 	req := &Request{Operation: admissionv1.Update, Group: "coordination.k8s.io", Version: "v1", Resource: "leases",
 		Namespace: "kube-node-lease", NamespaceLabels: KnownLabels(nil), Object: KnownLabels(nil),
 		EquivalentVersions: []string{"v1", "v1beta1"}}
@@ -145,7 +145,7 @@ func TestEquivalentVersions(t *testing.T) {
 }
 
 func TestMatchConditionsPartialEvaluation(t *testing.T) {
-	base := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAll, []string{""}, all, all, "")}}
+	base := Webhook{Rules: []admissionv1.RuleWithOperations{testRule(opsAny, []string{""}, wildcard, wildcard, "")}}
 	cases := []struct {
 		expr string
 		ns   string
@@ -184,7 +184,7 @@ func TestMatchConditionsPartialEvaluation(t *testing.T) {
 
 func TestEquivalentVersionsFromTheResourcesTable(t *testing.T) {
 	w := Webhook{Rules: []admissionv1.RuleWithOperations{
-		testRule(opsAll, []string{"coordination.k8s.io"}, []string{"v1beta1"}, []string{"leases"}, ""),
+		testRule(opsAny, []string{"coordination.k8s.io"}, []string{"v1beta1"}, []string{"leases"}, ""),
 	}}
 	req := &Request{Operation: admissionv1.Update, Group: "coordination.k8s.io", Version: "v1", Resource: "leases",
 		Namespace: "kube-node-lease", NamespaceLabels: KnownLabels(nil), Object: KnownLabels(nil)}

@@ -19,7 +19,7 @@ webhooks:
 `
 
 func TestNeverSentResourcesOn137LeavesLiteralReviewsToTheServerWarning(t *testing.T) {
-	got := runRule(t, "never-sent-resources", decodeConfig(t, reviewsConfig), nil, settingsFor(t, 37))
+	got := runRuleFindings(t, "never-sent-resources", decodeWebhookYAML(t, reviewsConfig), nil, settingsForMinor(t, 37))
 	expectFindings(t, got,
 		"warning webhooks[0].rules[1]: localsubjectaccessreviews.authorization.k8s.io, selfsubjectaccessreviews.authorization.k8s.io, selfsubjectrulesreviews.authorization.k8s.io, subjectaccessreviews.authorization.k8s.io are never sent to admission webhooks; this rule has no effect",
 		"warning webhooks[0].rules[2]: mutatingwebhookconfigurations.admissionregistration.k8s.io is never sent to admission webhooks; this part of the rule has no effect",
@@ -27,7 +27,7 @@ func TestNeverSentResourcesOn137LeavesLiteralReviewsToTheServerWarning(t *testin
 }
 
 func TestNeverSentResourcesBefore137SaysReviewsAreSent(t *testing.T) {
-	got := runRule(t, "never-sent-resources", decodeConfig(t, reviewsConfig), nil, settingsFor(t, 36))
+	got := runRuleFindings(t, "never-sent-resources", decodeWebhookYAML(t, reviewsConfig), nil, settingsForMinor(t, 36))
 	expectFindings(t, got,
 		"warning webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is sent to admission webhooks on Kubernetes 1.36 (excluded only from 1.37)",
 		"warning webhooks[0].rules[1]: localsubjectaccessreviews.authorization.k8s.io, selfsubjectaccessreviews.authorization.k8s.io, selfsubjectrulesreviews.authorization.k8s.io, subjectaccessreviews.authorization.k8s.io are sent to admission webhooks on Kubernetes 1.36",
@@ -36,7 +36,7 @@ func TestNeverSentResourcesBefore137SaysReviewsAreSent(t *testing.T) {
 }
 
 func TestNeverSentResourcesStaticManifestSeesConfigurationKinds(t *testing.T) {
-	c := decodeConfig(t, `
+	c := decodeWebhookYAML(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: guard.static.k8s.io}
@@ -48,5 +48,5 @@ webhooks:
   sideEffects: None
   admissionReviewVersions: ["v1"]
 `)
-	expectFindings(t, runRule(t, "never-sent-resources", c, nil, nil))
+	expectFindings(t, runRuleFindings(t, "never-sent-resources", c, nil, nil))
 }

@@ -47,7 +47,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 }
 
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
-	got := runRule(t, "self-deadlock", decodeConfig(t, podPolicyConfig), policyBackend(nil), nil)
+	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
 		`error webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: Deployment "policy/policy" (CREATE pods); while no backend pod is ready`)
 }
@@ -81,7 +81,7 @@ func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
 `},
 	}
 	for name, c := range cases {
-		got := runRule(t, "self-deadlock", decodeConfig(t, withSelector(c.extra)), policyBackend(c.nsLabels), nil)
+		got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, withSelector(c.extra)), policyBackend(c.nsLabels), nil)
 		if len(got) != 0 {
 			t.Errorf("%s: want no finding, got %q", name, got)
 		}
@@ -89,49 +89,49 @@ func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
 }
 
 func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
-	c := decodeConfig(t, podPolicyConfig+`
+	c := decodeWebhookYAML(t, podPolicyConfig+`
   namespaceSelector:
     matchExpressions: [{key: policy.example.com/ignore, operator: DoesNotExist}]
 `)
 	in := policyBackend(nil)
 	in.Namespaces = nil
-	expectFindings(t, runRule(t, "self-deadlock", c, in, nil), `Deployment "policy/policy" (CREATE pods)`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, in, nil), `Deployment "policy/policy" (CREATE pods)`)
 }
 
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
-	got := runRule(t, "self-deadlock", decodeConfig(t, podPolicyConfig), &Inventory{}, nil)
+	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
 		`error webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: pods in namespace "policy", where its backend runs (the Service is not in the input); while no backend pod is ready these requests are rejected and the backend cannot be recreated; exclude namespace "policy" (namespaceSelector kubernetes.io/metadata.name NotIn [policy]) or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
-	c := decodeConfig(t, podPolicyConfig+`
+	c := decodeWebhookYAML(t, podPolicyConfig+`
   matchConditions:
   - {name: gpu-only, expression: 'has(object.spec.runtimeClassName)'}
 `)
-	expectFindings(t, runRule(t, "self-deadlock", c, policyBackend(nil), nil), "unless its matchConditions exclude them")
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "unless its matchConditions exclude them")
 }
 
 func TestSelfDeadlockEndpointSlicesAndSecrets(t *testing.T) {
-	c := decodeConfig(t, `
+	c := decodeWebhookYAML(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
-metadata: {name: everything}
+metadata: {name: everythingRules}
 webhooks:
-- name: everything.example.com
+- name: everythingRules.example.com
   clientConfig: {service: {name: policy-svc, namespace: policy}}
   rules:
   - {apiGroups: ["discovery.k8s.io", ""], apiVersions: ["v1"], operations: ["*"], resources: ["endpointslices", "secrets"]}
   sideEffects: None
   admissionReviewVersions: ["v1"]
 `)
-	expectFindings(t, runRule(t, "self-deadlock", c, policyBackend(nil), nil),
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
 		`Secrets in namespace "policy" such as serving certificates and Helm release records (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices)`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {
 	hook := func(kind, name, ns string) *Config {
-		return decodeConfig(t, `
+		return decodeWebhookYAML(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: `+kind+`
 metadata: {name: `+name+`}
@@ -163,13 +163,13 @@ webhooks:
 		in.Services = append(in.Services, s)
 		in.Workloads = append(in.Workloads, w)
 	}
-	expectFindings(t, runRule(t, "self-deadlock", mesh, in, nil),
+	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil),
 		`error webhooks[0].rules[0]: webhook fails closed and can intercept what the backend of webhook "policy.example.com" (ValidatingWebhookConfiguration "policy") needs to come back: Deployment "policy-system/policy" (CREATE pods), `+
 			`while that webhook fails closed on what this webhook's backend needs: Deployment "mesh-system/mesh" (CREATE pods); when both backends are down neither can be recreated (dependency loop)`)
-	expectFindings(t, runRule(t, "self-deadlock", policy, in, nil), `backend of webhook "mesh.example.com" (MutatingWebhookConfiguration "mesh")`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", policy, in, nil), `backend of webhook "mesh.example.com" (MutatingWebhookConfiguration "mesh")`)
 
 	// One side failing open breaks the loop.
 	ignore := admissionv1.Ignore
 	policy.Webhooks[0].FailurePolicy = &ignore
-	expectFindings(t, runRule(t, "self-deadlock", mesh, in, nil))
+	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil))
 }

@@ -20,13 +20,13 @@ webhooks:
 ` + extra
 }
 
-const everything = `
+const everythingRules = `
   rules:
   - {apiGroups: ["*"], apiVersions: ["*"], operations: ["CREATE", "UPDATE"], resources: ["*/*"]}
 `
 
 func TestSystemCriticalScopeEverything(t *testing.T) {
-	got := runRule(t, "system-critical-scope", decodeConfig(t, webhookYAML(everything)), nil, nil)
+	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
 	expectFindings(t, got, "error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: "+
 		"node Leases in kube-node-lease (kubelet heartbeats); Nodes (kubelet registration and status); Leases in kube-system (leader election); "+
 		"CertificateSigningRequests (kubelet certificate rotation); Endpoints and EndpointSlices in kube-system; "+
@@ -34,17 +34,17 @@ func TestSystemCriticalScopeEverything(t *testing.T) {
 		"Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
 		"while it is down or slow these requests are rejected; exclude kube-system and kube-node-lease with namespaceSelector kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease], "+
 		"narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, or fail open")
-	on136 := runRule(t, "system-critical-scope", decodeConfig(t, webhookYAML(everything)), nil, settingsFor(t, 36))
+	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
 	expectFindings(t, on136, "TokenReviews and SubjectAccessReviews (sent to webhooks before 1.37)")
 }
 
 func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) {
-	c := decodeConfig(t, webhookYAML(everything+`
+	c := decodeWebhookYAML(t, webhookYAML(everythingRules+`
   namespaceSelector:
     matchExpressions:
     - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
 `))
-	expectFindings(t, runRule(t, "system-critical-scope", c, nil, nil),
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil),
 		"error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: Nodes (kubelet registration and status); "+
 			"CertificateSigningRequests (kubelet certificate rotation); Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
 			"while it is down or slow these requests are rejected; exclude kube-system")
@@ -53,17 +53,17 @@ func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) 
 func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
 	// control-plane DoesNotExist excludes kube-system if it carries the
 	// label, which the input cannot tell: not reported. Pods only.
-	c := decodeConfig(t, webhookYAML(`
+	c := decodeWebhookYAML(t, webhookYAML(`
   namespaceSelector:
     matchExpressions:
     - {key: control-plane, operator: DoesNotExist}
   rules:
   - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
 `))
-	expectFindings(t, runRule(t, "system-critical-scope", c, nil, nil))
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil))
 	// The Namespace in the input says it does not carry it.
 	in := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
-	expectFindings(t, runRule(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: objects in kube-system (pods); while")
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: objects in kube-system (pods); while")
 }
 
 func TestSystemCriticalScopeMatchConditions(t *testing.T) {
@@ -71,23 +71,23 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   rules:
   - {apiGroups: ["coordination.k8s.io"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["leases"]}
 `
-	excluded := decodeConfig(t, webhookYAML(leases+`
+	excluded := decodeWebhookYAML(t, webhookYAML(leases+`
   matchConditions:
   - {name: not-nodes, expression: '!("system:nodes" in request.userInfo.groups)'}
   - {name: not-system, expression: 'request.namespace != "kube-system"'}
 `))
-	expectFindings(t, runRule(t, "system-critical-scope", excluded, nil, nil))
-	undecided := decodeConfig(t, webhookYAML(leases+`
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", excluded, nil, nil))
+	undecided := decodeWebhookYAML(t, webhookYAML(leases+`
   matchConditions:
   - {name: labelled, expression: 'has(object.metadata.labels)'}
 `))
-	expectFindings(t, runRule(t, "system-critical-scope", undecided, nil, nil),
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
 		"error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: node Leases in kube-node-lease (kubelet heartbeats); Leases in kube-system (leader election), unless its matchConditions exclude them")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {
 	for name, extra := range map[string]string{
-		"fails open": everything + "\n  failurePolicy: Ignore\n",
+		"fails open": everythingRules + "\n  failurePolicy: Ignore\n",
 		"custom resource only": `
   rules:
   - {apiGroups: ["example.com"], apiVersions: ["v1"], operations: ["*"], resources: ["widgets"]}
@@ -99,7 +99,7 @@ func TestSystemCriticalScopeQuietCases(t *testing.T) {
   rules:
   - {apiGroups: ["", "apps"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods", "deployments"]}
 `,
-		"opt-in object selector": everything + `
+		"opt-in object selector": everythingRules + `
   objectSelector:
     matchLabels: {audit.example.com/enabled: "true"}
 `,
@@ -108,9 +108,9 @@ func TestSystemCriticalScopeQuietCases(t *testing.T) {
   - {apiGroups: ["authentication.k8s.io"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["tokenreviews"]}
 `,
 	} {
-		c := decodeConfig(t, webhookYAML(extra))
+		c := decodeWebhookYAML(t, webhookYAML(extra))
 		for _, minor := range []int{36, 37} {
-			if got := runRule(t, "system-critical-scope", c, nil, settingsFor(t, minor)); len(got) != 0 {
+			if got := runRuleFindings(t, "system-critical-scope", c, nil, settingsForMinor(t, minor)); len(got) != 0 {
 				t.Errorf("%s on 1.%d: want no finding, got %q", name, minor, got)
 			}
 		}
