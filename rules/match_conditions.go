@@ -20,7 +20,7 @@ import (
 // (namespace, operation, resource, and the user when given), combined with
 // !, &&, ||, ==, != and in; everything else is unknown. So the common
 // exclusions `request.namespace != "x"`, `!(request.namespace in [...])` and
-// `!("system:nodes" in request.userInfo.groups)` are recognised, and a
+// `!("system:nodes" in request.userInfo.groups)` are recognized, and a
 // condition that cannot be decided keeps the webhook a possible match.
 func matchConditionsOutcome(conds []admissionv1.MatchCondition, req *Request) Outcome {
 	out := Called

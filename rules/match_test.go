@@ -1,10 +1,10 @@
 package rules
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 

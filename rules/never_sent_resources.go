@@ -36,70 +36,72 @@ const virtualReviewsExcludedSince = 37
 
 const staticConfigSuffix = ".static.k8s.io"
 
-var neverSentResources = register(&Rule{
-	Name:     "never-sent-resources",
-	Summary:  "rules name resources the API server never sends to admission webhooks",
-	Severity: diag.Warning,
-	Category: Practice,
-	Since:    "0.1.0",
-	Doc: Doc{
-		Why: "The API server never calls webhooks registered through the API for admission " +
-			"configuration objects — ValidatingWebhookConfigurations, MutatingWebhookConfigurations, " +
-			"ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their bindings — so that a " +
-			"broken webhook can always be repaired or removed. From Kubernetes 1.37 it also skips the " +
-			"virtual authentication and authorization reviews (TokenReview, SelfSubjectReview and the " +
-			"four SubjectAccessReview kinds) for every webhook. A rule naming them has no effect: the " +
-			"policy it seems to enforce is not enforced.\n\n" +
-			"Before 1.37 the reviews *are* sent, and intercepting them is dangerous instead: a webhook " +
-			"that is down, slow or wrong on TokenReview or SubjectAccessReview breaks authentication " +
-			"and authorization of the whole cluster, including the requests needed to repair it. With " +
-			"`--kube-version` below 1.37 the rule reports that.\n\n" +
-			"Rules that name a review resource explicitly, without wildcards, already get the API " +
-			"server's own warning on 1.37 (rule `excluded-resources`); this rule covers the other " +
-			"spellings (`apiGroups: [\"*\"]`, `resources: [\"*\"]` in the review groups, `tokenreviews/*`) " +
-			"and the admission configuration kinds, which the server accepts silently.",
-		Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: protect-webhooks\n" +
-			"webhooks:\n" +
-			"- name: protect-webhooks.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {name: guard, namespace: guard}\n" +
-			"  rules:\n" +
-			"  - apiGroups: [\"admissionregistration.k8s.io\"]\n" +
-			"    apiVersions: [\"v1\"]\n" +
-			"    operations: [\"UPDATE\", \"DELETE\"]\n" +
-			"    resources: [\"validatingwebhookconfigurations\", \"mutatingwebhookconfigurations\"]\n" +
-			"  sideEffects: None\n" +
-			"  admissionReviewVersions: [\"v1\"]\n",
-		Good: "# A ValidatingAdmissionPolicy does see webhook configurations.\n" +
-			"apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingAdmissionPolicy\n" +
-			"metadata:\n" +
-			"  name: protect-webhooks\n" +
-			"spec:\n" +
-			"  failurePolicy: Fail\n" +
-			"  matchConstraints:\n" +
-			"    resourceRules:\n" +
-			"    - apiGroups: [\"admissionregistration.k8s.io\"]\n" +
-			"      apiVersions: [\"v1\"]\n" +
-			"      operations: [\"UPDATE\", \"DELETE\"]\n" +
-			"      resources: [\"validatingwebhookconfigurations\", \"mutatingwebhookconfigurations\"]\n" +
-			"  validations:\n" +
-			"  - expression: \"request.userInfo.username == 'system:serviceaccount:platform:webhook-admin'\"\n",
-		Fix: "Remove the resources from the rule (and the rule if nothing is left). To guard admission " +
-			"configuration use RBAC or a ValidatingAdmissionPolicy; never intercept TokenReviews or " +
-			"SubjectAccessReviews on clusters older than 1.37.",
-		Sources: []string{
-			"webhook-facts.md C01 (predicates/rules IsExemptAdmissionConfigurationResource)",
-			"webhook-facts.md C02, D06, F17 (kubernetes/kubernetes#140019, KEP-5793)",
-			"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-rules",
-			"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+func init() {
+	register(&Rule{
+		Name:     "never-sent-resources",
+		Summary:  "rules name resources the API server never sends to admission webhooks",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server never calls webhooks registered through the API for admission " +
+				"configuration objects — ValidatingWebhookConfigurations, MutatingWebhookConfigurations, " +
+				"ValidatingAdmissionPolicies, MutatingAdmissionPolicies and their bindings — so that a " +
+				"broken webhook can always be repaired or removed. From Kubernetes 1.37 it also skips the " +
+				"virtual authentication and authorization reviews (TokenReview, SelfSubjectReview and the " +
+				"four SubjectAccessReview kinds) for every webhook. A rule naming them has no effect: the " +
+				"policy it seems to enforce is not enforced.\n\n" +
+				"Before 1.37 the reviews *are* sent, and intercepting them is dangerous instead: a webhook " +
+				"that is down, slow or wrong on TokenReview or SubjectAccessReview breaks authentication " +
+				"and authorization of the whole cluster, including the requests needed to repair it. With " +
+				"`--kube-version` below 1.37 the rule reports that.\n\n" +
+				"Rules that name a review resource explicitly, without wildcards, already get the API " +
+				"server's own warning on 1.37 (rule `excluded-resources`); this rule covers the other " +
+				"spellings (`apiGroups: [\"*\"]`, `resources: [\"*\"]` in the review groups, `tokenreviews/*`) " +
+				"and the admission configuration kinds, which the server accepts silently.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: protect-webhooks\n" +
+				"webhooks:\n" +
+				"- name: protect-webhooks.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: guard, namespace: guard}\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"admissionregistration.k8s.io\"]\n" +
+				"    apiVersions: [\"v1\"]\n" +
+				"    operations: [\"UPDATE\", \"DELETE\"]\n" +
+				"    resources: [\"validatingwebhookconfigurations\", \"mutatingwebhookconfigurations\"]\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Good: "# A ValidatingAdmissionPolicy does see webhook configurations.\n" +
+				"apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingAdmissionPolicy\n" +
+				"metadata:\n" +
+				"  name: protect-webhooks\n" +
+				"spec:\n" +
+				"  failurePolicy: Fail\n" +
+				"  matchConstraints:\n" +
+				"    resourceRules:\n" +
+				"    - apiGroups: [\"admissionregistration.k8s.io\"]\n" +
+				"      apiVersions: [\"v1\"]\n" +
+				"      operations: [\"UPDATE\", \"DELETE\"]\n" +
+				"      resources: [\"validatingwebhookconfigurations\", \"mutatingwebhookconfigurations\"]\n" +
+				"  validations:\n" +
+				"  - expression: \"request.userInfo.username == 'system:serviceaccount:platform:webhook-admin'\"\n",
+			Fix: "Remove the resources from the rule (and the rule if nothing is left). To guard admission " +
+				"configuration use RBAC or a ValidatingAdmissionPolicy; never intercept TokenReviews or " +
+				"SubjectAccessReviews on clusters older than 1.37.",
+			Sources: []string{
+				"webhook-facts.md C01 (predicates/rules IsExemptAdmissionConfigurationResource)",
+				"webhook-facts.md C02, D06, F17 (kubernetes/kubernetes#140019, KEP-5793)",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-rules",
+				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+			},
 		},
-	},
-	Check: checkNeverSentResources,
-})
+		Check: checkNeverSentResources,
+	})
+}
 
 func checkNeverSentResources(p *Pass) {
 	static := strings.HasSuffix(p.Config.Meta.Name, staticConfigSuffix)

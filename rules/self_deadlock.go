@@ -13,83 +13,85 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-var selfDeadlock = register(&Rule{
-	Name:     "self-deadlock",
-	Summary:  "a fail-closed webhook can block the requests that bring its own backend back",
-	Severity: diag.Error,
-	Category: Practice,
-	Since:    "0.1.0",
-	Doc: Doc{
-		Why: "A webhook served from inside the cluster needs pods to answer. If it fails closed " +
-			"(`failurePolicy: Fail`, the v1 default) and its rules, selectors and matchConditions also " +
-			"match the requests that recreate those pods — the ReplicaSet the Deployment controller " +
-			"creates, the Pods the ReplicaSet controller creates, the kubelet's status update that " +
-			"marks them Ready, the EndpointSlices that route to them — then the day every backend pod " +
-			"is gone (node drain, upgrade, eviction, crash loop) each of those requests calls the " +
-			"webhook, the call fails, and the request is rejected. The backend can never come back " +
-			"on its own; someone must delete the webhook configuration by hand. This is the most " +
-			"common webhook outage in the wild (linkerd, Kyverno, Portieris and others).\n\n" +
-			"The rule follows `clientConfig.service` to the Service in the same input, the Service's " +
-			"selector to the Deployments, StatefulSets, DaemonSets, Jobs and Pods behind it, and " +
-			"simulates the API server's matching (rules, scope, namespaceSelector against the " +
-			"namespace's labels, objectSelector against the pod template labels, and simple " +
-			"matchConditions on `request.namespace`). A Namespace that is not in the input is " +
-			"assumed to carry only the `kubernetes.io/metadata.name` label the server sets. When " +
-			"the Service or its workloads are not in the input, the rule asks whether the webhook " +
-			"can intercept the creation of a pod in the Service's namespace.\n\n" +
-			"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
-			"backend needs and B on what A's needs, neither comes back once both are down (for " +
-			"example after a CNI outage). When the input holds both backends the rule reports such " +
-			"loops too.",
-		Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: image-policy\n" +
-			"webhooks:\n" +
-			"- name: image-policy.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {name: image-policy, namespace: image-policy}\n" +
-			"  rules:\n" +
-			"  - apiGroups: [\"\"]\n" +
-			"    apiVersions: [\"v1\"]\n" +
-			"    operations: [\"CREATE\"]\n" +
-			"    resources: [\"pods\"]\n" +
-			"  sideEffects: None\n" +
-			"  admissionReviewVersions: [\"v1\"]\n",
-		Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: image-policy\n" +
-			"webhooks:\n" +
-			"- name: image-policy.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {name: image-policy, namespace: image-policy}\n" +
-			"  namespaceSelector:\n" +
-			"    matchExpressions:\n" +
-			"    - key: kubernetes.io/metadata.name\n" +
-			"      operator: NotIn\n" +
-			"      values: [\"image-policy\", \"kube-system\"]\n" +
-			"  rules:\n" +
-			"  - apiGroups: [\"\"]\n" +
-			"    apiVersions: [\"v1\"]\n" +
-			"    operations: [\"CREATE\"]\n" +
-			"    resources: [\"pods\"]\n" +
-			"  sideEffects: None\n" +
-			"  admissionReviewVersions: [\"v1\"]\n",
-		Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
-			"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
-			"such as `request.namespace != \"image-policy\"`. An objectSelector that skips the backend's " +
-			"own pods works too but any pod author can copy those labels. Failing open " +
-			"(`failurePolicy: Ignore`) also breaks the loop, at the price of not enforcing while the " +
-			"backend is down.",
-		Sources: []string{
-			"webhook-facts.md D08, D09, G08; incidents F04–F08",
-			"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks",
-			"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#avoid-self-mutations",
+func init() {
+	register(&Rule{
+		Name:     "self-deadlock",
+		Summary:  "a fail-closed webhook can block the requests that bring its own backend back",
+		Severity: diag.Error,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "A webhook served from inside the cluster needs pods to answer. If it fails closed " +
+				"(`failurePolicy: Fail`, the v1 default) and its rules, selectors and matchConditions also " +
+				"match the requests that recreate those pods — the ReplicaSet the Deployment controller " +
+				"creates, the Pods the ReplicaSet controller creates, the kubelet's status update that " +
+				"marks them Ready, the EndpointSlices that route to them — then the day every backend pod " +
+				"is gone (node drain, upgrade, eviction, crash loop) each of those requests calls the " +
+				"webhook, the call fails, and the request is rejected. The backend can never come back " +
+				"on its own; someone must delete the webhook configuration by hand. This is the most " +
+				"common webhook outage in the wild (linkerd, Kyverno, Portieris and others).\n\n" +
+				"The rule follows `clientConfig.service` to the Service in the same input, the Service's " +
+				"selector to the Deployments, StatefulSets, DaemonSets, Jobs and Pods behind it, and " +
+				"simulates the API server's matching (rules, scope, namespaceSelector against the " +
+				"namespace's labels, objectSelector against the pod template labels, and simple " +
+				"matchConditions on `request.namespace`). A Namespace that is not in the input is " +
+				"assumed to carry only the `kubernetes.io/metadata.name` label the server sets. When " +
+				"the Service or its workloads are not in the input, the rule asks whether the webhook " +
+				"can intercept the creation of a pod in the Service's namespace.\n\n" +
+				"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
+				"backend needs and B on what A's needs, neither comes back once both are down (for " +
+				"example after a CNI outage). When the input holds both backends the rule reports such " +
+				"loops too.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: image-policy\n" +
+				"webhooks:\n" +
+				"- name: image-policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: image-policy, namespace: image-policy}\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"\"]\n" +
+				"    apiVersions: [\"v1\"]\n" +
+				"    operations: [\"CREATE\"]\n" +
+				"    resources: [\"pods\"]\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: image-policy\n" +
+				"webhooks:\n" +
+				"- name: image-policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: image-policy, namespace: image-policy}\n" +
+				"  namespaceSelector:\n" +
+				"    matchExpressions:\n" +
+				"    - key: kubernetes.io/metadata.name\n" +
+				"      operator: NotIn\n" +
+				"      values: [\"image-policy\", \"kube-system\"]\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"\"]\n" +
+				"    apiVersions: [\"v1\"]\n" +
+				"    operations: [\"CREATE\"]\n" +
+				"    resources: [\"pods\"]\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
+				"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
+				"such as `request.namespace != \"image-policy\"`. An objectSelector that skips the backend's " +
+				"own pods works too but any pod author can copy those labels. Failing open " +
+				"(`failurePolicy: Ignore`) also breaks the loop, at the price of not enforcing while the " +
+				"backend is down.",
+			Sources: []string{
+				"webhook-facts.md D08, D09, G08; incidents F04–F08",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks",
+				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#avoid-self-mutations",
+			},
 		},
-	},
-	Check: checkSelfDeadlock,
-})
+		Check: checkSelfDeadlock,
+	})
+}
 
 // backend is what serves a webhook, as far as the input tells.
 type backend struct {

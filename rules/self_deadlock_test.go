@@ -1,9 +1,9 @@
 package rules
 
 import (
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"testing"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 

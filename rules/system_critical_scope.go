@@ -10,87 +10,89 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-var systemCriticalScope = register(&Rule{
-	Name:     "system-critical-scope",
-	Summary:  "a fail-closed webhook can intercept requests the control plane and nodes depend on",
-	Severity: diag.Warning,
-	Category: Practice,
-	Since:    "0.1.0",
-	Doc: Doc{
-		Why: "While a fail-closed webhook (`failurePolicy: Fail`, the v1 default) is down, slow or " +
-			"unreachable, every request it matches is rejected. For most objects that is the point; for " +
-			"the requests that keep the cluster itself alive it turns a webhook outage into a cluster " +
-			"outage:\n\n" +
-			"- kubelets renew their node Lease in `kube-node-lease` every 10 s and update Node status; " +
-			"when that fails for 40 s the node is marked NotReady and its pods are evicted;\n" +
-			"- kube-controller-manager and kube-scheduler renew their leader-election Leases in " +
-			"`kube-system`; a renewal that times out loses leadership (Gatekeeper and kubernetes#107678 " +
-			"report control planes stuck this way);\n" +
-			"- kubelets create CertificateSigningRequests to rotate their certificates;\n" +
-			"- system pods, ConfigMaps, Secrets, Endpoints and EndpointSlices in `kube-system` (DNS, " +
-			"CNI, kube-proxy) must be created and updated to recover from exactly the kind of failure " +
-			"that took the webhook down;\n" +
-			"- a webhook that intercepts Events intercepts the Events written about its own requests, " +
-			"and before Kubernetes 1.37 one intercepting TokenReviews or SubjectAccessReviews breaks " +
-			"authentication or authorization.\n\n" +
-			"The rule simulates these requests against the webhook after the server's defaults and " +
-			"reports, once per webhook, which of them it can intercept. Excluding `kube-system` and " +
-			"`kube-node-lease` with a namespaceSelector (`kubernetes.io/metadata.name NotIn [...]`, or an " +
-			"opt-out label such as `control-plane DoesNotExist` that the namespace may carry) or a " +
-			"matchCondition on `request.namespace` or `request.userInfo.groups` is recognised. " +
-			"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
-			"Severity: error when node Leases, Nodes, leader-election Leases or (before 1.37) the " +
-			"authentication and authorization reviews are in reach — an outage there spreads to the " +
-			"whole cluster within a minute without anyone touching it — and warning otherwise.",
-		Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: audit\n" +
-			"webhooks:\n" +
-			"- name: audit.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {name: audit, namespace: audit}\n" +
-			"  rules:\n" +
-			"  - apiGroups: [\"*\"]\n" +
-			"    apiVersions: [\"*\"]\n" +
-			"    operations: [\"CREATE\", \"UPDATE\"]\n" +
-			"    resources: [\"*\"]\n" +
-			"  sideEffects: None\n" +
-			"  admissionReviewVersions: [\"v1\"]\n",
-		Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: audit\n" +
-			"webhooks:\n" +
-			"- name: audit.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {name: audit, namespace: audit}\n" +
-			"  namespaceSelector:\n" +
-			"    matchExpressions:\n" +
-			"    - key: kubernetes.io/metadata.name\n" +
-			"      operator: NotIn\n" +
-			"      values: [\"kube-system\", \"kube-node-lease\", \"audit\"]\n" +
-			"  rules:\n" +
-			"  - apiGroups: [\"\", \"apps\"]\n" +
-			"    apiVersions: [\"v1\"]\n" +
-			"    operations: [\"CREATE\", \"UPDATE\"]\n" +
-			"    resources: [\"pods\", \"deployments\"]\n" +
-			"    scope: Namespaced\n" +
-			"  sideEffects: None\n" +
-			"  admissionReviewVersions: [\"v1\"]\n",
-		Fix: "List only the resources the webhook needs; exclude `kube-system` and `kube-node-lease` " +
-			"with a namespaceSelector on `kubernetes.io/metadata.name`; keep Nodes, Leases, Events and " +
-			"CertificateSigningRequests out of the rules (or exclude `system:nodes` with a " +
-			"matchCondition); or fail open (`failurePolicy: Ignore`) where enforcement is not critical.",
-		Sources: []string{
-			"webhook-facts.md D04, D05, D06, D07, D18, D22, D25, G07; incidents F01–F03, F10, F17",
-			"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-operating-on-the-kube-system-namespace",
-			"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
-			"https://cloud.google.com/kubernetes-engine/docs/how-to/optimize-webhooks",
+func init() {
+	register(&Rule{
+		Name:     "system-critical-scope",
+		Summary:  "a fail-closed webhook can intercept requests the control plane and nodes depend on",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "While a fail-closed webhook (`failurePolicy: Fail`, the v1 default) is down, slow or " +
+				"unreachable, every request it matches is rejected. For most objects that is the point; for " +
+				"the requests that keep the cluster itself alive it turns a webhook outage into a cluster " +
+				"outage:\n\n" +
+				"- kubelets renew their node Lease in `kube-node-lease` every 10 s and update Node status; " +
+				"when that fails for 40 s the node is marked NotReady and its pods are evicted;\n" +
+				"- kube-controller-manager and kube-scheduler renew their leader-election Leases in " +
+				"`kube-system`; a renewal that times out loses leadership (Gatekeeper and kubernetes#107678 " +
+				"report control planes stuck this way);\n" +
+				"- kubelets create CertificateSigningRequests to rotate their certificates;\n" +
+				"- system pods, ConfigMaps, Secrets, Endpoints and EndpointSlices in `kube-system` (DNS, " +
+				"CNI, kube-proxy) must be created and updated to recover from exactly the kind of failure " +
+				"that took the webhook down;\n" +
+				"- a webhook that intercepts Events intercepts the Events written about its own requests, " +
+				"and before Kubernetes 1.37 one intercepting TokenReviews or SubjectAccessReviews breaks " +
+				"authentication or authorization.\n\n" +
+				"The rule simulates these requests against the webhook after the server's defaults and " +
+				"reports, once per webhook, which of them it can intercept. Excluding `kube-system` and " +
+				"`kube-node-lease` with a namespaceSelector (`kubernetes.io/metadata.name NotIn [...]`, or an " +
+				"opt-out label such as `control-plane DoesNotExist` that the namespace may carry) or a " +
+				"matchCondition on `request.namespace` or `request.userInfo.groups` is recognized. " +
+				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
+				"Severity: error when node Leases, Nodes, leader-election Leases or (before 1.37) the " +
+				"authentication and authorization reviews are in reach — an outage there spreads to the " +
+				"whole cluster within a minute without anyone touching it — and warning otherwise.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: audit\n" +
+				"webhooks:\n" +
+				"- name: audit.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: audit, namespace: audit}\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"*\"]\n" +
+				"    apiVersions: [\"*\"]\n" +
+				"    operations: [\"CREATE\", \"UPDATE\"]\n" +
+				"    resources: [\"*\"]\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: audit\n" +
+				"webhooks:\n" +
+				"- name: audit.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: audit, namespace: audit}\n" +
+				"  namespaceSelector:\n" +
+				"    matchExpressions:\n" +
+				"    - key: kubernetes.io/metadata.name\n" +
+				"      operator: NotIn\n" +
+				"      values: [\"kube-system\", \"kube-node-lease\", \"audit\"]\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"\", \"apps\"]\n" +
+				"    apiVersions: [\"v1\"]\n" +
+				"    operations: [\"CREATE\", \"UPDATE\"]\n" +
+				"    resources: [\"pods\", \"deployments\"]\n" +
+				"    scope: Namespaced\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Fix: "List only the resources the webhook needs; exclude `kube-system` and `kube-node-lease` " +
+				"with a namespaceSelector on `kubernetes.io/metadata.name`; keep Nodes, Leases, Events and " +
+				"CertificateSigningRequests out of the rules (or exclude `system:nodes` with a " +
+				"matchCondition); or fail open (`failurePolicy: Ignore`) where enforcement is not critical.",
+			Sources: []string{
+				"webhook-facts.md D04, D05, D06, D07, D18, D22, D25, G07; incidents F01–F03, F10, F17",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-operating-on-the-kube-system-namespace",
+				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+				"https://cloud.google.com/kubernetes-engine/docs/how-to/optimize-webhooks",
+			},
 		},
-	},
-	Check: checkSystemCriticalScope,
-})
+		Check: checkSystemCriticalScope,
+	})
+}
 
 // criticalTarget is one family of requests the cluster depends on.
 type criticalTarget struct {
@@ -106,7 +108,7 @@ type criticalTarget struct {
 
 var nodeUser = []string{"system:nodes", "system:authenticated"}
 
-// criticalTargets builds the catalogue (webhook-facts G07) for one run.
+// criticalTargets builds the catalog (webhook-facts G07) for one run.
 // Objects are assumed to carry no labels the webhook selects on: system
 // objects do not carry a webhook's opt-in labels, nor its opt-out labels.
 func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {

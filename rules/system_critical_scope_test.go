@@ -79,7 +79,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", excluded, nil, nil))
 	undecided := decodeWebhookYAML(t, webhookYAML(leases+`
   matchConditions:
-  - {name: labelled, expression: 'has(object.metadata.labels)'}
+  - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
 		"error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: node Leases in kube-node-lease (kubelet heartbeats); Leases in kube-system (leader election), unless its matchConditions exclude them")
