@@ -24,8 +24,8 @@ func init() {
 			Why: "A webhook served from inside the cluster needs pods to answer. If it fails closed " +
 				"(`failurePolicy: Fail`, the v1 default) and its rules, selectors and matchConditions also " +
 				"match the requests that recreate those pods — the ReplicaSet the Deployment controller " +
-				"creates, the Pods the ReplicaSet controller creates, the kubelet's status update that " +
-				"marks them Ready, the EndpointSlices that route to them — then the day every backend pod " +
+				"creates, the Pods the ReplicaSet controller creates, the service account token the kubelet requests for them, the " +
+				"kubelet's status update that marks them Ready, the EndpointSlices that route to them — then the day every backend pod " +
 				"is gone (node drain, upgrade, eviction, crash loop) each of those requests calls the " +
 				"webhook, the call fails, and the request is rejected. The backend can never come back " +
 				"on its own; someone must delete the webhook configuration by hand. This is the most " +
@@ -164,10 +164,12 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 		for _, gr := range w.Creates {
 			out = append(out, backendRequest{who, mk(admissionv1.Create, gr.Group, gr.Resource, "", pods)})
 		}
-		// The scheduler binds the pod (a Binding object, no labels) and the
-		// kubelet reports it Ready (an update of the pod's status).
+		// The scheduler binds the pod (a Binding object, no labels), the
+		// kubelet requests its service account token (a TokenRequest, no
+		// labels) and reports it Ready (an update of the pod's status).
 		out = append(out,
 			backendRequest{who, mk(admissionv1.Create, "", "pods", "binding", KnownLabels(nil))},
+			backendRequest{who, mk(admissionv1.Create, "", "serviceaccounts", "token", KnownLabels(nil))},
 			backendRequest{who, statusUpdate(mk(admissionv1.Update, "", "pods", "status", pods))},
 		)
 	}

@@ -173,3 +173,24 @@ webhooks:
 	policy.Webhooks[0].FailurePolicy = &ignore
 	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil))
 }
+
+func TestSelfDeadlockServiceAccountTokens(t *testing.T) {
+	c := decodeWebhookYAML(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: tokens}
+webhooks:
+- name: tokens.example.com
+  clientConfig: {service: {name: policy-svc, namespace: policy}}
+  objectSelector:
+    matchExpressions: [{key: app, operator: NotIn, values: [policy]}]
+  rules:
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["serviceaccounts/token", "pods"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`)
+	// The objectSelector spares the backend's pods but not the TokenRequest
+	// the kubelet sends for them, which carries no labels.
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
+		`Deployment "policy/policy" (CREATE serviceaccounts/token)`)
+}
