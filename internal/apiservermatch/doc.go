@@ -1,5 +1,6 @@
 // Package apiservermatch checks webhooklint's request simulation
-// (rules.Webhook.Simulate) against the API server's own predicates from
+// (rules.Webhook.Simulate) against the API server's own predicates and
+// matchCondition evaluator from
 // k8s.io/apiserver v0.37.2 on random rules, selectors and requests.
 //
 // It is a module of its own so that k8s.io/apiserver and client-go stay out
