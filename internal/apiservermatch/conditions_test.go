@@ -109,4 +109,3 @@ func TestMatchConditionsAgainstAPIServer(t *testing.T) {
 	}
 	t.Logf("%d cases decided by webhooklint, all as the API server", decided)
 }
-
