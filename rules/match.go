@@ -2,7 +2,6 @@ package rules
 
 import (
 	"slices"
-	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -180,11 +179,11 @@ func (w *Webhook) matchingRule(req *Request) int {
 // ruleMatches is predicates/rules Matcher.Matches with the request's
 // version replaced by version.
 func ruleMatches(r *admissionv1.RuleWithOperations, req *Request, version string) bool {
-	return scopeMatches(EffectiveScope(r.Rule), req, version) &&
-		operationMatches(r.Operations, req.Operation) &&
+	return requestScopeMatches(EffectiveScope(r.Rule), req, version) &&
+		requestOperationMatches(r.Operations, req.Operation) &&
 		exactOrWildcard(r.APIGroups, req.Group) &&
 		exactOrWildcard(r.APIVersions, version) &&
-		resourceMatches(r.Resources, req.Resource, req.Subresource)
+		ruleHasResource(r.Resources, req.Resource, req.Subresource)
 }
 
 // isNamespaceObject mirrors the server's comparison with the full
@@ -193,9 +192,9 @@ func isNamespaceObject(req *Request, version string) bool {
 	return req.Group == "" && version == "v1" && req.Resource == "namespaces"
 }
 
-// scopeMatches: namespaces objects carry their own name as request
+// requestScopeMatches: namespaces objects carry their own name as request
 // namespace, yet count as cluster-scoped (C04).
-func scopeMatches(scope admissionv1.ScopeType, req *Request, version string) bool {
+func requestScopeMatches(scope admissionv1.ScopeType, req *Request, version string) bool {
 	switch scope {
 	case admissionv1.AllScopes:
 		return true
@@ -207,26 +206,12 @@ func scopeMatches(scope admissionv1.ScopeType, req *Request, version string) boo
 	return false
 }
 
-func operationMatches(ops []admissionv1.OperationType, op admissionv1.OperationType) bool {
+func requestOperationMatches(ops []admissionv1.OperationType, op admissionv1.OperationType) bool {
 	return slices.Contains(ops, admissionv1.OperationAll) || slices.Contains(ops, op)
 }
 
 func exactOrWildcard(items []string, requested string) bool {
 	return slices.Contains(items, "*") || slices.Contains(items, requested)
-}
-
-// resourceMatches: "*" matches only requests without a subresource, "x/*"
-// matches x and all its subresources (the server splits "x/*" into x and
-// "*", and "*" matches the empty subresource too), "*/y" subresource y of
-// any resource.
-func resourceMatches(entries []string, resource, subresource string) bool {
-	for _, e := range entries {
-		res, sub, _ := strings.Cut(e, "/")
-		if (res == "*" || res == resource) && (sub == "*" || sub == subresource) {
-			return true
-		}
-	}
-	return false
 }
 
 // matchNamespaceSelector follows predicates/namespace MatchNamespaceSelector:

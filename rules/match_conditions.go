@@ -1,191 +1,112 @@
 package rules
 
 import (
-	"slices"
+	"fmt"
 	"strings"
-	"sync"
 
-	"github.com/google/cel-go/common"
-	"github.com/google/cel-go/common/ast"
-	"github.com/google/cel-go/common/operators"
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/parser"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/celcheck"
 )
 
-// matchConditionsOutcome decides what a webhook's matchConditions do with
-// req without running them: the server skips the webhook if any condition
-// is false and calls it if all are true (C09). A condition is decided only
-// when it depends on nothing but request fields the simulation knows
-// (namespace, operation, resource, and the user when given), combined with
-// !, &&, ||, ==, != and in; everything else is unknown. So the common
-// exclusions `request.namespace != "x"`, `!(request.namespace in [...])` and
-// `!("system:nodes" in request.userInfo.groups)` are recognized, and a
-// condition that cannot be decided keeps the webhook a possible match.
-func matchConditionsOutcome(conds []admissionv1.MatchCondition, req *Request) Outcome {
-	out := Called
-	for _, c := range conds {
-		e := parseCondition(c.Expression)
-		if e == nil {
-			// Does not parse: the server rejects the configuration anyway.
-			out = out.and(MaybeCalled)
-			continue
-		}
-		switch v := evalPartial(e, req); {
-		case v.isBool && !v.b:
-			return NotCalled
-		case v.isBool && v.b:
-		default:
-			out = out.and(MaybeCalled)
-		}
-	}
-	return out
+// maxMatchConditions is the limit validateMatchConditions enforces.
+const maxMatchConditions = 64
+
+func init() {
+	register(&Rule{
+		Name:     "match-conditions",
+		Summary:  "matchConditions the API server rejects: count, names, empty or uncompilable expressions, non-bool results",
+		Severity: diag.Error,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server validates every matchCondition when the configuration is created or changed: at most " +
+				"64 per webhook, each with a unique qualified `name` and a non-empty `expression` that compiles with the " +
+				"admission CEL environment and returns exactly `bool` (`dyn` is rejected too, so `object.spec.hostNetwork` " +
+				"must be written `object.spec.hostNetwork == true`). Webhooks get `object`, `oldObject`, `request`, " +
+				"`namespaceObject` and `authorizer`, but no `params` and no `variables`. A server of version 1.N compiles " +
+				"new expressions with the CEL libraries of 1.N−1, so a function from a library introduced in 1.34 is " +
+				"rejected by a 1.34 server and accepted from 1.35: the target is `--kube-version` (default 1.37; versions " +
+				"outside 1.30–1.37 are checked as the nearest of the two). Expressions are compiled with the API server's " +
+				"own compiler, so the message is the server's.",
+			Bad: "matchConditions:\n" +
+				"- name: not-kube-system\n" +
+				"  expression: request.namespace != 'kube-system'\n" +
+				"- name: not-kube-system           # duplicate name\n" +
+				"  expression: object.spec.hostNetwork  # dyn, not bool\n" +
+				"- name: sorted\n" +
+				"  expression: object.spec.tolerations.map(t, t.key).sort() == []  # ext.Lists v3: needs 1.35",
+			Good: "matchConditions:\n" +
+				"- name: not-kube-system\n" +
+				"  expression: request.namespace != 'kube-system'\n" +
+				"- name: host-network\n" +
+				"  expression: has(object.spec.hostNetwork) && object.spec.hostNetwork == true",
+			Fix: "Make names unique qualified names, compare dynamic fields explicitly so the result is `bool`, and use " +
+				"only libraries the oldest API server you deploy to accepts (or raise `--kube-version`).",
+			Sources: []string{
+				"webhook-facts §A.8 (A49–A56)",
+				"kubernetes v1.37.2 pkg/apis/admissionregistration/validation/validation.go validateMatchConditions",
+				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/cel/compile.go, pkg/cel/environment/base.go",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+			},
+		},
+		Check: checkMatchConditions,
+	})
 }
 
-var conditionCache sync.Map // expression text → ast.Expr (nil if it does not parse)
-
-func parseCondition(text string) ast.Expr {
-	if e, ok := conditionCache.Load(text); ok {
-		expr, _ := e.(ast.Expr)
-		return expr
-	}
-	var expr ast.Expr
-	if p, err := parser.NewParser(parser.Macros(parser.AllMacros...)); err == nil {
-		if a, errs := p.Parse(common.NewTextSource(text)); len(errs.GetErrors()) == 0 {
-			expr = a.Expr()
+func checkMatchConditions(p *Pass) {
+	compiler := matchConditionCompiler(p.Settings)
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		path := w.Path().Child("matchConditions")
+		var errs field.ErrorList
+		if len(w.MatchConditions) > maxMatchConditions {
+			errs = append(errs, field.TooMany(path, len(w.MatchConditions), maxMatchConditions))
 		}
-	}
-	conditionCache.Store(text, expr)
-	return expr
-}
-
-// value is a partially evaluated CEL value: a known bool, string or list of
-// strings, or unknown (all flags false).
-type value struct {
-	isBool, isString, isList bool
-	b                        bool
-	s                        string
-	list                     []string
-}
-
-var unknown value
-
-func boolValue(b bool) value { return value{isBool: true, b: b} }
-
-func evalPartial(e ast.Expr, req *Request) value {
-	switch e.Kind() {
-	case ast.LiteralKind:
-		switch lit := e.AsLiteral().(type) {
-		case types.Bool:
-			return boolValue(bool(lit))
-		case types.String:
-			return value{isString: true, s: string(lit)}
-		}
-	case ast.ListKind:
-		var list []string
-		for _, el := range e.AsList().Elements() {
-			v := evalPartial(el, req)
-			if !v.isString {
-				return unknown
+		names := sets.New[string]()
+		for j, mc := range w.MatchConditions {
+			at := path.Index(j)
+			if expr := strings.TrimSpace(mc.Expression); expr == "" {
+				errs = append(errs, field.Required(at.Child("expression"), ""))
+			} else if fe := compiler.Compile(expr).FieldError(at.Child("expression")); fe != nil {
+				if minor, ok := compiler.MinimumKubeMinor(expr); ok {
+					p.Emit(Finding{Severity: p.Rule().Severity, Path: fe.Field, Message: fmt.Sprintf(
+						"%s (a Kubernetes 1.%d API server compiles new expressions with the CEL libraries of 1.%d; this "+
+							"expression needs Kubernetes 1.%d or newer)", fe.Error(), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
+				} else {
+					errs = append(errs, fe)
+				}
 			}
-			list = append(list, v.s)
+			if mc.Name == "" {
+				errs = append(errs, field.Required(at.Child("name"), ""))
+			} else {
+				for _, msg := range validation.IsQualifiedName(mc.Name) {
+					errs = append(errs, field.Invalid(at.Child("name"), mc.Name, msg))
+				}
+				if names.Has(mc.Name) {
+					errs = append(errs, field.Duplicate(at.Child("name"), mc.Name))
+				}
+				names.Insert(mc.Name)
+			}
 		}
-		return value{isList: true, list: list}
-	case ast.SelectKind:
-		return requestField(e, req)
-	case ast.CallKind:
-		return evalCall(e.AsCall(), req)
+		p.ReportFieldErrors(errs)
 	}
-	return unknown
 }
 
-// requestField resolves the request.* fields the simulation knows.
-func requestField(e ast.Expr, req *Request) value {
-	var path []string
-	for e.Kind() == ast.SelectKind {
-		sel := e.AsSelect()
-		if sel.IsTestOnly() {
-			return unknown
-		}
-		path = append([]string{sel.FieldName()}, path...)
-		e = sel.Operand()
+// matchConditionCompiler returns the compiler for the target version,
+// clamped to the versions celcheck supports.
+func matchConditionCompiler(s *Settings) *celcheck.Compiler {
+	minor := min(max(s.KubeVersion.Minor, celcheck.MinKubeMinor), celcheck.MaxKubeMinor)
+	if s.KubeVersion.Major > 1 {
+		minor = celcheck.MaxKubeMinor
 	}
-	if e.Kind() != ast.IdentKind || e.AsIdent() != "request" {
-		return unknown
+	c, err := celcheck.For(minor)
+	if err != nil {
+		// Unreachable: minor was clamped into the supported range.
+		panic(err)
 	}
-	str := func(s string) value { return value{isString: true, s: s} }
-	switch strings.Join(path, ".") {
-	case "namespace":
-		return str(req.Namespace)
-	case "operation":
-		return str(string(req.Operation))
-	case "subResource":
-		return str(req.Subresource)
-	case "resource.group":
-		return str(req.Group)
-	case "resource.resource":
-		return str(req.Resource)
-	case "userInfo.username":
-		if req.UserName != "" {
-			return str(req.UserName)
-		}
-	case "userInfo.groups":
-		if req.UserGroups != nil {
-			return value{isList: true, list: req.UserGroups}
-		}
-	}
-	return unknown
-}
-
-func evalCall(c ast.CallExpr, req *Request) value {
-	args := c.Args()
-	switch c.FunctionName() {
-	case operators.LogicalNot:
-		if v := evalPartial(args[0], req); v.isBool {
-			return boolValue(!v.b)
-		}
-	case operators.LogicalAnd, operators.LogicalOr:
-		// CEL's && and || are commutative over errors and unknowns: one
-		// decisive side decides.
-		decisive := c.FunctionName() == operators.LogicalOr
-		l, r := evalPartial(args[0], req), evalPartial(args[1], req)
-		if (l.isBool && l.b == decisive) || (r.isBool && r.b == decisive) {
-			return boolValue(decisive)
-		}
-		if l.isBool && r.isBool {
-			return boolValue(!decisive)
-		}
-	case operators.Equals, operators.NotEquals:
-		l, r := evalPartial(args[0], req), evalPartial(args[1], req)
-		if eq, ok := equal(l, r); ok {
-			return boolValue(eq == (c.FunctionName() == operators.Equals))
-		}
-	case operators.In:
-		l, r := evalPartial(args[0], req), evalPartial(args[1], req)
-		if l.isString && r.isList {
-			return boolValue(slices.Contains(r.list, l.s))
-		}
-	case "startsWith", "endsWith", "contains":
-		if !c.IsMemberFunction() || len(args) != 1 {
-			break
-		}
-		t, a := evalPartial(c.Target(), req), evalPartial(args[0], req)
-		if t.isString && a.isString {
-			f := map[string]func(string, string) bool{
-				"startsWith": strings.HasPrefix, "endsWith": strings.HasSuffix, "contains": strings.Contains,
-			}[c.FunctionName()]
-			return boolValue(f(t.s, a.s))
-		}
-	}
-	return unknown
-}
-
-func equal(l, r value) (eq, known bool) {
-	switch {
-	case l.isString && r.isString:
-		return l.s == r.s, true
-	case l.isBool && r.isBool:
-		return l.b == r.b, true
-	}
-	return false, false
+	return c
 }

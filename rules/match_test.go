@@ -32,7 +32,7 @@ func podCreate(ns string, podLabels map[string]string) *Request {
 	}
 }
 
-func TestResourceMatchesFollowsServer(t *testing.T) {
+func TestRuleHasResourceFollowsServer(t *testing.T) {
 	cases := []struct {
 		entries       []string
 		resource, sub string
@@ -50,8 +50,8 @@ func TestResourceMatchesFollowsServer(t *testing.T) {
 		{[]string{"pods/status"}, "pods", "status", true},
 	}
 	for _, c := range cases {
-		if got := resourceMatches(c.entries, c.resource, c.sub); got != c.want {
-			t.Errorf("resourceMatches(%q, %q, %q) = %v, want %v", c.entries, c.resource, c.sub, got, c.want)
+		if got := ruleHasResource(c.entries, c.resource, c.sub); got != c.want {
+			t.Errorf("ruleHasResource(%q, %q, %q) = %v, want %v", c.entries, c.resource, c.sub, got, c.want)
 		}
 	}
 }

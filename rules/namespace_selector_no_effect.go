@@ -45,7 +45,7 @@ func checkNamespaceSelectorNoEffect(p *Pass) {
 			continue
 		}
 		if targets, ok := clusterScopedOnly(w.Rules); ok {
-			p.Reportf(w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect: the rules only "+
+			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect: the rules only "+
 				"match cluster-scoped resources (%s), whose requests carry no namespace, so the API server calls "+
 				"the webhook for them whatever the selector says; remove it and narrow the webhook with an "+
 				"objectSelector or matchConditions instead", quoteWebhook(w), listNames(targets, 5))

@@ -17,7 +17,7 @@ func init() {
 	register(&Rule{
 		Name:     "self-deadlock",
 		Summary:  "a fail-closed webhook can block the requests that bring its own backend back",
-		Severity: diag.Error,
+		Severity: diag.Warning,
 		Category: Practice,
 		Since:    "0.1.0",
 		Doc: Doc{

@@ -49,7 +49,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
-		`error webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: Deployment "policy/policy" (CREATE pods); while no backend pod is ready`)
+		`warning webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: Deployment "policy/policy" (CREATE pods); while no backend pod is ready`)
 }
 
 func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
@@ -101,7 +101,7 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
-		`error webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: pods in namespace "policy", where its backend runs (the Service is not in the input); while no backend pod is ready these requests are rejected and the backend cannot be recreated; exclude namespace "policy" (namespaceSelector kubernetes.io/metadata.name NotIn [policy]) or fail open`)
+		`warning webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: pods in namespace "policy", where its backend runs (the Service is not in the input); while no backend pod is ready these requests are rejected and the backend cannot be recreated; exclude namespace "policy" (namespaceSelector kubernetes.io/metadata.name NotIn [policy]) or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
@@ -164,7 +164,7 @@ webhooks:
 		in.Workloads = append(in.Workloads, w)
 	}
 	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil),
-		`error webhooks[0].rules[0]: webhook fails closed and can intercept what the backend of webhook "policy.example.com" (ValidatingWebhookConfiguration "policy") needs to come back: Deployment "policy-system/policy" (CREATE pods), `+
+		`warning webhooks[0].rules[0]: webhook fails closed and can intercept what the backend of webhook "policy.example.com" (ValidatingWebhookConfiguration "policy") needs to come back: Deployment "policy-system/policy" (CREATE pods), `+
 			`while that webhook fails closed on what this webhook's backend needs: Deployment "mesh-system/mesh" (CREATE pods); when both backends are down neither can be recreated (dependency loop)`)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", policy, in, nil), `backend of webhook "mesh.example.com" (MutatingWebhookConfiguration "mesh")`)
 

@@ -40,9 +40,10 @@ func init() {
 				"opt-out label such as `control-plane DoesNotExist` that the namespace may carry) or a " +
 				"matchCondition on `request.namespace` or `request.userInfo.groups` is recognized. " +
 				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
-				"Severity: error when node Leases, Nodes, leader-election Leases or (before 1.37) the " +
-				"authentication and authorization reviews are in reach — an outage there spreads to the " +
-				"whole cluster within a minute without anyone touching it — and warning otherwise.",
+				"Like every finding on a configuration the API server accepts, this is a warning; the " +
+				"message says when the webhook reaches node heartbeats, leader election or (before 1.37) " +
+				"the authentication and authorization reviews, where an outage spreads to the whole " +
+				"cluster within a minute without anyone touching it.",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
 				"kind: ValidatingWebhookConfiguration\n" +
 				"metadata:\n" +
@@ -97,14 +98,23 @@ func init() {
 // criticalTarget is one family of requests the cluster depends on.
 type criticalTarget struct {
 	what string
-	// severe targets cascade into a cluster-wide outage on their own.
-	severe bool
-	// clusterScoped targets cannot be excluded with a namespaceSelector.
-	clusterScoped bool
+	// effect is the cluster-wide outage an unavailable webhook causes on
+	// its own through this target, if any.
+	effect string
+	// fix is how to keep the webhook away from the target.
+	fix string
 	// listResources names, after what, each resource of reqs that is hit.
 	listResources bool
 	reqs          []*Request
 }
+
+const effectNodes = "nodes turn NotReady and their pods are evicted"
+
+var (
+	fixNamespaces = fmt.Sprintf("exclude kube-system and kube-node-lease with namespaceSelector %s NotIn [kube-system, kube-node-lease]", LabelMetadataName)
+	fixCluster    = "narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude"
+	fixEvents     = "leave events out of the rules"
+)
 
 var nodeUser = []string{"system:nodes", "system:authenticated"}
 
@@ -130,18 +140,18 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	}
 	const ks = "kube-system"
 	targets := []criticalTarget{
-		{what: "node Leases in kube-node-lease (kubelet heartbeats)", severe: true, reqs: []*Request{
+		{what: "node Leases in kube-node-lease (kubelet heartbeats)", effect: effectNodes, reqs: []*Request{
 			kubelet(req(admissionv1.Update, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 			kubelet(req(admissionv1.Create, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 		}},
-		{what: "Nodes (kubelet registration and status)", severe: true, clusterScoped: true, reqs: []*Request{
+		{what: "Nodes (kubelet registration and status)", effect: effectNodes, fix: fixCluster, reqs: []*Request{
 			kubelet(req(admissionv1.Update, "", "nodes", "status", "")),
 			kubelet(req(admissionv1.Update, "", "nodes", "", "")),
 			kubelet(req(admissionv1.Create, "", "nodes", "", "")),
 		}},
-		{what: "Leases in kube-system (leader election)", severe: true,
+		{what: "Leases in kube-system (leader election)", effect: "the scheduler and controller manager lose leadership",
 			reqs: createUpdate("coordination.k8s.io", "leases", ks)},
-		{what: "CertificateSigningRequests (kubelet certificate rotation)", clusterScoped: true, reqs: []*Request{
+		{what: "CertificateSigningRequests (kubelet certificate rotation)", fix: fixCluster, reqs: []*Request{
 			req(admissionv1.Create, "certificates.k8s.io", "certificatesigningrequests", "", ""),
 		}},
 		{what: "Endpoints and EndpointSlices in kube-system", reqs: slices.Concat(
@@ -153,7 +163,7 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 			createUpdate("apps", "daemonsets", ks), createUpdate("apps", "deployments", ks),
 			createUpdate("apps", "replicasets", ks))},
 	}
-	events := criticalTarget{what: "Events (it intercepts the Events written about its own requests)"}
+	events := criticalTarget{what: "Events (it intercepts the Events written about its own requests)", fix: fixEvents}
 	for _, g := range []string{"", "events.k8s.io"} {
 		for _, ns := range []string{ks, "default"} {
 			r := req(admissionv1.Create, g, "events", "", ns)
@@ -169,7 +179,7 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	if !kube.AtLeast(virtualReviewsExcludedSince) {
 		targets = append(targets, criticalTarget{
 			what:   fmt.Sprintf("TokenReviews and SubjectAccessReviews (sent to webhooks before 1.%d)", virtualReviewsExcludedSince),
-			severe: true, clusterScoped: true,
+			effect: "authentication and authorization fail", fix: fixCluster,
 			reqs: []*Request{
 				req(admissionv1.Create, "authentication.k8s.io", "tokenreviews", "", ""),
 				req(admissionv1.Create, "authorization.k8s.io", "subjectaccessreviews", "", ""),
@@ -191,7 +201,9 @@ func checkSystemCriticalScope(p *Pass) {
 		}
 		simulator := w.Simulator()
 		var hits []string
-		severe, conditional, namespaced, clusterScoped := false, false, false, false
+		var effects []string
+		var fixes []string
+		conditional := false
 		for _, t := range targets {
 			var hitResources []string
 			for _, r := range t.reqs {
@@ -218,9 +230,16 @@ func checkSystemCriticalScope(p *Pass) {
 				what += " (" + strings.Join(hitResources, ", ") + ")"
 			}
 			hits = append(hits, what)
-			severe = severe || t.severe
-			clusterScoped = clusterScoped || t.clusterScoped
-			namespaced = namespaced || !t.clusterScoped
+			if t.effect != "" && !slices.Contains(effects, t.effect) {
+				effects = append(effects, t.effect)
+			}
+			fix := t.fix
+			if fix == "" {
+				fix = fixNamespaces
+			}
+			if !slices.Contains(fixes, fix) {
+				fixes = append(fixes, fix)
+			}
 		}
 		if len(hits) == 0 {
 			continue
@@ -235,20 +254,13 @@ func checkSystemCriticalScope(p *Pass) {
 			msg.WriteString(", unless its matchConditions exclude them")
 		}
 		msg.WriteString("; while it is down or slow these requests are rejected")
-		var fixes []string
-		if namespaced {
-			fixes = append(fixes, fmt.Sprintf("exclude kube-system and kube-node-lease with namespaceSelector %s NotIn [kube-system, kube-node-lease]", LabelMetadataName))
+		if len(effects) > 0 {
+			msg.WriteString(", so " + strings.Join(effects, ", "))
 		}
-		if clusterScoped {
-			fixes = append(fixes, "narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude")
-		}
+		slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
 		fixes = append(fixes, "or fail open")
 		msg.WriteString("; " + strings.Join(fixes, ", "))
-		sev := diag.Warning
-		if severe {
-			sev = diag.Error
-		}
-		p.ReportSeverity(sev, w.Path().Child("rules"), msg.String())
+		p.Reportf(w.Path().Child("rules"), "%s", msg.String())
 	}
 }
 
@@ -279,4 +291,9 @@ func resourceName(r *Request) string {
 		s += "/" + r.Subresource
 	}
 	return s
+}
+
+// fixOrder lists namespace exclusions first, the usual first step.
+func fixOrder(fix string) int {
+	return slices.Index([]string{fixNamespaces, fixCluster, fixEvents}, fix)
 }

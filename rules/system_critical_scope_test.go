@@ -27,15 +27,16 @@ const everythingRules = `
 
 func TestSystemCriticalScopeEverything(t *testing.T) {
 	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
-	expectFindings(t, got, "error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: "+
+	expectFindings(t, got, "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: "+
 		"node Leases in kube-node-lease (kubelet heartbeats); Nodes (kubelet registration and status); Leases in kube-system (leader election); "+
 		"CertificateSigningRequests (kubelet certificate rotation); Endpoints and EndpointSlices in kube-system; "+
 		"objects in kube-system (pods, pods/status, configmaps, secrets, services, serviceaccounts/token, daemonsets.apps, deployments.apps, replicasets.apps); "+
 		"Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
-		"while it is down or slow these requests are rejected; exclude kube-system and kube-node-lease with namespaceSelector kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease], "+
-		"narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, or fail open")
+		"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted, the scheduler and controller manager lose leadership; exclude kube-system and kube-node-lease with namespaceSelector kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease], "+
+		"narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, leave events out of the rules, or fail open")
 	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
-	expectFindings(t, on136, "TokenReviews and SubjectAccessReviews (sent to webhooks before 1.37)")
+	expectFindings(t, on136, "TokenReviews and SubjectAccessReviews (sent to webhooks before 1.37) (its rules match every resource); "+
+		"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted, the scheduler and controller manager lose leadership, authentication and authorization fail;")
 }
 
 func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) {
@@ -45,9 +46,10 @@ func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) 
     - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil),
-		"error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: Nodes (kubelet registration and status); "+
+		"warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: Nodes (kubelet registration and status); "+
 			"CertificateSigningRequests (kubelet certificate rotation); Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
-			"while it is down or slow these requests are rejected; exclude kube-system")
+			"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted; narrow the rules "+
+			"or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, leave events out of the rules, or fail open")
 }
 
 func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
@@ -82,7 +84,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
-		"error webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: node Leases in kube-node-lease (kubelet heartbeats); Leases in kube-system (leader election), unless its matchConditions exclude them")
+		"warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: node Leases in kube-node-lease (kubelet heartbeats); Leases in kube-system (leader election), unless its matchConditions exclude them")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {

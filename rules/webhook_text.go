@@ -3,6 +3,10 @@ package rules
 import (
 	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // quoteWebhook names a webhook in a message: webhook "name", or its index
@@ -28,4 +32,10 @@ func listNames(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// reportAtKey reports at the mapping key of path, for findings about a
+// whole block (a selector) whose value starts on the next line.
+func reportAtKey(p *Pass, sev diag.Severity, path *field.Path, format string, args ...any) {
+	p.Emit(Finding{Severity: sev, Path: PathString(path), Message: fmt.Sprintf(format, args...), AtKey: true})
 }
