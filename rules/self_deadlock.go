@@ -108,10 +108,17 @@ func findBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 	if in == nil {
 		return b
 	}
+	// A Service in the named namespace wins over one without a namespace.
 	for _, s := range in.Services {
-		if s != nil && s.Name == ref.Name && (s.Namespace == ref.Namespace || s.Namespace == "") {
+		if s == nil || s.Name != ref.Name {
+			continue
+		}
+		if s.Namespace == ref.Namespace {
 			b.Service = s
 			break
+		}
+		if s.Namespace == "" && b.Service == nil {
+			b.Service = s
 		}
 	}
 	if b.Service == nil || len(b.Service.Spec.Selector) == 0 {

@@ -194,3 +194,20 @@ webhooks:
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
 		`Deployment "policy/policy" (CREATE serviceaccounts/token)`)
 }
+
+func TestFindBackendPrefersTheNamedNamespace(t *testing.T) {
+	in := policyBackend(nil)
+	unnamespaced := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "policy-svc"},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "nothing"}},
+	}
+	in.Services = append([]*corev1.Service{unnamespaced}, in.Services...)
+	b := findBackend(in, &admissionv1.ServiceReference{Name: "policy-svc", Namespace: "policy"})
+	if b.Service == unnamespaced || len(b.Workloads) != 1 || b.Workloads[0].Object.Name != "policy" {
+		t.Errorf("got Service %+v with workloads %+v", b.Service.ObjectMeta, b.Workloads)
+	}
+	in.Services = in.Services[:1]
+	if b := findBackend(in, &admissionv1.ServiceReference{Name: "policy-svc", Namespace: "policy"}); b.Service != unnamespaced {
+		t.Errorf("a Service without namespace is taken when it is the only one")
+	}
+}
