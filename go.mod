@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/cel-go v0.29.2
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.yaml.in/yaml/v3 v3.0.4
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
