@@ -2,6 +2,7 @@ package celcheck
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -194,7 +195,7 @@ func analyze(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
 				}
 				total = and(total, v)
 			}
-			for _, h := range total.errs.items() {
+			for _, h := range total.errs {
 				k := hazardKey{h.prog.index, h.kind, h.subject}
 				if reported[k] {
 					continue
@@ -258,8 +259,6 @@ type site struct {
 
 // siteSet is a small set of sites (an error's possible causes).
 type siteSet []*site
-
-func (s siteSet) items() []*site { return s }
 
 func (s siteSet) union(t siteSet) siteSet {
 	if len(t) == 0 {
@@ -641,21 +640,13 @@ func (p *program) inSeg(m accessPath, k celast.Expr) string {
 
 func (p *program) saveLocals(c celast.ComprehensionExpr) map[string]bool {
 	saved := p.locals
-	p.locals = maps(saved)
+	p.locals = maps.Clone(saved)
 	for _, v := range []string{c.IterVar(), c.IterVar2(), c.AccuVar()} {
 		if v != "" {
 			p.locals[v] = true
 		}
 	}
 	return saved
-}
-
-func maps(m map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(m)+3)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func isRootVar(v string) bool {

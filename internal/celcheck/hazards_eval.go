@@ -1,6 +1,7 @@
 package celcheck
 
 import (
+	"slices"
 	"strings"
 
 	celast "github.com/google/cel-go/common/ast"
@@ -304,14 +305,12 @@ func (p *program) evalCall(e celast.Expr, w *world) aval {
 	case "optional.none":
 		return aval{out: oNone}
 	}
-	parts := slicesClone(args)
+	parts := slices.Clone(args)
 	if call.IsMemberFunction() {
 		parts = append([]celast.Expr{call.Target()}, parts...)
 	}
 	return p.strict(e, parts, w)
 }
-
-func slicesClone(in []celast.Expr) []celast.Expr { return append([]celast.Expr(nil), in...) }
 
 // decideEquality settles request.operation == 'X' and object == null
 // style comparisons, which the world fixes.
