@@ -29,9 +29,9 @@ import (
 //   - a missing map key fails: labels or annotations that are absent
 //     altogether, a label or annotation that is not set, any string-keyed
 //     index into the object or request;
-//   - empty optional request fields are absent, not "": subResource and
-//     requestSubResource outside subresource requests, userInfo.uid and
-//     userInfo.extra when unset.
+//   - empty optional request fields are absent, not "": namespace on
+//     cluster-scoped requests, subResource and requestSubResource outside
+//     subresource requests, userInfo.uid and userInfo.extra when unset.
 //
 // The evaluator runs every condition of a webhook in every "world": an
 // operation and subresource pair the webhook's rules can match, combined
@@ -63,6 +63,9 @@ const (
 type RequestShape struct {
 	Operation   string // CREATE, UPDATE, DELETE or CONNECT
 	Subresource bool   // the request is for a subresource (pods/exec…)
+	// Namespaced: the request carries a namespace (namespaced resources,
+	// and namespaces themselves); cluster-scoped requests have none.
+	Namespaced bool
 }
 
 // Hazard is one way a webhook's matchConditions fail at runtime.
@@ -96,7 +99,7 @@ const maxAtoms = 10
 func RuntimeHazards(conds []Result, shapes []RequestShape) []Hazard {
 	var key strings.Builder
 	for _, s := range shapes {
-		fmt.Fprintf(&key, "%s/%t,", s.Operation, s.Subresource)
+		fmt.Fprintf(&key, "%s/%t/%t,", s.Operation, s.Subresource, s.Namespaced)
 	}
 	for _, r := range conds {
 		key.WriteString("\x00")
@@ -500,19 +503,24 @@ func optionalRequestField(a accessPath) bool {
 		return false
 	}
 	switch strings.Join(a.segs, ".") {
-	case "subResource", "requestSubResource", "userInfo.uid", "userInfo.extra":
+	case "namespace", "subResource", "requestSubResource", "userInfo.uid", "userInfo.extra":
 		return true
 	}
 	return false
 }
 
 // shapeFact reports request fields whose presence the request shape
-// decides: subResource is present exactly for subresource requests.
+// decides: subResource is present exactly for subresource requests,
+// namespace exactly for namespaced ones.
 func shapeFact(a accessPath) bool {
 	if a.root != "request" || len(a.segs) != 1 {
 		return false
 	}
-	return a.segs[0] == "subResource" || a.segs[0] == "requestSubResource"
+	switch a.segs[0] {
+	case "subResource", "requestSubResource", "namespace":
+		return true
+	}
+	return false
 }
 
 // tracked reports whether presence of the path is a fact worth

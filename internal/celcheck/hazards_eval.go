@@ -114,7 +114,11 @@ func (p *program) presence(ap accessPath, hasPath bool, w *world) outcome {
 		return oFalse
 	}
 	if shapeFact(ap) {
-		if w.shape.Subresource {
+		present := w.shape.Subresource
+		if ap.segs[0] == "namespace" {
+			present = w.shape.Namespaced
+		}
+		if present {
 			return oTrue
 		}
 		return oFalse

@@ -13,7 +13,11 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 )
 
-var allShapes = []RequestShape{{"CREATE", false}, {"UPDATE", false}, {"DELETE", false}, {"CONNECT", true}}
+// allShapes are the requests on pods and pods/exec.
+var allShapes = []RequestShape{{"CREATE", false, true}, {"UPDATE", false, true}, {"DELETE", false, true}, {"CONNECT", true, true}}
+
+// clusterShapes add requests on a cluster-scoped resource.
+var clusterShapes = append(slices.Clone(allShapes), RequestShape{"CREATE", false, false}, RequestShape{"DELETE", false, false})
 
 // battery is a set of concrete requests covering every shape with labeled,
 // partly labeled and bare pods, two namespaces and two kinds of users.
@@ -39,10 +43,18 @@ func battery() []request {
 			out = append(out, request{op: admission.Connect, namespace: ns, user: u, object: exec, subresource: "exec"})
 		}
 	}
+	// Cluster-scoped requests (namespace "-": none at all).
+	for _, o := range []*corev1.Pod{full, bare} {
+		out = append(out,
+			request{op: admission.Create, namespace: "-", object: o, options: &metav1.CreateOptions{}},
+			request{op: admission.Delete, namespace: "-", oldObject: o, options: &metav1.DeleteOptions{}})
+	}
 	return out
 }
 
-func shapeOf(r request) RequestShape { return RequestShape{string(r.op), r.subresource != ""} }
+func shapeOf(r request) RequestShape {
+	return RequestShape{string(r.op), r.subresource != "", r.namespace != "-"}
+}
 
 type hazardCase struct {
 	name  string
@@ -50,6 +62,12 @@ type hazardCase struct {
 	// want lists the hazards as "condition:kind:OPERATION" (one per
 	// reported hazard, in order).
 	want []string
+}
+
+// caseShapes are the request shapes of cases that are not about pods.
+var caseShapes = map[string][]RequestShape{
+	"namespace is absent on cluster-scoped requests": clusterShapes,
+	"namespace guarded": clusterShapes,
 }
 
 var kindNames = map[HazardKind]string{NullObject: "null-object", NullOldObject: "null-oldObject",
@@ -128,6 +146,15 @@ var hazardCases = []hazardCase{
 	{"optional subresource read",
 		[]string{`request.?subResource.orValue("") == ""`},
 		nil},
+	{"namespace is absent on cluster-scoped requests",
+		[]string{`request.namespace != "kube-system"`},
+		[]string{"0:missing-key:CREATE"}},
+	{"namespace guarded",
+		[]string{`!has(request.namespace) || request.namespace != "kube-system"`},
+		nil},
+	{"namespaced requests only",
+		[]string{`request.namespace != "kube-system"`},
+		nil},
 	{"object null check",
 		[]string{`object != null && request.operation != 'CONNECT' && object.metadata.name.startsWith('web')`},
 		nil},
@@ -146,7 +173,11 @@ func TestRuntimeHazardsAgainstRealMatcher(t *testing.T) {
 				}
 				results = append(results, r)
 			}
-			hz := RuntimeHazards(results, allShapes)
+			shapes := caseShapes[tc.name]
+			if shapes == nil {
+				shapes = allShapes
+			}
+			hz := RuntimeHazards(results, shapes)
 			var got []string
 			for _, h := range hz {
 				got = append(got, fmt.Sprintf("%d:%s:%s", h.Condition, kindNames[h.Kind], h.Shape.Operation))
@@ -157,7 +188,13 @@ func TestRuntimeHazardsAgainstRealMatcher(t *testing.T) {
 					t.Logf("  %+v", h)
 				}
 			}
-			checkAgainstMatcher(t, tc.exprs, hz, reqs)
+			var inShapes []request
+			for _, r := range reqs {
+				if slices.Contains(shapes, shapeOf(r)) {
+					inShapes = append(inShapes, r)
+				}
+			}
+			checkAgainstMatcher(t, tc.exprs, hz, inShapes)
 		})
 	}
 }
@@ -245,7 +282,7 @@ func TestRuntimeHazardsCorpusClaims(t *testing.T) {
 func TestHazardDetails(t *testing.T) {
 	c := mustFor(t, MaxKubeMinor)
 	r := c.Compile(`!(request.namespace == "ovn-kubernetes" && object.metadata.labels["name"] == "ovnkube-identity")`)
-	hz := RuntimeHazards([]Result{r}, []RequestShape{{"CREATE", false}})
+	hz := RuntimeHazards([]Result{r}, []RequestShape{{"CREATE", false, true}})
 	if len(hz) != 1 {
 		t.Fatalf("got %+v", hz)
 	}
@@ -254,7 +291,7 @@ func TestHazardDetails(t *testing.T) {
 		t.Errorf("got %+v", h)
 	}
 	multi := c.Compile("request.operation == 'CREATE' &&\n  oldObject.metadata.name != ''")
-	if hz := RuntimeHazards([]Result{multi}, []RequestShape{{"CREATE", false}}); len(hz) != 1 || hz[0].Line != 2 || hz[0].Column != 3 {
+	if hz := RuntimeHazards([]Result{multi}, []RequestShape{{"CREATE", false, true}}); len(hz) != 1 || hz[0].Line != 2 || hz[0].Column != 3 {
 		t.Errorf("multi-line location: %+v", hz)
 	}
 	if RuntimeHazards([]Result{r}, nil) != nil {

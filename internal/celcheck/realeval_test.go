@@ -62,8 +62,11 @@ func match(t *testing.T, policy admissionregistrationv1.FailurePolicyType, req r
 	gvk := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	name := "web"
-	if req.namespace == "" {
+	switch req.namespace {
+	case "":
 		req.namespace = "default"
+	case "-": // cluster-scoped
+		req.namespace = ""
 	}
 	if req.user == nil {
 		req.user = &user.DefaultInfo{Name: "alice", Groups: []string{"system:authenticated"}}
