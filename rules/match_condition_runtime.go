@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -25,8 +26,9 @@ func init() {
 				"null on DELETE and `oldObject` on CREATE; on CONNECT `object` is the options object (PodExecOptions…) " +
 				"without metadata; `namespaceObject` is never set for webhooks; reading a label, annotation or other " +
 				"map key that is not there fails (`no such key`), and so does reading `labels` on an object that has " +
-				"none; empty request fields are absent rather than `\"\"` (`request.subResource` outside subresource " +
-				"requests, `request.userInfo.uid` and `extra` when unset). The rule evaluates the compiled conditions " +
+				"none; empty request fields are absent rather than `\"\"` (`request.namespace` on cluster-scoped " +
+				"resources such as ClusterRoles or Nodes, `request.subResource` outside subresource requests, " +
+				"`request.userInfo.uid` and `extra` when unset). The rule evaluates the compiled conditions " +
 				"abstractly for every operation the webhook's rules match, with CEL's semantics (`false && error` is " +
 				"`false`, so guards may come before or after the read, and a false condition hides the errors of the " +
 				"others); its claims are checked against the API server's own matcher in webhooklint's tests and on a " +
@@ -52,7 +54,7 @@ func init() {
 			Sources: []string{
 				"webhook-facts §C09 (matchConditions at runtime), §F18 (ovn-kubernetes/ovn-kubernetes#6053), §G02",
 				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/matchconditions/matcher.go, pkg/admission/plugin/cel/activation.go",
-				"hack/verify-match-condition-runtime.sh (18 scenarios on a v1.37.2 kube-apiserver)",
+				"hack/verify-match-condition-runtime.sh (23 scenarios on a v1.37.2 kube-apiserver)",
 				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
 			},
 		},
@@ -109,42 +111,66 @@ func compileForRuntime(target *celcheck.Compiler, expr string) celcheck.Result {
 	return r
 }
 
-var allOperations = []string{"CREATE", "UPDATE", "DELETE", "CONNECT"}
+var allOperations = []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}
 
-// requestShapes lists the operation and subresource combinations the
-// webhook's rules can match. CONNECT requests are always for subresources
-// (pods/exec, pods/proxy…), so a rule on plain resources never sees them.
+// requestShapes lists the kinds of request the webhook's rules can match:
+// operation, whether it is for a subresource, and whether it carries a
+// namespace. Built-in resources come from the resource table (CONNECT only
+// exists on subresources such as pods/exec; namespaces carry their own
+// name as namespace); other APIs take their scope from the rule.
 func requestShapes(rules []admissionv1.RuleWithOperations) []celcheck.RequestShape {
 	seen := map[celcheck.RequestShape]bool{}
-	for _, r := range rules {
-		var ops []string
-		for _, op := range r.Operations {
-			if op == admissionv1.OperationAll {
-				ops = allOperations
-				break
-			}
-			ops = append(ops, string(op))
+	add := func(op admissionv1.OperationType, sub, namespaced bool) {
+		if op == admissionv1.Connect && !sub {
+			return
 		}
-		for _, res := range r.Resources {
-			subs := []bool{strings.Contains(res, "/")}
-			if res == "*/*" {
-				subs = []bool{false, true}
+		seen[celcheck.RequestShape{Operation: string(op), Subresource: sub, Namespaced: namespaced}] = true
+	}
+	for _, r := range rules {
+		targets := ExpandRule(r)
+		for _, res := range targets.Builtin {
+			for _, op := range res.Operations {
+				add(op, res.Subresource != "", res.Namespaced || res.IsNamespace())
+			}
+		}
+		if !targets.Others {
+			continue
+		}
+		ops := r.Operations
+		if slices.Contains(ops, admissionv1.OperationAll) {
+			ops = allOperations
+		}
+		var scopes []bool
+		switch EffectiveScope(r.Rule) {
+		case admissionv1.NamespacedScope:
+			scopes = []bool{true}
+		case admissionv1.ClusterScope:
+			scopes = []bool{false}
+		default:
+			scopes = []bool{true, false}
+		}
+		for _, pattern := range r.Resources {
+			_, sub, hasSub := strings.Cut(pattern, "/")
+			subs := []bool{hasSub}
+			if sub == "*" && strings.HasPrefix(pattern, "*/") {
+				subs = []bool{false, true} // */* also matches resources
 			}
 			for _, op := range ops {
-				for _, sub := range subs {
-					if op == "CONNECT" && !sub {
-						continue
+				for _, s := range subs {
+					for _, ns := range scopes {
+						add(op, s, ns)
 					}
-					seen[celcheck.RequestShape{Operation: op, Subresource: sub}] = true
 				}
 			}
 		}
 	}
 	var out []celcheck.RequestShape
-	for _, sub := range []bool{false, true} {
-		for _, op := range allOperations {
-			if s := (celcheck.RequestShape{Operation: op, Subresource: sub}); seen[s] {
-				out = append(out, s)
+	for _, ns := range []bool{true, false} {
+		for _, sub := range []bool{false, true} {
+			for _, op := range allOperations {
+				if s := (celcheck.RequestShape{Operation: string(op), Subresource: sub, Namespaced: ns}); seen[s] {
+					out = append(out, s)
+				}
 			}
 		}
 	}
@@ -175,8 +201,9 @@ func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
 		}
 		what = fmt.Sprintf("fails when %s: reading a missing map key or field errors (\"no such key\")", absent)
 		if strings.HasPrefix(h.Missing, "request.") {
-			what += "; the API server omits empty request fields instead of sending \"\" (subResource outside " +
-				"subresource requests, userInfo.uid and userInfo.extra when unset)"
+			what += "; the API server omits empty request fields instead of sending \"\" (namespace on " +
+				"cluster-scoped resources, subResource outside subresource requests, userInfo.uid and userInfo.extra " +
+				"when unset)"
 			fix = "test it with `has(…)` first, or read it with `.?` and `orValue(…)`"
 		} else {
 			fix = "test it first (`has(object.metadata.labels) && 'key' in object.metadata.labels && …`), or read it " +
