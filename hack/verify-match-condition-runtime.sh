@@ -42,9 +42,9 @@ webhooks:
     url: https://127.0.0.1:1/
   rules:
   - operations: [$ops]
-    apiGroups: [""]
+    apiGroups: ["${GROUP:-}"]
     apiVersions: [v1]
-    resources: [configmaps]
+    resources: [${RESOURCE:-configmaps}]
   matchConditions:
   - name: under-test
     expression: '$expr'
@@ -88,6 +88,22 @@ scenario "oldObject on CREATE" error CREATE 'oldObject.metadata.name != "x"' cre
 scenario "oldObject on DELETE is set" call DELETE 'oldObject.metadata.name == "existing"' delete
 scenario "namespaceObject read" error CREATE 'namespaceObject.metadata.name == "default"' create cm
 scenario "namespaceObject is null" call CREATE 'namespaceObject == null' create cm
+# Cluster-scoped requests carry no namespace at all (not ""); namespaced
+# ones always do, and so do requests on namespaces (their own name).
+ns() { k create namespace "$1" --dry-run=server; }
+crole() { k create clusterrole "$1" --verb=get --resource=pods --dry-run=server; }
+RESOURCE=namespaces scenario "request.namespace on a namespace CREATE" call CREATE 'request.namespace != "kube-system"' ns team-a
+RESOURCE=namespaces scenario "has(request.namespace) on a namespace CREATE" call CREATE 'has(request.namespace)' ns team-a
+GROUP=rbac.authorization.k8s.io RESOURCE=clusterroles scenario "request.namespace on a clusterrole CREATE" error CREATE 'request.namespace != "kube-system"' crole reader
+scenario "request.namespace on a configmap CREATE" call CREATE 'request.namespace != "kube-system"' create cm
+# generateName: the name is generated before admission, request.name is set.
+generated() { k create --dry-run=server -f - <<EOF
+apiVersion: v1
+kind: ConfigMap
+metadata: {generateName: gen-, namespace: default}
+EOF
+}
+scenario "request.name with generateName" call CREATE 'request.name != "x"' generated
 # With failurePolicy Ignore the same error silently skips the webhook.
 POLICY=Ignore scenario "missing labels map, Ignore" skip CREATE 'object.metadata.labels["name"] == "x"' create cm
 exit "$failed"
