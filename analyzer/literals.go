@@ -548,12 +548,14 @@ func (e *evaluator) complete(path string) bool {
 }
 
 func (e *evaluator) litAt(n *litNode) (*ast.CompositeLit, bool) {
+	// The outermost literal within the value (for &T{…}, the T{…}).
+	var best *ast.CompositeLit
 	for lit := range e.done {
-		if n.pos <= lit.Pos() && lit.End() <= n.end {
-			return lit, true
+		if n.pos <= lit.Pos() && lit.End() <= n.end && (best == nil || lit.Pos() < best.Pos()) {
+			best = lit
 		}
 	}
-	return nil, false
+	return best, best != nil
 }
 
 // parentPath drops the last element of a field path:

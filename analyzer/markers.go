@@ -209,8 +209,15 @@ func (m *marker) parse(r *reporter) (any, bool) {
 		d := diagnostic{pos: m.pos, end: m.end, severity: diag.Error, category: categoryMarker,
 			message: fmt.Sprintf("controller-gen cannot parse this +%s marker: %s", m.def.Name, se.Msg)}
 		if off := se.Pos.Offset; off >= 0 && m.argsPos+token.Pos(off) < m.end {
+			// Point at the value being parsed, or at the character the
+			// parser stopped on when it is outside any key=value.
 			d.pos = m.argsPos + token.Pos(off)
 			d.end = d.pos + 1
+			for _, a := range m.args {
+				if a.ValueStart <= off && off < a.ValueEnd {
+					d.pos, d.end = m.argsPos+token.Pos(a.ValueStart), m.argsPos+token.Pos(a.ValueEnd)
+				}
+			}
 		}
 		var key string
 		if _, err := fmt.Sscanf(se.Msg, "unknown argument %q", &key); err == nil {
