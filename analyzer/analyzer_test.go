@@ -218,3 +218,7 @@ func diffLines(want, got []string) string {
 	}
 	return b.String()
 }
+
+func TestMarkerFixes(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, testdataModule(), testAnalyzer(t), "./markerfix")
+}

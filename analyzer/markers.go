@@ -181,6 +181,7 @@ func parseMarkerComment(c *ast.Comment) *marker {
 // parse runs controller-tools' parser and reports its errors at the
 // offending character.
 func (m *marker) parse(r *reporter) (any, bool) {
+	m.checkTrailingComment(r)
 	val, err := m.def.Parse(m.text)
 	if err == nil {
 		return val, true
@@ -237,6 +238,25 @@ func (m *marker) parse(r *reporter) (any, bool) {
 	}
 	r.report(d)
 	return nil, false
+}
+
+// checkTrailingComment warns about "// note" after a marker: the marker
+// grammar has no comments, so controller-gen keeps the note as part of
+// the last (unquoted) value — a webhook named "x.example.com // note".
+func (m *marker) checkTrailingComment(r *reporter) {
+	if len(m.args) == 0 {
+		return
+	}
+	last := m.args[len(m.args)-1]
+	value := m.text[len(m.def.Name)+2:][last.ValueStart:last.ValueEnd]
+	i := strings.Index(value, " //")
+	if i < 0 || strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "`") {
+		return
+	}
+	start := m.argsPos + token.Pos(last.ValueStart+i+1)
+	r.report(diagnostic{pos: start, end: m.argsPos + token.Pos(last.ValueEnd), severity: diag.Warning, category: categoryMarker,
+		message: fmt.Sprintf("controller-gen reads this comment as part of the value of %s (%q); put the comment on its own line", last.Key, value),
+		fixes: []suggestedFix{{message: "Remove the comment from the marker line", pos: m.argsPos + token.Pos(last.ValueStart+i), end: m.argsPos + token.Pos(last.ValueEnd)}}})
 }
 
 func appendArg(m *marker, kv string) suggestedFix {

@@ -83,7 +83,7 @@ func runtimeValues(policy admissionregistrationv1.FailurePolicyType, timeout int
 			// Only the name is unknown: findings elsewhere still count,
 			// but the missing sideEffects is not judged (the literal is
 			// not complete).
-			Name:           fmt.Sprintf("v%s.example.com", os.Getenv("X")),
+			Name:          fmt.Sprintf("v%s.example.com", os.Getenv("X")),
 			FailurePolicy: ptr.To(admissionregistrationv1.Ignore), // want `failurePolicy Ignore lets requests through`
 		},
 		{
