@@ -256,7 +256,7 @@ func (m *marker) checkTrailingComment(r *reporter) {
 	start := m.argsPos + token.Pos(last.ValueStart+i+1)
 	r.report(diagnostic{pos: start, end: m.argsPos + token.Pos(last.ValueEnd), severity: diag.Warning, category: categoryMarker,
 		message: fmt.Sprintf("controller-gen reads this comment as part of the value of %s (%q); put the comment on its own line", last.Key, value),
-		fixes: []suggestedFix{{message: "Remove the comment from the marker line", pos: m.argsPos + token.Pos(last.ValueStart+i), end: m.argsPos + token.Pos(last.ValueEnd)}}})
+		fixes:   []suggestedFix{{message: "Remove the comment from the marker line", pos: m.argsPos + token.Pos(last.ValueStart+i), end: m.argsPos + token.Pos(last.ValueEnd)}}})
 }
 
 func appendArg(m *marker, kv string) suggestedFix {
