@@ -3,6 +3,7 @@ module github.com/webhooklint/webhooklint
 go 1.26.0
 
 require (
+	github.com/golangci/plugin-module-register v0.1.2
 	golang.org/x/tools v0.52.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
