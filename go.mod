@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/golangci/plugin-module-register v0.1.2
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/tools v0.52.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -34,7 +35,6 @@ require (
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/x448/float16 v0.8.4 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
