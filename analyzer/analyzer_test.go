@@ -18,7 +18,7 @@ import (
 	"github.com/webhooklint/webhooklint/rules"
 )
 
-// testRules stand in for the rule catalogue, so these tests pin down the
+// testRules stand in for the rule set, so these tests pin down the
 // front ends (what is built from Go, where findings land) independently
 // of which rules exist. Each reports the kind of path real rules report:
 // a set field, an element of a list, a missing field, a configuration

@@ -394,7 +394,7 @@ func (e *evaluator) pointee(x ast.Expr) ast.Expr {
 	return nil
 }
 
-// constVarInit returns the constant a variable was initialised with, if
+// constVarInit returns the constant a variable was initialized with, if
 // it is never assigned again anywhere in the package.
 func constVarInit(pass *analysis.Pass, id *ast.Ident) ast.Expr {
 	v, ok := pass.TypesInfo.Uses[id].(*types.Var)

@@ -147,7 +147,7 @@ func enclosingDecl(f *ast.File, pos token.Pos) string {
 	return ""
 }
 
-// parseMarkerComment recognises a webhook marker the way controller-gen
+// parseMarkerComment recognizes a webhook marker the way controller-gen
 // does (a // comment whose first non-space character is '+', looked up in
 // the registry) and splits its arguments.
 func parseMarkerComment(c *ast.Comment) *marker {

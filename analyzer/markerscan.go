@@ -30,11 +30,11 @@ func scanMarkerArgs(fields string) []markerArg {
 		if s.Scan() != sc.Ident {
 			return args
 		}
-		a := markerArg{Key: s.TokenText(), KeyStart: s.Position.Offset}
+		a := markerArg{Key: s.TokenText(), KeyStart: s.Offset}
 		if s.Scan() != '=' {
 			return args
 		}
-		a.ValueStart = s.Position.Offset + 1
+		a.ValueStart = s.Offset + 1
 		a.ValueEnd = a.ValueStart
 		depth := 0
 		for {
@@ -52,7 +52,7 @@ func scanMarkerArgs(fields string) []markerArg {
 			case '}':
 				depth--
 			}
-			a.ValueEnd = s.Position.Offset + len(s.TokenText())
+			a.ValueEnd = s.Offset + len(s.TokenText())
 		}
 		args = append(args, a)
 	}

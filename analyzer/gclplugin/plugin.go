@@ -46,5 +46,5 @@ func (p *plugin) BuildAnalyzers() ([]*analysis.Analyzer, error) {
 }
 
 // GetLoadMode asks for type information: the literal front end needs it
-// to recognise admissionregistration/v1 types and constants.
+// to recognize admissionregistration/v1 types and constants.
 func (p *plugin) GetLoadMode() string { return register.LoadModeTypesInfo }
