@@ -73,6 +73,8 @@ if [[ ! -x $custom ]]; then
 			GIT_CONFIG_VALUE_0="https://github.com/golangci/golangci-lint.git" \
 			"$gcl" custom -v --destination "$out" --name custom-gcl
 	)
+	# Keep one custom binary per version: older ones are for older sources.
+	rm -f "$cache/bin/custom-gcl-$version-"*
 	mv "$out/custom-gcl" "$custom"
 	rm -rf "$out"
 fi
@@ -81,9 +83,10 @@ log "using $custom"
 # Run it on the testdata module and compare with what go vet reports.
 project=$root/analyzer/testdata/project
 work=$(mktemp -d)
+mkdir -p "$work/fix"
 trap 'rm -rf "$work"' EXIT
 set +e
-(cd "$project" && GOFLAGS=-mod=readonly GOWORK=off "$custom" run \
+(cd "$project" && GOFLAGS=-mod=readonly GOWORK=off "$custom" run --allow-parallel-runners \
 	--output.text.path=stdout --output.text.print-issued-lines=false --output.text.colors=false \
 	--show-stats=false ./...) >"$work/out" 2>"$work/err"
 status=$?
@@ -101,3 +104,13 @@ if ! diff -u "$work/want" "$work/got"; then
 	exit 1
 fi
 echo "ok: custom golangci-lint reports the $(wc -l <"$work/got") webhookvet findings"
+
+# golangci-lint --fix applies the analyzer's suggested fixes: the marker
+# that lacks sideEffects gets sideEffects=None.
+cp -R "$project/." "$work/fix"
+(cd "$work/fix" && GOFLAGS=-mod=readonly GOWORK=off "$custom" run --allow-parallel-runners --fix ./... >/dev/null 2>&1) || true
+if ! grep -q 'name=vpod-v1.kb.io,admissionReviewVersions=v1,sideEffects=None$' "$work/fix/internal/webhook/v1/guestbook_webhook.go"; then
+	echo "FAIL: golangci-lint --fix did not add sideEffects=None to the marker" >&2
+	exit 1
+fi
+echo "ok: golangci-lint --fix applies the marker fix"
