@@ -4,7 +4,7 @@ package markers
 // A fail-closed validating webhook with everything controller-gen needs.
 // +kubebuilder:webhook:path=/validate-apps-v1-deployment,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps,resources=deployments,verbs=create;update,versions=v1,name=vdeployment.example.com,admissionReviewVersions=v1
 
-// failurePolicy=ignore is normalised to Ignore by controller-gen, and the
+// failurePolicy=ignore is normalized to Ignore by controller-gen, and the
 // finding lands on the key=value.
 // want +1 `^warning: failurePolicy Ignore lets requests through while the webhook is down \[test-failure-policy\]$`
 // +kubebuilder:webhook:path=/validate-v1-pod,mutating=false,failurePolicy=ignore,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=vpod.example.com,admissionReviewVersions=v1
