@@ -95,3 +95,38 @@ func TestCorpusMarkers(t *testing.T) {
 		t.Errorf("corpus results differ from %s (run with -update and review the diff):\n%s", golden, got.String())
 	}
 }
+
+// FuzzMarkers feeds arbitrary marker arguments through controller-tools'
+// parser, the conversion and the position mapping: bad input must give
+// diagnostics, never a panic or a position outside the marker.
+func FuzzMarkers(f *testing.F) {
+	f.Add("path=/v,mutating=false,failurePolicy=fail,sideEffects=None,groups=\"\",resources=pods,verbs=create,versions=v1,name=v.io,admissionReviewVersions=v1")
+	f.Add("url=\"https://h/p\",mutating=true,failurePolicy=x,groups={a,b},resources=r,verbs=*,versions=v1,name=n,admissionReviewVersions={v1},patch=`{\"timeoutSeconds\":99}`")
+	f.Add("port=9443,cert-dir=/tmp")
+	f.Fuzz(func(t *testing.T, args string) {
+		if strings.ContainsAny(args, "\n\r") {
+			return
+		}
+		for _, name := range []string{"webhook", "webhookconfiguration"} {
+			lines := []string{"// +kubebuilder:" + name + ":" + args}
+			src := "package p\n\n" + lines[0] + "\n"
+			fset := token.NewFileSet()
+			file, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+			if err != nil {
+				return
+			}
+			pass := &analysis.Pass{Fset: fset, Files: []*ast.File{file}, Report: func(d analysis.Diagnostic) {
+				if d.Pos < file.FileStart || d.End > file.FileEnd || d.End < d.Pos {
+					t.Fatalf("%q: diagnostic outside the file: %v", args, d)
+				}
+			}}
+			r := &reporter{pass: pass}
+			for _, mc := range generate(findMarkers(file, r), r) {
+				for i := range mc.config.Webhooks {
+					mc.locate(fmt.Sprintf("webhooks[%d].rules[0].operations[0]", i))
+				}
+				mc.locate("metadata.name")
+			}
+		}
+	})
+}
