@@ -129,16 +129,29 @@ func run(pass *analysis.Pass, o *Options) error {
 				}
 				s, e, _ := mc.locate(f.Path)
 				r.report(diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message})
-			})
+			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
 	}
 	checkLiterals(pass, r, rs, settings)
 	return nil
 }
 
-func runRules(rs []*rules.Rule, c *rules.Config, inv *rules.Inventory, s *rules.Settings, report func(rules.Finding)) {
+// runRules runs rs over c. A rule that panics (a bug, perhaps on an object
+// only Go code can build) becomes a diagnostic at, instead of crashing
+// go vet or golangci-lint for the whole package.
+func runRules(rs []*rules.Rule, c *rules.Config, inv *rules.Inventory, s *rules.Settings,
+	report func(rules.Finding), r *reporter, at func() (token.Pos, token.Pos)) {
 	for _, rule := range rs {
-		rules.NewPass(rule, c, inv, s, report).Run()
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					pos, end := at()
+					r.report(diagnostic{pos: pos, end: end, severity: diag.Error, category: rule.Name,
+						message: fmt.Sprintf("internal error: rule %s panicked on this webhook configuration: %v (please report this bug)", rule.Name, p)})
+				}
+			}()
+			rules.NewPass(rule, c, inv, s, report).Run()
+		}()
 	}
 }
 

@@ -163,7 +163,7 @@ func checkMarkerSpans(t *testing.T, got []string) {
 	// when the marker lacks the key.
 	want := []string{
 		"markers.go:10: [failurePolicy=ignore] test-failure-policy",
-		"markers.go:14: [verbs=create;connect] test-operations",
+		"markers.go:14: [connect] test-operations",
 		"markers.go:19: [timeoutSeconds=25] test-timeout",
 		"markers.go:23: [patch=`{\"namespaceSelector\":{\"matchExpressions\":[{\"key\":\"team\",\"operator\":\"NotIn\",\"values\":[\"a\"]}]}}`] test-namespace-selector",
 		"markers.go:28: [name=Bad_Name] test-config-name",

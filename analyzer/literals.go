@@ -96,10 +96,12 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 		case "ValidatingWebhook":
 			o := admissionv1.ValidatingWebhookConfiguration{Webhooks: make([]admissionv1.ValidatingWebhook, 1)}
 			e.eval(lit, reflect.ValueOf(&o.Webhooks[0]).Elem(), field.NewPath("webhooks").Index(0))
+			o.APIVersion, o.Kind = rules.V1, rules.Validating
 			cfg = rules.FromValidating(rules.V1, &o)
 		case "MutatingWebhook":
 			o := admissionv1.MutatingWebhookConfiguration{Webhooks: make([]admissionv1.MutatingWebhook, 1)}
 			e.eval(lit, reflect.ValueOf(&o.Webhooks[0]).Elem(), field.NewPath("webhooks").Index(0))
+			o.APIVersion, o.Kind = rules.V1, rules.Mutating
 			cfg = rules.FromMutating(rules.V1, &o)
 		}
 		done[lit] = true
@@ -109,7 +111,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			if d, ok := e.place(f, mutable); ok {
 				r.report(d)
 			}
-		})
+		}, r, func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 })
 		// Keep walking: literals inside values the evaluator could not
 		// follow (a call's arguments, an append) are judged on their own;
 		// those it did follow are marked done.

@@ -497,6 +497,16 @@ func (mc *markerConfig) locate(path string) (token.Pos, token.Pos, bool) {
 	for p := fieldsPath; p != ""; {
 		if keys, ok := markerKeys[p]; ok {
 			s, e := m.span(keys...)
+			// A list element (verbs' second item for operations[1]) is
+			// narrowed to that item when the path ends at it.
+			if k, ok := listIndex(rest, p); ok {
+				if a, found := m.arg(keys[0]); found {
+					if is, ie, ok := itemSpan(m.text[len(m.def.Name)+2:][a.ValueStart:a.ValueEnd], k); ok {
+						base := m.argsPos + token.Pos(a.ValueStart)
+						return base + token.Pos(is), base + token.Pos(ie), true
+					}
+				}
+			}
 			return s, e, true
 		}
 		j := strings.LastIndex(p, ".")
@@ -562,4 +572,53 @@ func stripIndexes(p string) string {
 		}
 	}
 	return strings.TrimPrefix(b.String(), ".")
+}
+
+// listIndex returns k when rest is exactly the list field p indexed by k
+// (".rules[0].operations[2]" for "rules.operations" gives 2).
+func listIndex(rest, p string) (int, bool) {
+	i := strings.LastIndex(rest, "[")
+	if i < 0 || !strings.HasSuffix(rest, "]") || stripIndexes(rest[:i]) != p {
+		return 0, false
+	}
+	var k int
+	if _, err := fmt.Sscanf(rest[i+1:len(rest)-1], "%d", &k); err != nil || k < 0 {
+		return 0, false
+	}
+	return k, true
+}
+
+// itemSpan locates the k-th item of a marker list value, written either
+// as a;b;c or as {a,b,c}, with controller-tools' tokenizer (so quoted items
+// may contain separators).
+func itemSpan(value string, k int) (int, int, bool) {
+	var s sc.Scanner
+	s.Init(strings.NewReader(value))
+	s.Mode = sc.ScanIdents | sc.ScanInts | sc.ScanFloats | sc.ScanStrings | sc.ScanRawStrings
+	s.Error = func(*sc.Scanner, string) {}
+	sep := ';'
+	item, start, end := 0, -1, -1
+	for tok := s.Scan(); tok != sc.EOF; tok = s.Scan() {
+		switch {
+		case tok == '{' && s.Offset == 0:
+			sep = ','
+			continue
+		case tok == '}' && sep == ',':
+			continue
+		case tok == sep:
+			if item == k {
+				return start, end, start >= 0
+			}
+			item++
+			start, end = -1, -1
+			continue
+		}
+		if item == k {
+			if start < 0 {
+				start = s.Offset
+			}
+			end = s.Offset + len(s.TokenText())
+		}
+	}
+	return start, end, item == k && start >= 0
 }

@@ -43,3 +43,28 @@ func FuzzScanMarkerArgs(f *testing.F) {
 		}
 	})
 }
+
+func TestItemSpan(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		k     int
+		want  string // "" means not found
+	}{
+		{"create;connect", 1, "connect"},
+		{"create;connect", 0, "create"},
+		{"create;connect", 2, ""},
+		{"{create, connect}", 1, "connect"},
+		{`{"a,b",c}`, 0, `"a,b"`},
+		{`"";apps`, 1, "apps"},
+		{"v1", 0, "v1"},
+	} {
+		s, e, ok := itemSpan(tc.value, tc.k)
+		got := ""
+		if ok {
+			got = tc.value[s:e]
+		}
+		if got != tc.want {
+			t.Errorf("itemSpan(%q, %d) = %q, want %q", tc.value, tc.k, got, tc.want)
+		}
+	}
+}
