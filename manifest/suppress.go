@@ -131,11 +131,7 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 }
 
 func splitRules(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-		out = append(out, f)
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 }
 
 func (d *Document) validSuppression(s *Suppression, hasReason bool) bool {
