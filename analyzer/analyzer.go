@@ -122,6 +122,9 @@ func run(pass *analysis.Pass, o *Options) error {
 		}
 		for _, mc := range cfgs {
 			runRules(rs, mc.config, inv, settings, func(f rules.Finding) {
+				if mc.deployTime(f.Path) {
+					return
+				}
 				for p := range mc.covered {
 					if f.Path == p || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[") {
 						return

@@ -446,6 +446,24 @@ func (mc *markerConfig) checkGenerated(r *reporter) {
 	}
 }
 
+// deployTime reports whether a finding is about something markers cannot
+// say and kubebuilder projects fill in when they deploy: the CA bundle
+// (injected by cert-manager or a controller; config/default adds the
+// annotation) and the configuration's labels and annotations (kustomize).
+// Judging controller-gen's output on them would flag every project.
+func (mc *markerConfig) deployTime(path string) bool {
+	if strings.HasPrefix(path, "metadata.") && path != "metadata.name" {
+		return true
+	}
+	i, rest, ok := splitWebhookPath(path)
+	if !ok || i >= len(mc.hooks) || !strings.HasPrefix(rest, ".clientConfig.caBundle") {
+		return false
+	}
+	m := mc.hooks[i].m
+	a, ok := m.arg("patch")
+	return !ok || !patchSets(m, a, "clientConfig")
+}
+
 // markerKeys maps the first field below webhooks[i] (and, for rules and
 // clientConfig, the one below that) to the marker argument that sets it.
 var markerKeys = map[string][]string{
