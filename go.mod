@@ -7,6 +7,7 @@ require (
 	github.com/google/cel-go v0.29.2
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/tools v0.52.0
+	google.golang.org/genproto v0.0.0-20260526163538-3dc84a4a5aaa
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2

@@ -89,6 +89,19 @@ var testRules = []*rules.Rule{
 		},
 	},
 	{
+		Name: "test-rule-resources", Severity: diag.Error,
+		Check: func(p *rules.Pass) {
+			for i := range p.Config.Webhooks {
+				w := &p.Config.Webhooks[i]
+				for j, r := range w.Rules {
+					if len(r.Resources) == 0 {
+						p.Reportf(w.Path().Child("rules").Index(j).Child("resources"), "resources is required")
+					}
+				}
+			}
+		},
+	},
+	{
 		Name: "test-config-name", Severity: diag.Error,
 		Check: func(p *rules.Pass) {
 			if n := p.Config.Meta.Name; len(validation.IsDNS1123Subdomain(n)) > 0 && n != "" {
@@ -197,6 +210,7 @@ func checkLiteralSpans(t *testing.T, got []string) {
 		"literals.go:52: [metav1.LabelSelectorOpNotIn] test-namespace-selector",
 		"literals.go:87: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
 		"literals.go:121: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
+		"literals.go:141: [{] test-rule-resources",
 	}
 	slices.Sort(want)
 	if d := diffLines(want, got); d != "" {

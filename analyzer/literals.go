@@ -184,10 +184,14 @@ func (e *evaluator) evalKey(x, key ast.Expr, dst reflect.Value, path *field.Path
 		isStruct = isStruct && derefType(dst.Type()).Kind() == reflect.Struct
 		if n, ok := e.nodes[rules.PathString(path)]; ok && n.isStruct {
 			// The composite literal recorded itself already (it needed its
-			// own entry before its fields); widen it to the whole value.
-			n.pos, n.end = x.Pos(), x.End()
-			if key != nil {
-				n.keyPos = key.Pos()
+			// own entry before its fields). If x is that literal or &literal,
+			// widen the entry to x; if x is an inlined field's literal
+			// (RuleWithOperations.Rule), the entry is the enclosing one's.
+			if x.Pos() <= n.pos && n.end <= x.End() {
+				n.pos, n.end = x.Pos(), x.End()
+				if key != nil {
+					n.keyPos = key.Pos()
+				}
 			}
 			return true
 		}
@@ -237,7 +241,9 @@ func (e *evaluator) set(x ast.Expr, dst reflect.Value, path *field.Path) bool {
 			return false
 		}
 		e.done[lit] = true
-		e.record(path, lit, nil, true, true)
+		if _, inlined := e.nodes[rules.PathString(path)]; !inlined {
+			e.record(path, lit, nil, true, true)
+		}
 		return e.setStruct(lit, dst, path)
 	case reflect.Slice:
 		if dst.Type().Elem().Kind() == reflect.Uint8 {
@@ -401,6 +407,10 @@ func (e *evaluator) pointee(x ast.Expr) ast.Expr {
 func constVarInit(pass *analysis.Pass, id *ast.Ident) ast.Expr {
 	v, ok := pass.TypesInfo.Uses[id].(*types.Var)
 	if !ok || v.IsField() {
+		return nil
+	}
+	// Another package may assign an exported package-level variable.
+	if v.Exported() && v.Parent() == v.Pkg().Scope() {
 		return nil
 	}
 	var init ast.Expr

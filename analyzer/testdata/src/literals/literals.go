@@ -125,3 +125,39 @@ func appended(base []admissionregistrationv1.ValidatingWebhook) *admissionregist
 		}),
 	}
 }
+
+// A rule without resources, inside an inlined Rule: judged on the element,
+// because everything around it is known. The same with the Rule coming
+// from elsewhere is not judged, and a webhook with an unknown rule is not
+// judged at all.
+func rulesWithoutResources(shared admissionregistrationv1.Rule) []admissionregistrationv1.ValidatingWebhook {
+	none := admissionregistrationv1.SideEffectClassNone
+	return []admissionregistrationv1.ValidatingWebhook{
+		{
+			Name:                    "vnoresources.example.com",
+			SideEffects:             &none,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://hooks.example.com/v")},
+			AdmissionReviewVersions: []string{"v1"},
+			Rules: []admissionregistrationv1.RuleWithOperations{{ // want `resources is required`
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}},
+			}},
+		},
+		{
+			Name:                    "vshared.example.com",
+			SideEffects:             &none,
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://hooks.example.com/v")},
+			AdmissionReviewVersions: []string{"v1"},
+			Rules: []admissionregistrationv1.RuleWithOperations{
+				{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}},
+				},
+				{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       shared,
+				},
+			},
+		},
+	}
+}
