@@ -110,9 +110,12 @@ func run(pass *analysis.Pass, o *Options) error {
 	rs := enabledRules(o)
 
 	var ms []*marker
-	// Markers are read from every file, generated or not, as controller-gen does.
+	// Markers are read from every file, generated or not, but not from
+	// tests: controller-gen loads packages without their tests.
 	for _, f := range pass.Files {
-		ms = append(ms, findMarkers(f, r)...)
+		if !isTestFile(pass, f) {
+			ms = append(ms, findMarkers(f, r)...)
+		}
 	}
 	if len(ms) > 0 {
 		cfgs := generate(ms, r)
@@ -214,6 +217,12 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// isTestFile reports whether f is a _test.go file. Tests build webhooks
+// that are wrong on purpose, and controller-gen never reads them.
+func isTestFile(pass *analysis.Pass, f *ast.File) bool {
+	return strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go")
 }
 
 // isGenerated skips files that say they are generated: nobody edits

@@ -62,7 +62,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 	}
 	var files []*ast.File
 	for _, f := range pass.Files {
-		if !isGenerated(f) {
+		if !isGenerated(f) && !isTestFile(pass, f) {
 			files = append(files, f)
 		}
 	}
