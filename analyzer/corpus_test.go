@@ -50,11 +50,14 @@ func lintMarkerLines(t *testing.T, lines []string) []string {
 // excerpts of the shared corpus (when present) and compares with a golden
 // file: every marker parses, or is reported with controller-gen's reason.
 func TestCorpusMarkers(t *testing.T) {
-	dir := os.Getenv("WEBHOOKLINT_CORPUS")
-	if dir == "" {
-		dir = "../../../shared/corpus"
+	// The corpus lives next to the checkout (../shared/corpus from the
+	// repository root, whether that is the main checkout or a worktree).
+	var files []string
+	for _, dir := range []string{os.Getenv("WEBHOOKLINT_CORPUS"), "../../shared/corpus", "../../../shared/corpus"} {
+		if dir != "" && len(files) == 0 {
+			files, _ = filepath.Glob(filepath.Join(dir, "markers", "*.txt"))
+		}
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "markers", "*.txt"))
 	if len(files) == 0 {
 		t.Skip("corpus not found; set WEBHOOKLINT_CORPUS")
 	}
