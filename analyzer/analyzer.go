@@ -41,7 +41,12 @@ func init() {
 			return nil
 		})
 	Analyzer.Flags.Func("disable", "comma-separated `rules` not to run", func(s string) error {
-		flagOpts.Disabled = append(flagOpts.Disabled, splitList(s)...)
+		for _, name := range splitList(s) {
+			if _, ok := rules.Lookup(name); !ok {
+				return fmt.Errorf("unknown rule %q", name)
+			}
+			flagOpts.Disabled = append(flagOpts.Disabled, name)
+		}
 		return nil
 	})
 }
