@@ -37,13 +37,15 @@ if [[ ! -x $gcl ]]; then
 	rmdir "$cache/gobin-$version"
 fi
 
-# The custom binary depends on this module's code and dependencies.
+# The custom binary depends on the plugin's packages in this module and on
+# the module's dependencies.
 key=$(
 	cd "$root"
 	{
 		echo "$version"
 		cat go.mod go.sum .custom-gcl.yml
-		find . -name '*.go' -not -path '*/testdata/*' -not -path './bin/*' | LC_ALL=C sort | xargs sha256sum
+		go list -deps -f '{{if .Module}}{{if .Module.Main}}{{range .GoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}{{end}}{{end}}' ./analyzer/gclplugin |
+			LC_ALL=C sort | xargs sha256sum
 	} | sha256sum | cut -c1-16
 )
 custom=$cache/bin/custom-gcl-$version-$key
