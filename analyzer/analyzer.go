@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -276,4 +277,8 @@ func (r *reporter) report(d diagnostic) {
 	r.pass.Report(ad)
 }
 
-func (r *reporter) line(pos token.Pos) int { return r.pass.Fset.Position(pos).Line }
+// where names a position for a message: file base name and line.
+func (r *reporter) where(pos token.Pos) string {
+	p := r.pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}

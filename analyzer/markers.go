@@ -282,7 +282,6 @@ type markerConfig struct {
 	hooks    []*markerWebhook // in webhooks[] order
 	named    *marker          // the +kubebuilder:webhookconfiguration marker, if any
 	covered  map[string]bool  // paths controller-gen already failed on
-	mutating bool
 }
 
 // generate builds the configurations controller-gen would write for the
@@ -308,8 +307,8 @@ func generate(ms []*marker, r *reporter) []*markerConfig {
 				}
 				s, e := m.span("name")
 				r.report(diagnostic{pos: s, end: e, severity: diag.Error, category: categoryControllerGen,
-					message: fmt.Sprintf("controller-gen fails: duplicate %s %s with name %s (the first is on line %d)",
-						kind, m.def.Name, v.Name, r.line(named[k].pos))})
+					message: fmt.Sprintf("controller-gen fails: duplicate %s %s with name %s (the first is at %s)",
+						kind, m.def.Name, v.Name, r.where(named[k].pos))})
 				continue
 			}
 			named[k], names[k] = m, v.Name
@@ -319,7 +318,7 @@ func generate(ms []*marker, r *reporter) []*markerConfig {
 	}
 	slices.SortStableFunc(hooks, func(a, b *markerWebhook) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
 
-	out := make([]*markerConfig, 2)
+	var out []*markerConfig
 	var vwc admissionv1.ValidatingWebhookConfiguration
 	var mwc admissionv1.MutatingWebhookConfiguration
 	var vhooks, mhooks []*markerWebhook
@@ -347,7 +346,6 @@ func generate(ms []*marker, r *reporter) []*markerConfig {
 	}
 	// controller-gen sorts the converted webhooks by name once more
 	// (a stable sort of an already sorted list: the order is unchanged).
-	out = out[:0]
 	if len(vhooks) > 0 {
 		vwc.Name = "validating-webhook-configuration"
 		if names[0] != "" {
@@ -364,7 +362,7 @@ func generate(ms []*marker, r *reporter) []*markerConfig {
 			mwc.Name = names[1]
 		}
 		mwc.APIVersion, mwc.Kind = rules.V1, rules.Mutating
-		mc := &markerConfig{config: rules.FromMutating(rules.V1, &mwc), hooks: mhooks, named: named[1], mutating: true}
+		mc := &markerConfig{config: rules.FromMutating(rules.V1, &mwc), hooks: mhooks, named: named[1]}
 		mc.checkGenerated(r)
 		out = append(out, mc)
 	}
