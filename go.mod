@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/golangci/plugin-module-register v0.1.2
 	github.com/google/cel-go v0.29.2
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/tools v0.52.0
 	google.golang.org/genproto v0.0.0-20260526163538-3dc84a4a5aaa
