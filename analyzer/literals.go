@@ -25,11 +25,13 @@ import (
 //   - a value that is not a compile-time constant (a variable, a function
 //     call other than ptr.To/new, a field of another struct) is "unknown":
 //     no finding is ever reported on it or below it;
+//   - a literal stored in a variable whose non-plumbing fields are assigned
+//     later, or that is handed to code that may change it, is not judged;
+//     if only plumbing (name, clientConfig, metadata) is assigned later,
+//     findings on plumbing are dropped (see changesAfter);
 //   - a finding about a field the literal does not set (a required field,
-//     a default) is reported only if every value in the webhook literal is
-//     known and the literal is not changed after it is built (it is not
-//     bound to a variable whose fields are later assigned, whose address
-//     is taken, or which is a pointer handed elsewhere);
+//     a default) is reported only if every value in the struct literal is
+//     known and nothing changes the literal after it is built;
 //   - if a webhook's failurePolicy, matchPolicy, sideEffects, timeoutSeconds,
 //     rules, selectors, matchConditions, admissionReviewVersions or
 //     reinvocationPolicy is unknown, the webhook is not judged at all: rules
@@ -105,10 +107,10 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			cfg = rules.FromMutating(rules.V1, &o)
 		}
 		done[lit] = true
-		mutable := boundAndChanged(pass, stack)
+		changed := changesAfter(pass, stack)
 		inv := &rules.Inventory{Configs: []*rules.Config{cfg}}
 		runRules(rs, cfg, inv, s, func(f rules.Finding) {
-			if d, ok := e.place(f, mutable); ok {
+			if d, ok := e.place(f, changed); ok {
 				r.report(d)
 			}
 		}, r, func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 })
@@ -499,7 +501,10 @@ func setBytes(info *types.Info, x ast.Expr, dst reflect.Value) bool {
 }
 
 // place turns a rule finding into a diagnostic under the policy above.
-func (e *evaluator) place(f rules.Finding, mutable bool) (diagnostic, bool) {
+func (e *evaluator) place(f rules.Finding, changed change) (diagnostic, bool) {
+	if changed == semanticChanged || changed == plumbingChanged && isPlumbingPath(f.Path) {
+		return diagnostic{}, false
+	}
 	var n *litNode
 	for p := f.Path; ; p = parentPath(p) {
 		if n = e.nodes[p]; n != nil || p == "" {
@@ -534,7 +539,7 @@ func (e *evaluator) place(f rules.Finding, mutable bool) (diagnostic, bool) {
 	}
 	// The finding is about something the literal does not write.
 	if n.isStruct {
-		if mutable || !e.complete(n.path) {
+		if changed != unchanged || !e.complete(n.path) {
 			return diagnostic{}, false
 		}
 		d.pos, d.end = n.pos, n.pos+1
@@ -547,6 +552,16 @@ func (e *evaluator) place(f rules.Finding, mutable bool) (diagnostic, bool) {
 	}
 	d.pos, d.end = n.pos, n.end
 	return d, true
+}
+
+// isPlumbingPath: a path under a webhook's name or clientConfig, or the
+// configuration's metadata (what plumbingFields set).
+func isPlumbingPath(p string) bool {
+	if strings.HasPrefix(p, "metadata") {
+		return true
+	}
+	_, rest, ok := splitWebhookPath(p)
+	return ok && (rest == ".name" || strings.HasPrefix(rest, ".clientConfig"))
 }
 
 // complete reports whether every value written at or below path is known.
@@ -584,11 +599,34 @@ func parentPath(p string) string {
 	return ""
 }
 
-// boundAndChanged reports whether the literal at the top of stack is
-// stored in a variable that is changed after the literal is built: a
-// field assigned, its address taken, or (for pointers) handed to other
-// code. Missing-field findings would then be guesses.
-func boundAndChanged(pass *analysis.Pass, stack []ast.Node) bool {
+// change says what happens to a literal after it is built.
+type change int
+
+const (
+	// unchanged: the literal is returned, passed on or stored in a
+	// variable nobody writes to.
+	unchanged change = iota
+	// plumbingChanged: only names, clientConfig or metadata are set
+	// afterwards (a CA bundle injected at start-up), or the literal is
+	// stored where we do not follow it. Findings on those fields, and on
+	// fields the literal lacks, would be guesses.
+	plumbingChanged
+	// semanticChanged: other fields are set afterwards, or the variable is
+	// handed to code that may set them. Nothing about it can be judged.
+	semanticChanged
+)
+
+// plumbingFields are the Go fields whose later assignment leaves the
+// verdict of the rules on the other fields intact.
+var plumbingFields = map[string]bool{
+	"ClientConfig": true, "CABundle": true, "Service": true, "URL": true,
+	"ObjectMeta": true, "Name": true, "Namespace": true, "Labels": true, "Annotations": true,
+}
+
+// changesAfter finds what happens to the literal at the top of stack
+// after it is built, by following the variable it is stored in through
+// the enclosing function (or the package, for a package-level variable).
+func changesAfter(pass *analysis.Pass, stack []ast.Node) change {
 	var obj types.Object
 	var fn ast.Node
 	for i := len(stack) - 2; i >= 0 && obj == nil; i-- {
@@ -599,15 +637,17 @@ func boundAndChanged(pass *analysis.Pass, stack []ast.Node) bool {
 			if n.Op == token.AND {
 				continue
 			}
-			return false
+			return unchanged
 		case *ast.AssignStmt:
 			for j, rhs := range n.Rhs {
 				if j < len(n.Lhs) && contains(rhs, stack[len(stack)-1]) {
-					obj = rootObject(pass, n.Lhs[j])
+					if id, ok := ast.Unparen(n.Lhs[j]).(*ast.Ident); ok {
+						obj = rootObject(pass, id)
+					}
 				}
 			}
 			if obj == nil {
-				return true // stored somewhere we do not follow
+				return plumbingChanged // stored in a field or element we do not follow
 			}
 			fn = enclosingFunc(stack[:i])
 		case *ast.ValueSpec:
@@ -617,15 +657,15 @@ func boundAndChanged(pass *analysis.Pass, stack []ast.Node) bool {
 				}
 			}
 			if obj == nil {
-				return true
+				return plumbingChanged
 			}
 			fn = enclosingFunc(stack[:i])
 		default:
-			return false
+			return unchanged
 		}
 	}
 	if obj == nil {
-		return false
+		return unchanged
 	}
 	var scopes []ast.Node
 	if fn != nil {
@@ -636,7 +676,16 @@ func boundAndChanged(pass *analysis.Pass, stack []ast.Node) bool {
 		}
 	}
 	_, isPtr := obj.Type().Underlying().(*types.Pointer)
-	changed := false
+	worst := unchanged
+	note := func(c change) {
+		if c > worst {
+			worst = c
+		}
+	}
+	uses := func(x ast.Expr) bool {
+		id, ok := ast.Unparen(x).(*ast.Ident)
+		return ok && pass.TypesInfo.Uses[id] == obj
+	}
 	for _, sc := range scopes {
 		ast.Inspect(sc, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -646,40 +695,60 @@ func boundAndChanged(pass *analysis.Pass, stack []ast.Node) bool {
 						continue // rebinding the variable does not change the literal
 					}
 					if rootObject(pass, lhs) == obj {
-						changed = true
+						note(assignedChange(lhs))
 					}
 				}
 				if isPtr {
 					for _, rhs := range n.Rhs {
-						if id, ok := ast.Unparen(rhs).(*ast.Ident); ok && pass.TypesInfo.Uses[id] == obj {
-							changed = true
+						if uses(rhs) {
+							note(semanticChanged) // an alias we do not follow
 						}
 					}
 				}
 			case *ast.IncDecStmt:
 				if rootObject(pass, n.X) == obj {
-					changed = true
+					note(semanticChanged)
 				}
 			case *ast.UnaryExpr:
 				if n.Op == token.AND && rootObject(pass, n.X) == obj {
-					changed = true
+					note(semanticChanged)
 				}
 			case *ast.CallExpr:
 				if isPtr {
 					for _, a := range n.Args {
-						if id, ok := ast.Unparen(a).(*ast.Ident); ok && pass.TypesInfo.Uses[id] == obj {
-							changed = true
+						if uses(a) {
+							note(semanticChanged)
 						}
 					}
 				}
 				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && rootObject(pass, sel.X) == obj {
-					changed = true // a method may change it
+					note(semanticChanged) // a method may change it
 				}
 			}
-			return !changed
+			return worst < semanticChanged
 		})
 	}
-	return changed
+	return worst
+}
+
+// assignedChange classifies an assignment to x.A[i].B…: plumbing if the
+// chain goes through one of plumbingFields.
+func assignedChange(lhs ast.Expr) change {
+	for x := ast.Unparen(lhs); ; {
+		switch y := x.(type) {
+		case *ast.SelectorExpr:
+			if plumbingFields[y.Sel.Name] {
+				return plumbingChanged
+			}
+			x = ast.Unparen(y.X)
+		case *ast.IndexExpr:
+			x = ast.Unparen(y.X)
+		case *ast.StarExpr:
+			x = ast.Unparen(y.X)
+		default:
+			return semanticChanged
+		}
+	}
 }
 
 func contains(outer, inner ast.Node) bool {

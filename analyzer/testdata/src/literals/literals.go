@@ -161,3 +161,36 @@ func rulesWithoutResources(shared admissionregistrationv1.Rule) []admissionregis
 		},
 	}
 }
+
+// Only the CA bundle is set afterwards: findings on the other fields still
+// count, but not those on fields the literal lacks (sideEffects here).
+func caInjectedLater(ca []byte) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "injected"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    "vinjected.example.com",
+			FailurePolicy:           ptr.To(admissionregistrationv1.Ignore), // want `failurePolicy Ignore lets requests through`
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://hooks.example.com/v")},
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	cfg.Webhooks[0].ClientConfig.CABundle = ca
+	return cfg
+}
+
+// failurePolicy is overwritten afterwards: the literal says nothing
+// reliable about the webhook.
+func policyOverwritten(strict bool) admissionregistrationv1.ValidatingWebhook {
+	none := admissionregistrationv1.SideEffectClassNone
+	wh := admissionregistrationv1.ValidatingWebhook{
+		Name:                    "voverwritten.example.com",
+		FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
+		SideEffects:             &none,
+		ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://hooks.example.com/v")},
+		AdmissionReviewVersions: []string{"v1"},
+	}
+	if strict {
+		wh.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
+	}
+	return wh
+}
