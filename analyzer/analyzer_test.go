@@ -147,7 +147,7 @@ func spans(t *testing.T, results []*analysistest.Result) []string {
 			out = append(out, fmt.Sprintf("%s:%d: [%s] %s", filepath.Base(pos.Filename), pos.Line, text, d.Category))
 		}
 	}
-	// A package with tests is analysed twice (with and without its
+	// A package with tests is analyzed twice (with and without its
 	// _test.go files); each finding counts once.
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -278,10 +278,10 @@ type markerWebhook struct {
 
 // markerConfig is one generated configuration and the markers behind it.
 type markerConfig struct {
-	config   *rules.Config
-	hooks    []*markerWebhook // in webhooks[] order
-	named    *marker          // the +kubebuilder:webhookconfiguration marker, if any
-	covered  map[string]bool  // paths controller-gen already failed on
+	config  *rules.Config
+	hooks   []*markerWebhook // in webhooks[] order
+	named   *marker          // the +kubebuilder:webhookconfiguration marker, if any
+	covered map[string]bool  // paths controller-gen already failed on
 }
 
 // generate builds the configurations controller-gen would write for the
