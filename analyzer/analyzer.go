@@ -259,6 +259,17 @@ type reporter struct {
 	seen map[string]bool
 }
 
+const docsBase = "https://github.com/webhooklint/webhooklint/blob/main/docs/"
+
+// docURL links a diagnostic to its rule's page, or to this front end's
+// documentation for the marker and controller-gen findings.
+func docURL(category string) string {
+	if _, ok := rules.Lookup(category); ok {
+		return docsBase + "rules/" + category + ".md"
+	}
+	return docsBase + "analyzer.md#kubebuilder-markers"
+}
+
 func (r *reporter) report(d diagnostic) {
 	r.once.Do(func() { r.seen = map[string]bool{} })
 	msg := fmt.Sprintf("%s: %s [%s]", d.severity, d.message, d.category)
@@ -267,7 +278,7 @@ func (r *reporter) report(d diagnostic) {
 		return
 	}
 	r.seen[key] = true
-	ad := analysis.Diagnostic{Pos: d.pos, End: d.end, Category: d.category, Message: msg}
+	ad := analysis.Diagnostic{Pos: d.pos, End: d.end, Category: d.category, Message: msg, URL: docURL(d.category)}
 	for _, f := range d.fixes {
 		ad.SuggestedFixes = append(ad.SuggestedFixes, analysis.SuggestedFix{
 			Message:   f.message,
