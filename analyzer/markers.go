@@ -507,6 +507,15 @@ func (mc *markerConfig) locate(path string) (token.Pos, token.Pos, bool) {
 	fieldsPath := stripIndexes(rest)
 	top, _, _ := strings.Cut(fieldsPath, ".")
 	if a, ok := m.arg("patch"); ok && patchSets(m, a, top) {
+		// Point at the field's key inside the JSON, written "key" in a raw
+		// string or \"key\" in a quoted one.
+		value := m.text[len(m.def.Name)+2:][a.ValueStart:a.ValueEnd]
+		for _, k := range []string{`"` + top + `"`, `\"` + top + `\"`} {
+			if i := strings.Index(value, k); i >= 0 {
+				base := m.argsPos + token.Pos(a.ValueStart+i)
+				return base, base + token.Pos(len(k)), true
+			}
+		}
 		s, e := m.span("patch")
 		return s, e, true
 	}

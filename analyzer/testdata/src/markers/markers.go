@@ -59,3 +59,7 @@ func Setup() {
 	// want +1 `ignores this marker because it is inside func Setup`
 	// +kubebuilder:webhook:path=/validate-v1-limitrange,mutating=false,failurePolicy=fail,sideEffects=None,groups="",resources=limitranges,verbs=create,versions=v1,name=vlimitrange.example.com,admissionReviewVersions=v1
 }
+
+// A patch in a quoted string: the finding goes on the escaped key.
+// want +1 `namespaceSelector opts out with NotIn`
+// +kubebuilder:webhook:path=/mutate-v1-secret,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=secrets,verbs=create,versions=v1,name=msecret.example.com,admissionReviewVersions=v1,patch="{\"namespaceSelector\":{\"matchExpressions\":[{\"key\":\"team\",\"operator\":\"NotIn\",\"values\":[\"b\"]}]}}"
