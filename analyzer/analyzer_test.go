@@ -205,16 +205,18 @@ func checkLiteralSpans(t *testing.T, got []string) {
 	// A finding on a field covers its value; one about a field the
 	// literal lacks covers the literal's type and brace.
 	want := []string{
-		"literals.go:21: [\"Bad_Name\"] test-config-name",
-		"literals.go:24: [&ignore] test-failure-policy",
-		"literals.go:30: [admissionregistrationv1.Connect] test-operations",
-		"literals.go:44: [admissionregistrationv1.MutatingWebhook{] test-side-effects",
-		"literals.go:47: [ptr.To[int32](25)] test-timeout",
-		"literals.go:52: [metav1.LabelSelectorOpNotIn] test-namespace-selector",
-		"literals.go:87: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
-		"literals.go:121: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
-		"literals.go:141: [{] test-rule-resources",
-		"literals.go:172: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
+		"literals.go:22: [\"Bad_Name\"] test-config-name",
+		"literals.go:25: [&ignore] test-failure-policy",
+		"literals.go:31: [admissionregistrationv1.Connect] test-operations",
+		"literals.go:45: [admissionregistrationv1.MutatingWebhook{] test-side-effects",
+		"literals.go:48: [ptr.To[int32](25)] test-timeout",
+		"literals.go:53: [metav1.LabelSelectorOpNotIn] test-namespace-selector",
+		"literals.go:88: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
+		"literals.go:122: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
+		"literals.go:142: [{] test-rule-resources",
+		"literals.go:173: [ptr.To(admissionregistrationv1.Ignore)] test-failure-policy",
+		"literals.go:203: [admissionregistrationv1beta1.ValidatingWebhookConfiguration] unserved-api-version",
+		"literals.go:205: [{] test-failure-policy",
 	}
 	slices.Sort(want)
 	if d := diffLines(want, got); d != "" {

@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
@@ -40,7 +41,13 @@ import (
 //     fmt.Sprintf, CA bundles injected at start-up) only hides findings on
 //     those fields.
 
-const admissionV1Path = "k8s.io/api/admissionregistration/v1"
+// The API packages whose literals are judged. v1beta1 has the same fields
+// (its values are read into the v1 types) but other defaults, and the API
+// server no longer serves it.
+const (
+	admissionV1Path      = "k8s.io/api/admissionregistration/v1"
+	admissionV1beta1Path = "k8s.io/api/admissionregistration/v1beta1"
+)
 
 // semanticFields are the webhook fields other rules' verdicts depend on.
 var semanticFields = map[string]bool{
@@ -59,7 +66,7 @@ type litNode struct {
 }
 
 func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.Settings) {
-	if !importsAdmissionV1(pass.Pkg) {
+	if !importsAdmission(pass.Pkg) {
 		return
 	}
 	var files []*ast.File
@@ -78,7 +85,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 		if done[lit] {
 			return true
 		}
-		kind := literalKind(pass.TypesInfo.TypeOf(lit))
+		kind, apiVersion := literalKind(pass.TypesInfo.TypeOf(lit))
 		if kind == "" {
 			return true
 		}
@@ -88,23 +95,26 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 		case "ValidatingWebhookConfiguration":
 			var o admissionv1.ValidatingWebhookConfiguration
 			e.eval(lit, reflect.ValueOf(&o).Elem(), nil)
-			o.APIVersion, o.Kind = rules.V1, rules.Validating
-			cfg = rules.FromValidating(rules.V1, &o)
+			o.APIVersion, o.Kind = apiVersion, rules.Validating
+			cfg = rules.FromValidating(apiVersion, &o)
 		case "MutatingWebhookConfiguration":
 			var o admissionv1.MutatingWebhookConfiguration
 			e.eval(lit, reflect.ValueOf(&o).Elem(), nil)
-			o.APIVersion, o.Kind = rules.V1, rules.Mutating
-			cfg = rules.FromMutating(rules.V1, &o)
+			o.APIVersion, o.Kind = apiVersion, rules.Mutating
+			cfg = rules.FromMutating(apiVersion, &o)
 		case "ValidatingWebhook":
 			o := admissionv1.ValidatingWebhookConfiguration{Webhooks: make([]admissionv1.ValidatingWebhook, 1)}
 			e.eval(lit, reflect.ValueOf(&o.Webhooks[0]).Elem(), field.NewPath("webhooks").Index(0))
-			o.APIVersion, o.Kind = rules.V1, rules.Validating
-			cfg = rules.FromValidating(rules.V1, &o)
+			o.APIVersion, o.Kind = apiVersion, rules.Validating
+			cfg = rules.FromValidating(apiVersion, &o)
 		case "MutatingWebhook":
 			o := admissionv1.MutatingWebhookConfiguration{Webhooks: make([]admissionv1.MutatingWebhook, 1)}
 			e.eval(lit, reflect.ValueOf(&o.Webhooks[0]).Elem(), field.NewPath("webhooks").Index(0))
-			o.APIVersion, o.Kind = rules.V1, rules.Mutating
-			cfg = rules.FromMutating(rules.V1, &o)
+			o.APIVersion, o.Kind = apiVersion, rules.Mutating
+			cfg = rules.FromMutating(apiVersion, &o)
+		}
+		if apiVersion == rules.V1beta1 {
+			reportUnserved(r, lit, kind)
 		}
 		done[lit] = true
 		changed := changesAfter(pass, stack)
@@ -121,36 +131,59 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 	})
 }
 
-func importsAdmissionV1(p *types.Package) bool {
-	if p.Path() == admissionV1Path {
-		return false // the API package itself has nothing to lint
+func importsAdmission(p *types.Package) bool {
+	if p.Path() == admissionV1Path || p.Path() == admissionV1beta1Path {
+		return false // the API packages themselves have nothing to lint
 	}
 	for _, imp := range p.Imports() {
-		if imp.Path() == admissionV1Path {
+		if imp.Path() == admissionV1Path || imp.Path() == admissionV1beta1Path {
 			return true
 		}
 	}
 	return false
 }
 
-// literalKind names the admissionregistration/v1 type a literal builds,
-// if it is one of the four the front end judges.
-func literalKind(t types.Type) string {
+// literalKind names the admissionregistration type a literal builds, if it
+// is one of the four the front end judges, and its API version.
+func literalKind(t types.Type) (kind, apiVersion string) {
 	if t == nil {
-		return ""
+		return "", ""
 	}
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
 	}
 	n, ok := types.Unalias(t).(*types.Named)
-	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != admissionV1Path {
-		return ""
+	if !ok || n.Obj().Pkg() == nil {
+		return "", ""
+	}
+	switch n.Obj().Pkg().Path() {
+	case admissionV1Path:
+		apiVersion = rules.V1
+	case admissionV1beta1Path:
+		apiVersion = rules.V1beta1
+	default:
+		return "", ""
 	}
 	switch name := n.Obj().Name(); name {
 	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingWebhook", "MutatingWebhook":
-		return name
+		return name, apiVersion
 	}
-	return ""
+	return "", ""
+}
+
+// reportUnserved says what the YAML front end says about a v1beta1
+// manifest, on the literal's type: the API server stopped serving
+// admissionregistration/v1beta1 in 1.22.
+func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string) {
+	rule, ok := rules.Lookup("unserved-api-version")
+	if !ok || lit.Type == nil {
+		return
+	}
+	r.report(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
+		message: fmt.Sprintf("%s %s was removed in Kubernetes 1.22: the API server no longer serves it; "+
+			"use %s (package %s), and state what v1beta1 left implicit — its defaults differ: failurePolicy Ignore (v1: Fail), "+
+			"matchPolicy Exact (v1: Equivalent), timeoutSeconds 30 (v1: 10), sideEffects Unknown and "+
+			"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, kind, rules.V1, admissionV1Path)})
 }
 
 // evaluator turns a literal into a typed object, recording where each

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	admissionregistrationv1beta1 "k8s.io/api/admissionregistration/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
@@ -193,4 +194,19 @@ func policyOverwritten(strict bool) admissionregistrationv1.ValidatingWebhook {
 		wh.FailurePolicy = ptr.To(admissionregistrationv1.Fail)
 	}
 	return wh
+}
+
+// The removed v1beta1 API: said once, on the type, and judged with the
+// v1beta1 defaults (no failurePolicy means Ignore there).
+func legacy() *admissionregistrationv1beta1.ValidatingWebhookConfiguration {
+	none := admissionregistrationv1beta1.SideEffectClassNone
+	return &admissionregistrationv1beta1.ValidatingWebhookConfiguration{ // want `admissionregistration.k8s.io/v1beta1 ValidatingWebhookConfiguration was removed in Kubernetes 1.22`
+		ObjectMeta: metav1.ObjectMeta{Name: "legacy"},
+		Webhooks: []admissionregistrationv1beta1.ValidatingWebhook{{ // want `failurePolicy Ignore lets requests through`
+			Name:                    "vlegacy.example.com",
+			SideEffects:             &none,
+			ClientConfig:            admissionregistrationv1beta1.WebhookClientConfig{URL: ptr.To("https://hooks.example.com/v")},
+			AdmissionReviewVersions: []string{"v1beta1"},
+		}},
+	}
 }
