@@ -2,9 +2,12 @@ package analyzer
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
@@ -120,9 +123,31 @@ func testAnalyzer(t *testing.T) *analysis.Analyzer {
 	return a
 }
 
+var (
+	fetchTestdataOnce sync.Once
+	fetchTestdataErr  error
+)
+
 // testdataModule is a module (go.mod requiring the real k8s.io/api),
-// which analysistest loads with GOPROXY=off from the module cache.
-func testdataModule() string { return filepath.Join(analysistest.TestData(), "src") }
+// which analysistest loads with GOPROXY=off from the module cache. Its
+// dependencies are fetched first (through the configured module proxy, a
+// no-op when cached), since its versions need not be the main module's.
+func testdataModule(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(analysistest.TestData(), "src")
+	fetchTestdataOnce.Do(func() {
+		cmd := exec.Command("go", "list", "-deps", "-test", "./...")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fetchTestdataErr = fmt.Errorf("fetching the testdata module's dependencies: %v\n%s", err, out)
+		}
+	})
+	if fetchTestdataErr != nil {
+		t.Fatal(fetchTestdataErr)
+	}
+	return dir
+}
 
 // spans lists each diagnostic as "line: [source text it covers] message"
 // so tests can check columns, which // want comments cannot.
@@ -156,7 +181,7 @@ func spans(t *testing.T, results []*analysistest.Result) []string {
 // TestFrontEnds checks both front ends in one load: loading the real
 // k8s.io/api from source is what takes the time.
 func TestFrontEnds(t *testing.T) {
-	results := analysistest.Run(t, testdataModule(), testAnalyzer(t), "./markers", "./literals")
+	results := analysistest.Run(t, testdataModule(t), testAnalyzer(t), "./markers", "./literals")
 	got := spans(t, results)
 	t.Run("markers", func(t *testing.T) { checkMarkerSpans(t, got) })
 	t.Run("literals", func(t *testing.T) { checkLiteralSpans(t, got) })
@@ -240,5 +265,5 @@ func diffLines(want, got []string) string {
 }
 
 func TestMarkerFixes(t *testing.T) {
-	analysistest.RunWithSuggestedFixes(t, testdataModule(), testAnalyzer(t), "./markerfix")
+	analysistest.RunWithSuggestedFixes(t, testdataModule(t), testAnalyzer(t), "./markerfix")
 }
