@@ -202,6 +202,9 @@ type Inventory struct {
 	Services   []*corev1.Service
 	Namespaces []*corev1.Namespace
 	Workloads  []Workload
+	// Live is what a running cluster reports (set only by `webhooklint
+	// cluster`); nil when linting files.
+	Live *LiveInventory
 }
 
 // Workload is anything that creates pods: its pod template labels and
