@@ -1,0 +1,128 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
+// LiveInventory is the state of a running cluster that the live rules
+// (Category Live) judge webhooks against. `webhooklint cluster` fills it
+// in; file linting leaves Inventory.Live nil and the live rules stay
+// silent.
+//
+// Each part may be missing because the reader was not allowed to read it
+// (RBAC) or the read failed; a nil slice means "unknown" and the rules
+// depending on it say nothing, while an empty non-nil slice means "read,
+// and there are none".
+type LiveInventory struct {
+	Namespaces     []*corev1.Namespace
+	Services       []*corev1.Service
+	EndpointSlices []*discoveryv1.EndpointSlice
+	// Served lists every group/version/resource the API server serves
+	// (discovery, CRDs and aggregated APIs included). Subresources appear
+	// as "pods/status".
+	Served []ServedResource
+	// UnavailableGroups are group/versions whose discovery failed (an
+	// aggregated API server that is down): rules naming them are not
+	// judged, since the cluster may well serve them.
+	UnavailableGroups []string
+}
+
+// ServedResource is one entry of the cluster's discovery documents.
+type ServedResource struct {
+	Group, Version, Resource string
+	Namespaced               bool
+}
+
+// Service returns the Service namespace/name, and whether services were
+// read at all.
+func (l *LiveInventory) Service(namespace, name string) (svc *corev1.Service, known bool) {
+	if l == nil || l.Services == nil {
+		return nil, false
+	}
+	for _, s := range l.Services {
+		if s.Namespace == namespace && s.Name == name {
+			return s, true
+		}
+	}
+	return nil, true
+}
+
+// Namespace returns the named namespace, and whether namespaces were read.
+func (l *LiveInventory) Namespace(name string) (ns *corev1.Namespace, known bool) {
+	if l == nil || l.Namespaces == nil {
+		return nil, false
+	}
+	for _, n := range l.Namespaces {
+		if n.Name == name {
+			return n, true
+		}
+	}
+	return nil, true
+}
+
+// SlicesFor returns the EndpointSlices of a Service (those labelled
+// kubernetes.io/service-name), and whether slices were read.
+func (l *LiveInventory) SlicesFor(namespace, service string) (slices []*discoveryv1.EndpointSlice, known bool) {
+	if l == nil || l.EndpointSlices == nil {
+		return nil, false
+	}
+	for _, s := range l.EndpointSlices {
+		if s.Namespace == namespace && s.Labels[discoveryv1.LabelServiceName] == service {
+			slices = append(slices, s)
+		}
+	}
+	return slices, true
+}
+
+// groupUnavailable reports whether discovery of group (any version) failed.
+func (l *LiveInventory) groupUnavailable(group string) bool {
+	for _, gv := range l.UnavailableGroups {
+		g, _, _ := strings.Cut(gv, "/")
+		if !strings.Contains(gv, "/") {
+			g = "" // legacy "v1"
+		}
+		if g == group {
+			return true
+		}
+	}
+	return false
+}
+
+// closest returns the candidate nearest to s by edit distance (ties go to
+// the alphabetically first), or "" without candidates.
+func closest(s string, candidates []string) string {
+	best, bestDist := "", -1
+	sorted := slices.Clone(candidates)
+	slices.Sort(sorted)
+	for _, c := range slices.Compact(sorted) {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance over bytes (API names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
