@@ -112,9 +112,9 @@ func (w *kindWatcher) run(ctx context.Context) error {
 			}
 			if streaming {
 				stream, rv, err = w.streamInitial(ctx, opts)
-				if err != nil && w.mode == StreamAuto && streamingRefused(err) {
+				if err != nil && w.mode == StreamAuto && ctx.Err() == nil && streamingRefused(err) {
 					streaming = false
-					w.note(ctx, "%s: the server refused a streaming list (%v); falling back to list then watch", w.k.Resource, err)
+					w.note(ctx, "%s: no streaming list from this server (%v); falling back to list then watch", w.k.Resource, err)
 					continue
 				}
 			} else {
@@ -191,10 +191,16 @@ func fatal(err error) bool {
 		apierrors.IsBadRequest(err) || apierrors.IsInvalid(err) || apierrors.IsMethodNotSupported(err)
 }
 
-// streamingRefused: a server without the WatchList feature rejects
-// sendInitialEvents (or resourceVersionMatch on a watch) as invalid.
+// streamingRefused tells whether a failed streaming list should fall back
+// to list-then-watch. As client-go does, any failure before the
+// initial-events-end bookmark counts: a server without the WatchList
+// feature rejects the parameters as invalid, and one whose etcd cannot
+// report watch progress (etcd < 3.4.31/3.5.13) answers with an error event
+// ("the required storage feature RequestWatchProgress is disabled"). Only
+// a 410 for a version the user asked for is final.
 func streamingRefused(err error) bool {
-	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsMethodNotSupported(err)
+	var gone *GoneError
+	return !errors.As(err, &gone)
 }
 
 // listInitial lists the kind and hands the snapshot to the owner.
