@@ -26,6 +26,9 @@ type Options struct {
 	Severity map[string]diag.Severity
 	// Jobs bounds parallelism; 0 means one worker per CPU.
 	Jobs int
+	// Live is the state of a running cluster for the live rules; nil
+	// (files) keeps them silent. Fixtures set it from their header.
+	Live *rules.LiveInventory
 }
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
@@ -117,6 +120,7 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 func Files(files []*manifest.File, opts Options) *Result {
 	res := &Result{Files: files}
 	inv := manifest.Inventory(files)
+	inv.Live = opts.Live
 	var docs []*manifest.Document
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
