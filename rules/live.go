@@ -16,25 +16,28 @@ import (
 // Each part may be missing because the reader was not allowed to read it
 // (RBAC) or the read failed; a nil slice means "unknown" and the rules
 // depending on it say nothing, while an empty non-nil slice means "read,
-// and there are none".
+// and there are none". (The JSON form is what rule fixtures put in their
+// `# fixture: {"live": …}` header.)
 type LiveInventory struct {
-	Namespaces     []*corev1.Namespace
-	Services       []*corev1.Service
-	EndpointSlices []*discoveryv1.EndpointSlice
+	Namespaces     []*corev1.Namespace          `json:"namespaces"`
+	Services       []*corev1.Service            `json:"services"`
+	EndpointSlices []*discoveryv1.EndpointSlice `json:"endpointSlices"`
 	// Served lists every group/version/resource the API server serves
 	// (discovery, CRDs and aggregated APIs included). Subresources appear
 	// as "pods/status".
-	Served []ServedResource
+	Served []ServedResource `json:"served"`
 	// UnavailableGroups are group/versions whose discovery failed (an
 	// aggregated API server that is down): rules naming them are not
 	// judged, since the cluster may well serve them.
-	UnavailableGroups []string
+	UnavailableGroups []string `json:"unavailableGroups"`
 }
 
 // ServedResource is one entry of the cluster's discovery documents.
 type ServedResource struct {
-	Group, Version, Resource string
-	Namespaced               bool
+	Group      string `json:"group"`
+	Version    string `json:"version"`
+	Resource   string `json:"resource"`
+	Namespaced bool   `json:"namespaced"`
 }
 
 // Service returns the Service namespace/name, and whether services were
