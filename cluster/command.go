@@ -27,6 +27,11 @@ const (
 	exitFailure  = 3
 )
 
+// Command is Main in the shape cli.RegisterSubcommand takes (no stdin).
+func Command(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	return Main(args, stdout, stderr)
+}
+
 // Main runs `webhooklint cluster ARGS`: it returns the exit code. It stops
 // cleanly on SIGINT and SIGTERM.
 func Main(args []string, stdout, stderr io.Writer) int {
