@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -56,6 +57,9 @@ func Lint(ctx context.Context, c kubernetes.Interface, o Options) (*Result, erro
 		st.relint()
 	}
 	res.Diagnostics = st.diagnostics()
+	if len(st.internal) > 0 {
+		return res, errors.Join(st.internal...)
+	}
 	return res, nil
 }
 
@@ -110,6 +114,11 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 	defer cancel()
 
 	st := newState(o.Settings)
+	// publish sends changes, then any rule failure of that lint as a note.
+	publish := func(cs []Change) {
+		emit(w.Sink, cs)
+		reportInternal(w.Sink, st)
+	}
 	updates := make(chan update)
 	errs := make(chan error, 2)
 	var wg sync.WaitGroup
@@ -119,7 +128,7 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 		kw := &kindWatcher{k: k, list: o.List, mode: o.Stream, out: updates, backoff: w.backoff}
 		if seed := w.seeds[k.Resource]; seed != nil {
 			kw.seedRV = seed.ResourceVersion
-			emit(w.Sink, st.sync(k.Kind, seed.Configs))
+			publish(st.sync(k.Kind, seed.Configs))
 		} else {
 			pending[k.Resource] = true
 		}
@@ -145,7 +154,7 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 		for _, n := range notes {
 			w.Sink(Change{Type: Note, Reason: n})
 		}
-		emit(w.Sink, st.setLive(live))
+		publish(st.setLive(live))
 	}
 	refreshLive()
 	var tick <-chan time.Time
@@ -176,7 +185,7 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 			case u.note != "":
 				w.Sink(Change{Type: Note, Reason: u.note})
 			case u.isSnap:
-				emit(w.Sink, st.sync(u.kind, u.snapshot))
+				publish(st.sync(u.kind, u.snapshot))
 				if pending[u.resource] {
 					delete(pending, u.resource)
 					if len(pending) == 0 {
@@ -187,9 +196,9 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 					refreshLive()
 				}
 			case u.upsert != nil:
-				emit(w.Sink, st.upsert(u.upsert))
+				publish(st.upsert(u.upsert))
 			case u.remove != nil:
-				emit(w.Sink, st.remove(u.remove))
+				publish(st.remove(u.remove))
 			}
 		}
 	}
@@ -199,4 +208,12 @@ func emit(sink func(Change), cs []Change) {
 	for _, c := range cs {
 		sink(c)
 	}
+}
+
+// reportInternal turns rule failures into notes, so a watch goes on.
+func reportInternal(sink func(Change), st *state) {
+	for _, e := range st.internal {
+		sink(Change{Type: Note, Reason: e.Error()})
+	}
+	st.internal = nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -52,6 +53,8 @@ type state struct {
 	findings map[string]diag.Diagnostic
 	live     *rules.LiveInventory
 	settings *rules.Settings
+	// internal holds the rule failures (panics) of the last lint.
+	internal []error
 }
 
 func newState(settings *rules.Settings) *state {
@@ -137,7 +140,9 @@ func (s *state) put(c *rules.Config) (Change, bool) {
 func (s *state) relint() []Change {
 	configs := s.sortedConfigs()
 	next := map[string]diag.Diagnostic{}
-	for _, d := range lintConfigs(configs, s.live, s.settings) {
+	ds, internal := lintConfigs(configs, s.live, s.settings)
+	s.internal = internal
+	for _, d := range ds {
 		next[findingKey(d)] = d
 	}
 	var out []Change
@@ -202,20 +207,14 @@ func compareDiag(a, b diag.Diagnostic) int {
 	)
 }
 
-// lintConfigs runs every rule over every configuration, with the others
-// and the live state as inventory.
-func lintConfigs(configs []*rules.Config, live *rules.LiveInventory, settings *rules.Settings) []diag.Diagnostic {
-	inv := &rules.Inventory{Configs: configs, Live: live}
-	var out []diag.Diagnostic
-	for _, c := range configs {
-		for _, r := range rules.All() {
-			rules.NewPass(r, c, inv, settings, func(f rules.Finding) {
-				out = append(out, diag.Diagnostic{
-					Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
-					Object: c.Object(), Webhook: f.Webhook,
-				})
-			}).Run()
-		}
+// lintConfigs runs every rule over every configuration through the lint
+// engine, with the others and the live state as inventory. A rule that
+// panics is reported as an error, not a crash.
+func lintConfigs(configs []*rules.Config, live *rules.LiveInventory, settings *rules.Settings) ([]diag.Diagnostic, []error) {
+	res := lint.Configs(configs, &rules.Inventory{Configs: configs, Live: live}, lint.Options{Settings: settings})
+	var errs []error
+	for _, e := range res.Internal {
+		errs = append(errs, e)
 	}
-	return out
+	return res.Diagnostics, errs
 }
