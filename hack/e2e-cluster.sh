@@ -10,6 +10,9 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE/.."
 export E2E_DIR="${E2E_DIR:-/tmp/webhooklint-e2e}"
+for tool in go etcd etcdctl openssl curl; do
+  command -v "$tool" >/dev/null || { echo "e2e-cluster: $tool missing (etcd: apt-get install -y etcd-server etcd-client)" >&2; exit 1; }
+done
 
 "$HERE/build-kube-apiserver.sh"
 trap '"$HERE/e2e-apiserver.sh" stop' EXIT
