@@ -30,7 +30,7 @@ type Connection struct {
 
 // RESTConfig resolves c into a client configuration.
 func (c Connection) RESTConfig() (*rest.Config, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules() // honours $KUBECONFIG
+	rules := clientcmd.NewDefaultClientConfigLoadingRules() // honors $KUBECONFIG
 	if c.Kubeconfig != "" {
 		rules.ExplicitPath = c.Kubeconfig
 	}

@@ -137,7 +137,7 @@ func startFake(t *testing.T, serve func(n int, q url.Values, w *fakeResponse)) (
 
 func expiredContinue(token string) *apierrors.StatusError {
 	e := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result.")
-	e.ErrStatus.ListMeta.Continue = token
+	e.ErrStatus.Continue = token
 	return e
 }
 

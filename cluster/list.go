@@ -186,7 +186,7 @@ func listOnce(ctx context.Context, k *kind, o ListOptions) (*Snapshot, error) {
 func inconsistentToken(err error) string {
 	var se apierrors.APIStatus
 	if errors.As(err, &se) {
-		return se.Status().ListMeta.Continue
+		return se.Status().Continue
 	}
 	return ""
 }

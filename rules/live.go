@@ -67,7 +67,7 @@ func (l *LiveInventory) Namespace(name string) (ns *corev1.Namespace, known bool
 	return nil, true
 }
 
-// SlicesFor returns the EndpointSlices of a Service (those labelled
+// SlicesFor returns the EndpointSlices of a Service (those labeled
 // kubernetes.io/service-name), and whether slices were read.
 func (l *LiveInventory) SlicesFor(namespace, service string) (slices []*discoveryv1.EndpointSlice, known bool) {
 	if l == nil || l.EndpointSlices == nil {

@@ -153,7 +153,7 @@ func TestNamespaceSelectorLive(t *testing.T) {
 	clusterOnly := strings.Replace(svcWebhook, "resources: [pods], operations: [CREATE]", "resources: [nodes], operations: [CREATE], scope: Cluster", 1)
 	expectFindings(t, runLive(t, "namespace-selector-live", clusterOnly, live))
 
-	// With discovery, a cluster-scoped resource under scope "*" is recognised too.
+	// With discovery, a cluster-scoped resource under scope "*" is recognized too.
 	nodes := strings.Replace(svcWebhook, "resources: [pods]", "resources: [nodes]", 1)
 	withDiscovery := *live
 	withDiscovery.Served = []ServedResource{{Version: "v1", Resource: "nodes"}, {Version: "v1", Resource: "pods", Namespaced: true}}

@@ -19,7 +19,7 @@ var _ = register(&Rule{
 	Doc: Doc{
 		Why: "The API server accepts any spelling in `rules[].apiGroups`, `apiVersions` and `resources`: " +
 			"`deployment`, `app` or `v1beta1` of a group that no longer serves it are all valid. A rule " +
-			"only matches requests for what the cluster serves, so a misspelt or removed name silently " +
+			"only matches requests for what the cluster serves, so a misspelled or removed name silently " +
 			"never matches, and a security webhook relying on it enforces nothing. `matchPolicy: " +
 			"Equivalent` does not help: equivalent resources are found among served versions only. The " +
 			"rule compares every name with the cluster's discovery documents (built-in APIs, CRDs and " +
