@@ -103,6 +103,9 @@ type runContext struct {
 	report report.Options
 	stdout io.Writer
 	stderr io.Writer
+	// afterRun receives the finished run after the main report is written
+	// (extra reports of --output).
+	afterRun []func(*report.Run) error
 }
 
 // flagHooks let other files of this package add flags without editing
@@ -218,6 +221,10 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	rc.report.Color = color
 	for _, h := range o.extra {
 		if err := h(rc); err != nil {
+			var done exitNow
+			if errors.As(err, &done) {
+				return int(done)
+			}
 			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 			return ExitUsage
 		}
@@ -239,26 +246,42 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 			sources[file.Name] = file.Data
 		}
 	}
+	// The status is known before the report is written, so formats that
+	// record it (SARIF) can.
+	code := ExitOK
+	switch {
+	case len(res.Internal) > 0:
+		code = ExitInternal
+	case !rc.never && diag.AtLeast(res.Diagnostics, rc.failOn):
+		code = ExitFindings
+	}
 	run := &report.Run{
 		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
 		Source:      func(name string) []byte { return sources[name] },
 		ToolVersion: version(),
+		ExitCode:    code,
 	}
 	if err := f.Format(stdout, run); err != nil {
 		fmt.Fprintf(stderr, "webhooklint: writing output: %v\n", err)
 		return ExitInternal
 	}
-	if len(res.Internal) > 0 {
-		for _, e := range res.Internal {
-			fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)
+	for _, after := range rc.afterRun {
+		if err := after(run); err != nil {
+			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+			return ExitInternal
 		}
-		return ExitInternal
 	}
-	if !rc.never && diag.AtLeast(res.Diagnostics, rc.failOn) {
-		return ExitFindings
+	for _, e := range res.Internal {
+		fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)
 	}
-	return ExitOK
+	return code
 }
+
+// exitNow, returned by a hook, ends the run successfully with that status
+// (flags that do their job instead of linting, like --init-config).
+type exitNow int
+
+func (e exitNow) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 // wantColor decides whether text output is colored.
 func wantColor(mode string, w io.Writer) (bool, error) {
