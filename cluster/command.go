@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/webhooklint/webhooklint/config"
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -54,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		watchMode   bool
 		noLive      bool
 		showExcerpt bool
+		configPath  string
 		o           Options
 	)
 	fs.StringVar(&conn.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
@@ -69,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	fs.DurationVar(&timeout, "timeout", 0, "stop after this long (0: no limit); a watch that reaches it stops cleanly")
 	fs.StringVar(&format, "format", "text", "output format: text or json (one JSON object per line with --watch)")
 	fs.BoolVar(&showExcerpt, "excerpt", false, "show the offending field of each finding as YAML, as `kubectl get -o yaml` would")
+	fs.StringVar(&configPath, "config", "", "configuration file for rule settings (default: the nearest "+config.FileName+" above the current folder)")
 	fs.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: webhooklint cluster [flags]\n\nLint the webhook configurations a live API server holds, once or with --watch.\n\nFlags:")
@@ -123,6 +126,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		defer cancel()
 	}
 	o.Settings = rules.DefaultSettings()
+	if code := applyConfig(&o, configPath, stderr); code != exitClean {
+		return code
+	}
+	// The version actually running is the target, whatever a
+	// configuration file written for manifests says.
 	if v, err := serverVersion(client.Discovery()); err == nil {
 		o.Settings.KubeVersion = v
 	}
@@ -160,6 +168,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	}
 	if diag.AtLeast(ds, minSev) {
 		return exitFindings
+	}
+	return exitClean
+}
+
+// applyConfig reads rule settings (enabled, severity, options) from the
+// same configuration file file linting uses.
+func applyConfig(o *Options, path string, stderr io.Writer) int {
+	if path == "" {
+		found, err := config.Find(nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "webhooklint cluster: configuration: %v\n", err)
+			return exitUsage
+		}
+		if found == "" {
+			return exitClean
+		}
+		path = found
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
+		return exitUsage
+	}
+	o.Enabled = c.Enabled
+	o.Severity = c.Severities()
+	o.Settings.Options = c.Options()
+	if c.KubeVersion.Major != 0 {
+		o.Settings.KubeVersion = c.KubeVersion
 	}
 	return exitClean
 }

@@ -194,6 +194,16 @@ func TestE2EPagedList(t *testing.T) {
 		t.Errorf("exit %d, findings %v, resourceVersions %v", code, found, out.ResourceVersions)
 	}
 
+	// The configuration file of file linting applies: a disabled rule is silent.
+	cfgFile := t.TempDir() + "/.webhooklint.yaml"
+	must(t, os.WriteFile(cfgFile, []byte("rules:\n  unserved-resources: false\n"), 0o600))
+	stdout.Reset()
+	stderr.Reset()
+	code = run(ctx, []string{"--config=" + cfgFile, "--format=json"}, &stdout, &stderr, cfg)
+	if strings.Contains(stdout.String(), "unserved-resources") || code == exitFailure || code == exitUsage {
+		t.Errorf("disabled rule still reported (exit %d): %s %s", code, stdout.String(), stderr.String())
+	}
+
 	// resourceVersion 0: any version, said to be possibly stale.
 	stdout.Reset()
 	stderr.Reset()

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -24,6 +25,13 @@ type Options struct {
 	LiveRefresh time.Duration
 	Stream      StreamMode
 	Settings    *rules.Settings
+	// Enabled and Severity come from the configuration file, as for files.
+	Enabled  func(rule string) bool
+	Severity map[string]diag.Severity
+}
+
+func (o Options) lintOptions() lint.Options {
+	return lint.Options{Settings: o.Settings, Enabled: o.Enabled, Severity: o.Severity}
 }
 
 // Result is a one-shot lint of the cluster.
@@ -39,7 +47,7 @@ func Lint(ctx context.Context, c kubernetes.Interface, o Options) (*Result, erro
 		return nil, err
 	}
 	res := &Result{}
-	st := newState(o.Settings)
+	st := newStateWith(o.lintOptions())
 	for _, k := range kindsOf(c) {
 		snap, err := list(ctx, k, o.List)
 		if err != nil {
@@ -113,7 +121,7 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	st := newState(o.Settings)
+	st := newStateWith(o.lintOptions())
 	// publish sends changes, then any rule failure of that lint as a note.
 	publish := func(cs []Change) {
 		emit(w.Sink, cs)

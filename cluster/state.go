@@ -49,19 +49,23 @@ type Change struct {
 // goes, however many times the same state is seen again (relists, watch
 // replays).
 type state struct {
-	configs  map[string]*rules.Config // by objectKey
-	findings map[string]diag.Diagnostic
-	live     *rules.LiveInventory
-	settings *rules.Settings
+	configs     map[string]*rules.Config // by objectKey
+	findings    map[string]diag.Diagnostic
+	live        *rules.LiveInventory
+	lintOptions lint.Options
 	// internal holds the rule failures (panics) of the last lint.
 	internal []error
 }
 
 func newState(settings *rules.Settings) *state {
-	if settings == nil {
-		settings = rules.DefaultSettings()
+	return newStateWith(lint.Options{Settings: settings})
+}
+
+func newStateWith(o lint.Options) *state {
+	if o.Settings == nil {
+		o.Settings = rules.DefaultSettings()
 	}
-	return &state{configs: map[string]*rules.Config{}, findings: map[string]diag.Diagnostic{}, settings: settings}
+	return &state{configs: map[string]*rules.Config{}, findings: map[string]diag.Diagnostic{}, lintOptions: o}
 }
 
 func configKey(c *rules.Config) string { return c.Kind + "/" + c.Meta.Name }
@@ -140,7 +144,7 @@ func (s *state) put(c *rules.Config) (Change, bool) {
 func (s *state) relint() []Change {
 	configs := s.sortedConfigs()
 	next := map[string]diag.Diagnostic{}
-	ds, internal := lintConfigs(configs, s.live, s.settings)
+	ds, internal := lintConfigs(configs, s.live, s.lintOptions)
 	s.internal = internal
 	for _, d := range ds {
 		next[findingKey(d)] = d
@@ -210,8 +214,8 @@ func compareDiag(a, b diag.Diagnostic) int {
 // lintConfigs runs every rule over every configuration through the lint
 // engine, with the others and the live state as inventory. A rule that
 // panics is reported as an error, not a crash.
-func lintConfigs(configs []*rules.Config, live *rules.LiveInventory, settings *rules.Settings) ([]diag.Diagnostic, []error) {
-	res := lint.Configs(configs, &rules.Inventory{Configs: configs, Live: live}, lint.Options{Settings: settings})
+func lintConfigs(configs []*rules.Config, live *rules.LiveInventory, o lint.Options) ([]diag.Diagnostic, []error) {
+	res := lint.Configs(configs, &rules.Inventory{Configs: configs, Live: live}, o)
 	var errs []error
 	for _, e := range res.Internal {
 		errs = append(errs, e)

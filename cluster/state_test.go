@@ -10,7 +10,7 @@ import (
 	"github.com/webhooklint/webhooklint/rules"
 )
 
-func config(name, rv string, bad bool) *rules.Config {
+func testConfig(name, rv string, bad bool) *rules.Config {
 	o := validating(name, bad)
 	o.ResourceVersion = rv
 	o.UID = types.UID("uid-" + name)
@@ -43,20 +43,20 @@ func TestStateReportsEachChangeOnce(t *testing.T) {
 		do   func() []Change
 		want string
 	}{
-		{"add a bad config", func() []Change { return st.upsert(config("a", "1", true)) },
+		{"add a bad config", func() []Change { return st.upsert(testConfig("a", "1", true)) },
 			"added a; found a webhooks[0].rules[0].apiGroups[0]"},
-		{"the same event replayed", func() []Change { return st.upsert(config("a", "1", true)) }, ""},
-		{"a relist showing the same state", func() []Change { return st.sync(rules.Validating, []*rules.Config{config("a", "1", true)}) }, ""},
-		{"a change that keeps the finding", func() []Change { return st.upsert(config("a", "2", true)) }, "changed a"},
-		{"the fix", func() []Change { return st.upsert(config("a", "3", false)) },
+		{"the same event replayed", func() []Change { return st.upsert(testConfig("a", "1", true)) }, ""},
+		{"a relist showing the same state", func() []Change { return st.sync(rules.Validating, []*rules.Config{testConfig("a", "1", true)}) }, ""},
+		{"a change that keeps the finding", func() []Change { return st.upsert(testConfig("a", "2", true)) }, "changed a"},
+		{"the fix", func() []Change { return st.upsert(testConfig("a", "3", false)) },
 			"changed a; resolved a webhooks[0].rules[0].apiGroups[0] (fixed)"},
 		{"a relist after missed events: b added bad, a deleted",
-			func() []Change { return st.sync(rules.Validating, []*rules.Config{config("b", "9", true)}) },
+			func() []Change { return st.sync(rules.Validating, []*rules.Config{testConfig("b", "9", true)}) },
 			"added b; deleted a; found b webhooks[0].rules[0].apiGroups[0]"},
 		{"a relist of the other kind leaves this one alone", func() []Change { return st.sync(rules.Mutating, nil) }, ""},
-		{"delete", func() []Change { return st.remove(config("b", "10", true)) },
+		{"delete", func() []Change { return st.remove(testConfig("b", "10", true)) },
 			"deleted b; resolved b webhooks[0].rules[0].apiGroups[0] (configuration deleted)"},
-		{"delete again", func() []Change { return st.remove(config("b", "10", true)) }, ""},
+		{"delete again", func() []Change { return st.remove(testConfig("b", "10", true)) }, ""},
 	}
 	for _, s := range steps {
 		if got := summary(s.do()); got != s.want {
@@ -66,7 +66,7 @@ func TestStateReportsEachChangeOnce(t *testing.T) {
 }
 
 func TestExcerpt(t *testing.T) {
-	c := config("a", "1", true)
+	c := testConfig("a", "1", true)
 	for _, tc := range []struct{ path, want string }{
 		{"webhooks[0].rules[0].apiGroups[0]", "webhooks[0].rules[0].apiGroups[0]: app"},
 		{"webhooks[0].clientConfig", "webhooks[0].clientConfig:\n  url: https://webhook.example.com/validate"},
