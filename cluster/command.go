@@ -163,6 +163,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		}
 	}
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
+			fmt.Fprintf(stderr, "webhooklint cluster: --timeout %s reached before the cluster was read: %v\n", timeout, err)
+			return exitFailure
+		}
 		fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
 		return exitFailure
 	}
