@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -120,7 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Names(), ", "))
 	fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: error, warning, info or never")
 	fs.Func("kube-version", "Kubernetes version the manifests target, MAJOR.MINOR (default "+rules.DefaultKubeVersion.String()+")", func(s string) error {
-		v, err := ParseKubeVersion(s)
+		v, err := rules.ParseKubeVersion(s)
 		if err != nil {
 			return err
 		}
@@ -159,21 +158,6 @@ configuration error, 3 internal error.
 Flags:
 `)
 	fs.PrintDefaults()
-}
-
-// ParseKubeVersion reads "1.34" or "v1.34.2".
-func ParseKubeVersion(s string) (rules.KubeVersion, error) {
-	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	parts := strings.Split(t, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return rules.KubeVersion{}, fmt.Errorf("kube version %q: want MAJOR.MINOR, e.g. 1.37", s)
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil || major != 1 || minor < 16 || minor > 99 {
-		return rules.KubeVersion{}, fmt.Errorf("kube version %q: want 1.16 or newer, e.g. 1.37", s)
-	}
-	return rules.KubeVersion{Major: major, Minor: minor}, nil
 }
 
 func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webhooklint/webhooklint/internal/suggest"
+
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -115,7 +117,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		switch key.Value {
 		case "kubeVersion":
 			if s, ok := p.scalar(val, "kubeVersion", "!!str", "!!float", "!!int"); ok {
-				v, err := ParseKubeVersion(s)
+				v, err := rules.ParseKubeVersion(s)
 				if err != nil {
 					p.errorf(val, "kubeVersion: %v", err)
 				}
@@ -135,7 +137,7 @@ func Parse(path string, data []byte) (*Config, error) {
 			p.mapping(val, "rules", func(k, v *yaml.Node) {
 				r, ok := lookupRule(k.Value)
 				if !ok {
-					p.errorf(k, "unknown rule %q%s", k.Value, suggest(k.Value, ruleNames()))
+					p.errorf(k, "unknown rule %q%s", k.Value, suggest.Hint(k.Value, ruleNames()))
 					return
 				}
 				c.Rules[r.Name] = p.rule(r, v)
@@ -240,7 +242,7 @@ func (p *parser) rule(r *rules.Rule, n *yaml.Node) Rule {
 			p.mapping(v, "rules."+r.Name+".options", func(ok, ov *yaml.Node) {
 				def, found := r.OptionDefault(ok.Value)
 				if !found {
-					p.errorf(ok, "rule %s has no option %q%s", r.Name, ok.Value, suggest(ok.Value, optionNames(r)))
+					p.errorf(ok, "rule %s has no option %q%s", r.Name, ok.Value, suggest.Hint(ok.Value, optionNames(r)))
 					return
 				}
 				if val, good := p.optionValue(r.Name+"."+ok.Value, def, ov); good {
@@ -351,58 +353,6 @@ func optionNames(r *rules.Rule) []string {
 		out = append(out, o.Name)
 	}
 	return out
-}
-
-// suggest names the closest candidate when a name looks like a typo.
-func suggest(name string, candidates []string) string {
-	best, bestDist := "", 3
-	for _, c := range candidates {
-		if d := distance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// distance is the Levenshtein edit distance.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
-
-// ParseKubeVersion reads "1.34" or "v1.34.2" (the same syntax as the
-// --kube-version flag).
-func ParseKubeVersion(s string) (rules.KubeVersion, error) {
-	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	parts := strings.Split(t, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return rules.KubeVersion{}, fmt.Errorf("%q: want MAJOR.MINOR, e.g. 1.37", s)
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil || major != 1 || minor < 16 || minor > 99 {
-		return rules.KubeVersion{}, fmt.Errorf("%q: want 1.16 or newer, e.g. 1.37", s)
-	}
-	return rules.KubeVersion{Major: major, Minor: minor}, nil
 }
 
 // The registry, replaceable in tests so they do not depend on which rules
