@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/webhooklint/webhooklint/internal/suggest"
 )
 
 // LiveInventory is the state of a running cluster that the live rules
@@ -96,36 +98,17 @@ func (l *LiveInventory) groupUnavailable(group string) bool {
 }
 
 // closest returns the candidate nearest to s by edit distance (ties go to
-// the alphabetically first), or "" without candidates.
+// the alphabetically first), or "" without candidates. Unlike
+// suggest.Closest it has no distance limit: a rule that can never match
+// deserves the nearest served name, however far.
 func closest(s string, candidates []string) string {
 	best, bestDist := "", -1
 	sorted := slices.Clone(candidates)
 	slices.Sort(sorted)
 	for _, c := range slices.Compact(sorted) {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); bestDist < 0 || d < bestDist {
+		if d := suggest.Distance(strings.ToLower(s), strings.ToLower(c)); bestDist < 0 || d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance over bytes (API names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

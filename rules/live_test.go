@@ -27,7 +27,7 @@ func runLive(t *testing.T, rule, config string, live *LiveInventory) []string {
 	return got
 }
 
-func expectFindings(t *testing.T, got []string, want ...string) {
+func expectLive(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %d findings, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
@@ -39,14 +39,14 @@ func expectFindings(t *testing.T, got []string, want ...string) {
 	}
 }
 
-func service(ns, name string, ports ...corev1.ServicePort) *corev1.Service {
+func liveService(ns, name string, ports ...corev1.ServicePort) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: "10.0.0.7", Ports: ports},
 	}
 }
 
-func slice(ns, svc, port string, ready ...bool) *discoveryv1.EndpointSlice {
+func liveSlice(ns, svc, port string, ready ...bool) *discoveryv1.EndpointSlice {
 	s := &discoveryv1.EndpointSlice{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: svc + "-abc", Labels: map[string]string{discoveryv1.LabelServiceName: svc}},
 		Ports:      []discoveryv1.EndpointPort{{Name: &port}},
@@ -78,26 +78,26 @@ func TestServiceUnavailable(t *testing.T) {
 		{"services unknown", &LiveInventory{}, nil},
 		{"missing", &LiveInventory{Services: []*corev1.Service{}},
 			[]string{`error webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; every request`}},
-		{"wrong port", &LiveInventory{Services: []*corev1.Service{service("policy", "checker", corev1.ServicePort{Name: "https", Port: 443})}},
+		{"wrong port", &LiveInventory{Services: []*corev1.Service{liveService("policy", "checker", corev1.ServicePort{Name: "https", Port: 443})}},
 			[]string{`webhooks[0].clientConfig.service.port: no service port 8443 found for service "policy/checker" (it has ports 443 ("https"))`}},
 		{"headless", &LiveInventory{Services: []*corev1.Service{func() *corev1.Service {
-			s := service("policy", "checker", https)
+			s := liveService("policy", "checker", https)
 			s.Spec.ClusterIP = corev1.ClusterIPNone
 			return s
 		}()}}, []string{`headless`}},
 		{"no ready endpoints", &LiveInventory{
-			Services:       []*corev1.Service{service("policy", "checker", https)},
-			EndpointSlices: []*discoveryv1.EndpointSlice{slice("policy", "checker", "https", false, false)},
+			Services:       []*corev1.Service{liveService("policy", "checker", https)},
+			EndpointSlices: []*discoveryv1.EndpointSlice{liveSlice("policy", "checker", "https", false, false)},
 		}, []string{`has no ready endpoints for port 8443 ("https")`}},
 		{"endpoints for another port only", &LiveInventory{
-			Services:       []*corev1.Service{service("policy", "checker", https)},
-			EndpointSlices: []*discoveryv1.EndpointSlice{slice("policy", "checker", "metrics", true)},
+			Services:       []*corev1.Service{liveService("policy", "checker", https)},
+			EndpointSlices: []*discoveryv1.EndpointSlice{liveSlice("policy", "checker", "metrics", true)},
 		}, []string{`no ready endpoints`}},
 		{"healthy", &LiveInventory{
-			Services:       []*corev1.Service{service("policy", "checker", https)},
-			EndpointSlices: []*discoveryv1.EndpointSlice{slice("policy", "checker", "https", false, true)},
+			Services:       []*corev1.Service{liveService("policy", "checker", https)},
+			EndpointSlices: []*discoveryv1.EndpointSlice{liveSlice("policy", "checker", "https", false, true)},
 		}, nil},
-		{"slices unknown", &LiveInventory{Services: []*corev1.Service{service("policy", "checker", https)}}, nil},
+		{"slices unknown", &LiveInventory{Services: []*corev1.Service{liveService("policy", "checker", https)}}, nil},
 		{"external name", &LiveInventory{Services: []*corev1.Service{{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "policy", Name: "checker"},
 			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "checker.example.com"},
@@ -105,20 +105,20 @@ func TestServiceUnavailable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			expectFindings(t, runLive(t, "service-unavailable", svcWebhook, tc.live), tc.want...)
+			expectLive(t, runLive(t, "service-unavailable", svcWebhook, tc.live), tc.want...)
 		})
 	}
 	t.Run("fail open is a warning", func(t *testing.T) {
 		got := runLive(t, "service-unavailable", strings.Replace(svcWebhook, "sideEffects", "failurePolicy: Ignore\n  sideEffects", 1),
 			&LiveInventory{Services: []*corev1.Service{}})
-		expectFindings(t, got, `warning webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; the webhook is silently skipped`)
+		expectLive(t, got, `warning webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; the webhook is silently skipped`)
 	})
 	t.Run("offline is silent", func(t *testing.T) {
-		expectFindings(t, runLive(t, "service-unavailable", svcWebhook, nil))
+		expectLive(t, runLive(t, "service-unavailable", svcWebhook, nil))
 	})
 }
 
-func namespace(name string, labels map[string]string) *corev1.Namespace {
+func liveNamespace(name string, labels map[string]string) *corev1.Namespace {
 	l := map[string]string{"kubernetes.io/metadata.name": name}
 	for k, v := range labels {
 		l[k] = v
@@ -128,40 +128,40 @@ func namespace(name string, labels map[string]string) *corev1.Namespace {
 
 func TestNamespaceSelectorLive(t *testing.T) {
 	live := &LiveInventory{Namespaces: []*corev1.Namespace{
-		namespace("kube-system", nil),
-		namespace("policy", map[string]string{"team": "policy"}),
-		namespace("apps", nil),
+		liveNamespace("kube-system", nil),
+		liveNamespace("policy", map[string]string{"team": "policy"}),
+		liveNamespace("apps", nil),
 	}}
 	withSelector := func(sel string) string {
 		return strings.Replace(svcWebhook, "  rules:", "  namespaceSelector: "+sel+"\n  rules:", 1)
 	}
-	expectFindings(t, runLive(t, "namespace-selector-live", svcWebhook, live),
+	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, live),
 		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches namespace "kube-system"`,
 		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches the webhook's own namespace "policy" (labels: kubernetes.io/metadata.name=policy,team=policy); the webhook's own pods pass through it, and with failurePolicy Fail`)
 
 	// A label nobody set excludes nothing.
-	expectFindings(t, runLive(t, "namespace-selector-live",
+	expectLive(t, runLive(t, "namespace-selector-live",
 		withSelector(`{matchExpressions: [{key: control-plane, operator: DoesNotExist}]}`), live),
 		`webhooks[0].namespaceSelector: namespaceSelector matches namespace "kube-system"`,
 		`webhooks[0].namespaceSelector: namespaceSelector matches the webhook's own namespace "policy"`)
 
 	// The name label excludes for real.
-	expectFindings(t, runLive(t, "namespace-selector-live",
+	expectLive(t, runLive(t, "namespace-selector-live",
 		withSelector(`{matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}]}`), live))
 
 	// Cluster-scoped rules are never filtered by namespaceSelector.
 	clusterOnly := strings.Replace(svcWebhook, "resources: [pods], operations: [CREATE]", "resources: [nodes], operations: [CREATE], scope: Cluster", 1)
-	expectFindings(t, runLive(t, "namespace-selector-live", clusterOnly, live))
+	expectLive(t, runLive(t, "namespace-selector-live", clusterOnly, live))
 
 	// With discovery, a cluster-scoped resource under scope "*" is recognized too.
 	nodes := strings.Replace(svcWebhook, "resources: [pods]", "resources: [nodes]", 1)
 	withDiscovery := *live
 	withDiscovery.Served = []ServedResource{{Version: "v1", Resource: "nodes"}, {Version: "v1", Resource: "pods", Namespaced: true}}
-	expectFindings(t, runLive(t, "namespace-selector-live", nodes, &withDiscovery))
-	expectFindings(t, runLive(t, "namespace-selector-live", svcWebhook, &withDiscovery), `"kube-system"`, `"policy"`)
+	expectLive(t, runLive(t, "namespace-selector-live", nodes, &withDiscovery))
+	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, &withDiscovery), `"kube-system"`, `"policy"`)
 
 	// Namespaces unknown (no RBAC): silent.
-	expectFindings(t, runLive(t, "namespace-selector-live", svcWebhook, &LiveInventory{}))
+	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, &LiveInventory{}))
 }
 
 func TestUnservedResources(t *testing.T) {
@@ -198,10 +198,10 @@ func TestUnservedResources(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.rule, func(t *testing.T) {
-			expectFindings(t, runLive(t, "unserved-resources", rule(tc.rule), live), tc.want...)
+			expectLive(t, runLive(t, "unserved-resources", rule(tc.rule), live), tc.want...)
 		})
 	}
-	expectFindings(t, runLive(t, "unserved-resources", rule(cases[2].rule), &LiveInventory{}))
+	expectLive(t, runLive(t, "unserved-resources", rule(cases[2].rule), &LiveInventory{}))
 }
 
 func TestClosest(t *testing.T) {

@@ -81,7 +81,7 @@ func checkRuleNames(p *Pass, live *LiveInventory, path *field.Path, groups, vers
 		}
 		if !slices.Contains(allGroups, g) {
 			p.Reportf(path.Child("apiGroups").Index(k), "group %s is not served by this cluster, so this rule never matches it%s",
-				groupName(g), suggest(groupName(closest(g, allGroups))))
+				groupName(g), closestText(groupName(closest(g, allGroups))))
 			continue
 		}
 		servedGroups = append(servedGroups, g)
@@ -107,7 +107,7 @@ func checkRuleNames(p *Pass, live *LiveInventory, path *field.Path, groups, vers
 			continue
 		}
 		p.Reportf(path.Child("apiVersions").Index(k), "version %q is not served in %s, so this rule never matches it%s",
-			v, groupsText(servedGroups), suggest(fmt.Sprintf("%q", closest(v, groupVersions))))
+			v, groupsText(servedGroups), closestText(fmt.Sprintf("%q", closest(v, groupVersions))))
 	}
 	if len(servedVersions) == 0 {
 		return
@@ -127,7 +127,7 @@ func checkRuleNames(p *Pass, live *LiveInventory, path *field.Path, groups, vers
 		case hasSub && sub == "*":
 			if !slices.Contains(names, base) {
 				p.Reportf(path.Child("resources").Index(k), "resource %q is not served in %s, so this rule never matches it%s",
-					base, groupsText(servedGroups), suggest(fmt.Sprintf("%q", closest(base, baseNames(names)))))
+					base, groupsText(servedGroups), closestText(fmt.Sprintf("%q", closest(base, baseNames(names)))))
 			}
 		case !slices.Contains(names, res):
 			candidates := baseNames(names)
@@ -135,7 +135,7 @@ func checkRuleNames(p *Pass, live *LiveInventory, path *field.Path, groups, vers
 				candidates = subNames(names)
 			}
 			p.Reportf(path.Child("resources").Index(k), "resource %q is not served in %s, so this rule never matches it%s",
-				res, groupsText(servedGroups), suggest(fmt.Sprintf("%q", closest(res, candidates))))
+				res, groupsText(servedGroups), closestText(fmt.Sprintf("%q", closest(res, candidates))))
 		}
 	}
 }
@@ -181,7 +181,7 @@ func groupsText(gs []string) string {
 	return "groups " + strings.Join(parts, ", ")
 }
 
-func suggest(closest string) string {
+func closestText(closest string) string {
 	if closest == "" || closest == `""` {
 		return ""
 	}
