@@ -20,9 +20,11 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -551,3 +553,86 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestE2ELiveChecks(t *testing.T) {
+	c, _ := e2e(t)
+	ctx := e2eCtx(t)
+	const ns = "live-e2e"
+	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "checker"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, TargetPort: intstr.FromInt32(9443)}}},
+	}
+	if _, err := c.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.CoreV1().Services(ns).Delete(context.Background(), "checker", metav1.DeleteOptions{}) })
+
+	withService := func(name string, port int32) *admissionv1.ValidatingWebhookConfiguration {
+		v := validating(name, false)
+		v.Webhooks[0].ClientConfig = admissionv1.WebhookClientConfig{Service: &admissionv1.ServiceReference{Namespace: ns, Name: "checker", Port: &port}}
+		v.Webhooks[0].Rules[0].APIGroups, v.Webhooks[0].Rules[0].Resources = []string{""}, []string{"pods"}
+		return v
+	}
+	api := c.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	for _, v := range []*admissionv1.ValidatingWebhookConfiguration{withService("live-port", 8443), withService("live-ready", 443)} {
+		if _, err := api.Create(ctx, v, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = api.Delete(context.Background(), v.Name, metav1.DeleteOptions{}) })
+	}
+
+	lintLive := func() map[string]string {
+		res, err := Lint(ctx, c, Options{Live: true, List: ListOptions{ChunkSize: 50}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Notes) > 0 {
+			t.Errorf("notes: %v", res.Notes)
+		}
+		out := map[string]string{}
+		for _, d := range res.Diagnostics {
+			if strings.HasPrefix(d.Object.Name, "live-") && (d.Rule == "service-unavailable" || d.Rule == "namespace-selector-live") {
+				out[d.Object.Name+" "+d.Rule+" "+d.Path] += d.Message + "\n"
+			}
+		}
+		return out
+	}
+	got := lintLive()
+	for key, text := range map[string]string{
+		"live-port service-unavailable webhooks[0].clientConfig.service.port": `no service port 8443 found for service "live-e2e/checker" (it has ports 443 ("https"))`,
+		"live-ready service-unavailable webhooks[0].clientConfig.service":     `service "live-e2e/checker" has no ready endpoints for port 443 ("https")`,
+		// The server stores an omitted namespaceSelector as {}.
+		"live-ready namespace-selector-live webhooks[0].namespaceSelector": `namespaceSelector {} (matches every namespace) matches namespace "kube-system" (labels: kubernetes.io/metadata.name=kube-system)`,
+	} {
+		if !strings.Contains(got[key], text) {
+			t.Errorf("%s: got %q, want %q", key, got[key], text)
+		}
+	}
+
+	// A ready endpoint behind the port resolves the finding.
+	ready := true
+	slice := &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: ns, Name: "checker-1", Labels: map[string]string{discoveryv1.LabelServiceName: "checker"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:       []discoveryv1.EndpointPort{{Name: ptrTo("https"), Port: ptrTo(int32(9443))}},
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.1.0.7"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+	}
+	if _, err := c.DiscoveryV1().EndpointSlices(ns).Create(ctx, slice, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = c.DiscoveryV1().EndpointSlices(ns).Delete(context.Background(), "checker-1", metav1.DeleteOptions{})
+	})
+	got = lintLive()
+	if text := got["live-ready service-unavailable webhooks[0].clientConfig.service"]; text != "" {
+		t.Errorf("still reported with a ready endpoint: %s", text)
+	}
+	if got["live-port service-unavailable webhooks[0].clientConfig.service.port"] == "" {
+		t.Error("the wrong port is no longer reported")
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

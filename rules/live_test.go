@@ -139,6 +139,11 @@ func TestNamespaceSelectorLive(t *testing.T) {
 		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches namespace "kube-system"`,
 		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches the webhook's own namespace "policy" (labels: kubernetes.io/metadata.name=policy,team=policy); the webhook's own pods pass through it, and with failurePolicy Fail`)
 
+	// The server stores an omitted selector as {}.
+	expectLive(t, runLive(t, "namespace-selector-live", withSelector(`{}`), live),
+		`webhooks[0].namespaceSelector: namespaceSelector {} (matches every namespace) matches namespace "kube-system"`,
+		`webhooks[0].namespaceSelector: namespaceSelector {} (matches every namespace) matches the webhook's own namespace "policy"`)
+
 	// A label nobody set excludes nothing.
 	expectLive(t, runLive(t, "namespace-selector-live",
 		withSelector(`{matchExpressions: [{key: control-plane, operator: DoesNotExist}]}`), live),

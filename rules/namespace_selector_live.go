@@ -99,8 +99,12 @@ func checkNamespaceSelectorLive(p *Pass) {
 				}
 			}
 			selText := "namespaceSelector"
-			if w.NamespaceSelector == nil {
+			switch {
+			case w.NamespaceSelector == nil:
 				selText = "no namespaceSelector (matches every namespace)"
+			case len(w.NamespaceSelector.MatchLabels) == 0 && len(w.NamespaceSelector.MatchExpressions) == 0:
+				// What the API server stores for an omitted selector.
+				selText = "namespaceSelector {} (matches every namespace)"
 			}
 			p.Reportf(path, "%s matches %s (labels: %s); %s", selText, what, labels.Set(ns.Labels).String(), risk)
 		}
