@@ -204,6 +204,9 @@ type Inventory struct {
 	Services   []*corev1.Service
 	Namespaces []*corev1.Namespace
 	Workloads  []Workload
+	// Live is what a running cluster reports (set only by `webhooklint
+	// cluster`); nil when linting files.
+	Live *LiveInventory
 
 	// derived holds what rules compute from the whole input, once per run
 	// rather than once per configuration (see Derived).
