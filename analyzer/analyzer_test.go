@@ -140,7 +140,7 @@ func testdataModule(t *testing.T) string {
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			fetchTestdataErr = fmt.Errorf("fetching the testdata module's dependencies: %v\n%s", err, out)
+			fetchTestdataErr = fmt.Errorf("fetching the testdata module's dependencies: %w\n%s", err, out)
 		}
 	})
 	if fetchTestdataErr != nil {

@@ -5,7 +5,7 @@ import "github.com/webhooklint/webhooklint/diag"
 func init() {
 	register(&Rule{
 		Name:     "invalid-suppression",
-		Summary:  "A suppression that names no rule, an unknown rule, or gives no reason",
+		Summary:  "a suppression that names no rule, an unknown rule, or gives no reason",
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",

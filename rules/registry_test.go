@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -17,8 +19,12 @@ func TestRuleMetadata(t *testing.T) {
 		if !kebab.MatchString(r.Name) {
 			t.Errorf("%s: name is not kebab-case", r.Name)
 		}
-		if strings.HasSuffix(r.Summary, ".") || r.Summary == "" {
+		if strings.HasSuffix(r.Summary, ".") || r.Summary == "" || strings.Contains(r.Summary, "\n") {
 			t.Errorf("%s: summary must be one line without a trailing period", r.Name)
+		}
+		// Summaries read as a clause after the rule name in listings.
+		if first, _ := utf8.DecodeRuneInString(r.Summary); unicode.IsUpper(first) {
+			t.Errorf("%s: summary starts with a capital letter: %q", r.Name, r.Summary)
 		}
 		if strings.TrimSpace(r.Doc.Why) == "" || strings.TrimSpace(r.Doc.Fix) == "" {
 			t.Errorf("%s: doc needs Why and Fix", r.Name)

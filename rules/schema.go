@@ -5,7 +5,7 @@ import "github.com/webhooklint/webhooklint/diag"
 func init() {
 	register(&Rule{
 		Name:     "schema",
-		Summary:  "Unknown or duplicate fields, values of the wrong type, and caBundle that is not base64",
+		Summary:  "unknown or duplicate fields, values of the wrong type, and caBundle that is not base64",
 		Severity: diag.Error,
 		Category: Server,
 		Since:    "0.1.0",

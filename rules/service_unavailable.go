@@ -12,7 +12,7 @@ import (
 
 var _ = register(&Rule{
 	Name:     "service-unavailable",
-	Summary:  "The Service a webhook calls is missing, lacks the port, or has no ready endpoints (live cluster)",
+	Summary:  "the Service a webhook calls is missing, lacks the port, or has no ready endpoints (live cluster)",
 	Severity: diag.Error,
 	Category: Live,
 	Since:    "0.1.0",

@@ -5,7 +5,7 @@ import "github.com/webhooklint/webhooklint/diag"
 func init() {
 	register(&Rule{
 		Name:     "unserved-api-version",
-		Summary:  "Webhook configurations are served only in admissionregistration.k8s.io/v1 (v1beta1 was removed in 1.22)",
+		Summary:  "webhook configurations are served only in admissionregistration.k8s.io/v1 (v1beta1 was removed in 1.22)",
 		Severity: diag.Warning,
 		Category: Server,
 		Since:    "0.1.0",

@@ -12,7 +12,7 @@ import (
 
 var _ = register(&Rule{
 	Name:     "unserved-resources",
-	Summary:  "A rule names an API group, version or resource the cluster does not serve, so it never matches (live cluster)",
+	Summary:  "a rule names an API group, version or resource the cluster does not serve, so it never matches (live cluster)",
 	Severity: diag.Warning,
 	Category: Live,
 	Since:    "0.1.0",

@@ -5,7 +5,7 @@ import "github.com/webhooklint/webhooklint/diag"
 func init() {
 	register(&Rule{
 		Name:     "unused-suppression",
-		Summary:  "A suppression that silences nothing",
+		Summary:  "a suppression that silences nothing",
 		Severity: diag.Warning,
 		Category: Input,
 		Since:    "0.1.0",

@@ -5,7 +5,7 @@ import "github.com/webhooklint/webhooklint/diag"
 func init() {
 	register(&Rule{
 		Name:     "yaml-syntax",
-		Summary:  "The file is not valid YAML or JSON, or is too large to read",
+		Summary:  "the file is not valid YAML or JSON, or is too large to read",
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",
