@@ -6,7 +6,8 @@
 //
 // Helm is claimed only on evidence: the file sits under templates/ of a
 // directory with a Chart.yaml, or its actions use objects only Helm provides
-// (.Values, .Release, .Chart, .Capabilities, .Files, include, tpl). Anything
+// (.Values, .Release, .Chart, .Capabilities, .Files, include "…"). Functions
+// such as toYaml are no evidence: Go programs register them too. Anything
 // else is called a template with placeholders, because Go programs (operator
 // bindata, e2e frameworks) and sed scripts use the same {{ }} syntax.
 package unrendered
@@ -55,7 +56,7 @@ var (
 	// keyword/function followed by arguments.
 	goAction = regexp.MustCompile(`^\{\{-?\s*(?:[.$"(]|(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|default|required|quote|printf)\b)`)
 	// helmHint matches what only Helm provides to a template.
-	helmHint = regexp.MustCompile(`\$?\.(?:Values|Release|Chart|Capabilities|Files|Template)\b|\b(?:include|tpl|toYaml|required|lookup)\b`)
+	helmHint = regexp.MustCompile(`\$?\.(?:Values|Release|Chart|Capabilities|Files)\b|\binclude\s+"`)
 )
 
 // InFile reports whether a file whose YAML did not parse is a template.

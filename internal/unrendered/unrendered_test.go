@@ -74,7 +74,7 @@ func must(t *testing.T, err error) {
 // The shared corpus is outside the repository: every raw template in it is
 // recognised, and Helm is claimed only for the files that use Helm.
 func TestCorpusTemplates(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "templates")
+	dir := filepath.Join(corpusDir(t), "templates")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Skipf("corpus not available: %v", err)
@@ -102,5 +102,27 @@ func TestCorpusTemplates(t *testing.T) {
 		if generic != (got.Kind == Generic) {
 			t.Errorf("%s: kind %d (%s)", e.Name(), got.Kind, got.Message())
 		}
+	}
+}
+
+// corpusDir is ../shared/corpus beside the repository root, or
+// $WEBHOOKLINT_CORPUS (for worktrees that live elsewhere).
+func corpusDir(t *testing.T) string {
+	if d := os.Getenv("WEBHOOKLINT_CORPUS"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Skip(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "corpus")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("repository root not found")
+		}
+		dir = parent
 	}
 }
