@@ -92,7 +92,7 @@ func FromMutating(apiVersion string, o *admissionv1.MutatingWebhookConfiguration
 			SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds,
 			AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions,
 			ReinvocationPolicy: w.ReinvocationPolicy,
-			Config: c,
+			Config:             c,
 		}
 	}
 	return c

@@ -41,8 +41,8 @@ type Finding struct {
 	Severity diag.Severity
 	// Path is the API field path as the server prints it; empty means the
 	// whole object.
-	Path     string
-	Message  string
+	Path    string
+	Message string
 	// AtKey anchors the finding on the mapping key rather than its value
 	// (unknown fields, and fields whose mere presence is the problem).
 	AtKey bool

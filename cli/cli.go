@@ -1,0 +1,284 @@
+// Package cli is webhooklint's command line: flags, exit codes and wiring,
+// testable in-process (cmd/webhooklint only calls Main).
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/report"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// Exit codes, documented in the README.
+const (
+	ExitOK       = 0 // nothing at or above --fail-on
+	ExitFindings = 1 // findings at or above --fail-on
+	ExitUsage    = 2 // bad flags, arguments or configuration
+	ExitInternal = 3 // a bug in webhooklint
+)
+
+// Version is set at build time (-ldflags "-X …cli.Version=v1.2.3"); when
+// unset, the module version from the build info is used.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// Subcommands other packages add (the live-cluster mode); the first
+// argument selects one.
+var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{}
+
+// RegisterSubcommand adds `webhooklint NAME …`.
+func RegisterSubcommand(name string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int) {
+	subcommands[name] = run
+}
+
+// usageError is reported with exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// Main runs webhooklint with args (without the program name) and returns
+// the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "webhooklint: internal error: %v\n%s", p, debug.Stack())
+			code = ExitInternal
+		}
+	}()
+	if len(args) > 0 {
+		if run, ok := subcommands[args[0]]; ok {
+			return run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+		return ExitUsage
+	}
+	return o.run(stdin, stdout, stderr)
+}
+
+// options are the parsed command line.
+type options struct {
+	format        string
+	failOn        string
+	kubeVersion   rules.KubeVersion
+	stdinFilename string
+	listRules     bool
+	explain       string
+	showVersion   bool
+	jobs          int
+	color         string
+	paths         []string
+	extra         []func(*runContext) error // hooks other files of this package add
+}
+
+// runContext is what flag hooks may adjust before linting.
+type runContext struct {
+	opts   *lint.Options
+	paths  []string
+	failOn diag.Severity
+	never  bool
+	report report.Options
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// flagHooks let other files of this package add flags without editing
+// this one.
+var flagHooks []func(fs *flag.FlagSet, o *options)
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{kubeVersion: rules.DefaultKubeVersion}
+	fs := flag.NewFlagSet("webhooklint", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { usage(fs, stderr) }
+	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Names(), ", "))
+	fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: error, warning, info or never")
+	fs.Func("kube-version", "Kubernetes version the manifests target, MAJOR.MINOR (default "+rules.DefaultKubeVersion.String()+")", func(s string) error {
+		v, err := ParseKubeVersion(s)
+		if err != nil {
+			return err
+		}
+		o.kubeVersion = v
+		return nil
+	})
+	fs.StringVar(&o.stdinFilename, "stdin-filename", "", "file name to report for input read from stdin (-)")
+	fs.BoolVar(&o.listRules, "list-rules", false, "list every rule and exit")
+	fs.StringVar(&o.explain, "explain", "", "print the documentation of a rule and exit")
+	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
+	fs.IntVar(&o.jobs, "jobs", 0, "files and documents linted in parallel (default: one per CPU)")
+	fs.StringVar(&o.color, "color", "auto", "colour in text output: auto, always or never (NO_COLOR disables auto)")
+	for _, h := range flagHooks {
+		h(fs, o)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err.Error()}
+	}
+	o.paths = fs.Args()
+	return o, nil
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, `Usage: webhooklint [flags] [PATH...]
+
+Lints Kubernetes ValidatingWebhookConfiguration and MutatingWebhookConfiguration
+manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs, and - for
+stdin. With no PATH it lints the current folder.
+
+Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or
+configuration error, 3 internal error.
+
+Flags:
+`)
+	fs.PrintDefaults()
+}
+
+// ParseKubeVersion reads "1.34" or "v1.34.2".
+func ParseKubeVersion(s string) (rules.KubeVersion, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.Split(t, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return rules.KubeVersion{}, fmt.Errorf("kube version %q: want MAJOR.MINOR, e.g. 1.37", s)
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || major != 1 || minor < 16 || minor > 99 {
+		return rules.KubeVersion{}, fmt.Errorf("kube version %q: want 1.16 or newer, e.g. 1.37", s)
+	}
+	return rules.KubeVersion{Major: major, Minor: minor}, nil
+}
+
+func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
+	switch {
+	case o.showVersion:
+		fmt.Fprintf(stdout, "webhooklint %s\n", version())
+		return ExitOK
+	case o.listRules:
+		listRules(stdout)
+		return ExitOK
+	case o.explain != "":
+		r, ok := rules.Lookup(o.explain)
+		if !ok {
+			fmt.Fprintf(stderr, "webhooklint: unknown rule %q (see --list-rules)\n", o.explain)
+			return ExitUsage
+		}
+		fmt.Fprint(stdout, Explain(r))
+		return ExitOK
+	}
+
+	settings := rules.DefaultSettings()
+	settings.KubeVersion = o.kubeVersion
+	rc := &runContext{
+		opts:   &lint.Options{Settings: settings, Jobs: o.jobs},
+		paths:  o.paths,
+		stdout: stdout,
+		stderr: stderr,
+	}
+	switch o.failOn {
+	case "never", "none":
+		rc.never = true
+	default:
+		s, err := diag.ParseSeverity(o.failOn)
+		if err != nil {
+			fmt.Fprintf(stderr, "webhooklint: --fail-on: %v\n", err)
+			return ExitUsage
+		}
+		rc.failOn = s
+	}
+	color, err := wantColor(o.color, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+		return ExitUsage
+	}
+	rc.report.Color = color
+	for _, h := range o.extra {
+		if err := h(rc); err != nil {
+			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+			return ExitUsage
+		}
+	}
+	f, err := report.New(o.format, rc.report)
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint: --format: %v\n", err)
+		return ExitUsage
+	}
+
+	res, err := lint.Paths(rc.paths, stdin, o.stdinFilename, *rc.opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+		return ExitUsage
+	}
+	sources := map[string][]byte{}
+	for _, file := range res.Files {
+		if file != nil {
+			sources[file.Name] = file.Data
+		}
+	}
+	run := &report.Run{
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
+		Source:      func(name string) []byte { return sources[name] },
+		ToolVersion: version(),
+	}
+	if err := f.Format(stdout, run); err != nil {
+		fmt.Fprintf(stderr, "webhooklint: writing output: %v\n", err)
+		return ExitInternal
+	}
+	if len(res.Internal) > 0 {
+		for _, e := range res.Internal {
+			fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)
+		}
+		return ExitInternal
+	}
+	if !rc.never && diag.AtLeast(res.Diagnostics, rc.failOn) {
+		return ExitFindings
+	}
+	return ExitOK
+}
+
+// wantColor decides whether text output is coloured.
+func wantColor(mode string, w io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		if _, ok := os.LookupEnv("NO_COLOR"); ok {
+			return false, nil
+		}
+		f, ok := w.(*os.File)
+		if !ok {
+			return false, nil
+		}
+		fi, err := f.Stat()
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb", nil
+	}
+	return false, fmt.Errorf("--color: want auto, always or never, not %q", mode)
+}

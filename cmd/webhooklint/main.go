@@ -1,0 +1,12 @@
+// Command webhooklint lints Kubernetes admission webhook configurations.
+package main
+
+import (
+	"os"
+
+	"github.com/webhooklint/webhooklint/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

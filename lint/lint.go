@@ -1,0 +1,290 @@
+// Package lint runs the rules over loaded manifests (or over typed objects
+// from another front end) and turns their findings into positioned,
+// sorted, de-duplicated diagnostics.
+package lint
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// Options select and tune the rules of one run.
+type Options struct {
+	Settings *rules.Settings
+	// Enabled reports whether a rule runs; nil enables every rule.
+	Enabled func(rule string) bool
+	// Severity overrides rules' default severities.
+	Severity map[string]diag.Severity
+	// Jobs bounds parallelism; 0 means one worker per CPU.
+	Jobs int
+}
+
+func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
+
+func (o *Options) jobs() int {
+	if o.Jobs > 0 {
+		return o.Jobs
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (o *Options) settings() *rules.Settings {
+	if o.Settings == nil {
+		o.Settings = rules.DefaultSettings()
+	}
+	return o.Settings
+}
+
+// InternalError is a bug in webhooklint (a rule panicked). The run still
+// completes for everything else; the CLI exits with status 3.
+type InternalError struct {
+	Rule, File string
+	Panic      any
+	Stack      []byte
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error in rule %s on %s: %v", e.Rule, e.File, e.Panic)
+}
+
+// Result is the outcome of linting.
+type Result struct {
+	Files       []*manifest.File
+	Diagnostics []diag.Diagnostic
+	// Configs counts the webhook configurations linted.
+	Configs  int
+	Internal []*InternalError
+}
+
+// Paths expands command-line arguments, loads every file (in parallel) and
+// lints it. Only argument errors (a missing path, a bad glob) are returned
+// as errors; everything wrong with the input is a diagnostic.
+func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Result, error) {
+	sources, err := manifest.Expand(args, stdinName)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]*manifest.File, len(sources))
+	var readErr error
+	var mu sync.Mutex
+	parallel(len(sources), opts.jobs(), func(i int) {
+		s := sources[i]
+		var data []byte
+		var err error
+		if s.Stdin {
+			mu.Lock()
+			data, err = manifest.Read(s, stdin)
+			mu.Unlock()
+		} else {
+			data, err = manifest.Read(s, nil)
+		}
+		if err != nil {
+			mu.Lock()
+			if readErr == nil {
+				readErr = err
+			}
+			mu.Unlock()
+			return
+		}
+		files[i] = manifest.Parse(s.Name, data)
+	})
+	if readErr != nil {
+		return nil, readErr
+	}
+	return Files(files, opts), nil
+}
+
+// Files lints already-parsed files. Cross-object rules see every object of
+// every file.
+func Files(files []*manifest.File, opts Options) *Result {
+	res := &Result{Files: files}
+	inv := manifest.Inventory(files)
+	var docs []*manifest.Document
+	for _, f := range files {
+		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
+		for _, d := range f.Docs {
+			if d.Config != nil {
+				docs = append(docs, d)
+			}
+		}
+	}
+	res.Configs = len(docs)
+	out := make([][]diag.Diagnostic, len(docs))
+	internal := make([][]*InternalError, len(docs))
+	parallel(len(docs), opts.jobs(), func(i int) {
+		out[i], internal[i] = lintDocument(docs[i], inv, &opts)
+	})
+	for i := range docs {
+		res.Diagnostics = append(res.Diagnostics, out[i]...)
+		res.Internal = append(res.Internal, internal[i]...)
+	}
+	res.Diagnostics = finish(res.Diagnostics, &opts)
+	return res
+}
+
+// Configs lints typed configurations that have no file (a live cluster):
+// diagnostics carry the object and field path but no position.
+func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Result {
+	if inv == nil {
+		inv = &rules.Inventory{Configs: configs}
+	}
+	res := &Result{Configs: len(configs)}
+	out := make([][]diag.Diagnostic, len(configs))
+	internal := make([][]*InternalError, len(configs))
+	parallel(len(configs), opts.jobs(), func(i int) {
+		c := configs[i]
+		findings, errs := runRules(c, inv, &opts, "")
+		for _, f := range findings {
+			out[i] = append(out[i], diag.Diagnostic{
+				Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
+				Object: c.Object(), Webhook: f.Webhook,
+			})
+		}
+		internal[i] = errs
+	})
+	for i := range configs {
+		res.Diagnostics = append(res.Diagnostics, out[i]...)
+		res.Internal = append(res.Internal, internal[i]...)
+	}
+	res.Diagnostics = finish(res.Diagnostics, &opts)
+	return res
+}
+
+func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]diag.Diagnostic, []*InternalError) {
+	findings, errs := runRules(d.Config, inv, opts, d.File)
+	ds := make([]diag.Diagnostic, 0, len(findings)+len(d.Diagnostics))
+	ds = append(ds, d.Diagnostics...)
+	obj := d.Object()
+	for _, f := range findings {
+		at := d.Locate(f.Path, f.AtKey)
+		ds = append(ds, diag.Diagnostic{
+			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+			Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
+			Object: obj, Webhook: f.Webhook,
+		})
+	}
+	return applySuppressions(d, ds, opts), errs
+}
+
+// runRules runs every enabled rule over one configuration, turning a
+// panicking rule into an InternalError instead of a crash.
+func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string) (findings []rules.Finding, errs []*InternalError) {
+	s := opts.settings()
+	report := func(f rules.Finding) { findings = append(findings, f) }
+	for _, r := range rules.All() {
+		if r.Check == nil || !opts.enabled(r.Name) {
+			continue
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
+				}
+			}()
+			rules.NewPass(r, c, inv, s, report).Run()
+		}()
+	}
+	return findings, errs
+}
+
+// applySuppressions drops findings a suppression covers and reports the
+// suppressions that covered nothing.
+func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
+	if len(d.Suppressions) == 0 {
+		return ds
+	}
+	kept := ds[:0]
+	for _, dg := range ds {
+		suppressed := false
+		if dg.Rule != manifest.RuleInvalidSuppression {
+			for _, s := range d.Suppressions {
+				if s.Covers(dg.Rule, dg.Path) {
+					s.Used = true
+					suppressed = true
+				}
+			}
+		}
+		if !suppressed {
+			kept = append(kept, dg)
+		}
+	}
+	for _, s := range d.Suppressions {
+		if s.Used || !allEnabled(s.Rules, opts) {
+			continue
+		}
+		where := "this node"
+		if s.Path == "" {
+			where = "this object"
+		}
+		kept = append(kept, diag.Diagnostic{
+			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+			Severity: rules.MustLookup(manifest.RuleUnusedSuppression).Severity, Rule: manifest.RuleUnusedSuppression,
+			Message: fmt.Sprintf("suppression of %s matches no finding on %s; remove it", strings.Join(s.Rules, ", "), where),
+			Path:    s.Path, Object: d.Object(),
+		})
+	}
+	return kept
+}
+
+func allEnabled(names []string, opts *Options) bool {
+	for _, n := range names {
+		if !opts.enabled(n) {
+			return false
+		}
+	}
+	return opts.enabled(manifest.RuleUnusedSuppression)
+}
+
+// finish drops disabled rules' findings, applies severity overrides, and
+// sorts and de-duplicates.
+func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
+	kept := ds[:0]
+	for _, d := range ds {
+		if !opts.enabled(d.Rule) {
+			continue
+		}
+		if s, ok := opts.Severity[d.Rule]; ok {
+			d.Severity = s
+		}
+		kept = append(kept, d)
+	}
+	return diag.Normalize(kept)
+}
+
+// parallel runs fn(0..n-1) on up to jobs goroutines.
+func parallel(n, jobs int, fn func(int)) {
+	if n == 0 {
+		return
+	}
+	if jobs > n {
+		jobs = n
+	}
+	if jobs <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

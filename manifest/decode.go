@@ -1,0 +1,550 @@
+package manifest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// maxNodes bounds how many YAML nodes one document may expand to (aliases
+// included), so an alias bomb fails with a clear error instead of eating
+// memory. Real webhook configurations have a few thousand nodes at most.
+const maxNodes = 1 << 20
+
+// decodeError is a strict-decoding problem at a field path.
+type decodeError struct {
+	path  string
+	atKey bool
+	msg   string
+	at    Range
+}
+
+// decoder fills a typed value from a YAML node tree the way the API server's
+// strict JSON decoding would (case-sensitive field names, unknown and
+// duplicate fields rejected, no type coercion), recording where every field
+// is written as it goes. One pass gives the typed object, the errors and
+// the position index.
+type decoder struct {
+	src      *source
+	index    *Index
+	errs     []decodeError
+	comments []comment
+	nodes    int
+	budget   bool // set once maxNodes is exceeded
+}
+
+func (d *decoder) fail(path string, atKey bool, at Range, format string, args ...any) {
+	d.errs = append(d.errs, decodeError{path: path, atKey: atKey, msg: fmt.Sprintf(format, args...), at: at})
+}
+
+// resolveAlias follows alias nodes, counting every visit against the budget.
+func (d *decoder) resolveAlias(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func (d *decoder) spend(n *yaml.Node) bool {
+	d.nodes++
+	if d.nodes > maxNodes {
+		if !d.budget {
+			d.budget = true
+			d.fail("", false, d.src.rangeOf(n), "document expands to more than %d YAML nodes (an alias bomb?); not decoded further", maxNodes)
+		}
+		return false
+	}
+	return true
+}
+
+var (
+	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+	byteSlice       = reflect.TypeFor[[]byte]()
+)
+
+// decode fills v (addressable) from n. path is the field path of v.
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path *field.Path, keyRange Range) {
+	if !d.spend(n) {
+		return
+	}
+	orig := n
+	n = d.resolveAlias(n)
+	if n == nil {
+		return
+	}
+	ps := pathString(path)
+	// An alias is written where it is used, not where it was anchored.
+	valRange := d.src.rangeOf(orig)
+	if orig == n {
+		valRange = d.src.extent(n)
+	}
+	if ps != "" {
+		d.index.set(ps, keyRange, valRange)
+	}
+
+	if isNull(n) {
+		// JSON null leaves non-pointer values alone and clears pointers,
+		// slices and maps.
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			v.Set(reflect.Zero(v.Type()))
+		}
+		return
+	}
+
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		v = v.Elem()
+	}
+	d.decodeInto(n, v, path, ps, valRange)
+}
+
+func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path *field.Path, ps string, at Range) {
+	if v.CanAddr() && v.Addr().Type().Implements(jsonUnmarshaler) {
+		d.decodeJSON(n, v, ps, at)
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		d.decodeStruct(n, v, path, at)
+	case reflect.Map:
+		d.decodeMap(n, v, path, at)
+	case reflect.Slice:
+		if v.Type() == byteSlice {
+			d.decodeBytes(n, v, ps, at)
+			return
+		}
+		d.decodeSlice(n, v, path, at)
+	case reflect.String:
+		s, ok := d.scalar(n, tagStr)
+		if !ok {
+			d.typeError(n, v.Type(), ps, at)
+			return
+		}
+		v.SetString(s)
+	case reflect.Bool:
+		s, ok := d.scalar(n, tagBool)
+		if !ok {
+			d.typeError(n, v.Type(), ps, at)
+			return
+		}
+		b, _ := parseBool(s)
+		v.SetBool(b)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		s, ok := d.scalar(n, tagInt)
+		if !ok {
+			d.typeError(n, v.Type(), ps, at)
+			return
+		}
+		i, err := parseInt(s)
+		if err != nil || v.OverflowInt(i) {
+			d.fail(ps, false, at, "cannot unmarshal number %s into %s of type %s", s, ps, v.Type())
+			return
+		}
+		v.SetInt(i)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		s, ok := d.scalar(n, tagInt)
+		if !ok {
+			d.typeError(n, v.Type(), ps, at)
+			return
+		}
+		i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, 64)
+		if err != nil || v.OverflowUint(i) {
+			d.fail(ps, false, at, "cannot unmarshal number %s into %s of type %s", s, ps, v.Type())
+			return
+		}
+		v.SetUint(i)
+	case reflect.Float32, reflect.Float64:
+		s, ok := d.scalar(n, tagFloat)
+		if !ok {
+			if s, ok = d.scalar(n, tagInt); !ok {
+				d.typeError(n, v.Type(), ps, at)
+				return
+			}
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			d.typeError(n, v.Type(), ps, at)
+			return
+		}
+		v.SetFloat(f)
+	case reflect.Interface:
+		val, err := d.generic(n)
+		if err != nil {
+			d.fail(ps, false, at, "%v", err)
+			return
+		}
+		if val != nil {
+			v.Set(reflect.ValueOf(val))
+		}
+	default:
+		d.fail(ps, false, at, "cannot decode into %s", v.Type())
+	}
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path *field.Path, at Range) {
+	if n.Kind != yaml.MappingNode {
+		d.typeError(n, v.Type(), pathString(path), at)
+		return
+	}
+	fields := structFields(v.Type())
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := d.resolveAlias(n.Content[i]), n.Content[i+1]
+		if kn == nil {
+			continue
+		}
+		keyRange := d.src.extent(kn)
+		if kn.Tag == "!!merge" {
+			d.mergeInto(vn, v, path, fields, seen)
+			continue
+		}
+		name, ok := d.scalar(kn, tagStr)
+		if !ok {
+			d.fail(pathString(path), true, keyRange, "field names must be strings, got %s", describe(kn))
+			continue
+		}
+		child := path.Child(name)
+		if seen[name] {
+			d.fail(pathString(child), true, keyRange, "duplicate field %q", name)
+			continue
+		}
+		seen[name] = true
+		d.noteComments(child, kn, vn, path == nil && i == 0)
+		f, known := fields[name]
+		if !known {
+			d.fail(pathString(child), true, keyRange, "unknown field %q%s", pathString(child), suggest(name, fields))
+			// Keep its position so the finding lands on the key.
+			d.index.set(pathString(child), keyRange, d.src.extent(d.resolveAlias(vn)))
+			continue
+		}
+		d.decode(vn, v.FieldByIndex(f), child, keyRange)
+	}
+}
+
+// mergeInto applies a YAML merge key (<<: *anchor). The JSON the API server
+// sees has the merged fields, so they are decoded as if written inline;
+// explicitly written fields win, as in YAML.
+func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path *field.Path, fields map[string][]int, seen map[string]bool) {
+	vn = d.resolveAlias(vn)
+	var sources []*yaml.Node
+	switch {
+	case vn == nil:
+		return
+	case vn.Kind == yaml.MappingNode:
+		sources = []*yaml.Node{vn}
+	case vn.Kind == yaml.SequenceNode:
+		for _, s := range vn.Content {
+			sources = append(sources, d.resolveAlias(s))
+		}
+	}
+	for _, m := range sources {
+		if m == nil || m.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			name, ok := d.scalar(d.resolveAlias(m.Content[i]), tagStr)
+			if !ok || seen[name] {
+				continue
+			}
+			f, known := fields[name]
+			if !known {
+				continue
+			}
+			d.decode(m.Content[i+1], v.FieldByIndex(f), path.Child(name), d.src.extent(m.Content[i]))
+		}
+	}
+}
+
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path *field.Path, at Range) {
+	if n.Kind != yaml.MappingNode {
+		d.typeError(n, v.Type(), pathString(path), at)
+		return
+	}
+	if v.IsNil() {
+		v.Set(reflect.MakeMapWithSize(v.Type(), len(n.Content)/2))
+	}
+	seen := make(map[string]bool, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn := d.resolveAlias(n.Content[i])
+		if kn == nil {
+			continue
+		}
+		keyRange := d.src.extent(kn)
+		key, ok := d.scalar(kn, tagStr)
+		if !ok {
+			// JSON object keys are always strings; YAML 1.1 would have
+			// made `yes:` a bool, which the server's conversion rejects.
+			d.fail(pathString(path), true, keyRange, "map keys must be strings, got %s", describe(kn))
+			continue
+		}
+		child := path.Key(key)
+		if seen[key] {
+			d.fail(pathString(child), true, keyRange, "duplicate field %q", key)
+			continue
+		}
+		seen[key] = true
+		elem := reflect.New(v.Type().Elem()).Elem()
+		d.decode(n.Content[i+1], elem, child, keyRange)
+		v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
+	}
+}
+
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path *field.Path, at Range) {
+	if n.Kind != yaml.SequenceNode {
+		d.typeError(n, v.Type(), pathString(path), at)
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	for i, item := range n.Content {
+		d.noteComments(path.Index(i), item, nil, false)
+		d.decode(item, s.Index(i), path.Index(i), Range{})
+	}
+	v.Set(s)
+}
+
+func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range) {
+	s, ok := d.scalar(n, tagStr)
+	if !ok {
+		d.typeError(n, v.Type(), ps, at)
+		return
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		d.fail(ps, false, at, "%s must be base64-encoded: %v", ps, err)
+		return
+	}
+	v.SetBytes(b)
+}
+
+// decodeJSON hands a value to a type's own JSON decoding (metav1.Time,
+// managed fields and the like), as the server would.
+func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at Range) {
+	val, err := d.generic(n)
+	if err != nil {
+		d.fail(ps, false, at, "%v", err)
+		return
+	}
+	raw, err := json.Marshal(val)
+	if err != nil {
+		d.fail(ps, false, at, "%v", err)
+		return
+	}
+	if err := v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
+		d.fail(ps, false, at, "invalid value for %s: %v", ps, err)
+	}
+}
+
+func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at Range) {
+	d.fail(ps, false, at, "cannot unmarshal %s into %s of type %s", describe(n), ps, jsonTypeName(t))
+}
+
+// jsonTypeName names Go types the way a manifest author thinks of them.
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice:
+		if t == byteSlice {
+			return "string"
+		}
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer (" + t.Kind().String() + ")"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return t.String()
+}
+
+// generic converts a node to the value the API server's YAML-to-JSON
+// conversion would produce.
+func (d *decoder) generic(n *yaml.Node) (any, error) {
+	if !d.spend(n) {
+		return nil, fmt.Errorf("document too large")
+	}
+	n = d.resolveAlias(n)
+	if n == nil {
+		return nil, nil
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return d.generic(n.Content[0])
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			kn := d.resolveAlias(n.Content[i])
+			if kn.Tag == "!!merge" {
+				mv, err := d.generic(n.Content[i+1])
+				if err != nil {
+					return nil, err
+				}
+				mergeGeneric(m, mv)
+				continue
+			}
+			k, ok := d.scalar(kn, tagStr)
+			if !ok {
+				k = kn.Value
+			}
+			v, err := d.generic(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		s := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := d.generic(c)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, v)
+		}
+		return s, nil
+	case yaml.ScalarNode:
+		switch resolvedTag(n) {
+		case tagNull:
+			return nil, nil
+		case tagBool:
+			b, _ := parseBool(n.Value)
+			return b, nil
+		case tagInt:
+			i, err := parseInt(n.Value)
+			if err != nil {
+				return n.Value, nil
+			}
+			return i, nil
+		case tagFloat:
+			f, err := strconv.ParseFloat(n.Value, 64)
+			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+				return nil, fmt.Errorf("number %s cannot be represented in JSON", n.Value)
+			}
+			return f, nil
+		}
+		return n.Value, nil
+	}
+	return nil, nil
+}
+
+func mergeGeneric(dst map[string]any, src any) {
+	switch s := src.(type) {
+	case map[string]any:
+		for k, v := range s {
+			if _, ok := dst[k]; !ok {
+				dst[k] = v
+			}
+		}
+	case []any:
+		for _, e := range s {
+			mergeGeneric(dst, e)
+		}
+	}
+}
+
+// structFields maps JSON names to field indexes, inlining embedded and
+// `json:",inline"` structs, cached per type.
+var fieldCache sync.Map // reflect.Type -> map[string][]int
+
+func structFields(t reflect.Type) map[string][]int {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m := map[string][]int{}
+	collectFields(t, nil, m)
+	fieldCache.Store(t, m)
+	return m
+}
+
+func collectFields(t reflect.Type, prefix []int, m map[string][]int) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		idx := append(append([]int(nil), prefix...), i)
+		inline := strings.Contains(opts, "inline") || (f.Anonymous && name == "")
+		if inline && f.Type.Kind() == reflect.Struct {
+			collectFields(f.Type, idx, m)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, dup := m[name]; !dup {
+			m[name] = idx
+		}
+	}
+}
+
+func pathString(p *field.Path) string {
+	if p == nil {
+		return ""
+	}
+	return p.String()
+}
+
+// suggest names the known field closest to an unknown one, if any is close
+// enough to be a likely typo.
+func suggest(name string, fields map[string][]int) string {
+	best, bestDist := "", 3
+	for k := range fields {
+		if strings.EqualFold(k, name) {
+			return fmt.Sprintf(" (did you mean %q?)", k)
+		}
+		if dist := editDistance(strings.ToLower(k), strings.ToLower(name)); dist < bestDist || dist == bestDist && k < best {
+			best, bestDist = k, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,113 @@
+package manifest
+
+import (
+	"encoding/json"
+
+	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// inventoryItem is what cross-object rules need from a non-webhook object.
+type inventoryItem struct {
+	service   *corev1.Service
+	namespace *corev1.Namespace
+	workload  *rules.Workload
+}
+
+// podTemplatePaths says where each workload kind keeps the labels of the
+// pods it creates, and what the API server creates on its behalf (these
+// are the requests a webhook could block).
+var podTemplatePaths = map[string]struct {
+	labels  []string
+	creates []rules.GroupResource
+}{
+	"Deployment":            {[]string{"spec", "template", "metadata", "labels"}, []rules.GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}}},
+	"StatefulSet":           {[]string{"spec", "template", "metadata", "labels"}, []rules.GroupResource{{Resource: "pods"}}},
+	"DaemonSet":             {[]string{"spec", "template", "metadata", "labels"}, []rules.GroupResource{{Resource: "pods"}}},
+	"ReplicaSet":            {[]string{"spec", "template", "metadata", "labels"}, []rules.GroupResource{{Resource: "pods"}}},
+	"ReplicationController": {[]string{"spec", "template", "metadata", "labels"}, []rules.GroupResource{{Resource: "pods"}}},
+	"Job":                   {[]string{"spec", "template", "metadata", "labels"}, []rules.GroupResource{{Resource: "pods"}}},
+	"CronJob":               {[]string{"spec", "jobTemplate", "spec", "template", "metadata", "labels"}, []rules.GroupResource{{Group: "batch", Resource: "jobs"}, {Resource: "pods"}}},
+	"Pod":                   {[]string{"metadata", "labels"}, []rules.GroupResource{{Resource: "pods"}}},
+}
+
+// readInventory extracts cross-object data leniently: these objects are
+// context, not what webhooklint lints, so decoding problems are ignored.
+func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document) inventoryItem {
+	switch {
+	case apiVersion == "v1" && kind == "Service":
+		var s corev1.Service
+		if decodeLenient(src, obj, &s) {
+			return inventoryItem{service: &s}
+		}
+	case apiVersion == "v1" && kind == "Namespace":
+		var n corev1.Namespace
+		if decodeLenient(src, obj, &n) {
+			return inventoryItem{namespace: &n}
+		}
+	}
+	t, ok := podTemplatePaths[kind]
+	if !ok || (kind == "Pod" && apiVersion != "v1") {
+		return inventoryItem{}
+	}
+	labels := map[string]string{}
+	if m := walk(obj, t.labels...); m != nil && m.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := resolve(m.Content[i]), resolve(m.Content[i+1])
+			if k != nil && v != nil && k.Kind == yaml.ScalarNode && v.Kind == yaml.ScalarNode {
+				labels[k.Value] = v.Value
+			}
+		}
+	}
+	return inventoryItem{workload: &rules.Workload{
+		Object:    diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
+		PodLabels: labels,
+		Creates:   t.creates,
+	}}
+}
+
+func walk(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if n = mapValue(n, k); n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+func decodeLenient(src *source, obj *yaml.Node, into any) bool {
+	d := &decoder{src: src, index: newIndex()}
+	v, err := d.generic(obj)
+	if err != nil {
+		return false
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	return json.Unmarshal(raw, into) == nil
+}
+
+// Inventory gathers, across all files of one run, what cross-object rules
+// look at. The order follows the files and documents, so it is stable.
+func Inventory(files []*File) *rules.Inventory {
+	inv := &rules.Inventory{}
+	for _, f := range files {
+		for _, d := range f.Docs {
+			switch {
+			case d.Config != nil:
+				inv.Configs = append(inv.Configs, d.Config)
+			case d.inventory.service != nil:
+				inv.Services = append(inv.Services, d.inventory.service)
+			case d.inventory.namespace != nil:
+				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
+			case d.inventory.workload != nil:
+				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+			}
+		}
+	}
+	return inv
+}

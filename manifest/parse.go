@@ -1,0 +1,344 @@
+// Package manifest loads Kubernetes manifests — files, folders, globs and
+// stdin; multi-document YAML, JSON and List kinds — and decodes webhook
+// configurations strictly, the way the API server does, recording where
+// every field is written so findings can point at it.
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// MaxFileSize bounds what one file may hold; larger input gets a clear
+// error instead of exhausting memory. The largest real-world bundles with
+// CRDs are around 1 MiB.
+const MaxFileSize = 64 << 20
+
+// File is one input file and the documents found in it.
+type File struct {
+	Name string
+	Data []byte
+	Docs []*Document
+	// Diagnostics are problems with the file itself (syntax errors, size).
+	Diagnostics []diag.Diagnostic
+}
+
+// Document is one Kubernetes object: a YAML document, or an item of a List.
+type Document struct {
+	File string
+	// Index is the 0-based position among the file's non-empty documents;
+	// Item is the position within a List, or -1.
+	Index, Item int
+	// Line is where the object starts.
+	Line int
+
+	APIVersion, Kind, Name, Namespace string
+
+	// Config is set for the two webhook configuration kinds.
+	Config *rules.Config
+	// Positions maps field paths of the object to where they are written.
+	Positions *Index
+	// Diagnostics are the loader's findings on this object (strict
+	// decoding, removed API version), already positioned.
+	Diagnostics []diag.Diagnostic
+	// Suppressions found in comments and annotations of this object.
+	Suppressions []*Suppression
+
+	// Cross-object data, for rules that look beyond one configuration.
+	inventory inventoryItem
+}
+
+// Object identifies the document in diagnostics.
+func (d *Document) Object() *diag.Object {
+	return &diag.Object{APIVersion: d.APIVersion, Kind: d.Kind, Name: d.Name, Namespace: d.Namespace}
+}
+
+// IsWebhookConfig reports whether the document is a webhook configuration.
+func (d *Document) IsWebhookConfig() bool { return d.Config != nil }
+
+// Locate resolves a field path of this object to a range in its file.
+func (d *Document) Locate(path string, atKey bool) Range {
+	if r, _, ok := d.Positions.Lookup(path, atKey); ok {
+		return r
+	}
+	return Range{Line: d.Line, Column: 1, EndLine: d.Line, EndColumn: 1}
+}
+
+// separator matches a YAML document separator line the way Kubernetes'
+// own document reader does: "---" at the start of a line, followed by
+// nothing but blanks or a comment.
+var separator = regexp.MustCompile(`^---\s*(#.*)?$`)
+
+// Parse splits data into documents and decodes each. It never fails: every
+// problem becomes a diagnostic, and one bad document does not stop the
+// others from being read.
+func Parse(name string, data []byte) *File {
+	f := &File{Name: name, Data: data}
+	if len(data) > MaxFileSize {
+		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, RuleSyntax,
+			fmt.Sprintf("file is %d bytes, more than the %d bytes webhooklint reads from one file", len(data), MaxFileSize)))
+		return f
+	}
+	if !utf8Valid(data) {
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
+	docIndex := 0
+	for _, c := range splitDocuments(data) {
+		if blank(c.data) {
+			continue
+		}
+		f.parseDocument(c, docIndex)
+		docIndex++
+	}
+	return f
+}
+
+type chunk struct {
+	data      []byte
+	firstLine int // 1-based file line of the chunk's first line
+}
+
+// splitDocuments cuts a YAML stream at separator lines. JSON input has no
+// separators and stays whole.
+func splitDocuments(data []byte) []chunk {
+	var out []chunk
+	start, startLine, line := 0, 1, 1
+	for i := 0; i < len(data); {
+		end := bytes.IndexByte(data[i:], '\n')
+		next := len(data)
+		if end >= 0 {
+			next = i + end + 1
+		}
+		text := bytes.TrimRight(data[i:next], "\r\n")
+		if len(text) >= 3 && text[0] == '-' && text[1] == '-' && text[2] == '-' && separator.Match(text) {
+			out = append(out, chunk{data: data[start:i], firstLine: startLine})
+			start, startLine = next, line+1
+		}
+		i = next
+		line++
+	}
+	return append(out, chunk{data: data[start:], firstLine: startLine})
+}
+
+func blank(b []byte) bool {
+	for _, l := range bytes.Split(b, []byte{'\n'}) {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("...")) {
+			return false
+		}
+	}
+	return true
+}
+
+func lastContentLine(b []byte) int {
+	lines := bytes.Split(b, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		if len(bytes.TrimSpace(lines[i])) > 0 {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (f *File) parseDocument(c chunk, docIndex int) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(c.data, &root); err != nil {
+		line, msg := c.firstLine, strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			// The parser reports errors found at the end of input on the
+			// line after it; point at the last line that has content.
+			n = min(n, lastContentLine(c.data))
+			line, msg = c.firstLine+n-1, m[2]
+		}
+		f.Diagnostics = append(f.Diagnostics, syntaxDiag(f.Name, line, c.data, c.firstLine, msg))
+		return
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
+		return
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		// Not an object: some other YAML file in a linted folder.
+		return
+	}
+	src := newSource(c.data, c.firstLine-1)
+	apiVersion, kind := scalarField(top, "apiVersion"), scalarField(top, "kind")
+	if items := listItems(top, kind); items != nil {
+		for i, item := range items {
+			item = resolve(item)
+			if item == nil || item.Kind != yaml.MappingNode {
+				continue
+			}
+			iv, ik := scalarField(item, "apiVersion"), scalarField(item, "kind")
+			if ik == "" && kind != "List" {
+				// Typed lists (ValidatingWebhookConfigurationList) imply
+				// their items' kind.
+				iv, ik = apiVersion, strings.TrimSuffix(kind, rules.ListSuffix)
+			}
+			f.addObject(src, item, &root, iv, ik, docIndex, i)
+		}
+		return
+	}
+	f.addObject(src, top, &root, apiVersion, kind, docIndex, -1)
+}
+
+func listItems(top *yaml.Node, kind string) []*yaml.Node {
+	if !strings.HasSuffix(kind, rules.ListSuffix) {
+		return nil
+	}
+	items := mapValue(top, "items")
+	if items == nil || items.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return items.Content
+}
+
+func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind string, docIndex, item int) {
+	d := &Document{
+		File: f.Name, Index: docIndex, Item: item, Line: src.lineOffset + obj.Line,
+		APIVersion: apiVersion, Kind: kind,
+	}
+	if md := mapValue(obj, "metadata"); md != nil {
+		d.Name = scalarField(md, "name")
+		d.Namespace = scalarField(md, "namespace")
+	}
+	if item >= 0 {
+		d.Line = src.lineOffset + obj.Line
+	}
+	switch {
+	case rules.IsWebhookKind(apiVersion, kind):
+		f.decodeWebhookConfig(d, src, obj, docNode)
+	default:
+		d.inventory = readInventory(src, obj, apiVersion, kind, d)
+	}
+	f.Docs = append(f.Docs, d)
+}
+
+func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.Node) {
+	dec := &decoder{src: src, index: newIndex()}
+	var target reflect.Value
+	var vwc *admissionv1.ValidatingWebhookConfiguration
+	var mwc *admissionv1.MutatingWebhookConfiguration
+	if d.Kind == rules.Validating {
+		vwc = &admissionv1.ValidatingWebhookConfiguration{}
+		target = reflect.ValueOf(vwc).Elem()
+	} else {
+		mwc = &admissionv1.MutatingWebhookConfiguration{}
+		target = reflect.ValueOf(mwc).Elem()
+	}
+	dec.index.set("", Range{}, src.extent(obj))
+	dec.decodeStruct(obj, target, nil, src.extent(obj))
+	d.Positions = dec.index
+
+	if vwc != nil {
+		d.Config = rules.FromValidating(d.APIVersion, vwc)
+	} else {
+		d.Config = rules.FromMutating(d.APIVersion, mwc)
+	}
+	for _, e := range dec.errs {
+		at := e.at
+		if at.IsZero() {
+			at = d.Locate(e.path, e.atKey)
+		}
+		msg := e.msg
+		if strings.HasSuffix(e.path, ".reinvocationPolicy") && d.Kind == rules.Validating {
+			msg = fmt.Sprintf("unknown field %q (reinvocationPolicy exists only on mutating webhooks)", e.path)
+		}
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleSchema, diag.Error, e.path, msg))
+	}
+	if d.APIVersion == rules.V1beta1 {
+		at := d.Locate("apiVersion", false)
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleRemovedAPIVersion, diag.Warning, "apiVersion",
+			fmt.Sprintf("%s %s was removed in Kubernetes 1.22: the API server no longer serves it (kubectl: no matches for kind %q); "+
+				"use %s, and state what v1beta1 left implicit — its defaults differ: failurePolicy Ignore (v1: Fail), "+
+				"matchPolicy Exact (v1: Equivalent), timeoutSeconds 30 (v1: 10), sideEffects Unknown and "+
+				"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, d.Kind, d.Kind, rules.V1)))
+	}
+	d.Suppressions = d.suppressions(src, dec.comments, docNode)
+}
+
+func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
+	dg := diag.Diagnostic{
+		File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+		Severity: sev, Rule: rule, Message: msg, Path: path, Object: d.Object(),
+	}
+	if d.Config != nil {
+		if i, ok := webhookIndex(path); ok && i < len(d.Config.Webhooks) {
+			dg.Webhook = d.Config.Webhooks[i].Name
+		}
+	}
+	return dg
+}
+
+// webhookIndex extracts i from a path starting with webhooks[i].
+func webhookIndex(path string) (int, bool) {
+	rest, ok := strings.CutPrefix(path, "webhooks[")
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return 0, false
+	}
+	i, err := strconv.Atoi(rest[:end])
+	return i, err == nil
+}
+
+func fileDiag(file string, line, col int, rule, msg string) diag.Diagnostic {
+	return diag.Diagnostic{File: file, Line: line, Column: col, EndLine: line, EndColumn: col + 1,
+		Severity: diag.Error, Rule: rule, Message: msg}
+}
+
+func syntaxDiag(file string, line int, chunk []byte, firstLine int, msg string) diag.Diagnostic {
+	d := fileDiag(file, line, 1, RuleSyntax, "invalid YAML: "+msg)
+	// Point at the first non-blank character of the line, which reads
+	// better than column 1 under an indented key.
+	src := newSource(chunk, firstLine-1)
+	text := src.line(line - firstLine + 1)
+	trimmed := bytes.TrimLeft(text, " \t")
+	d.Column = len(text) - len(trimmed) + 1
+	d.EndColumn = d.Column + max(1, len([]rune(string(bytes.TrimRight(trimmed, " \t")))))
+	return d
+}
+
+// Small helpers over YAML mapping nodes.
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 100; depth++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	m = resolve(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := resolve(m.Content[i]); k != nil && k.Kind == yaml.ScalarNode && k.Value == key {
+			return resolve(m.Content[i+1])
+		}
+	}
+	return nil
+}
+
+func scalarField(m *yaml.Node, key string) string {
+	if v := mapValue(m, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}

@@ -1,0 +1,126 @@
+package manifest
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// source is the text of one YAML document and where it sits in its file,
+// used to turn node positions into file ranges with an end.
+type source struct {
+	data       []byte
+	starts     []int // byte offset of each line start within data
+	lineOffset int   // file line of data's first line, minus one
+}
+
+func newSource(data []byte, lineOffset int) *source {
+	starts := make([]int, 1, bytes.Count(data, []byte{'\n'})+1)
+	for i, b := range data {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return &source{data: data, starts: starts, lineOffset: lineOffset}
+}
+
+// line returns the text of a 1-based line of the document.
+func (s *source) line(n int) []byte {
+	if n < 1 || n > len(s.starts) {
+		return nil
+	}
+	start := s.starts[n-1]
+	end := len(s.data)
+	if n < len(s.starts) {
+		end = s.starts[n] - 1
+	}
+	l := s.data[start:end]
+	return bytes.TrimSuffix(l, []byte{'\r'})
+}
+
+// rangeOf is where a node starts, with the end of its first token.
+func (s *source) rangeOf(n *yaml.Node) Range {
+	if n == nil {
+		return Range{}
+	}
+	line, col := n.Line, n.Column
+	endLine, endCol := line, col+1
+	switch n.Kind {
+	case yaml.ScalarNode:
+		endLine, endCol = s.scalarEnd(n)
+	case yaml.AliasNode:
+		endCol = col + 1 + utf8.RuneCountInString(n.Value)
+	}
+	return Range{Line: line + s.lineOffset, Column: col, EndLine: endLine + s.lineOffset, EndColumn: endCol}
+}
+
+// extent is the whole span of a node, children included.
+func (s *source) extent(n *yaml.Node) Range {
+	r := s.rangeOf(n)
+	if n == nil || (n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode) || len(n.Content) == 0 {
+		if n != nil && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) {
+			r.EndColumn = r.Column + 2 // {} or []
+		}
+		return r
+	}
+	last := n.Content[len(n.Content)-1]
+	for depth := 0; depth < 64 && (last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode) && len(last.Content) > 0; depth++ {
+		last = last.Content[len(last.Content)-1]
+	}
+	end := s.rangeOf(last)
+	r.EndLine, r.EndColumn = end.EndLine, end.EndColumn
+	if n.Style&yaml.FlowStyle != 0 {
+		r.EndColumn++ // the closing bracket
+	}
+	return r
+}
+
+// scalarEnd finds where a scalar's text ends in the source.
+func (s *source) scalarEnd(n *yaml.Node) (line, col int) {
+	line, col = n.Line, n.Column
+	text := s.line(line)
+	// Byte offset of the node's column on its line.
+	off := 0
+	for c := 1; c < col && off < len(text); c++ {
+		_, size := utf8.DecodeRune(text[off:])
+		off += size
+	}
+	rest := text[min(off, len(text)):]
+	switch {
+	case n.Style&yaml.DoubleQuotedStyle != 0:
+		for i := 1; i < len(rest); i++ {
+			switch rest[i] {
+			case '\\':
+				i++
+			case '"':
+				return line, col + utf8.RuneCount(rest[:i+1])
+			}
+		}
+		return line, col + utf8.RuneCount(rest)
+	case n.Style&yaml.SingleQuotedStyle != 0:
+		for i := 1; i < len(rest); i++ {
+			if rest[i] == '\'' {
+				if i+1 < len(rest) && rest[i+1] == '\'' {
+					i++
+					continue
+				}
+				return line, col + utf8.RuneCount(rest[:i+1])
+			}
+		}
+		return line, col + utf8.RuneCount(rest)
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		return line, col + 1
+	}
+	// Plain scalar: its text runs to a comment, a flow indicator in flow
+	// context, or the end of the line; the value never spans more than its
+	// first line here because multi-line plain scalars are folded.
+	v := n.Value
+	if i := bytes.IndexByte([]byte(v), '\n'); i >= 0 {
+		v = v[:i]
+	}
+	if len(v) == 0 {
+		return line, col + 1
+	}
+	return line, col + utf8.RuneCountInString(v)
+}

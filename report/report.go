@@ -1,0 +1,68 @@
+// Package report prints diagnostics. Every format reads the same sorted,
+// de-duplicated list; none of them reorders or filters it.
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// Run describes the lint run a report is about.
+type Run struct {
+	Diagnostics []diag.Diagnostic
+	// Files and Configs count what was linted, for summaries.
+	Files, Configs int
+	// Source returns a file's contents for snippets; nil disables them.
+	Source func(file string) []byte
+	// ToolVersion is webhooklint's version.
+	ToolVersion string
+}
+
+// Formatter writes a run in one format.
+type Formatter interface {
+	Format(w io.Writer, run *Run) error
+}
+
+// FormatterFunc adapts a function to Formatter.
+type FormatterFunc func(w io.Writer, run *Run) error
+
+// Format calls f.
+func (f FormatterFunc) Format(w io.Writer, run *Run) error { return f(w, run) }
+
+// Options tune formatters that have any choices to make.
+type Options struct {
+	Color bool
+}
+
+var formats = map[string]func(Options) Formatter{}
+
+// Register adds a named format; formats register themselves in init.
+func Register(name string, f func(Options) Formatter) {
+	if _, dup := formats[name]; dup {
+		panic("report: duplicate format " + name)
+	}
+	formats[name] = f
+}
+
+// New returns the named formatter.
+func New(name string, opts Options) (Formatter, error) {
+	f, ok := formats[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown format %q (want one of %s)", name, strings.Join(Names(), ", "))
+	}
+	return f(opts), nil
+}
+
+// Names lists the registered formats.
+func Names() []string {
+	var out []string
+	for n := range formats {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,22 @@
+package rules
+
+import "github.com/webhooklint/webhooklint/diag"
+
+func init() {
+	register(&Rule{
+		Name:     "invalid-suppression",
+		Summary:  "A suppression that names no rule, an unknown rule, or gives no reason",
+		Severity: diag.Error,
+		Category: Input,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "A suppression silences a finding someone judged safe; without a reason the next reader cannot tell " +
+				"whether that judgement still holds, and a misspelled rule name silences nothing.",
+			Bad:  "# webhooklint:ignore self-deadlok\nfailurePolicy: Fail",
+			Good: "# webhooklint:ignore self-deadlock -- the backend runs on the control plane, outside the cluster\nfailurePolicy: Fail",
+			Fix: "Write `# webhooklint:ignore <rule>[,<rule>] -- <reason>` on the line above the YAML node it applies to " +
+				"(above the first key of the object for the whole object), or the object annotation " +
+				"`webhooklint.io/ignore: \"<rule>: <reason>\"`, which survives Helm and kustomize rendering.",
+		},
+	})
+}

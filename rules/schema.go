@@ -1,0 +1,27 @@
+package rules
+
+import "github.com/webhooklint/webhooklint/diag"
+
+func init() {
+	register(&Rule{
+		Name:     "schema",
+		Summary:  "Unknown or duplicate fields, values of the wrong type, and caBundle that is not base64",
+		Severity: diag.Error,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "`kubectl apply` asks the API server for strict field validation: an unknown field (a typo such as " +
+				"`timeoutSecond`, or `reinvocationPolicy` on a validating webhook), a field written twice, or a value of " +
+				"the wrong JSON type rejects the whole object. Without strict validation the typo is silently dropped and " +
+				"the default applies instead, which is worse. `caBundle` is bytes, so the server decodes it as base64 " +
+				"before validation runs; anything else fails to decode.",
+			Bad:  "webhooks:\n- name: check.example.com\n  timeoutSecond: 5\n  sideEffects: None\n  sideEffects: NoneOnDryRun\n  clientConfig:\n    caBundle: not base64!",
+			Good: "webhooks:\n- name: check.example.com\n  timeoutSeconds: 5\n  sideEffects: None\n  clientConfig:\n    caBundle: LS0tLS1CRUdJTi...",
+			Fix:  "Spell the field as the API defines it (webhooklint suggests the closest name), write each field once, and base64-encode the PEM bundle (`base64 -w0 ca.crt`).",
+			Sources: []string{
+				"webhook-facts §A (strict field validation, caBundle decoding)",
+				"https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
+			},
+		},
+	})
+}

@@ -1,0 +1,20 @@
+package rules
+
+import "github.com/webhooklint/webhooklint/diag"
+
+func init() {
+	register(&Rule{
+		Name:     "unused-suppression",
+		Summary:  "A suppression that silences nothing",
+		Severity: diag.Warning,
+		Category: Input,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "A suppression left behind after the problem was fixed (or attached to the wrong node) will silently " +
+				"hide the next, unrelated finding of that rule. Reporting it keeps suppressions honest.",
+			Bad:  "# webhooklint:ignore timeout-too-long -- legacy backend is slow\ntimeoutSeconds: 5",
+			Good: "timeoutSeconds: 5",
+			Fix:  "Delete the suppression, or move it to the YAML node the finding is reported on.",
+		},
+	})
+}
