@@ -12,6 +12,9 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/internal/placeholder"
+	"github.com/webhooklint/webhooklint/rules"
 )
 
 // maxNodes bounds how many YAML nodes one document may expand to (aliases
@@ -25,6 +28,8 @@ type decodeError struct {
 	atKey bool
 	msg   string
 	at    Range
+	// rule is set when the problem belongs to a rule other than schema.
+	rule string
 }
 
 // decoder fills a typed value from a YAML node tree the way the API server's
@@ -321,6 +326,13 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
+		if tok, ok := placeholder.Find(s); ok {
+			// Not a base64 mistake: a substitution nobody ran. Say so,
+			// under the placeholder rule and its (user-chosen) severity.
+			d.errs = append(d.errs, decodeError{path: ps, at: at, rule: rules.PlaceholderRule,
+				msg: rules.PlaceholderMessage(tok, ps)})
+			return
+		}
 		d.fail(ps, false, at, "%s must be base64-encoded: %v", ps, err)
 		return
 	}
