@@ -43,7 +43,9 @@ type Build struct {
 	cache map[string][]*originDoc
 }
 
-// Run builds the kustomization in dir.
+// Run builds the kustomization in dir. When the kustomization files can be
+// read but the build fails, the Build (without objects) is returned with
+// the error, so callers still know which files are patches.
 func Run(dir string) (*Build, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -60,11 +62,13 @@ func Run(dir string) (*Build, error) {
 	// Load restrictions stay RootOnly, kustomize's default: a build that
 	// works with `kustomize build` works here.
 	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
+	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
 	m, err := krusty.MakeKustomizer(opts).Run(fs, abs)
 	if err != nil {
-		return nil, fmt.Errorf("kustomize build %s: %v", dir, err)
+		// The tree is still returned: its patch files are known even
+		// though nothing was built.
+		return b, fmt.Errorf("kustomize build %s: %v", dir, err)
 	}
-	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
 	for _, r := range m.Resources() {
 		o := &Object{
 			APIVersion: r.GetApiVersion(), Kind: r.GetKind(),

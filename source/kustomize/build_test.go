@@ -60,7 +60,7 @@ func TestLocateKubebuilder(t *testing.T) {
 		{val, "", "webhook/manifests.yaml", 29, 1, "resource"},
 	}
 	for _, c := range cases {
-		got := b.Locate(c.o, c.path)
+		got := b.Locate(c.o, c.path, false)
 		if !strings.HasSuffix(got.File, filepath.FromSlash(c.file)) || got.Line != c.line || got.Column != c.col || got.By != c.by {
 			t.Errorf("%s %s: got %s:%d:%d by %s, want %s:%d:%d by %s", c.o.Name, c.path, got.File, got.Line, got.Column, got.By, c.file, c.line, c.col, c.by)
 		}

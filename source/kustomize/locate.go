@@ -29,7 +29,26 @@ type Location struct {
 // wrote it: the last patch that set the field, else the object's resource
 // file (the field, or its closest written ancestor), else the
 // kustomization file itself.
-func (b *Build) Locate(o *Object, path string) Location {
+//
+// atKey asks for the field's key rather than its value (an unknown or
+// duplicate field).
+func (b *Build) Locate(o *Object, path string, atKey bool) Location {
+	l := b.locate(o, path)
+	if atKey && l.exact {
+		if k, ok := l.tab.keyOf(path, o.fields); ok {
+			l.Pos = k
+		}
+	}
+	return l.Location
+}
+
+type located struct {
+	Location
+	exact bool
+	tab   *table
+}
+
+func (b *Build) locate(o *Object, path string) located {
 	if path != "" {
 		for i := len(b.tree.patches) - 1; i >= 0; i-- {
 			p := b.tree.patches[i]
@@ -41,22 +60,22 @@ func (b *Build) Locate(o *Object, path string) Location {
 				if !p.targets(d, o) {
 					continue
 				}
-				if at, _, owned, ok := d.tab.lookup(path, o.fields); ok && owned {
-					return Location{Pos: at, By: "patch"}
+				if at, exact, owned, ok := d.tab.lookup(path, o.fields); ok && owned {
+					return located{Location{Pos: at, By: "patch"}, exact, d.tab}
 				}
 			}
 		}
 	}
 	if d := b.originDoc(o); d != nil {
 		if path == "" {
-			return Location{Pos: d.start, By: "resource"}
+			return located{Location: Location{Pos: d.start, By: "resource"}}
 		}
-		if at, _, _, ok := d.tab.lookup(path, o.fields); ok {
-			return Location{Pos: at, By: "resource"}
+		if at, exact, _, ok := d.tab.lookup(path, o.fields); ok {
+			return located{Location{Pos: at, By: "resource"}, exact, d.tab}
 		}
-		return Location{Pos: d.start, By: "resource"}
+		return located{Location: Location{Pos: d.start, By: "resource"}}
 	}
-	return Location{Pos: Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}, By: "kustomization"}
+	return located{Location: Location{Pos: Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}, By: "kustomization"}}
 }
 
 // originDoc finds the document the object came from in its resource file.

@@ -65,11 +65,12 @@ func parsePath(p string) []step {
 type table struct {
 	file  string
 	at    map[string]Pos
+	keys  map[string]Pos  // where the mapping key of a field is written
 	whole map[string]bool // paths whose subtree is replaced, not merged
 }
 
 func newTable(file string) *table {
-	return &table{file: file, at: map[string]Pos{}, whole: map[string]bool{}}
+	return &table{file: file, at: map[string]Pos{}, keys: map[string]Pos{}, whole: map[string]bool{}}
 }
 
 func (t *table) pos(key, val *yaml.Node) Pos {
@@ -103,6 +104,9 @@ func (t *table) record(prefix string, keyNode, n *yaml.Node, depth int) {
 	if prefix != "" {
 		// A scalar is reported where its value is written; a mapping or
 		// list where its key is, as the loader does for whole objects.
+		if keyNode != nil {
+			t.keys[prefix] = t.pos(keyNode, nil)
+		}
 		if keyNode != nil && n.Kind != yaml.ScalarNode {
 			t.at[prefix] = t.pos(keyNode, nil)
 		} else {
@@ -276,4 +280,14 @@ func parent(p string) string {
 		return p[:i]
 	}
 	return ""
+}
+
+// keyOf is where the key of an exactly written field is.
+func (t *table) keyOf(path string, rendered map[string]any) (Pos, bool) {
+	for _, c := range candidates(path, rendered) {
+		if k, ok := t.keys[c]; ok {
+			return k, true
+		}
+	}
+	return Pos{}, false
 }

@@ -339,3 +339,46 @@ func (k *kust) files() (resources, patches, kusts map[string]bool) {
 	walk(k)
 	return resources, patches, kusts
 }
+
+// PatchedBy reports the kustomization, in file's folder or above it, that
+// uses file as a patch. It stops at a repository root (a .git folder).
+func PatchedBy(file string) (string, bool) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", false
+	}
+	for dir := filepath.Dir(abs); ; {
+		if _, ok := FileIn(dir); ok {
+			if k, err := load(dir); err == nil {
+				if _, patches, _ := k.files(); patches[abs] {
+					return k.file, true
+				}
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// Nested returns the kustomization files that the kustomization in dir
+// uses as bases or components (not its own): a folder walk builds only
+// kustomizations no other one uses.
+func Nested(dir string) (map[string]bool, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	k, err := load(abs)
+	if err != nil {
+		return nil, err
+	}
+	_, _, kusts := k.files()
+	delete(kusts, k.file)
+	return kusts, nil
+}
