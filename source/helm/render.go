@@ -188,7 +188,7 @@ func fileOf(dir, name string) string {
 	return filepath.Join(dir, filepath.FromSlash(rest))
 }
 
-var templateErrPos = regexp.MustCompile(`template: ([^:\s]+):(\d+):(\d+)`)
+var templateErrPos = regexp.MustCompile(`(?:template: |error at \()([^:\s()]+):(\d+):(\d+)`)
 
 // templateError locates a render failure at the template line Helm names.
 func templateError(dir, chartName string, err error) error {
