@@ -54,8 +54,6 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
-
 // Main runs webhooklint with args (without the program name) and returns
 // the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
@@ -134,7 +132,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.explain, "explain", "", "print the documentation of a rule and exit")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.IntVar(&o.jobs, "jobs", 0, "files and documents linted in parallel (default: one per CPU)")
-	fs.StringVar(&o.color, "color", "auto", "colour in text output: auto, always or never (NO_COLOR disables auto)")
+	fs.StringVar(&o.color, "color", "auto", "color in text output: auto, always or never (NO_COLOR disables auto)")
 	for _, h := range flagHooks {
 		h(fs, o)
 	}
@@ -266,7 +264,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// wantColor decides whether text output is coloured.
+// wantColor decides whether text output is colored.
 func wantColor(mode string, w io.Writer) (bool, error) {
 	switch mode {
 	case "always":

@@ -4,6 +4,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -73,31 +74,40 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 		return nil, err
 	}
 	files := make([]*manifest.File, len(sources))
-	var readErr error
-	var mu sync.Mutex
+	chunks := make([][]manifest.Chunk, len(sources))
+	errs := make([]error, len(sources))
 	parallel(len(sources), opts.jobs(), func(i int) {
 		s := sources[i]
-		var data []byte
-		var err error
-		if s.Stdin {
-			mu.Lock()
-			data, err = manifest.Read(s, stdin)
-			mu.Unlock()
-		} else {
-			data, err = manifest.Read(s, nil)
+		in := stdin
+		if !s.Stdin {
+			in = nil
 		}
+		data, err := manifest.Read(s, in)
 		if err != nil {
-			mu.Lock()
-			if readErr == nil {
-				readErr = err
-			}
-			mu.Unlock()
+			errs[i] = err
 			return
 		}
-		files[i] = manifest.Parse(s.Name, data)
+		files[i], chunks[i] = manifest.Split(s.Name, data)
 	})
-	if readErr != nil {
-		return nil, readErr
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// Documents, not files, are the unit of parallel work, so one large
+	// file uses every CPU too.
+	type task struct{ file, chunk int }
+	var tasks []task
+	for i := range chunks {
+		for j := range chunks[i] {
+			tasks = append(tasks, task{i, j})
+		}
+	}
+	parsed := make([]manifest.Parsed, len(tasks))
+	parallel(len(tasks), opts.jobs(), func(k int) {
+		t := tasks[k]
+		parsed[k] = chunks[t.file][t.chunk].Parse(files[t.file].Name)
+	})
+	for k, t := range tasks {
+		files[t.file].Add(parsed[k])
 	}
 	return Files(files, opts), nil
 }

@@ -153,7 +153,7 @@ func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path *field.Path, ps
 		}
 		i, err := parseInt(s)
 		if err != nil || v.OverflowInt(i) {
-			d.fail(ps, false, at, "cannot unmarshal number %s into %s of type %s", s, ps, v.Type())
+			d.fail(ps, false, at, "cannot unmarshal number %s into %s of type %s", s, ps, jsonTypeName(v.Type()))
 			return
 		}
 		v.SetInt(i)
@@ -165,7 +165,7 @@ func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path *field.Path, ps
 		}
 		i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 0, 64)
 		if err != nil || v.OverflowUint(i) {
-			d.fail(ps, false, at, "cannot unmarshal number %s into %s of type %s", s, ps, v.Type())
+			d.fail(ps, false, at, "cannot unmarshal number %s into %s of type %s", s, ps, jsonTypeName(v.Type()))
 			return
 		}
 		v.SetUint(i)

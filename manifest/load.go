@@ -52,7 +52,7 @@ func Expand(args []string, stdinName string) ([]Source, error) {
 		if strings.ContainsAny(a, "*?[") {
 			m, err := filepath.Glob(a)
 			if err != nil {
-				return nil, fmt.Errorf("bad pattern %q: %v", a, err)
+				return nil, fmt.Errorf("bad pattern %q: %w", a, err)
 			}
 			if len(m) == 0 {
 				return nil, fmt.Errorf("%s: no files match", a)
@@ -102,7 +102,7 @@ func pathError(err error) error {
 		if errors.Is(pe.Err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: no such file or folder", pe.Path)
 		}
-		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
 }
@@ -110,13 +110,13 @@ func pathError(err error) error {
 // Read loads one source. Reading stops at MaxFileSize+1 bytes so an
 // oversized input is reported, not buffered whole.
 func Read(s Source, stdin io.Reader) ([]byte, error) {
-	var r io.Reader = stdin
+	r := stdin
 	if !s.Stdin {
 		f, err := os.Open(s.Name)
 		if err != nil {
 			return nil, pathError(err)
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 		r = f
 	}
 	return io.ReadAll(io.LimitReader(r, MaxFileSize+1))

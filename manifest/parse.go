@@ -83,35 +83,60 @@ var separator = regexp.MustCompile(`^---\s*(#.*)?$`)
 // problem becomes a diagnostic, and one bad document does not stop the
 // others from being read.
 func Parse(name string, data []byte) *File {
-	f := &File{Name: name, Data: data}
-	if len(data) > MaxFileSize {
-		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, RuleSyntax,
-			fmt.Sprintf("file is %d bytes, more than the %d bytes webhooklint reads from one file", len(data), MaxFileSize)))
-		return f
-	}
-	if !utf8Valid(data) {
-		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
-	}
-	docIndex := 0
-	for _, c := range splitDocuments(data) {
-		if blank(c.data) {
-			continue
-		}
-		f.parseDocument(c, docIndex)
-		docIndex++
+	f, chunks := Split(name, data)
+	for _, c := range chunks {
+		f.Add(c.Parse(name))
 	}
 	return f
 }
 
-type chunk struct {
+// Split prepares a file for parsing: it checks its size and cuts it into
+// document chunks, which may then be parsed concurrently and added back in
+// order with Add.
+func Split(name string, data []byte) (*File, []Chunk) {
+	f := &File{Name: name, Data: data}
+	if len(data) > MaxFileSize {
+		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, RuleSyntax,
+			fmt.Sprintf("file is %d bytes, more than the %d bytes webhooklint reads from one file", len(data), MaxFileSize)))
+		return f, nil
+	}
+	if !utf8Valid(data) {
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
+	var out []Chunk
+	for _, c := range splitDocuments(data) {
+		if blank(c.data) {
+			continue
+		}
+		c.index = len(out)
+		out = append(out, c)
+	}
+	return f, out
+}
+
+// Parsed is the outcome of parsing one chunk.
+type Parsed struct {
+	docs  []*Document
+	diags []diag.Diagnostic
+}
+
+// Add appends a parsed chunk's documents and diagnostics to the file.
+func (f *File) Add(p Parsed) {
+	f.Docs = append(f.Docs, p.docs...)
+	f.Diagnostics = append(f.Diagnostics, p.diags...)
+}
+
+// Chunk is the text of one YAML document within its file.
+type Chunk struct {
 	data      []byte
 	firstLine int // 1-based file line of the chunk's first line
+	index     int // position among the file's non-empty documents
 }
 
 // splitDocuments cuts a YAML stream at separator lines. JSON input has no
 // separators and stays whole.
-func splitDocuments(data []byte) []chunk {
-	var out []chunk
+func splitDocuments(data []byte) []Chunk {
+	var out []Chunk
 	start, startLine, line := 0, 1, 1
 	for i := 0; i < len(data); {
 		end := bytes.IndexByte(data[i:], '\n')
@@ -121,13 +146,13 @@ func splitDocuments(data []byte) []chunk {
 		}
 		text := bytes.TrimRight(data[i:next], "\r\n")
 		if len(text) >= 3 && text[0] == '-' && text[1] == '-' && text[2] == '-' && separator.Match(text) {
-			out = append(out, chunk{data: data[start:i], firstLine: startLine})
+			out = append(out, Chunk{data: data[start:i], firstLine: startLine})
 			start, startLine = next, line+1
 		}
 		i = next
 		line++
 	}
-	return append(out, chunk{data: data[start:], firstLine: startLine})
+	return append(out, Chunk{data: data[start:], firstLine: startLine})
 }
 
 func blank(b []byte) bool {
@@ -138,6 +163,44 @@ func blank(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// scannerProblems are the messages of go.yaml.in/yaml/v3's scanner, whose
+// errors carry 1-based line numbers; all other errors come from its parser.
+var scannerProblems = []string{
+	"block sequence entries are not allowed in this context",
+	"could not find expected ':'",
+	"could not find expected directive name",
+	"did not find expected alphabetic or numeric character",
+	"did not find expected comment or line break",
+	"did not find expected digit or '.' character",
+	"did not find expected hexdecimal number",
+	"did not find expected version number",
+	"did not find expected whitespace or line break",
+	"did not find expected whitespace",
+	"did not find the expected '>'",
+	"found a tab character that violates indentation",
+	"found a tab character where an indentation space is expected",
+	"found an indentation indicator equal to 0",
+	"found character that cannot start any token",
+	"found extremely long version number",
+	"found invalid Unicode character escape code",
+	"found unexpected document indicator",
+	"found unexpected end of stream",
+	"found unexpected non-alphabetical character",
+	"found unknown directive name",
+	"found unknown escape character",
+	"mapping keys are not allowed in this context",
+	"mapping values are not allowed in this context",
+}
+
+func scannerProblem(msg string) bool {
+	for _, p := range scannerProblems {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func lastContentLine(b []byte) int {
@@ -152,7 +215,15 @@ func lastContentLine(b []byte) int {
 
 var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func (f *File) parseDocument(c chunk, docIndex int) {
+// Parse decodes the chunk's document. It is safe to call concurrently for
+// different chunks.
+func (c Chunk) Parse(file string) Parsed {
+	f := &File{Name: file}
+	f.parseDocument(c, c.index)
+	return Parsed{docs: f.Docs, diags: f.Diagnostics}
+}
+
+func (f *File) parseDocument(c Chunk, docIndex int) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(c.data, &root); err != nil {
 		line, msg := c.firstLine, strings.TrimPrefix(err.Error(), "yaml: ")
@@ -160,6 +231,11 @@ func (f *File) parseDocument(c chunk, docIndex int) {
 			n, _ := strconv.Atoi(m[1])
 			// The parser reports errors found at the end of input on the
 			// line after it; point at the last line that has content.
+			if !scannerProblem(m[2]) {
+				// The parser (unlike the scanner) reports the 0-based line
+				// of the construct it was parsing.
+				n++
+			}
 			n = min(n, lastContentLine(c.data))
 			line, msg = c.firstLine+n-1, m[2]
 		}

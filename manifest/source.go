@@ -64,15 +64,21 @@ func (s *source) extent(n *yaml.Node) Range {
 		}
 		return r
 	}
-	last := n.Content[len(n.Content)-1]
+	// The node ends where its last descendant ends, plus the closing
+	// bracket of every flow collection on the way down.
+	closers := 0
+	last := n
 	for depth := 0; depth < 64 && (last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode) && len(last.Content) > 0; depth++ {
+		if last.Style&yaml.FlowStyle != 0 {
+			closers++
+		}
 		last = last.Content[len(last.Content)-1]
 	}
 	end := s.rangeOf(last)
-	r.EndLine, r.EndColumn = end.EndLine, end.EndColumn
-	if n.Style&yaml.FlowStyle != 0 {
-		r.EndColumn++ // the closing bracket
+	if last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode {
+		end.EndColumn = end.Column + 2 // an empty {} or []
 	}
+	r.EndLine, r.EndColumn = end.EndLine, end.EndColumn+closers
 	return r
 }
 

@@ -94,6 +94,10 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 			if !ok {
 				continue
 			}
+			// A further comment after the directive is not part of it.
+			if i := strings.Index(rest, " #"); i >= 0 {
+				rest = rest[:i]
+			}
 			at := src.findComment(c.line, c.head, strings.TrimSpace(l))
 			path := c.path
 			if c.whole {
@@ -127,11 +131,7 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 }
 
 func splitRules(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
-		out = append(out, f)
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
 }
 
 func (d *Document) validSuppression(s *Suppression, hasReason bool) bool {

@@ -1,0 +1,51 @@
+package celcheck
+
+import (
+	"testing"
+
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// BenchmarkBaseEnv is the server's versioned base environment alone
+// (normally built once per version and process).
+func BenchmarkBaseEnv(b *testing.B) {
+	environment.DisableBaseEnvSetCachingForTests()
+	for b.Loop() {
+		environment.MustBaseEnvSet(CompatibilityVersion(MaxKubeMinor))
+	}
+}
+
+// BenchmarkNewCompiler measures what the first matchCondition of a run
+// pays for its version: the versioned base environment plus the server
+// compiler's variable environments. (BenchmarkBaseEnv switched off the base
+// environment cache; run alone, this measures the compiler part only.)
+func BenchmarkNewCompiler(b *testing.B) {
+	for b.Loop() {
+		newCompiler(MaxKubeMinor)
+	}
+}
+
+// BenchmarkCompileMix compiles the realistic corpus without the cache:
+// the cost of each distinct expression.
+func BenchmarkCompileMix(b *testing.B) {
+	c := mustFor(b, MaxKubeMinor)
+	for b.Loop() {
+		for _, expr := range corpus {
+			c.compile(expr)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(corpus)), "ns/expr")
+}
+
+// BenchmarkCompileCached is the cost of a repeated expression.
+func BenchmarkCompileCached(b *testing.B) {
+	c := mustFor(b, MaxKubeMinor)
+	for _, expr := range corpus {
+		c.Compile(expr)
+	}
+	for b.Loop() {
+		for _, expr := range corpus {
+			c.Compile(expr)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+// Package celcheck compiles webhook matchCondition expressions exactly as
+// the Kubernetes API server does when it validates a
+// Validating/MutatingWebhookConfiguration, and keeps the checked AST so
+// that rules can reason about what an expression does at runtime.
+//
+// Fidelity comes from reusing the server's own code instead of imitating
+// it: the compiler is k8s.io/apiserver's admission CEL compiler
+// (plugincel.NewCompiler) over the server's versioned base environment
+// (environment.MustBaseEnvSet), asked for exactly what
+// kubernetes/pkg/apis/admissionregistration/validation asks for webhooks:
+// the NewExpressions environment, no params, an authorizer, a bool result.
+// The only addition is a passive AST validator that records the checked
+// AST; it never reports an issue, so verdicts and messages are the
+// server's (celcheck_test.go checks this against an untouched compiler).
+package celcheck
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	celast "github.com/google/cel-go/common/ast"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	apiservercel "k8s.io/apiserver/pkg/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+)
+
+// Supported Kubernetes minor versions (major 1). matchConditions are GA
+// since 1.30; 1.37 is the release whose code this package links, so newer
+// servers may know libraries this build does not.
+const (
+	MinKubeMinor = 30
+	MaxKubeMinor = 37
+)
+
+// WebhookVariables are the optional variables webhook matchConditions are
+// compiled with (kubernetes validation.go validateMatchConditionsExpression
+// with allowParamsInMatchConditions false for both webhook kinds).
+var WebhookVariables = plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
+
+// Result is the outcome of compiling one expression.
+type Result struct {
+	// Expression is the text that was compiled.
+	Expression string
+	// AST is the checked AST; nil when Err is set.
+	AST *celast.AST
+	// OutputType is the type the checker inferred; nil when Err is set.
+	OutputType *cel.Type
+	// Err is the server's error, nil when the server accepts the expression.
+	Err *apiservercel.Error
+}
+
+// OK reports whether the API server accepts the expression.
+func (r Result) OK() bool { return r.Err == nil }
+
+// FieldError is the error the API server returns for this result at path
+// (webhooks[i].matchConditions[j].expression), exactly as
+// validation.go convertCELErrorToValidationError builds it; nil if OK.
+func (r Result) FieldError(path *field.Path) *field.Error {
+	if r.Err == nil {
+		return nil
+	}
+	switch r.Err.Type {
+	case apiservercel.ErrorTypeRequired:
+		return field.Required(path, r.Err.Detail)
+	case apiservercel.ErrorTypeInvalid:
+		return field.Invalid(path, r.Expression, r.Err.Detail)
+	default:
+		return field.InternalError(path, r.Err)
+	}
+}
+
+// Compiler compiles matchCondition expressions for one Kubernetes version.
+// It is safe for concurrent use; each distinct expression is compiled once.
+type Compiler struct {
+	kubeMinor int
+	server    plugincel.Compiler
+
+	// compileMu serialises calls into the server's compiler so that the
+	// AST the capture validator sees belongs to the call that holds it.
+	compileMu sync.Mutex
+	capture   *astCapture
+
+	cache sync.Map // expression text -> *cacheEntry
+}
+
+type cacheEntry struct {
+	once sync.Once
+	res  Result
+}
+
+var compilers [MaxKubeMinor + 1]struct {
+	once sync.Once
+	c    *Compiler
+}
+
+// For returns the compiler that behaves like an API server of version
+// 1.minor. The environment is built on first use and then shared.
+func For(minor int) (*Compiler, error) {
+	if minor < MinKubeMinor || minor > MaxKubeMinor {
+		return nil, fmt.Errorf("matchConditions: Kubernetes 1.%d is not supported (supported: 1.%d to 1.%d)", minor, MinKubeMinor, MaxKubeMinor)
+	}
+	slot := &compilers[minor]
+	slot.once.Do(func() { slot.c = newCompiler(minor) })
+	return slot.c, nil
+}
+
+// CompatibilityVersion is the CEL library set a 1.minor server compiles new
+// expressions with: the server's minimum compatibility version, which is
+// its binary version minus one minor (component-base compatibility
+// defaults; webhook-facts §A.8).
+func CompatibilityVersion(minor int) *version.Version {
+	return version.MajorMinor(1, uint(minor-1))
+}
+
+func newCompiler(minor int) *Compiler {
+	capture := &astCapture{}
+	base, err := environment.MustBaseEnvSet(CompatibilityVersion(minor)).Extend(environment.VersionedOptions{
+		// Present in every version so it is part of the NewExpressions env.
+		IntroducedVersion: version.MajorMinor(1, 0),
+		EnvOptions:        []cel.EnvOption{cel.ASTValidators(capture)},
+	})
+	if err != nil {
+		// The base environment is static; failing to extend it is a bug in
+		// this package, not in the input.
+		panic(fmt.Sprintf("celcheck: extending the base CEL environment: %v", err))
+	}
+	return &Compiler{kubeMinor: minor, server: plugincel.NewCompiler(base), capture: capture}
+}
+
+// KubeMinor is the Kubernetes minor version this compiler behaves like.
+func (c *Compiler) KubeMinor() int { return c.kubeMinor }
+
+// Compile compiles expr (verbatim: callers trim it as the server does)
+// and caches the result for the life of the process.
+func (c *Compiler) Compile(expr string) Result {
+	v, _ := c.cache.LoadOrStore(expr, &cacheEntry{})
+	e := v.(*cacheEntry)
+	e.once.Do(func() { e.res = c.compile(expr) })
+	return e.res
+}
+
+func (c *Compiler) compile(expr string) (res Result) {
+	res.Expression = expr
+	c.compileMu.Lock()
+	defer c.compileMu.Unlock()
+	defer func() {
+		// The server recovers panics per request; a linter must not crash
+		// on any input either.
+		if p := recover(); p != nil {
+			res.AST, res.OutputType = nil, nil
+			res.Err = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: fmt.Sprintf("CEL compiler panicked: %v", p)}
+		}
+	}()
+	c.capture.ast = nil
+	out := c.server.CompileCELExpression(&matchconditions.MatchCondition{Expression: expr}, WebhookVariables, environment.NewExpressions)
+	if out.Error != nil {
+		res.Err = out.Error
+		return res
+	}
+	res.AST, res.OutputType = c.capture.ast, out.OutputType
+	c.capture.ast = nil
+	if res.AST == nil {
+		res.Err = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: "checked AST was not captured"}
+	}
+	return res
+}
+
+// astCapture records the checked AST of the compilation in progress. It is
+// only touched while Compiler.compileMu is held.
+type astCapture struct{ ast *celast.AST }
+
+func (*astCapture) Name() string { return "webhooklint.capture-checked-ast" }
+
+func (a *astCapture) Validate(_ *cel.Env, _ cel.ValidatorConfig, checked *celast.AST, _ *cel.Issues) {
+	a.ast = checked
+}

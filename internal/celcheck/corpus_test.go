@@ -1,0 +1,45 @@
+package celcheck
+
+// corpus is a realistic mix of matchCondition expressions: patterns from
+// real webhooks (ovn-kubernetes, katib, kyverno, cert-manager style
+// exclusions), guards, optional chains, library calls across versions and
+// the usual mistakes (syntax errors, non-bool results, params, typos).
+var corpus = []string{
+	`!(request.namespace == "ovn-kubernetes" && object.metadata.labels["name"] == "ovnkube-identity")`,
+	`request.userInfo.username != "system:serviceaccount:kubeflow:katib-controller"`,
+	`!(request.userInfo.username in ["system:serviceaccount:kube-system:replicaset-controller", "system:serviceaccount:kube-system:daemon-set-controller"])`,
+	`request.kind.kind == "Pod" || request.kind.kind == "Deployment"`,
+	`object.kind != "Namespace" || object.metadata.name != "kube-system"`,
+	`has(object.metadata.labels) && "app" in object.metadata.labels && object.metadata.labels["app"] == "web"`,
+	`request.operation != "DELETE" && object.metadata.name.startsWith("tenant-")`,
+	`object != null && has(object.metadata.annotations) && object.metadata.annotations["sidecar.istio.io/inject"] == "true"`,
+	`object.metadata.?labels[?"app"].orValue("") == "web"`,
+	`!("kubernetes.io/config.mirror" in object.metadata.?annotations.orValue({}))`,
+	`request.resource.group == "" && request.resource.resource == "pods" && request.subResource == ""`,
+	`!request.userInfo.groups.exists(g, g == "system:masters" || g.startsWith("system:nodes"))`,
+	`authorizer.group("").resource("pods").namespace(request.namespace).check("create").allowed()`,
+	`object.spec.containers.all(c, !c.image.endsWith(":latest"))`,
+	`request.dryRun != true`,
+	`oldObject == null || object.metadata.generation != oldObject.metadata.generation`,
+	`request.namespace.matches("^team-[a-z]+$")`,
+	`isIP(object.spec.clusterIP)`,
+	`"%s/%s".format([request.namespace, request.name]) != "kube-system/x"`,
+	`!format.dns1123Label().validate(request.name).hasValue()`,
+	`{"a": 1}.all(k, v, v > 0)`,
+	`isSemver("1.2.3") && semver("1.2.3").isGreaterThan(semver("1.0.0"))`,
+	`[3, 1, 2].sort() == [1, 2, 3]`,
+	`namespaceObject.metadata.labels["env"] == "prod"`,
+	`object.x in [1, 2,`,
+	`1`,
+	`object.spec`,
+	`params.x == 1`,
+	`request.nmespace == "a"`,
+	`object.metadata.name.matches("[")`,
+	`variables.foo == 1`,
+	`request.operation == "CREATE" ? object.metadata.name != "" : true`,
+	`size(object.metadata.name) <= 63 && object.metadata.name != ""`,
+	`quantity("1Gi").isGreaterThan(quantity("1Mi"))`,
+	`url("https://example.com").getHost() == "example.com"`,
+	`sets.contains(request.userInfo.groups, ["system:authenticated"])`,
+	`"abc".lowerAscii() == "abc"`,
+}

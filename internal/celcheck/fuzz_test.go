@@ -1,0 +1,36 @@
+package celcheck
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// FuzzCompile: any text compiles to a verdict, never a panic, and a
+// verdict is consistent (an AST exactly when accepted, a field error
+// exactly when rejected).
+func FuzzCompile(f *testing.F) {
+	for _, expr := range corpus {
+		f.Add(expr)
+	}
+	f.Add(strings.Repeat("(", 300) + "true" + strings.Repeat(")", 300))
+	f.Add(strings.Repeat("!", 1000) + "true")
+	f.Add("object.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z == 1")
+	f.Add("'\\xff' == '\uFFFD'")
+	c := mustFor(f, MaxKubeMinor)
+	path := field.NewPath("webhooks").Index(0).Child("matchConditions").Index(0).Child("expression")
+	f.Fuzz(func(t *testing.T, expr string) {
+		r := c.Compile(expr)
+		if r.OK() != (r.AST != nil) {
+			t.Fatalf("%q: OK=%v but AST=%v", expr, r.OK(), r.AST)
+		}
+		fe := r.FieldError(path)
+		if r.OK() != (fe == nil) {
+			t.Fatalf("%q: OK=%v but field error %v", expr, r.OK(), fe)
+		}
+		if fe != nil && fe.Detail == "" {
+			t.Fatalf("%q: empty detail", expr)
+		}
+	})
+}

@@ -1,0 +1,168 @@
+package lint_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webhooklint/webhooklint/cli"
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// Fixtures live in testdata/rules/<rule>/*.yaml. A trailing comment
+// `# want "regexp" ...` on a line expects one diagnostic per regexp to start
+// on that line; each regexp is matched against "message [rule]". Every
+// diagnostic must be wanted. Only the directory's rule runs, plus the
+// loader's input checks, which must stay silent unless wanted.
+//
+// An optional first line `# fixture: {...}` sets kubeVersion ("1.34"),
+// rule options and now (RFC 3339) for the fixture.
+
+const fixturesDir = "../testdata/rules"
+
+var (
+	wantComment = regexp.MustCompile(`#\s*want\s+((?:(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s*)+)$`)
+	wantArg     = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|` + "`[^`]*`")
+)
+
+type fixtureHeader struct {
+	KubeVersion string                    `json:"kubeVersion"`
+	Options     map[string]map[string]any `json:"options"`
+	Now         string                    `json:"now"`
+}
+
+// alwaysOn are the loader's input checks that run with every fixture.
+var alwaysOn = []string{manifest.RuleSyntax, manifest.RuleSchema, manifest.RuleInvalidSuppression, manifest.RuleUnusedSuppression}
+
+func TestRuleFixtures(t *testing.T) {
+	dirs, err := os.ReadDir(fixturesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		rule := d.Name()
+		if _, ok := rules.Lookup(rule); !ok {
+			t.Errorf("testdata/rules/%s: no such rule", rule)
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(fixturesDir, rule, "*.yaml"))
+		for _, f := range files {
+			t.Run(rule+"/"+filepath.Base(f), func(t *testing.T) { runFixture(t, rule, f) })
+		}
+	}
+}
+
+// TestEveryRuleHasFixtures keeps rules honest: a rule that runs must show
+// at least one finding and one clean case in its fixtures.
+func TestEveryRuleHasFixtures(t *testing.T) {
+	for _, r := range rules.All() {
+		if r.Check == nil {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(fixturesDir, r.Name, "*.yaml"))
+		wants := 0
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			wants += strings.Count(string(b), "# want ")
+		}
+		if len(files) == 0 || wants == 0 {
+			t.Errorf("rule %s has no fixtures with findings in testdata/rules/%s/", r.Name, r.Name)
+		}
+	}
+}
+
+func runFixture(t *testing.T, rule, file string) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := rules.DefaultSettings()
+	settings.Now = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	if first, _, _ := strings.Cut(string(data), "\n"); strings.HasPrefix(first, "# fixture:") {
+		var h fixtureHeader
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(first, "# fixture:")), &h); err != nil {
+			t.Fatalf("bad fixture header: %v", err)
+		}
+		if h.KubeVersion != "" {
+			if settings.KubeVersion, err = cli.ParseKubeVersion(h.KubeVersion); err != nil {
+				t.Fatal(err)
+			}
+		}
+		settings.Options = h.Options
+		if h.Now != "" {
+			if settings.Now, err = time.Parse(time.RFC3339, h.Now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	enabled := append([]string{rule}, alwaysOn...)
+	res := lint.Files([]*manifest.File{manifest.Parse(file, data)}, lint.Options{
+		Settings: settings,
+		Enabled:  func(name string) bool { return slices.Contains(enabled, name) },
+	})
+	if len(res.Internal) > 0 {
+		t.Fatalf("internal error: %v", res.Internal[0])
+	}
+	checkWants(t, file, data, res.Diagnostics)
+}
+
+type want struct {
+	line int
+	re   *regexp.Regexp
+	hit  bool
+}
+
+func checkWants(t *testing.T, file string, data []byte, ds []diag.Diagnostic) {
+	t.Helper()
+	var wants []*want
+	for i, line := range strings.Split(string(data), "\n") {
+		m := wantComment.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, q := range wantArg.FindAllString(m[1], -1) {
+			// Go string syntax, as in analysistest; a double-quoted regexp
+			// with escapes Go strings lack (\[, \.) is taken literally.
+			s, err := strconv.Unquote(q)
+			if err != nil {
+				s = q[1 : len(q)-1]
+			}
+			re, err := regexp.Compile(s)
+			if err != nil {
+				t.Fatalf("%s:%d: bad want regexp: %v", file, i+1, err)
+			}
+			wants = append(wants, &want{line: i + 1, re: re})
+		}
+	}
+	for _, d := range ds {
+		text := fmt.Sprintf("%s [%s]", d.Message, d.Rule)
+		matched := false
+		for _, w := range wants {
+			if !w.hit && w.line == d.Line && w.re.MatchString(text) {
+				w.hit, matched = true, true
+				break
+			}
+		}
+		if !matched {
+			t.Errorf("%s:%d:%d: unexpected diagnostic: %s", file, d.Line, d.Column, text)
+		}
+	}
+	for _, w := range wants {
+		if !w.hit {
+			t.Errorf("%s:%d: no diagnostic matched %q", file, w.line, w.re)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPositionsPointAtValuesKeysAndParents(t *testing.T) {
+	src := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: positions
+webhooks:
+- name: "check.example.com"
+  rules:
+  - operations: [CREATE, "UPDATE"]
+    apiGroups: [""]
+`
+	f := Parse("p.yaml", []byte(src))
+	if len(f.Docs) != 1 || f.Docs[0].Config == nil {
+		t.Fatalf("want one webhook configuration, got %+v", f.Docs)
+	}
+	d := f.Docs[0]
+	cases := []struct {
+		path  string
+		atKey bool
+		want  Range
+	}{
+		{"webhooks[0].name", false, Range{6, 9, 6, 28}},
+		{"webhooks[0].name", true, Range{6, 3, 6, 7}},
+		{"webhooks[0].rules[0].operations[1]", false, Range{8, 26, 8, 34}},
+		{"webhooks[0].rules[0].operations[0]", false, Range{8, 18, 8, 24}},
+		// A missing field resolves to its parent's key.
+		{"webhooks[0].rules[0].apiVersions", false, Range{8, 5, 9, 20}},
+		{"webhooks[0].sideEffects", false, Range{6, 3, 9, 20}},
+		{"metadata.name", false, Range{4, 9, 4, 18}},
+	}
+	for _, c := range cases {
+		if got := d.Locate(c.path, c.atKey); got != c.want {
+			t.Errorf("Locate(%q, atKey=%v) = %+v, want %+v", c.path, c.atKey, got, c.want)
+		}
+	}
+}
+
+func TestDocumentsListsAndOtherKinds(t *testing.T) {
+	src := `---
+# comment-only documents are not counted
+---
+apiVersion: v1
+kind: Service
+metadata: {name: hooks, namespace: system}
+spec:
+  selector: {app: hooks}
+  ports: [{port: 443, targetPort: 9443}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfigurationList
+items:
+- metadata: {name: one}
+  webhooks: []
+- metadata: {name: two}
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: hooks, namespace: system}
+  spec:
+    template:
+      metadata:
+        labels: {app: hooks}
+- apiVersion: admissionregistration.k8s.io/v1
+  kind: ValidatingWebhookConfiguration
+  metadata: {name: three}
+`
+	f := Parse("l.yaml", []byte(src))
+	if len(f.Diagnostics) != 0 {
+		t.Fatalf("unexpected diagnostics: %v", f.Diagnostics)
+	}
+	var got []string
+	for _, d := range f.Docs {
+		got = append(got, strings.Join([]string{d.Kind, d.Name}, "/"))
+	}
+	want := "Service/hooks MutatingWebhookConfiguration/one MutatingWebhookConfiguration/two Deployment/hooks ValidatingWebhookConfiguration/three"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("documents = %v, want %s", got, want)
+	}
+	if f.Docs[0].Index != 0 || f.Docs[1].Index != 1 || f.Docs[1].Item != 0 || f.Docs[2].Item != 1 || f.Docs[4].Index != 2 {
+		t.Errorf("wrong document/item indexes: %+v", f.Docs)
+	}
+	inv := Inventory([]*File{f})
+	if len(inv.Services) != 1 || inv.Services[0].Spec.Selector["app"] != "hooks" {
+		t.Errorf("service not in inventory: %+v", inv.Services)
+	}
+	if len(inv.Workloads) != 1 || inv.Workloads[0].PodLabels["app"] != "hooks" || inv.Workloads[0].Object.Namespace != "system" {
+		t.Errorf("workload not in inventory: %+v", inv.Workloads)
+	}
+	if len(inv.Configs) != 3 {
+		t.Errorf("configs = %d, want 3", len(inv.Configs))
+	}
+}
+
+func TestJSONInput(t *testing.T) {
+	src := "{\n\t\"apiVersion\": \"admissionregistration.k8s.io/v1\",\n\t\"kind\": \"ValidatingWebhookConfiguration\",\n\t\"metadata\": {\"name\": \"j\"},\n\t\"webhooks\": [{\"name\": \"a.b.c\", \"timeoutSeconds\": \"3\"}]\n}\n"
+	f := Parse("j.json", []byte(src))
+	if len(f.Docs) != 1 {
+		t.Fatalf("docs = %d", len(f.Docs))
+	}
+	ds := f.Docs[0].Diagnostics
+	if len(ds) != 1 || ds[0].Line != 5 || ds[0].Rule != RuleSchema {
+		t.Fatalf("want one schema error on line 5, got %+v", ds)
+	}
+}
+
+func TestEmptyAndNonManifestInputsAreQuiet(t *testing.T) {
+	for _, src := range []string{"", "\n\n", "# only a comment\n", "---\n---\n", "key: value\n", "- a\n- b\n", "plain scalar\n"} {
+		f := Parse("e.yaml", []byte(src))
+		if len(f.Diagnostics) != 0 || len(f.Docs) > 1 || (len(f.Docs) == 1 && f.Docs[0].Config != nil) {
+			t.Errorf("%q: diagnostics %v docs %v", src, f.Diagnostics, f.Docs)
+		}
+	}
+}
+
+func TestAliasBombIsBounded(t *testing.T) {
+	var b strings.Builder
+	// fieldsV1 is decoded by its own JSON decoder, so the YAML under it is
+	// expanded in full: the one place in a webhook configuration where
+	// aliases can multiply.
+	b.WriteString("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: bomb\n  managedFields:\n  - fieldsV1:\n")
+	b.WriteString("      a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 9; i++ {
+		b.WriteString("      a" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [")
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*a" + string(rune('0'+i-1)))
+		}
+		b.WriteString("]\n")
+	}
+	f := Parse("bomb.yaml", []byte(b.String()))
+	if len(f.Docs) != 1 {
+		t.Fatalf("docs = %d", len(f.Docs))
+	}
+	found := false
+	for _, d := range f.Docs[0].Diagnostics {
+		if strings.Contains(d.Message, "alias bomb") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("alias bomb not reported: %+v", f.Docs[0].Diagnostics)
+	}
+}
+
+func TestOversizedFileIsReported(t *testing.T) {
+	f := Parse("big.yaml", make([]byte, MaxFileSize+1))
+	if len(f.Diagnostics) != 1 || !strings.Contains(f.Diagnostics[0].Message, "more than") {
+		t.Fatalf("got %+v", f.Diagnostics)
+	}
+}
+
+func TestSeparatorsFollowKubernetes(t *testing.T) {
+	got := splitDocuments([]byte("a: 1\n--- # c\nb: 2\n---x\nc: 3\n---\n"))
+	if len(got) != 3 || got[1].firstLine != 3 || string(got[1].data) != "b: 2\n---x\nc: 3\n" {
+		t.Fatalf("chunks = %+v", got)
+	}
+}

@@ -1,0 +1,87 @@
+package rules
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// excludedFromWebhooks are the virtual (never persisted) resources the API
+// server does not send to admission webhooks, from
+// kubernetes@v1.37.2/pkg/kubeapiserver/admission/exclusion/resources.go.
+var excludedFromWebhooks = []schema.GroupResource{
+	{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
+	{Group: "authentication.k8s.io", Resource: "tokenreviews"},
+	{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
+	{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
+	{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
+	{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
+}
+
+// excludedResourcesGateMinor is the first minor where the server excludes
+// these resources (feature gate ExcludeAdmissionWebhookVirtualResources,
+// beta and on by default) and warns about rules naming them.
+const excludedResourcesGateMinor = 37
+
+func init() {
+	register(&Rule{
+		Name:     "excluded-resources",
+		Summary:  "rules that name resources the API server never sends to admission webhooks have no effect",
+		Severity: diag.Warning,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "Since Kubernetes 1.37 (feature gate `ExcludeAdmissionWebhookVirtualResources`, beta, on by " +
+				"default) the API server no longer calls admission webhooks for the virtual review resources of " +
+				"`authentication.k8s.io` and `authorization.k8s.io` (TokenReview, SubjectAccessReview and " +
+				"friends): intercepting them could lock the cluster out. A rule naming one of them is accepted " +
+				"with a warning and never matches. Rules using `*` for groups or resources are not reported.",
+			Bad: "```yaml\nrules:\n- operations: [CREATE]\n  apiGroups: [authentication.k8s.io]\n  apiVersions: [v1]\n" +
+				"  resources: [tokenreviews]\n```",
+			Good: "```yaml\n# audit TokenReviews with the audit log or an authentication webhook instead\nrules:\n" +
+				"- operations: [CREATE]\n  apiGroups: [\"\"]\n  apiVersions: [v1]\n  resources: [serviceaccounts/token]\n```",
+			Fix: "Remove the excluded resources from the rule; webhooks cannot see these requests on 1.37 and newer.",
+			Sources: []string{
+				"webhook-facts.md §A.10 (W1)",
+				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/warnings.go",
+				"kubernetes@v1.37.2/pkg/kubeapiserver/admission/exclusion/resources.go",
+			},
+		},
+		Check: checkExcludedResources,
+	})
+}
+
+func checkExcludedResources(p *Pass) {
+	if !p.Settings.KubeVersion.AtLeast(excludedResourcesGateMinor) {
+		return
+	}
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		for j, r := range w.Rules {
+			path := w.Path().Child("rules").Index(j)
+			for _, gr := range excludedNamedByRule(r.APIGroups, r.Resources) {
+				p.Reportf(path, "%s: %s is excluded from admission webhooks; this rule will have no effect", path, gr)
+			}
+		}
+	}
+}
+
+// excludedNamedByRule lists, once each and in rule order, the excluded
+// group/resources a rule names explicitly; wildcards are not expanded.
+func excludedNamedByRule(groups, resources []string) []schema.GroupResource {
+	if slices.Contains(groups, "*") || slices.Contains(resources, "*") {
+		return nil
+	}
+	var out []schema.GroupResource
+	for _, g := range groups {
+		for _, r := range resources {
+			gr := schema.GroupResource{Group: g, Resource: r}
+			if slices.Contains(excludedFromWebhooks, gr) && !slices.Contains(out, gr) {
+				out = append(out, gr)
+			}
+		}
+	}
+	return out
+}

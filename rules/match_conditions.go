@@ -1,0 +1,112 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/celcheck"
+)
+
+// maxMatchConditions is the limit validateMatchConditions enforces.
+const maxMatchConditions = 64
+
+func init() {
+	register(&Rule{
+		Name:     "match-conditions",
+		Summary:  "matchConditions the API server rejects: count, names, empty or uncompilable expressions, non-bool results",
+		Severity: diag.Error,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server validates every matchCondition when the configuration is created or changed: at most " +
+				"64 per webhook, each with a unique qualified `name` and a non-empty `expression` that compiles with the " +
+				"admission CEL environment and returns exactly `bool` (`dyn` is rejected too, so `object.spec.hostNetwork` " +
+				"must be written `object.spec.hostNetwork == true`). Webhooks get `object`, `oldObject`, `request`, " +
+				"`namespaceObject` and `authorizer`, but no `params` and no `variables`. A server of version 1.N compiles " +
+				"new expressions with the CEL libraries of 1.N−1, so a function from a library introduced in 1.34 is " +
+				"rejected by a 1.34 server and accepted from 1.35: the target is `--kube-version` (default 1.37; versions " +
+				"outside 1.30–1.37 are checked as the nearest of the two). Expressions are compiled with the API server's " +
+				"own compiler, so the message is the server's.",
+			Bad: "matchConditions:\n" +
+				"- name: not-kube-system\n" +
+				"  expression: request.namespace != 'kube-system'\n" +
+				"- name: not-kube-system           # duplicate name\n" +
+				"  expression: object.spec.hostNetwork  # dyn, not bool\n" +
+				"- name: sorted\n" +
+				"  expression: object.spec.tolerations.map(t, t.key).sort() == []  # ext.Lists v3: needs 1.35",
+			Good: "matchConditions:\n" +
+				"- name: not-kube-system\n" +
+				"  expression: request.namespace != 'kube-system'\n" +
+				"- name: host-network\n" +
+				"  expression: has(object.spec.hostNetwork) && object.spec.hostNetwork == true",
+			Fix: "Make names unique qualified names, compare dynamic fields explicitly so the result is `bool`, and use " +
+				"only libraries the oldest API server you deploy to accepts (or raise `--kube-version`).",
+			Sources: []string{
+				"webhook-facts §A.8 (A49–A56)",
+				"kubernetes v1.37.2 pkg/apis/admissionregistration/validation/validation.go validateMatchConditions",
+				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/cel/compile.go, pkg/cel/environment/base.go",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+			},
+		},
+		Check: checkMatchConditions,
+	})
+}
+
+func checkMatchConditions(p *Pass) {
+	compiler := matchConditionCompiler(p.Settings)
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		path := w.Path().Child("matchConditions")
+		var errs field.ErrorList
+		if len(w.MatchConditions) > maxMatchConditions {
+			errs = append(errs, field.TooMany(path, len(w.MatchConditions), maxMatchConditions))
+		}
+		names := sets.New[string]()
+		for j, mc := range w.MatchConditions {
+			at := path.Index(j)
+			if expr := strings.TrimSpace(mc.Expression); expr == "" {
+				errs = append(errs, field.Required(at.Child("expression"), ""))
+			} else if fe := compiler.Compile(expr).FieldError(at.Child("expression")); fe != nil {
+				if minor, ok := compiler.MinimumKubeMinor(expr); ok {
+					p.Emit(Finding{Severity: p.Rule().Severity, Path: fe.Field, Message: fmt.Sprintf(
+						"%s (a Kubernetes 1.%d API server compiles new expressions with the CEL libraries of 1.%d; this "+
+							"expression needs Kubernetes 1.%d or newer)", fe.Error(), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
+				} else {
+					errs = append(errs, fe)
+				}
+			}
+			if mc.Name == "" {
+				errs = append(errs, field.Required(at.Child("name"), ""))
+			} else {
+				for _, msg := range validation.IsQualifiedName(mc.Name) {
+					errs = append(errs, field.Invalid(at.Child("name"), mc.Name, msg))
+				}
+				if names.Has(mc.Name) {
+					errs = append(errs, field.Duplicate(at.Child("name"), mc.Name))
+				}
+				names.Insert(mc.Name)
+			}
+		}
+		p.ReportFieldErrors(errs)
+	}
+}
+
+// matchConditionCompiler returns the compiler for the target version,
+// clamped to the versions celcheck supports.
+func matchConditionCompiler(s *Settings) *celcheck.Compiler {
+	minor := min(max(s.KubeVersion.Minor, celcheck.MinKubeMinor), celcheck.MaxKubeMinor)
+	if s.KubeVersion.Major > 1 {
+		minor = celcheck.MaxKubeMinor
+	}
+	c, err := celcheck.For(minor)
+	if err != nil {
+		// Unreachable: minor was clamped into the supported range.
+		panic(err)
+	}
+	return c
+}

@@ -1,0 +1,95 @@
+package rules
+
+import (
+	"slices"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "namespace-selector-no-effect",
+		Summary:  "namespaceSelector on a webhook whose rules only match cluster-scoped resources",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "Requests for cluster-scoped resources (nodes, persistentvolumes, clusterroles, " +
+				"certificatesigningrequests, custom resources with `scope: Cluster`…) carry no namespace, and the " +
+				"API server never skips a webhook for them because of its namespaceSelector. Only namespaces " +
+				"themselves are matched against it (with their own labels). A namespaceSelector on a webhook " +
+				"whose rules only match such resources therefore has no effect: whatever it was meant to " +
+				"exclude (often kube-system) is still sent to the webhook.",
+			Bad: "  namespaceSelector:\n    matchExpressions:\n    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}\n" +
+				"  rules:\n  - {apiGroups: [\"\"], apiVersions: [v1], operations: [UPDATE], resources: [nodes]}\n",
+			Good: "  matchConditions:\n  - name: not-system-nodes\n" +
+				"    expression: \"!request.userInfo.username.startsWith('system:node:')\"\n" +
+				"  rules:\n  - {apiGroups: [\"\"], apiVersions: [v1], operations: [UPDATE], resources: [nodes]}\n",
+			Fix: "Remove the namespaceSelector, and narrow the webhook with an objectSelector or " +
+				"matchConditions (on the object or on `request.userInfo`) instead.",
+			Sources: []string{
+				"webhook-facts.md C07 (cluster-scoped requests other than namespaces are never skipped by namespaceSelector), C04 (scope Cluster includes namespaces)",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-namespaceselector",
+			},
+		},
+		Check: checkNamespaceSelectorNoEffect,
+	})
+}
+
+func checkNamespaceSelectorNoEffect(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		if selectorEmpty(w.NamespaceSelector) {
+			continue
+		}
+		if targets, ok := clusterScopedOnly(w.Rules); ok {
+			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect: the rules only "+
+				"match cluster-scoped resources (%s), whose requests carry no namespace, so the API server calls "+
+				"the webhook for them whatever the selector says; remove it and narrow the webhook with an "+
+				"objectSelector or matchConditions instead", quoteWebhook(w), listNames(targets, 5))
+		}
+	}
+}
+
+// clusterScopedOnly reports whether every request the rules can match is
+// for a cluster-scoped resource other than namespaces, and names them. Rules
+// that match nothing are ignored; rules reaching resources of unknown scope
+// (custom groups without scope Cluster) make the answer false.
+func clusterScopedOnly(rules []admissionv1.RuleWithOperations) ([]string, bool) {
+	var names []string
+	for _, r := range rules {
+		t := ExpandRule(r)
+		for _, res := range t.Builtin {
+			if res.Namespaced || res.IsNamespace() {
+				return nil, false
+			}
+			base := res
+			base.Subresource = ""
+			if n := base.String(); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		if t.Others {
+			if EffectiveScope(r.Rule) != admissionv1.ClusterScope || slices.Contains(r.Resources, "namespaces") {
+				return nil, false
+			}
+			for _, g := range r.APIGroups {
+				if IsBuiltinGroup(g) {
+					continue
+				}
+				for _, res := range r.Resources {
+					n := res + "." + g
+					if g == "*" {
+						n = res + " in any other group"
+					}
+					if !slices.Contains(names, n) {
+						names = append(names, n)
+					}
+				}
+			}
+		}
+	}
+	return names, len(names) > 0
+}

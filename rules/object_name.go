@@ -1,0 +1,89 @@
+package rules
+
+import (
+	"strings"
+
+	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// StaticConfigSuffix is reserved for configurations loaded from static
+// manifest files by the API server itself (KEP-5793).
+const StaticConfigSuffix = ".static.k8s.io"
+
+// staticSuffixGateMinor is the first minor where the ManifestBasedAdmissionControlConfig
+// gate is on by default (beta); before it the server only warns.
+const staticSuffixGateMinor = 37
+
+func init() {
+	register(&Rule{
+		Name:     "object-name",
+		Summary:  "metadata (name, generateName, labels, annotations) must pass the API server's object metadata validation",
+		Severity: diag.Error,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "Webhook configurations are cluster-scoped objects whose `metadata.name` must be a lowercase " +
+				"RFC 1123 subdomain; the API server also validates labels, annotations and `generateName`. " +
+				"Since Kubernetes 1.37 (feature gate `ManifestBasedAdmissionControlConfig`, beta, on by default) " +
+				"names ending in `.static.k8s.io` are reserved for static manifest-based configurations and are " +
+				"rejected on create; 1.36 and older servers accept them with a warning.",
+			Bad: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n  name: Policy_Webhooks\n```",
+			Good: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n  name: policy-webhooks\n```",
+			Fix: "Use lowercase letters, digits, `-` and `.` only (at most 253 characters, starting and ending " +
+				"with a letter or digit), and do not end the name with `.static.k8s.io`.",
+			Sources: []string{
+				"webhook-facts.md §A.1 (A01, A03) and §A.10 (W2)",
+				"k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMeta",
+				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/static_suffix.go",
+			},
+		},
+		Check: checkObjectName,
+	})
+}
+
+func checkObjectName(p *Pass) {
+	meta := p.Config.Meta
+	// The REST create path clears the namespace of cluster-scoped objects
+	// before validation, so a stray namespace is dropped, not rejected.
+	meta.Namespace = ""
+	// On create the server's field manager replaces managedFields before
+	// validation runs (invalid entries are reset, not rejected), so they
+	// cannot cause a rejection; the corpus verdicts confirm it.
+	meta.ManagedFields = nil
+	// Name generation happens before validation: the server appends five
+	// random characters to the (truncated) prefix; "xxxxx" stands for them
+	// (x is in the generator's alphabet, so validity is unchanged).
+	if meta.Name == "" && meta.GenerateName != "" {
+		meta.Name = generatedName(meta.GenerateName)
+	}
+	p.ReportFieldErrors(genericvalidation.ValidateObjectMeta(&meta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata")))
+
+	if !strings.HasSuffix(meta.Name, StaticConfigSuffix) {
+		return
+	}
+	namePath := field.NewPath("metadata", "name")
+	if p.Settings.KubeVersion.AtLeast(staticSuffixGateMinor) {
+		p.ReportFieldErrors(field.ErrorList{field.Invalid(namePath, meta.Name, staticSuffixMessage())})
+		return
+	}
+	p.ReportSeverity(diag.Warning, namePath, namePath.String()+": "+staticSuffixMessage())
+}
+
+func staticSuffixMessage() string {
+	return `names ending with "` + StaticConfigSuffix + `" are reserved for static manifest-based configurations and cannot be managed via the API`
+}
+
+// generatedName mimics the API server's SimpleNameGenerator: the prefix is
+// cut to 58 characters and five random characters from its alphabet follow.
+func generatedName(prefix string) string {
+	const maxGeneratedNameLength = 63 - 5
+	if len(prefix) > maxGeneratedNameLength {
+		prefix = prefix[:maxGeneratedNameLength]
+	}
+	return prefix + "xxxxx"
+}

@@ -1,0 +1,60 @@
+package rules
+
+import (
+	"slices"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "policy-values",
+		Summary:  "failurePolicy, matchPolicy and reinvocationPolicy must be one of their exact, case-sensitive values",
+		Severity: diag.Error,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server accepts only `Fail`/`Ignore` for `failurePolicy`, `Exact`/`Equivalent` for " +
+				"`matchPolicy` and, on mutating webhooks, `Never`/`IfNeeded` for `reinvocationPolicy`. The values " +
+				"are case-sensitive: `fail` or `ifNeeded` reject the whole configuration.",
+			Bad: "```yaml\nwebhooks:\n- name: pods.policy.example.com\n  failurePolicy: fail\n  matchPolicy: exact\n" +
+				"  reinvocationPolicy: Always\n```",
+			Good: "```yaml\nwebhooks:\n- name: pods.policy.example.com\n  failurePolicy: Fail\n  matchPolicy: Exact\n" +
+				"  reinvocationPolicy: IfNeeded\n```",
+			Fix: "Use one of the listed values with exactly this capitalisation, or omit the field to get the " +
+				"default (`Fail`, `Equivalent`, `Never` in admissionregistration.k8s.io/v1).",
+			Sources: []string{
+				"webhook-facts.md §A.4 (A23–A25)",
+				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go validateValidatingWebhook, validateMutatingWebhook",
+			},
+		},
+		Check: checkPolicyValues,
+	})
+}
+
+var (
+	supportedFailurePolicies      = []admissionv1.FailurePolicyType{admissionv1.Fail, admissionv1.Ignore}
+	supportedMatchPolicies        = []admissionv1.MatchPolicyType{admissionv1.Equivalent, admissionv1.Exact}
+	supportedReinvocationPolicies = []admissionv1.ReinvocationPolicyType{admissionv1.IfNeededReinvocationPolicy, admissionv1.NeverReinvocationPolicy}
+)
+
+func checkPolicyValues(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		var errs field.ErrorList
+		if w.FailurePolicy != nil && !slices.Contains(supportedFailurePolicies, *w.FailurePolicy) {
+			errs = append(errs, field.NotSupported(w.Path().Child("failurePolicy"), *w.FailurePolicy, supportedFailurePolicies))
+		}
+		if w.MatchPolicy != nil && !slices.Contains(supportedMatchPolicies, *w.MatchPolicy) {
+			errs = append(errs, field.NotSupported(w.Path().Child("matchPolicy"), *w.MatchPolicy, supportedMatchPolicies))
+		}
+		// Validating webhooks have no such field; the loader reports it as unknown.
+		if p.Config.IsMutating() && w.ReinvocationPolicy != nil && !slices.Contains(supportedReinvocationPolicies, *w.ReinvocationPolicy) {
+			errs = append(errs, field.NotSupported(w.Path().Child("reinvocationPolicy"), *w.ReinvocationPolicy, supportedReinvocationPolicies))
+		}
+		p.ReportFieldErrors(errs)
+	}
+}

@@ -1,0 +1,115 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+)
+
+func TestLookupBuiltin(t *testing.T) {
+	cases := []struct {
+		group, res, sub string
+		namespaced      bool
+		meta            bool
+		kind            string
+	}{
+		{"", "pods", "", true, true, "Pod"},
+		{"", "pods", "exec", true, false, "PodExecOptions"},
+		{"", "nodes", "proxy", false, false, "NodeProxyOptions"},
+		{"", "namespaces", "", false, true, "Namespace"},
+		{"apps", "deployments", "scale", true, true, "Scale"},
+		{"certificates.k8s.io", "certificatesigningrequests", "approval", false, true, "CertificateSigningRequest"},
+		{"policy", "podsecuritypolicies", "", false, true, "PodSecurityPolicy"},
+	}
+	for _, c := range cases {
+		r, ok := LookupBuiltin(c.group, c.res, c.sub)
+		if !ok {
+			t.Errorf("%s/%s/%s not found", c.group, c.res, c.sub)
+			continue
+		}
+		if r.Namespaced != c.namespaced || r.HasObjectMeta() != c.meta || r.Kind != c.kind {
+			t.Errorf("%s: got namespaced=%v meta=%v kind=%s", r, r.Namespaced, r.HasObjectMeta(), r.Kind)
+		}
+	}
+	if _, ok := LookupBuiltin("", "pods", "log"); ok {
+		t.Error("pods/log is read-only and must not be in the table")
+	}
+	if _, ok := LookupBuiltin("example.com", "widgets", ""); ok {
+		t.Error("custom resource found in built-in table")
+	}
+}
+
+func TestBuiltinResourceString(t *testing.T) {
+	r, _ := LookupBuiltin("apps", "deployments", "scale")
+	if got := r.String(); got != "deployments.apps/scale" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+func TestIsBuiltinGroup(t *testing.T) {
+	for g, want := range map[string]bool{"": true, "apps": true, "extensions": true, "example.com": false, "metrics.k8s.io": false} {
+		if IsBuiltinGroup(g) != want {
+			t.Errorf("IsBuiltinGroup(%q) = %v", g, !want)
+		}
+	}
+}
+
+func names(rs []BuiltinResource) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+func rule(groups, resources []string, ops []admissionv1.OperationType, scope admissionv1.ScopeType) admissionv1.RuleWithOperations {
+	r := admissionv1.RuleWithOperations{Operations: ops, Rule: admissionv1.Rule{APIGroups: groups, APIVersions: []string{"*"}, Resources: resources}}
+	if scope != "" {
+		r.Scope = &scope
+	}
+	return r
+}
+
+func TestExpandRule(t *testing.T) {
+	all := []admissionv1.OperationType{admissionv1.OperationAll}
+	connect := []admissionv1.OperationType{admissionv1.Connect}
+	create := []admissionv1.OperationType{admissionv1.Create}
+
+	got := ExpandRule(rule([]string{""}, []string{"pods/*"}, connect, ""))
+	if want := []string{"pods/attach", "pods/exec", "pods/portforward", "pods/proxy"}; !slices.Equal(names(got.Builtin), want) || got.Others {
+		t.Errorf("pods/* CONNECT = %v others=%v, want %v", names(got.Builtin), got.Others, want)
+	}
+
+	// A plain "*" matches only requests without a subresource.
+	got = ExpandRule(rule([]string{""}, []string{"*"}, create, admissionv1.ClusterScope))
+	for _, r := range got.Builtin {
+		if r.Subresource != "" || (r.Namespaced && !r.IsNamespace()) {
+			t.Errorf("core * CREATE Cluster matched %s", r)
+		}
+	}
+	if !slices.Contains(names(got.Builtin), "namespaces") || !slices.Contains(names(got.Builtin), "nodes") {
+		t.Errorf("core * Cluster misses namespaces or nodes: %v", names(got.Builtin))
+	}
+
+	// Scope Namespaced never matches namespaces.
+	got = ExpandRule(rule([]string{""}, []string{"namespaces", "pods"}, all, admissionv1.NamespacedScope))
+	if want := []string{"pods"}; !slices.Equal(names(got.Builtin), want) {
+		t.Errorf("Namespaced = %v, want %v", names(got.Builtin), want)
+	}
+
+	// "*/scale" and custom groups.
+	got = ExpandRule(rule([]string{"apps", "example.com"}, []string{"*/scale"}, all, ""))
+	if want := []string{"deployments.apps/scale", "replicasets.apps/scale", "statefulsets.apps/scale"}; !slices.Equal(names(got.Builtin), want) || !got.Others {
+		t.Errorf("*/scale = %v others=%v", names(got.Builtin), got.Others)
+	}
+	if got.Builtin[0].Operations[0] != admissionv1.Update || len(got.Builtin[0].Operations) != 1 {
+		t.Errorf("scale operations narrowed wrongly: %v", got.Builtin[0].Operations)
+	}
+
+	// Operations the resource never receives match nothing.
+	got = ExpandRule(rule([]string{""}, []string{"pods"}, connect, ""))
+	if len(got.Builtin) != 0 {
+		t.Errorf("CONNECT on pods matched %v", names(got.Builtin))
+	}
+}

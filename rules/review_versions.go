@@ -1,0 +1,71 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// acceptedAdmissionReviewVersions are the AdmissionReview versions the API
+// server can send, in the order its messages name them.
+var acceptedAdmissionReviewVersions = []string{"v1", "v1beta1"}
+
+func init() {
+	register(&Rule{
+		Name:     "review-versions",
+		Summary:  "admissionReviewVersions must list v1 or v1beta1, without duplicates or malformed entries",
+		Severity: diag.Error,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server sends the webhook an AdmissionReview in the first listed version it supports. " +
+				"In admissionregistration.k8s.io/v1 the list has no default, every entry must be a DNS-1035 label " +
+				"without duplicates, and at least one entry must be `v1` or `v1beta1`; otherwise the " +
+				"configuration is rejected. (v1beta1 manifests default to `[v1beta1]`.)",
+			Bad:  "```yaml\nwebhooks:\n- name: pods.policy.example.com\n  admissionReviewVersions: [V1, v2]\n```",
+			Good: "```yaml\nwebhooks:\n- name: pods.policy.example.com\n  admissionReviewVersions: [v1]\n```",
+			Fix:  "List the versions your webhook server understands, most preferred first: usually `[v1]`.",
+			Sources: []string{
+				"webhook-facts.md §A.5 (A29–A32) and §B (B10)",
+				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go validateAdmissionReviewVersions",
+			},
+		},
+		Check: checkReviewVersions,
+	})
+}
+
+func checkReviewVersions(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		p.ReportFieldErrors(validateAdmissionReviewVersions(w.EffectiveAdmissionReviewVersions(), w.Path().Child("admissionReviewVersions")))
+	}
+}
+
+func validateAdmissionReviewVersions(versions []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	accepted := strings.Join(acceptedAdmissionReviewVersions, ", ")
+	if len(versions) == 0 {
+		return append(errs, field.Required(path, "must specify one of "+accepted))
+	}
+	seen := map[string]bool{}
+	hasAccepted := false
+	for k, v := range versions {
+		if seen[v] {
+			errs = append(errs, field.Invalid(path.Index(k), v, "duplicate version"))
+			continue
+		}
+		seen[v] = true
+		for _, msg := range utilvalidation.IsDNS1035Label(v) {
+			errs = append(errs, field.Invalid(path.Index(k), v, msg))
+		}
+		hasAccepted = hasAccepted || slices.Contains(acceptedAdmissionReviewVersions, v)
+	}
+	if !hasAccepted {
+		errs = append(errs, field.Invalid(path, versions, "must include at least one of "+accepted))
+	}
+	return errs
+}

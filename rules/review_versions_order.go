@@ -1,0 +1,60 @@
+package rules
+
+import (
+	"slices"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "review-versions-order",
+		Summary:  "admissionReviewVersions sends v1beta1 although v1 is listed, or offers only v1beta1",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server sends the webhook an AdmissionReview in the first version of " +
+				"`admissionReviewVersions` that it supports (v1 or v1beta1), and the webhook must answer in the " +
+				"same version. Listing v1beta1 before v1 makes the server send the deprecated v1beta1 " +
+				"AdmissionReview even though the webhook understands v1; offering only v1beta1 (also the default " +
+				"of v1beta1 configurations) ties the webhook to the deprecated version. Missing lists and lists " +
+				"without a known version are errors reported by the `review-versions` server rule.",
+			Bad:  "  admissionReviewVersions: [v1beta1, v1]\n",
+			Good: "  admissionReviewVersions: [v1, v1beta1]   # or just [v1]\n",
+			Fix: "List `v1` first. Keep `v1beta1` after it only if the webhook must also run on API servers " +
+				"older than 1.16.",
+			Sources: []string{
+				"webhook-facts.md A.5 (the server sends the first listed version it supports), C16 (the response must use the version sent), B10 (v1beta1 default [v1beta1])",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request",
+			},
+		},
+		Check: checkReviewVersionsOrder,
+	})
+}
+
+func checkReviewVersionsOrder(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		versions := w.EffectiveAdmissionReviewVersions()
+		v1 := slices.Index(versions, "v1")
+		beta := slices.Index(versions, "v1beta1")
+		switch {
+		case beta < 0:
+			// Neither (the review-versions server rule) or v1 only.
+		case v1 >= 0 && beta < v1:
+			p.Reportf(w.Path().Child("admissionReviewVersions").Index(beta),
+				"%s lists v1beta1 before v1: the API server sends the first version it supports, so the webhook "+
+					"receives deprecated v1beta1 AdmissionReviews although it accepts v1; list v1 first", quoteWebhook(w))
+		case v1 < 0 && len(w.AdmissionReviewVersions) == 0:
+			p.Reportf(w.Path(),
+				"%s: admissionReviewVersions defaults to [v1beta1] in admissionregistration.k8s.io/v1beta1, so the "+
+					"webhook only receives the deprecated v1beta1 AdmissionReview; serve v1 and set "+
+					"admissionReviewVersions: [v1]", quoteWebhook(w))
+		case v1 < 0:
+			p.Reportf(w.Path().Child("admissionReviewVersions"),
+				"%s accepts only the deprecated v1beta1 AdmissionReview; serve v1 and list it first "+
+					"(admissionReviewVersions: [v1, v1beta1] while both are needed)", quoteWebhook(w))
+		}
+	}
+}

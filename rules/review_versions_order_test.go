@@ -1,0 +1,18 @@
+package rules
+
+import "testing"
+
+func TestReviewVersionsOrderFixtures(t *testing.T) { checkRuleFixtures(t, "review-versions-order") }
+
+func TestReviewVersionsOrderMissingInV1IsLeftToServerRule(t *testing.T) {
+	fs := runRuleOn(t, "review-versions-order", `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: a}
+webhooks:
+- name: a.example.com
+`, testSettings())
+	if len(fs) != 0 {
+		t.Fatalf("got %+v", fs)
+	}
+}

@@ -1,0 +1,170 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "selector-never-matches",
+		Summary:  "an objectSelector or namespaceSelector that can never match, so the webhook is never called",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server accepts selectors that no object can satisfy and never calls the webhook:\n\n" +
+				"* A non-empty objectSelector is evaluated against the object of the request. CONNECT requests " +
+				"(`pods/exec`, `pods/attach`, `pods/portforward`, `pods/proxy`, `services/proxy`, `nodes/proxy`) " +
+				"carry an options object (PodExecOptions…) without metadata, so an objectSelector never matches " +
+				"them, not even one that only excludes labels. The labels of the pod are not consulted.\n" +
+				"* Requirements on one key that contradict each other: `In [a]` with `NotIn [a]`, `Exists` or " +
+				"`In`/matchLabels with `DoesNotExist`, `In` lists without a common value.\n" +
+				"* A namespaceSelector requiring `kubernetes.io/metadata.name` to be absent: the API server sets " +
+				"that label on every namespace.\n\n" +
+				"The webhook looks active but enforces nothing.",
+			Bad: "  objectSelector:\n    matchLabels: {app: web}\n" +
+				"  rules:\n  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n",
+			Good: "  # no objectSelector; narrow CONNECT requests with matchConditions instead\n" +
+				"  matchConditions:\n  - name: not-admins\n" +
+				"    expression: \"!('system:masters' in request.userInfo.groups)\"\n" +
+				"  rules:\n  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n",
+			Fix: "Remove the contradicting requirement. For CONNECT requests drop the objectSelector and narrow " +
+				"with matchConditions on `request` (namespace, name, userInfo), or look the pod up in the webhook.",
+			Sources: []string{
+				"webhook-facts.md C06 (objectSelector: objects without metadata never match; CONNECT options objects), B12 (kubernetes.io/metadata.name on every namespace), G13",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-objectselector",
+			},
+		},
+		Check: checkSelectorNeverMatches,
+	})
+}
+
+func checkSelectorNeverMatches(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		checkUnsatisfiable(p, w, "objectSelector", w.ObjectSelector,
+			"the webhook is never called")
+		checkUnsatisfiable(p, w, "namespaceSelector", w.NamespaceSelector,
+			"the webhook is never called for namespaced resources (and namespaces)")
+		if !selectorEmpty(w.ObjectSelector) && unsatisfiable(selectorRequirements(w.ObjectSelector, w.Path())) == "" {
+			checkLabelFreeRequests(p, w)
+		}
+	}
+}
+
+func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelector, consequence string) {
+	if selectorEmpty(s) {
+		return
+	}
+	path := w.Path().Child(field)
+	reqs := selectorRequirements(s, path)
+	reason := unsatisfiable(reqs)
+	if reason == "" && field == "namespaceSelector" {
+		reason = absentNamespaceName(reqs)
+	}
+	if reason != "" {
+		reportAtKey(p, 0, path, "%s: %s can never match: %s, so %s; remove the contradicting requirement",
+			quoteWebhook(w), field, reason, consequence)
+	}
+}
+
+// absentNamespaceName finds a requirement that the name label be absent;
+// the API server labels every namespace with its name (webhook-facts B12).
+func absentNamespaceName(reqs []labelRequirement) string {
+	for _, r := range reqs {
+		if r.Key == "kubernetes.io/metadata.name" && r.Operator == metav1.LabelSelectorOpDoesNotExist {
+			return fmt.Sprintf("%q excludes every namespace, the API server sets that label on all of them", r.String())
+		}
+	}
+	return ""
+}
+
+// checkLabelFreeRequests reports an objectSelector that can only meet
+// request objects without metadata: for the whole webhook when that is all
+// its rules match, else for each rule that only matches such requests.
+func checkLabelFreeRequests(p *Pass, w *Webhook) {
+	type deadRule struct {
+		index int
+		what  []string
+	}
+	var dead []deadRule
+	labelled := false
+	for i, r := range w.Rules {
+		matches, withMeta, what := ruleObjects(r)
+		switch {
+		case withMeta:
+			labelled = true
+		case matches:
+			dead = append(dead, deadRule{i, what})
+		}
+	}
+	if len(dead) == 0 {
+		return
+	}
+	if !labelled {
+		var what []string
+		for _, d := range dead {
+			for _, s := range d.what {
+				if !slices.Contains(what, s) {
+					what = append(what, s)
+				}
+			}
+		}
+		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector can never match: the rules only match "+
+			"CONNECT requests (%s), whose options objects carry no labels, so the webhook is never called; remove "+
+			"the objectSelector and narrow with matchConditions on the request instead", quoteWebhook(w), listNames(what, 5))
+		return
+	}
+	for _, d := range dead {
+		p.Reportf(w.Path().Child("rules").Index(d.index), "%s: the objectSelector never matches the CONNECT requests "+
+			"of this rule (%s), whose options objects carry no labels, so the webhook is never called for them; "+
+			"move them to a webhook without objectSelector and narrow with matchConditions instead",
+			quoteWebhook(w), listNames(d.what, 5))
+	}
+}
+
+// ruleObjects says whether a rule can match any request, whether some of
+// those requests carry an object with metadata (labels), and names the
+// (sub)resources whose requests do not.
+func ruleObjects(r admissionv1.RuleWithOperations) (matches, withMeta bool, labelFree []string) {
+	t := ExpandRule(r)
+	for _, res := range t.Builtin {
+		matches = true
+		if res.HasObjectMeta() {
+			withMeta = true
+		} else {
+			labelFree = append(labelFree, res.String())
+		}
+	}
+	if t.Others {
+		matches = true
+		if slices.ContainsFunc(r.Operations, func(op admissionv1.OperationType) bool { return op != admissionv1.Connect }) {
+			withMeta = true
+		} else {
+			labelFree = append(labelFree, "CONNECT requests of other APIs")
+		}
+	}
+	return matches, withMeta, labelFree
+}
+
+// reachesLabelledObjects reports whether an objectSelector on w can ever be
+// evaluated against labels: some rule matches a request whose object has
+// metadata. Webhooks without rules count as reaching them (their rules are
+// often filled in at runtime).
+func reachesLabelledObjects(w *Webhook) bool {
+	if len(w.Rules) == 0 {
+		return true
+	}
+	for _, r := range w.Rules {
+		if _, withMeta, _ := ruleObjects(r); withMeta {
+			return true
+		}
+	}
+	return false
+}

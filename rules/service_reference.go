@@ -1,0 +1,60 @@
+package rules
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "service-reference",
+		Summary:  "clientConfig.service names a Service or namespace that cannot exist",
+		Severity: diag.Error,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server only checks that `clientConfig.service.name` and `.namespace` are not empty. " +
+				"A Service name must be a DNS-1035 label and a namespace name a DNS-1123 label; a reference " +
+				"that is neither (upper case, underscores, dots, too long) can never resolve to a Service, so " +
+				"every call to the webhook fails: requests are rejected with failurePolicy Fail, and the " +
+				"webhook is silently skipped with Ignore.",
+			Bad:  "  clientConfig:\n    service:\n      name: Policy_Webhook\n      namespace: policy\n",
+			Good: "  clientConfig:\n    service:\n      name: policy-webhook\n      namespace: policy\n",
+			Fix:  "Use the exact name and namespace of the Service in front of the webhook server.",
+			Sources: []string{
+				"webhook-facts.md A.7 (service name and namespace format not validated by the server; its Required errors name the wrong field), C15 (service reference becomes <name>.<namespace>.svc)",
+				"https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#rfc-1035-label-names",
+			},
+		},
+		Check: checkServiceReference,
+	})
+}
+
+func checkServiceReference(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		svc := w.ClientConfig.Service
+		if svc == nil {
+			continue
+		}
+		path := w.Path().Child("clientConfig", "service")
+		// Empty values are the server's Required errors.
+		if svc.Name != "" {
+			if errs := validation.IsDNS1035Label(svc.Name); len(errs) > 0 {
+				p.Reportf(path.Child("name"), "%s: service name %q is not a valid Service name (%s): the API "+
+					"server accepts it, but no Service can have this name, so every call fails; use the name of "+
+					"the Service in front of the webhook", quoteWebhook(w), svc.Name, strings.Join(errs, "; "))
+			}
+		}
+		if svc.Namespace != "" {
+			if errs := validation.IsDNS1123Label(svc.Namespace); len(errs) > 0 {
+				p.Reportf(path.Child("namespace"), "%s: service namespace %q is not a valid namespace name (%s): "+
+					"the API server accepts it, but no namespace can have this name, so every call fails; use the "+
+					"namespace of the Service in front of the webhook", quoteWebhook(w), svc.Namespace, strings.Join(errs, "; "))
+			}
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "side-effects-value",
+		Summary:  "sideEffects is required and must be None or NoneOnDryRun",
+		Severity: diag.Error,
+		Category: Server,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "In admissionregistration.k8s.io/v1 `sideEffects` has no default and a new configuration may only " +
+				"declare `None` or `NoneOnDryRun`: the API server must know it can call the webhook for dry-run " +
+				"requests (`kubectl diff`, `kubectl apply --dry-run=server`). `Unknown` and `Some` are only kept " +
+				"for objects that already had them. A v1beta1 manifest defaults to `Unknown`, which the v1beta1 " +
+				"API accepted; such documents are checked against the values v1beta1 allowed.",
+			Bad:  "```yaml\nwebhooks:\n- name: pods.policy.example.com\n  sideEffects: Unknown\n```",
+			Good: "```yaml\nwebhooks:\n- name: pods.policy.example.com\n  sideEffects: None\n```",
+			Fix: "Declare `sideEffects: None` if the webhook changes nothing outside the admitted object, or " +
+				"`NoneOnDryRun` if it skips its side effects when the request has `dryRun: true`.",
+			Sources: []string{
+				"webhook-facts.md §A.4 (A26, A27) and §B (B09)",
+				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go (requireNoSideEffects)",
+			},
+		},
+		Check: checkSideEffectsValue,
+	})
+}
+
+var (
+	// noSideEffectClasses is what v1 accepts on create, sorted as the server prints them.
+	noSideEffectClasses = []admissionv1.SideEffectClass{admissionv1.SideEffectClassNone, admissionv1.SideEffectClassNoneOnDryRun}
+	// allSideEffectClasses is what the v1beta1 API accepted.
+	allSideEffectClasses = []admissionv1.SideEffectClass{
+		admissionv1.SideEffectClassNone, admissionv1.SideEffectClassNoneOnDryRun,
+		admissionv1.SideEffectClassSome, admissionv1.SideEffectClassUnknown,
+	}
+)
+
+func checkSideEffectsValue(p *Pass) {
+	allowed := noSideEffectClasses
+	if p.Config.IsV1beta1() {
+		allowed = allSideEffectClasses
+	}
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		path := w.Path().Child("sideEffects")
+		// v1beta1 defaults a missing value to Unknown, which it accepted.
+		if w.SideEffects == nil && !p.Config.IsV1beta1() {
+			names := make([]string, len(allowed))
+			for k, a := range allowed {
+				names[k] = string(a)
+			}
+			p.ReportFieldErrors(field.ErrorList{field.Required(path, "must specify one of "+strings.Join(names, ", "))})
+			continue
+		}
+		if w.SideEffects != nil && !slices.Contains(allowed, *w.SideEffects) {
+			p.ReportFieldErrors(field.ErrorList{field.NotSupported(path, *w.SideEffects, allowed)})
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"weak"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "timeout-budget",
+		Summary:  "webhooks that can be called for the same request may together outlast the API server's request deadline",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "Mutating webhooks run one after another, then validating webhooks run in parallel, all " +
+				"inside the API server's request deadline (60 s by default, `--request-timeout`). A " +
+				"`reinvocationPolicy: IfNeeded` webhook can be called a second time. In the worst case (every " +
+				"backend slow or unreachable) a request waits for the sum of the mutating webhooks' timeouts, " +
+				"IfNeeded ones twice, plus the longest validating timeout. When that reaches the deadline, the " +
+				"request times out before the remaining webhooks' failurePolicy is applied: even " +
+				"`failurePolicy: Ignore` cannot save it.\n\n" +
+				"The rule looks at every configuration in the input, finds the webhooks whose rules can match " +
+				"one and the same request (groups, versions, resources and subresources including wildcards, " +
+				"operations, scope, matchPolicy Equivalent), and reports the worst chain once, on its first " +
+				"mutating webhook. Selectors and matchConditions are not considered: they depend on the object, " +
+				"so the result is what can happen, not what always happens. Webhooks without rules match nothing.",
+			Bad: "# three mutating webhooks on pods, 20 s each, one reinvoked: 20 + 20×2 + 20 = 80 s\n" +
+				"- name: a.example.com\n  timeoutSeconds: 20\n  reinvocationPolicy: IfNeeded\n" +
+				"- name: b.example.com\n  timeoutSeconds: 20\n- name: c.example.com\n  timeoutSeconds: 20\n",
+			Good: "- name: a.example.com\n  timeoutSeconds: 5\n  reinvocationPolicy: IfNeeded\n" +
+				"- name: b.example.com\n  timeoutSeconds: 5\n- name: c.example.com\n  timeoutSeconds: 5\n",
+			Fix: "Lower `timeoutSeconds` (webhooks should answer in well under a second), narrow the rules so " +
+				"fewer webhooks see the same request, merge webhooks of one backend, or drop `IfNeeded` where " +
+				"reinvocation is not needed.",
+			Sources: []string{
+				"webhook-facts.md C12 (per-call timeouts inside the request deadline; Ignore cannot save an expired request), C13 (mutating webhooks run serially, validating in parallel), C14 (IfNeeded reinvocation at most once more)",
+				"webhook-facts.md C04, C05 (rule matching and matchPolicy Equivalent), D23, D31, G07",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#timeouts",
+			},
+		},
+		Options: []Option{{
+			Name:    "request-timeout-seconds",
+			Doc:     "the API server's request deadline (kube-apiserver --request-timeout)",
+			Default: 60,
+		}},
+		Check: checkTimeoutBudget,
+	})
+}
+
+// budgetWebhook is one webhook of the input with its worst-case cost.
+type budgetWebhook struct {
+	w        *Webhook
+	mutating bool
+	cost     int // seconds; IfNeeded mutating webhooks count twice
+}
+
+// budgetChain is the webhooks one request can pass through.
+type budgetChain struct {
+	request    requestClass
+	mutating   []budgetWebhook // in the order the API server calls them
+	validating *budgetWebhook  // the longest one; they run in parallel
+	total      int
+}
+
+func checkTimeoutBudget(p *Pass) {
+	deadline := p.IntOption("request-timeout-seconds")
+	chain, ok := cachedWorstChain(p, deadline)
+	if !ok || chain.total < deadline || len(chain.mutating) == 0 {
+		return
+	}
+	first := chain.mutating[0].w
+	if first.Config != p.Config {
+		return // reported once, by the configuration of the first webhook
+	}
+	var steps []string
+	for _, b := range chain.mutating {
+		steps = append(steps, describeCost(b))
+	}
+	mutating := "mutating " + listNames(steps, 8)
+	if len(steps) > 1 {
+		mutating += " run one after another"
+	}
+	msg := fmt.Sprintf("in the worst case admission webhooks hold a %s request for %d s, %s the API server's %d s "+
+		"request deadline: %s", chain.request, chain.total, reachOrExceed(chain.total, deadline), deadline, mutating)
+	if chain.validating != nil {
+		msg += fmt.Sprintf(", then validating %s", describeCost(*chain.validating))
+	}
+	msg += "; the request times out before failurePolicy applies, so even Ignore does not help; lower " +
+		"timeoutSeconds or narrow the rules so fewer webhooks match the same request"
+	path := first.Path().Child("timeoutSeconds")
+	if first.TimeoutSeconds == nil {
+		path = first.Path()
+	}
+	p.Reportf(path, "%s", msg)
+}
+
+func reachOrExceed(total, deadline int) string {
+	if total == deadline {
+		return "all of"
+	}
+	return "more than"
+}
+
+func describeCost(b budgetWebhook) string {
+	t := b.w.EffectiveTimeout()
+	s := fmt.Sprintf("%q (%d s", b.w.Name, t)
+	if b.cost > int(t) {
+		s += ", twice with reinvocationPolicy IfNeeded"
+	}
+	if b.w.TimeoutSeconds == nil {
+		s += ", default timeout"
+	}
+	return s + ")"
+}
+
+// The worst chain depends only on the input and the deadline, but the rule
+// runs once per configuration (concurrently): compute it once per input.
+// The cache holds the last input weakly, so it never keeps a run alive.
+var budgetCache struct {
+	mu    sync.Mutex
+	entry *budgetEntry
+}
+
+type budgetEntry struct {
+	input    weak.Pointer[Inventory]
+	configs  int
+	deadline int
+	once     sync.Once
+	chain    budgetChain
+	ok       bool
+}
+
+func cachedWorstChain(p *Pass, deadline int) (budgetChain, bool) {
+	if p.Input == nil || !slices.Contains(p.Input.Configs, p.Config) {
+		return worstChain(inputConfigs(p), deadline)
+	}
+	budgetCache.mu.Lock()
+	e := budgetCache.entry
+	if e == nil || e.input.Value() != p.Input || e.configs != len(p.Input.Configs) || e.deadline != deadline {
+		e = &budgetEntry{input: weak.Make(p.Input), configs: len(p.Input.Configs), deadline: deadline}
+		budgetCache.entry = e
+	}
+	budgetCache.mu.Unlock()
+	e.once.Do(func() { e.chain, e.ok = worstChain(inputConfigs(p), deadline) })
+	return e.chain, e.ok
+}
+
+// inputConfigs is every configuration of the input, the current one
+// included, each once. Configurations of the same kind and name are one
+// object in a cluster (alternative manifests of one project): the first
+// one in the input stands for it.
+func inputConfigs(p *Pass) []*Config {
+	var out []*Config
+	seen := map[string]bool{}
+	add := func(c *Config) {
+		if c == nil || slices.Contains(out, c) || seen[c.Kind+"/"+c.Meta.Name] {
+			return
+		}
+		key := c.Kind + "/" + c.Meta.Name
+		seen[key] = true
+		out = append(out, c)
+	}
+	if p.Input != nil {
+		for _, c := range p.Input.Configs {
+			add(c)
+		}
+	}
+	add(p.Config)
+	return out
+}
+
+// worstChain finds the request whose webhooks can take longest. It gives
+// up early when even all webhooks together stay under the deadline.
+func worstChain(configs []*Config, deadline int) (budgetChain, bool) {
+	// The API server calls mutating configurations sorted by name, then
+	// webhooks in list order (C13); validating ones likewise, in parallel.
+	sorted := slices.Clone(configs)
+	slices.SortStableFunc(sorted, func(a, b *Config) int { return strings.Compare(a.Meta.Name, b.Meta.Name) })
+	var hooks []budgetWebhook
+	var rules []indexedRule
+	maxMutating, maxValidating := 0, 0
+	for _, c := range sorted {
+		for i := range c.Webhooks {
+			w := &c.Webhooks[i]
+			t := int(w.EffectiveTimeout())
+			if t < 1 || t > 30 || len(w.Rules) == 0 {
+				continue // rejected by the server, or matches nothing
+			}
+			b := budgetWebhook{w: w, mutating: c.IsMutating(), cost: t}
+			if b.mutating && w.EffectiveReinvocationPolicy() == admissionv1.IfNeededReinvocationPolicy {
+				b.cost = 2 * t
+			}
+			if b.mutating {
+				maxMutating += b.cost
+			} else {
+				maxValidating = max(maxValidating, b.cost)
+			}
+			for _, r := range w.Rules {
+				rules = append(rules, indexedRule{
+					Rule: r, Webhook: len(hooks), Anchor: b.mutating,
+					Equivalent: w.EffectiveMatchPolicy() == admissionv1.Equivalent,
+				})
+			}
+			hooks = append(hooks, b)
+		}
+	}
+	if maxMutating == 0 || maxMutating+maxValidating < deadline {
+		return budgetChain{}, false
+	}
+	var best budgetChain
+	found := false
+	for _, set := range coMatchingRuleSets(rules) {
+		chain := budgetChain{request: set.Example}
+		seen := map[int]bool{}
+		set.Rules.each(func(i int) {
+			h := rules[i].Webhook
+			if seen[h] {
+				return
+			}
+			seen[h] = true
+			b := hooks[h]
+			if b.mutating {
+				chain.mutating = append(chain.mutating, b)
+				chain.total += b.cost
+			} else if chain.validating == nil || b.cost > chain.validating.cost {
+				chain.validating = &hooks[h]
+			}
+		})
+		if chain.validating != nil {
+			chain.total += chain.validating.cost
+		}
+		if !found || chain.total > best.total {
+			best, found = chain, true
+		}
+		if best.total == maxMutating+maxValidating {
+			break // cannot get worse
+		}
+	}
+	// Rule indexes follow call order, so chain.mutating does too.
+	return best, found
+}

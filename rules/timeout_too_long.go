@@ -1,0 +1,63 @@
+package rules
+
+import (
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "timeout-too-long",
+		Summary:  "a fail-closed webhook waits long for its backend before it rejects requests",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "A webhook that fails closed (`failurePolicy: Fail`, the v1 default) holds every matching " +
+				"request for up to `timeoutSeconds` whenever its backend is down, overloaded or unreachable, and " +
+				"then rejects it. Long timeouts turn a backend outage into a slow, cluster-wide stall: " +
+				"controllers back off, leader-election renewals (a few seconds) miss their deadlines, and " +
+				"managed upgrades block. v1beta1 configurations that omit `timeoutSeconds` get 30 seconds, the " +
+				"maximum. Values outside 1–30 are rejected by the server (the `timeout-range` rule).",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
+				"metadata: {name: policy}\nwebhooks:\n- name: check.policy.example.com\n" +
+				"  failurePolicy: Fail\n  timeoutSeconds: 30\n  ...\n",
+			Good: "  failurePolicy: Fail\n  timeoutSeconds: 5\n",
+			Fix: "Keep `timeoutSeconds` of fail-closed webhooks short (Gatekeeper ships 3 s; the v1 default is " +
+				"10 s) and make the backend answer well within it; or, if a slow answer is acceptable to skip, " +
+				"fail open with `failurePolicy: Ignore`.",
+			Sources: []string{
+				"webhook-facts.md D03, D31 (small timeouts; timeout ≥ caller deadline), B05 (v1 default 10 s, v1beta1 30 s), C12",
+				"webhook-facts.md F01 (GKE outage with a 30 s v1beta1 default), F03 (leader election lost behind a slow webhook), F16 (timeouts near 30 s block managed upgrades)",
+				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+			},
+		},
+		Options: []Option{{
+			Name:    "max-fail-closed-seconds",
+			Doc:     "largest effective timeoutSeconds accepted for a webhook that fails closed",
+			Default: 10,
+		}},
+		Check: checkTimeoutTooLong,
+	})
+}
+
+func checkTimeoutTooLong(p *Pass) {
+	limit := p.IntOption("max-fail-closed-seconds")
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		t := w.EffectiveTimeout()
+		if !w.FailsClosed() || t < 1 || t > 30 || int(t) <= limit {
+			continue // out of range is the timeout-range rule's error
+		}
+		path, why := w.Path().Child("timeoutSeconds"), ""
+		if w.TimeoutSeconds == nil {
+			path, why = w.Path(), " (the admissionregistration.k8s.io/v1beta1 default, timeoutSeconds is not set)"
+		}
+		policy := "failurePolicy: Fail"
+		if w.FailurePolicy == nil {
+			policy = "failurePolicy Fail by default"
+		}
+		p.Reportf(path, "%s fails closed (%s) with timeoutSeconds %d%s: while its backend is down or slow, every "+
+			"matching request waits %d s and is then rejected; set timeoutSeconds to %d or less, or fail open if "+
+			"skipping the webhook is acceptable", quoteWebhook(w), policy, t, why, t, limit)
+	}
+}
