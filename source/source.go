@@ -317,7 +317,7 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	for _, d := range f.Diagnostics {
 		syntaxErr = syntaxErr || d.Rule == manifest.RuleSyntax
 	}
-	if (underChart && bytes.Contains(f.Data, []byte("{{"))) || syntaxErr {
+	if (underChart && bytes.Contains(f.Data, []byte("{{"))) || syntaxErr || unrendered.HasTemplateKeys(f.Data) {
 		if t, ok := unrendered.InFile(f.Name, f.Data); ok {
 			// The whole file is a template: nothing in it is final.
 			f.Docs = nil
@@ -340,7 +340,11 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 		}
 		text := bytes.Join(lines[min(d.Line-1, len(lines)):min(end, len(lines))], []byte{'\n'})
 		if t, ok := unrendered.InDocument(f.Name, text); ok {
-			out = append(out, report(t, d.Line-1))
+			// One finding per file: the advice is the same for every
+			// templated document in it.
+			if len(out) == 0 {
+				out = append(out, report(t, d.Line-1))
+			}
 			continue
 		}
 		kept = append(kept, d)

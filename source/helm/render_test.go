@@ -72,18 +72,18 @@ func TestTraceWebhookTemplate(t *testing.T) {
 		exact, literal bool
 	}{
 		{"", 2, 1, false, false},
-		{"webhooks[0].failurePolicy", 11, 18, true, false},
-		{"webhooks[0].timeoutSeconds", 12, 19, true, false},
-		{"webhooks[1].failurePolicy", 34, 18, true, true},
-		{"webhooks[1].matchPolicy", 35, 16, true, true},
-		{"webhooks[1].clientConfig.service.path", 40, 13, true, true},
-		{"webhooks[0].clientConfig.service.path", 24, 13, true, true},
+		{"webhooks[0].failurePolicy", 15, 18, true, false},
+		{"webhooks[0].timeoutSeconds", 16, 19, true, false},
+		{"webhooks[1].failurePolicy", 38, 18, true, true},
+		{"webhooks[1].matchPolicy", 39, 16, true, true},
+		{"webhooks[1].clientConfig.service.path", 44, 13, true, true},
+		{"webhooks[0].clientConfig.service.path", 28, 13, true, true},
 		// Flow lists are one line: the list.
-		{"webhooks[0].rules[0].operations[1]", 29, 17, true, true},
+		{"webhooks[0].rules[0].operations[1]", 33, 17, true, true},
 		// Written by toYaml from values: the enclosing key is the line.
-		{"webhooks[0].namespaceSelector.matchExpressions[0].operator", 14, 3, false, false},
+		{"webhooks[0].namespaceSelector.matchExpressions[0].operator", 18, 3, false, false},
 		// Not written at all: the closest written ancestor (the webhook).
-		{"webhooks[1].timeoutSeconds", 31, 1, false, false},
+		{"webhooks[1].timeoutSeconds", 35, 1, false, false},
 		{"metadata.labels[app.kubernetes.io/name]", 6, 29, true, false},
 	}
 	for _, c := range cases {
