@@ -173,12 +173,12 @@ func checkBundleContent(p *Pass, w *Webhook, path *field.Path, bundle []byte) {
 		if hint == "" && len(bundle) <= 40 && isPrintable(bundle) {
 			hint = fmt.Sprintf(" (it holds %q, a placeholder?)", bundle)
 		}
-		p.ReportSeverity(diag.Error, path, fmt.Sprintf("%s: caBundle is not PEM%s: the API server cannot load it "+
+		p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: caBundle is not PEM%s: the API server cannot load it "+
 			"(unable to parse bytes as PEM block), so every call fails; set it to the base64 of the PEM of the CA "+
 			"that signed the serving certificate", quoteWebhook(w), hint))
 		return
 	case len(certs) == 0 && len(parseErrs) > 0:
-		p.ReportSeverity(diag.Error, path, fmt.Sprintf("%s: no certificate in caBundle parses (%s): the API server "+
+		p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: no certificate in caBundle parses (%s): the API server "+
 			"cannot load it, so every call fails; set it to the PEM of the CA that signed the serving certificate",
 			quoteWebhook(w), strings.Join(parseErrs, "; ")))
 		return
@@ -189,7 +189,7 @@ func checkBundleContent(p *Pass, w *Webhook, path *field.Path, bundle []byte) {
 				extra = "; a private key does not belong in a webhook configuration, replace it"
 			}
 		}
-		p.ReportSeverity(diag.Error, path, fmt.Sprintf("%s: caBundle holds no certificate, only %s: the API server "+
+		p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: caBundle holds no certificate, only %s: the API server "+
 			"cannot load it, so every call fails; set it to the CA certificate that signed the serving certificate%s",
 			quoteWebhook(w), strings.Join(otherBlocks, ", "), extra))
 		return
@@ -211,19 +211,19 @@ func checkBundleContent(p *Pass, w *Webhook, path *field.Path, bundle []byte) {
 		}
 	}
 	// While another certificate is valid it may still verify the server.
-	sev, consequence := diag.Warning, ""
+	consequence := ""
 	if invalid == len(certs) {
-		sev, consequence = diag.Error, ", so every call fails"
+		consequence = ", so every call fails"
 	}
 	for i, c := range certs {
 		name := certName(c, i, len(certs))
 		switch {
 		case now.After(c.NotAfter):
-			p.ReportSeverity(sev, path, fmt.Sprintf("%s: %s in caBundle expired on %s: TLS verification against it "+
+			p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: %s in caBundle expired on %s: TLS verification against it "+
 				"fails (x509: certificate has expired or is not yet valid)%s; replace it with the current CA",
 				quoteWebhook(w), name, c.NotAfter.UTC().Format(time.DateOnly), consequence))
 		case now.Before(c.NotBefore):
-			p.ReportSeverity(sev, path, fmt.Sprintf("%s: %s in caBundle is not valid before %s: TLS verification "+
+			p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: %s in caBundle is not valid before %s: TLS verification "+
 				"against it fails until then (x509: certificate has expired or is not yet valid)%s; check the clock "+
 				"of whatever issued it", quoteWebhook(w), name, c.NotBefore.UTC().Format(time.DateOnly), consequence))
 		case horizon.After(c.NotAfter):

@@ -75,7 +75,7 @@ func TestCABundleExpiry(t *testing.T) {
 		{"in 31 days", now.AddDate(0, 0, 31), nil, "", 0},
 		{"in 31 days, option 60", now.AddDate(0, 0, 31), float64(60), "in 31 days", diag.Warning},
 		{"in 10 days, option 5", now.AddDate(0, 0, 10), 5, "", 0},
-		{"yesterday", now.AddDate(0, 0, -1), nil, "expired on 2026-05-31.*so every call fails", diag.Error},
+		{"yesterday", now.AddDate(0, 0, -1), nil, "expired on 2026-05-31.*so every call fails", diag.Warning},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestCABundleRotationAndKinds(t *testing.T) {
 	}
 	// Both expired: both errors.
 	fs = runCABundle(t, caBundleConfig(append(append([]byte{}, expired...), expired...), nil), testSettings())
-	if len(fs) != 2 || fs[0].Severity != diag.Error || fs[1].Severity != diag.Error {
+	if len(fs) != 2 || fs[0].Severity != diag.Warning || fs[1].Severity != diag.Warning {
 		t.Fatalf("all expired: %+v", fs)
 	}
 
@@ -119,7 +119,7 @@ func TestCABundleRotationAndKinds(t *testing.T) {
 	der, _ := x509.MarshalECPrivateKey(key)
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
 	fs = runCABundle(t, caBundleConfig(keyPEM, nil), testSettings())
-	if len(fs) != 1 || fs[0].Severity != diag.Error || !strings.Contains(fs[0].Message, "only EC PRIVATE KEY") ||
+	if len(fs) != 1 || fs[0].Severity != diag.Warning || !strings.Contains(fs[0].Message, "only EC PRIVATE KEY") ||
 		!strings.Contains(fs[0].Message, "a private key does not belong") {
 		t.Fatalf("private key: %+v", fs)
 	}
@@ -127,7 +127,7 @@ func TestCABundleRotationAndKinds(t *testing.T) {
 	// A CERTIFICATE block with garbage inside.
 	garbage := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte("garbage")})
 	fs = runCABundle(t, caBundleConfig(garbage, nil), testSettings())
-	if len(fs) != 1 || fs[0].Severity != diag.Error || !strings.Contains(fs[0].Message, "no certificate in caBundle parses (PEM block 1:") {
+	if len(fs) != 1 || fs[0].Severity != diag.Warning || !strings.Contains(fs[0].Message, "no certificate in caBundle parses (PEM block 1:") {
 		t.Fatalf("garbage: %+v", fs)
 	}
 	fs = runCABundle(t, caBundleConfig(append(append([]byte{}, valid...), garbage...), nil), testSettings())

@@ -12,7 +12,7 @@ func init() {
 	register(&Rule{
 		Name:     "service-reference",
 		Summary:  "clientConfig.service names a Service or namespace that cannot exist",
-		Severity: diag.Error,
+		Severity: diag.Warning,
 		Category: Practice,
 		Since:    "0.1.0",
 		Doc: Doc{
