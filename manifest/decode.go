@@ -358,6 +358,15 @@ func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at Range)
 }
 
 func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at Range) {
+	if s, ok := d.scalar(n, tagStr); ok {
+		if tok, ok := placeholder.Find(s); ok {
+			// A string where a number, list or object belongs is, when it
+			// is a placeholder (HELMSUBST_TIMEOUT), a substitution nobody ran.
+			d.errs = append(d.errs, decodeError{path: ps, at: at, rule: rules.PlaceholderRule,
+				msg: rules.PlaceholderMessage(tok, ps)})
+			return
+		}
+	}
 	d.fail(ps, false, at, "cannot unmarshal %s into %s of type %s", describe(n), ps, jsonTypeName(t))
 }
 
