@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -29,8 +32,10 @@ func init() {
 				"(default warning).\n\nRecognised: `${VAR}`, `$(VAR)`, `$VAR` (upper case), `{{name}}`, `__VAR__`, " +
 				"`%VAR%`, `@VAR@` anywhere in the value, and whole values that are an upper-case identifier with an " +
 				"underscore (`CA_BUNDLE`) or text in angle brackets (`<ca-bundle>`). Checked fields: `metadata.name`, " +
-				"`webhooks[].name`, `clientConfig.url`, `clientConfig.service.name`, `.namespace`, `.path` and " +
-				"`clientConfig.caBundle`. Other findings on the same field (schema, service reference) are dropped: " +
+				"`webhooks[].name`, `clientConfig.url`, `clientConfig.service.name`, `.namespace`, `.path`, " +
+				"`clientConfig.caBundle`, the enumerations (failurePolicy, matchPolicy, reinvocationPolicy, sideEffects), " +
+				"selector label keys and values, and any field where a placeholder string stands for a number, list or " +
+				"object (`timeoutSeconds: HELMSUBST_TIMEOUT`). Other findings on the same field (schema, service reference) are dropped: " +
 				"they only restate that the placeholder is not a valid value.",
 			Bad: "webhooks:\n- name: check.example.com\n  clientConfig:\n    caBundle: ${CA_BUNDLE}\n" +
 				"    service:\n      name: checker\n      namespace: ${NAMESPACE}\n",
@@ -71,6 +76,46 @@ func checkPlaceholders(p *Pass) {
 			if s.Path != nil {
 				report(sp.Child("path"), *s.Path)
 			}
+		}
+		// Enumerations: a placeholder is not an unsupported value, it is
+		// an unsubstituted one.
+		if w.FailurePolicy != nil {
+			report(wp.Child("failurePolicy"), string(*w.FailurePolicy))
+		}
+		if w.MatchPolicy != nil {
+			report(wp.Child("matchPolicy"), string(*w.MatchPolicy))
+		}
+		if w.ReinvocationPolicy != nil {
+			report(wp.Child("reinvocationPolicy"), string(*w.ReinvocationPolicy))
+		}
+		if w.SideEffects != nil {
+			report(wp.Child("sideEffects"), string(*w.SideEffects))
+		}
+		selectorPlaceholders(report, wp.Child("namespaceSelector"), w.NamespaceSelector)
+		selectorPlaceholders(report, wp.Child("objectSelector"), w.ObjectSelector)
+	}
+}
+
+// selectorPlaceholders checks label keys and values of a selector: an
+// opt-in label chosen at deploy time (`${namespaceSelectorLabel}: enabled`).
+func selectorPlaceholders(report func(*field.Path, string), path *field.Path, s *metav1.LabelSelector) {
+	if s == nil {
+		return
+	}
+	keys := make([]string, 0, len(s.MatchLabels))
+	for k := range s.MatchLabels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		report(path.Child("matchLabels").Key(k), k)
+		report(path.Child("matchLabels").Key(k), s.MatchLabels[k])
+	}
+	for i, e := range s.MatchExpressions {
+		ep := path.Child("matchExpressions").Index(i)
+		report(ep.Child("key"), e.Key)
+		for j, v := range e.Values {
+			report(ep.Child("values").Index(j), v)
 		}
 	}
 }

@@ -461,9 +461,16 @@ func supersededByPlaceholders(ds []diag.Diagnostic) []diag.Diagnostic {
 		return o.Kind + "/" + o.Namespace + "/" + o.Name
 	}
 	ph := map[key]bool{}
+	tokens := map[string][]string{} // quoted placeholders per file and object
 	for _, d := range ds {
 		if d.Rule == rules.PlaceholderRule && d.Path != "" {
 			ph[key{d.File, obj(d.Object), d.Path}] = true
+			if _, rest, ok := strings.Cut(d.Message, "`"); ok {
+				if tok, _, ok := strings.Cut(rest, "`"); ok {
+					k := d.File + "\x00" + obj(d.Object)
+					tokens[k] = append(tokens[k], tok)
+				}
+			}
 		}
 	}
 	if len(ph) == 0 {
@@ -472,9 +479,15 @@ func supersededByPlaceholders(ds []diag.Diagnostic) []diag.Diagnostic {
 	kept := ds[:0]
 	for _, d := range ds {
 		if d.Rule != rules.PlaceholderRule && d.Path != "" {
+			// On the placeholder's field or inside it (a placeholder where
+			// a list of rules belongs makes every rule field "missing").
 			covered := false
 			for p := d.Path; p != "" && !covered; p = parentPath(p) {
 				covered = ph[key{d.File, obj(d.Object), p}]
+			}
+			// Or quoting it (a label key placeholder reported on the map).
+			for _, tok := range tokens[d.File+"\x00"+obj(d.Object)] {
+				covered = covered || strings.Contains(d.Message, tok)
 			}
 			if covered {
 				continue
