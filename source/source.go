@@ -184,6 +184,10 @@ func makePlan(args []string, stdinName string, so Options) (*plan, error) {
 			}
 			if !fi.IsDir() {
 				p.explicit[filepath.Clean(m)] = true
+				if slices.Contains(kustomize.FileNames, filepath.Base(m)) && !so.NoKustomize {
+					// Naming the kustomization file means its build.
+					kusts = append(kusts, filepath.Dir(filepath.Clean(m)))
+				}
 				continue
 			}
 			err = filepath.WalkDir(m, func(path string, e fs.DirEntry, err error) error {

@@ -267,3 +267,11 @@ func TestPlaceholderSeverity(t *testing.T) {
 		t.Errorf("%d placeholder findings, want 15:%s", n, dump(res.Diagnostics))
 	}
 }
+
+// Naming a kustomization file lints its build.
+func TestKustomizationFileArgument(t *testing.T) {
+	res := run(t, []string{filepath.Join(kubebuilderDir, "default", "kustomization.yaml")}, source.Options{})
+	if res.Configs != 2 || len(find(res.Diagnostics, "schema", "default/webhook_failurepolicy_patch.yaml")) != 1 {
+		t.Errorf("configs %d:%s", res.Configs, dump(res.Diagnostics))
+	}
+}
