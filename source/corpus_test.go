@@ -68,3 +68,22 @@ func TestCorpusPartialObjects(t *testing.T) {
 		}
 	}
 }
+
+// No file of real/ is a template, although some carry {{ }} in other
+// objects' string data (Istio's injector ConfigMap, Knative's logging
+// templates): none may get a helm-template finding.
+func TestCorpusRealIsNotTemplates(t *testing.T) {
+	dir := filepath.Join(corpusDir(t), "real")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("corpus not available: %v", err)
+	}
+	for _, e := range entries {
+		res := run(t, []string{filepath.Join(dir, e.Name())}, source.Options{})
+		for _, d := range res.Diagnostics {
+			if d.Rule == rules.HelmTemplateRule || d.Rule == manifest.RuleSyntax {
+				t.Errorf("%s:%d: %s [%s]", e.Name(), d.Line, d.Message, d.Rule)
+			}
+		}
+	}
+}

@@ -67,6 +67,20 @@ func TestLocateKubebuilder(t *testing.T) {
 	}
 }
 
+// An unknown field is reported on its key, a bad value on the value.
+func TestLocateAtKey(t *testing.T) {
+	b, err := Run(filepath.Join(kubebuilder, "default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	val := b.Find("ValidatingWebhookConfiguration", "project-validating-webhook-configuration", "")
+	key := b.Locate(val, "webhooks[0].timeoutSecond", true)
+	value := b.Locate(val, "webhooks[0].timeoutSecond", false)
+	if key.Line != 8 || key.Column != 3 || value.Line != 8 || value.Column != 18 || key.By != "patch" {
+		t.Errorf("key %+v, value %+v", key, value)
+	}
+}
+
 func TestConsumed(t *testing.T) {
 	b, err := Run(filepath.Join(kubebuilder, "default"))
 	if err != nil {
