@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -106,6 +105,9 @@ type runContext struct {
 	// lint runs the linting; hooks may replace it (source-aware linting
 	// of kustomizations and charts). Default: lint.Paths.
 	lint func(paths []string, stdin io.Reader, stdinName string, opts lint.Options) (*lint.Result, error)
+	// afterRun receives the finished run after the main report is written
+	// (extra reports of --output).
+	afterRun []func(*report.Run) error
 }
 
 // flagHooks let other files of this package add flags without editing
@@ -120,7 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Names(), ", "))
 	fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: error, warning, info or never")
 	fs.Func("kube-version", "Kubernetes version the manifests target, MAJOR.MINOR (default "+rules.DefaultKubeVersion.String()+")", func(s string) error {
-		v, err := ParseKubeVersion(s)
+		v, err := rules.ParseKubeVersion(s)
 		if err != nil {
 			return err
 		}
@@ -159,21 +161,6 @@ configuration error, 3 internal error.
 Flags:
 `)
 	fs.PrintDefaults()
-}
-
-// ParseKubeVersion reads "1.34" or "v1.34.2".
-func ParseKubeVersion(s string) (rules.KubeVersion, error) {
-	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	parts := strings.Split(t, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return rules.KubeVersion{}, fmt.Errorf("kube version %q: want MAJOR.MINOR, e.g. 1.37", s)
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil || major != 1 || minor < 16 || minor > 99 {
-		return rules.KubeVersion{}, fmt.Errorf("kube version %q: want 1.16 or newer, e.g. 1.37", s)
-	}
-	return rules.KubeVersion{Major: major, Minor: minor}, nil
 }
 
 func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
@@ -222,6 +209,10 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	rc.report.Color = color
 	for _, h := range o.extra {
 		if err := h(rc); err != nil {
+			var done exitNow
+			if errors.As(err, &done) {
+				return int(done)
+			}
 			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 			return ExitUsage
 		}
@@ -243,26 +234,42 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 			sources[file.Name] = file.Data
 		}
 	}
+	// The status is known before the report is written, so formats that
+	// record it (SARIF) can.
+	code := ExitOK
+	switch {
+	case len(res.Internal) > 0:
+		code = ExitInternal
+	case !rc.never && diag.AtLeast(res.Diagnostics, rc.failOn):
+		code = ExitFindings
+	}
 	run := &report.Run{
 		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
 		Source:      func(name string) []byte { return sources[name] },
 		ToolVersion: version(),
+		ExitCode:    code,
 	}
 	if err := f.Format(stdout, run); err != nil {
 		fmt.Fprintf(stderr, "webhooklint: writing output: %v\n", err)
 		return ExitInternal
 	}
-	if len(res.Internal) > 0 {
-		for _, e := range res.Internal {
-			fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)
+	for _, after := range rc.afterRun {
+		if err := after(run); err != nil {
+			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+			return ExitInternal
 		}
-		return ExitInternal
 	}
-	if !rc.never && diag.AtLeast(res.Diagnostics, rc.failOn) {
-		return ExitFindings
+	for _, e := range res.Internal {
+		fmt.Fprintf(stderr, "webhooklint: %v\n%s", e, e.Stack)
 	}
-	return ExitOK
+	return code
 }
+
+// exitNow, returned by a hook, ends the run successfully with that status
+// (flags that do their job instead of linting, like --init-config).
+type exitNow int
+
+func (e exitNow) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 // wantColor decides whether text output is colored.
 func wantColor(mode string, w io.Writer) (bool, error) {

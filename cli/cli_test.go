@@ -108,13 +108,13 @@ func TestListAndExplainCoverEveryRule(t *testing.T) {
 
 func TestParseKubeVersion(t *testing.T) {
 	for in, want := range map[string]rules.KubeVersion{"1.34": {Major: 1, Minor: 34}, "v1.30.2": {Major: 1, Minor: 30}, " 1.37 ": {Major: 1, Minor: 37}} {
-		got, err := ParseKubeVersion(in)
+		got, err := rules.ParseKubeVersion(in)
 		if err != nil || got != want {
 			t.Errorf("ParseKubeVersion(%q) = %v, %v", in, got, err)
 		}
 	}
 	for _, in := range []string{"", "1", "2.0", "1.x", "1.15", "1.2.3.4"} {
-		if _, err := ParseKubeVersion(in); err == nil {
+		if _, err := rules.ParseKubeVersion(in); err == nil {
 			t.Errorf("ParseKubeVersion(%q) accepted", in)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/webhooklint/webhooklint/cli"
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -97,7 +96,7 @@ func runFixture(t *testing.T, rule, file string) {
 			t.Fatalf("bad fixture header: %v", err)
 		}
 		if h.KubeVersion != "" {
-			if settings.KubeVersion, err = cli.ParseKubeVersion(h.KubeVersion); err != nil {
+			if settings.KubeVersion, err = rules.ParseKubeVersion(h.KubeVersion); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,6 +27,9 @@ type Options struct {
 	Severity map[string]diag.Severity
 	// Jobs bounds parallelism; 0 means one worker per CPU.
 	Jobs int
+	// Skip drops files (never stdin) from the expanded arguments: the
+	// configuration's ignore globs.
+	Skip func(file string) bool
 }
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
@@ -72,6 +76,9 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	sources, err := manifest.Expand(args, stdinName)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Skip != nil {
+		sources = slices.DeleteFunc(sources, func(s manifest.Source) bool { return !s.Stdin && opts.Skip(s.Name) })
 	}
 	files := make([]*manifest.File, len(sources))
 	chunks := make([][]manifest.Chunk, len(sources))

@@ -4,11 +4,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/webhooklint/webhooklint/internal/suggest"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -228,7 +232,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path *field.Path, 
 		d.noteComments(child, kn, vn, path == nil && i == 0)
 		f, known := fields[name]
 		if !known {
-			d.fail(pathString(child), true, keyRange, "unknown field %q%s", pathString(child), suggest(name, fields))
+			d.fail(pathString(child), true, keyRange, "unknown field %q%s", pathString(child), suggest.Hint(name, slices.Collect(maps.Keys(fields))))
 			// Keep its position so the finding lands on the key.
 			d.index.set(pathString(child), keyRange, d.src.extent(d.resolveAlias(vn)))
 			continue
@@ -530,42 +534,4 @@ func pathString(p *field.Path) string {
 		return ""
 	}
 	return p.String()
-}
-
-// suggest names the known field closest to an unknown one, if any is close
-// enough to be a likely typo.
-func suggest(name string, fields map[string][]int) string {
-	best, bestDist := "", 3
-	for k := range fields {
-		if strings.EqualFold(k, name) {
-			return fmt.Sprintf(" (did you mean %q?)", k)
-		}
-		if dist := editDistance(strings.ToLower(k), strings.ToLower(name)); dist < bestDist || dist == bestDist && k < best {
-			best, bestDist = k, dist
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -20,6 +20,8 @@ type Run struct {
 	Source func(file string) []byte
 	// ToolVersion is webhooklint's version.
 	ToolVersion string
+	// ExitCode is the status the process exits with (SARIF records it).
+	ExitCode int
 }
 
 // Formatter writes a run in one format.

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -14,16 +17,120 @@ func init() {
 
 type textFormatter struct{ opts Options }
 
+// ANSI styles; used only when Options.Color is set.
+const (
+	styleReset  = "\x1b[0m"
+	styleBold   = "\x1b[1m"
+	styleDim    = "\x1b[2m"
+	styleRed    = "\x1b[1;31m"
+	styleYellow = "\x1b[1;33m"
+	styleCyan   = "\x1b[1;36m"
+)
+
 // Format prints one line per finding, as compilers do, so editors and
-// terminals can jump to it:
+// terminals can jump to it, then the offending source line with the value
+// underlined, and a summary at the end:
 //
-//	file:line:col: severity: message (webhook "x" in Kind/name) [rule]
+//	file:line:col: severity: message (webhook "x" in Kind "name") [rule]
+//	   12 |     timeoutSeconds: 30
+//	      |                     ^~
+//
+//	1 error, 2 warnings in 1 file
 func (t *textFormatter) Format(w io.Writer, run *Run) error {
 	bw := bufio.NewWriter(w)
+	files := map[string]bool{}
 	for _, d := range run.Diagnostics {
-		fmt.Fprintf(bw, "%s: %s: %s%s [%s]\n", location(d), d.Severity, d.Message, context(d), d.Rule)
+		files[d.File] = true
+		fmt.Fprintf(bw, "%s: %s: %s%s %s\n",
+			t.style(styleBold, location(d)),
+			t.style(severityStyle(d.Severity), d.Severity.String()),
+			d.Message, context(d),
+			t.style(styleDim, "["+d.Rule+"]"))
+		if run.Source != nil && d.File != "" && d.Line > 0 {
+			if src := run.Source(d.File); src != nil {
+				t.snippet(bw, src, d)
+			}
+		}
+	}
+	if len(run.Diagnostics) > 0 {
+		fmt.Fprintf(bw, "\n%s\n", t.style(styleBold, summary(run.Diagnostics, len(files))))
 	}
 	return bw.Flush()
+}
+
+func (t *textFormatter) style(s, text string) string {
+	if !t.opts.Color || text == "" {
+		return text
+	}
+	return s + text + styleReset
+}
+
+func severityStyle(s diag.Severity) string {
+	switch s {
+	case diag.Error:
+		return styleRed
+	case diag.Warning:
+		return styleYellow
+	}
+	return styleCyan
+}
+
+// snippet prints the line a finding starts on and marks its span: a caret
+// at the start column and tildes to the end column (or to the end of the
+// line when the span continues on later lines).
+func (t *textFormatter) snippet(w io.Writer, src []byte, d diag.Diagnostic) {
+	line, ok := sourceLine(src, d.Line)
+	if !ok || !utf8.ValidString(line) {
+		return
+	}
+	runes := []rune(line)
+	start := d.Column
+	if start < 1 {
+		start = 1
+	}
+	if start > len(runes)+1 {
+		return // the position does not fit this text; print nothing wrong
+	}
+	end := start + 1
+	switch {
+	case d.EndLine == d.Line && d.EndColumn > start:
+		end = d.EndColumn
+	case d.EndLine > d.Line:
+		end = len(runes) + 1
+	}
+	end = min(max(end, start+1), len(runes)+2)
+	// Copy tabs from the source so the marker lines up however the
+	// terminal expands them.
+	var pad strings.Builder
+	for _, r := range runes[:start-1] {
+		if r == '\t' {
+			pad.WriteByte('\t')
+		} else {
+			pad.WriteByte(' ')
+		}
+	}
+	marker := "^" + strings.Repeat("~", end-start-1)
+	num := strconv.Itoa(d.Line)
+	gutter := strings.Repeat(" ", len(num))
+	fmt.Fprintf(w, " %s %s %s\n", t.style(styleDim, num), t.style(styleDim, "|"), line)
+	fmt.Fprintf(w, " %s %s %s%s\n", gutter, t.style(styleDim, "|"), pad.String(), t.style(severityStyle(d.Severity), marker))
+}
+
+// summary counts findings: "2 errors, 1 warning in 2 files".
+func summary(ds []diag.Diagnostic, files int) string {
+	c := diag.CountOf(ds)
+	parts := []string{plural(c.Errors, "error"), plural(c.Warnings, "warning")}
+	if c.Infos > 0 {
+		parts = append(parts, plural(c.Infos, "info"))
+	}
+	return strings.Join(parts, ", ") + " in " + plural(files, "file")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 func location(d diag.Diagnostic) string {

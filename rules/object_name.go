@@ -13,9 +13,13 @@ import (
 // manifest files by the API server itself (KEP-5793).
 const StaticConfigSuffix = ".static.k8s.io"
 
-// staticSuffixGateMinor is the first minor where the ManifestBasedAdmissionControlConfig
-// gate is on by default (beta); before it the server only warns.
-const staticSuffixGateMinor = 37
+// The ManifestBasedAdmissionControlConfig gate appeared (alpha, off) in
+// 1.36, where the server accepts the reserved suffix with a warning; from
+// 1.37 (beta, on) it rejects it. Older servers know nothing of the suffix.
+const (
+	staticSuffixWarnMinor   = 36
+	staticSuffixRejectMinor = 37
+)
 
 func init() {
 	register(&Rule{
@@ -29,7 +33,7 @@ func init() {
 				"RFC 1123 subdomain; the API server also validates labels, annotations and `generateName`. " +
 				"Since Kubernetes 1.37 (feature gate `ManifestBasedAdmissionControlConfig`, beta, on by default) " +
 				"names ending in `.static.k8s.io` are reserved for static manifest-based configurations and are " +
-				"rejected on create; 1.36 and older servers accept them with a warning.",
+				"rejected on create; 1.36 servers accept them with a warning, older ones say nothing.",
 			Bad: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
 				"metadata:\n  name: Policy_Webhooks\n```",
 			Good: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
@@ -67,7 +71,10 @@ func checkObjectName(p *Pass) {
 		return
 	}
 	namePath := field.NewPath("metadata", "name")
-	if p.Settings.KubeVersion.AtLeast(staticSuffixGateMinor) {
+	if !p.Settings.KubeVersion.AtLeast(staticSuffixWarnMinor) {
+		return
+	}
+	if p.Settings.KubeVersion.AtLeast(staticSuffixRejectMinor) {
 		p.ReportFieldErrors(field.ErrorList{field.Invalid(namePath, meta.Name, staticSuffixMessage())})
 		return
 	}

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -16,6 +18,22 @@ type KubeVersion struct{ Major, Minor int }
 var DefaultKubeVersion = KubeVersion{1, 37}
 
 func (v KubeVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// ParseKubeVersion reads "1.34" or "v1.34.2", the syntax of --kube-version
+// and of kubeVersion in the configuration file.
+func ParseKubeVersion(s string) (KubeVersion, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.Split(t, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return KubeVersion{}, fmt.Errorf("%q: want MAJOR.MINOR, e.g. 1.37", s)
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil || major != 1 || minor < 16 || minor > 99 {
+		return KubeVersion{}, fmt.Errorf("%q: want 1.16 or newer, e.g. 1.37", s)
+	}
+	return KubeVersion{Major: major, Minor: minor}, nil
+}
 
 // AtLeast reports whether v is minor or newer (major 1 assumed).
 func (v KubeVersion) AtLeast(minor int) bool { return v.Major > 1 || v.Minor >= minor }

@@ -100,6 +100,7 @@ func TestObjectNameStaticSuffixDependsOnVersion(t *testing.T) {
 		`error metadata.name | metadata.name: Invalid value: "hooks.static.k8s.io": names ending with ".static.k8s.io" are reserved`)
 	expectLines(t, run(t, "object-name", c, &Settings{KubeVersion: KubeVersion{1, 36}}),
 		`warning metadata.name | metadata.name: names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API`)
+	expectLines(t, run(t, "object-name", c, &Settings{KubeVersion: KubeVersion{1, 35}}))
 }
 
 func TestObjectNameGeneratedNameIsTruncated(t *testing.T) {

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/webhooklint/webhooklint/config"
+)
+
+// Configuration flags: --config and --init-config. Flags on the command
+// line win over the file (--kube-version over kubeVersion).
+func init() {
+	flagHooks = append(flagHooks, func(fset *flag.FlagSet, o *options) {
+		var path string
+		var initConfig bool
+		fset.StringVar(&path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
+		fset.BoolVar(&initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
+		o.extra = append(o.extra, func(rc *runContext) error {
+			if initConfig {
+				return writeDefaultConfig(rc)
+			}
+			return applyConfig(rc, fset, path)
+		})
+	})
+}
+
+func writeDefaultConfig(rc *runContext) error {
+	for _, name := range []string{config.FileName, config.FileNameAlt} {
+		if _, err := os.Stat(name); err == nil {
+			return fmt.Errorf("--init-config: %s already exists; remove it first", name)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("--init-config: %w", err)
+		}
+	}
+	if err := os.WriteFile(config.FileName, []byte(config.DefaultFile()), 0o644); err != nil {
+		return fmt.Errorf("--init-config: %w", err)
+	}
+	fmt.Fprintf(rc.stderr, "webhooklint: wrote %s\n", config.FileName)
+	return exitNow(ExitOK)
+}
+
+func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
+	if path == "" {
+		found, err := config.Find(rc.paths)
+		if err != nil {
+			return fmt.Errorf("configuration: %w", err)
+		}
+		if found == "" {
+			return nil
+		}
+		path = found
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		var errs config.Errors
+		var one *config.Error
+		switch {
+		case errors.As(err, &errs), errors.As(err, &one):
+			// file:line:col first, so editors can jump to the mistake.
+			fmt.Fprintln(rc.stderr, err)
+			fmt.Fprintf(rc.stderr, "webhooklint: invalid configuration %s\n", path)
+			return exitNow(ExitUsage)
+		}
+		return fmt.Errorf("--config: %w", err)
+	}
+	kubeFlagSet := false
+	fset.Visit(func(f *flag.Flag) { kubeFlagSet = kubeFlagSet || f.Name == "kube-version" })
+	if c.KubeVersion.Major != 0 && !kubeFlagSet {
+		rc.opts.Settings.KubeVersion = c.KubeVersion
+	}
+	rc.opts.Enabled = c.Enabled
+	sev := c.Severities()
+	if rc.opts.Severity != nil {
+		for k, v := range rc.opts.Severity {
+			sev[k] = v
+		}
+	}
+	rc.opts.Severity = sev
+	rc.opts.Settings.Options = c.Options()
+	if len(c.Ignore) > 0 {
+		rc.opts.Skip = c.Ignored
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// DefaultFile renders a configuration file that spells out every default,
+// with comments, from the rule registry. Loading it changes nothing; it is
+// a starting point to edit (webhooklint --init-config).
+func DefaultFile() string {
+	var b strings.Builder
+	b.WriteString(`# webhooklint configuration. Every value below is the default; edit what you
+# need and delete the rest. Reference: docs/configuration.md; JSON schema:
+# docs/config.schema.json. Suppress single findings in the manifests instead:
+#   # webhooklint:ignore <rule> -- <reason>
+
+# Kubernetes version the manifests are for (MAJOR.MINOR). Decides which CEL
+# libraries matchConditions may use and which API behavior applies.
+kubeVersion: "` + rules.DefaultKubeVersion.String() + `"
+
+# Paths not to lint: globs relative to this file's folder, with '/'
+# separators; '**' matches any number of folders, and a folder covers
+# everything below it.
+ignore: []
+#  - vendor
+#  - charts/*/templates/**
+
+# Per rule: enabled (true/false), severity (error, warning or info) and
+# options. ` + "`webhooklint --explain RULE`" + ` documents each rule.
+rules:
+`)
+	for _, r := range allRules() {
+		fmt.Fprintf(&b, "  # %s.\n", r.Summary)
+		fmt.Fprintf(&b, "  %s:\n    enabled: true\n    severity: %s\n", r.Name, r.Severity)
+		if len(r.Options) > 0 {
+			b.WriteString("    options:\n")
+			for _, o := range r.Options {
+				for _, line := range wrap(o.Doc, 70) {
+					fmt.Fprintf(&b, "      # %s\n", line)
+				}
+				fmt.Fprintf(&b, "      %s: %s\n", o.Name, yamlValue(o.Default))
+			}
+		}
+	}
+	if len(allRules()) == 0 {
+		b.WriteString("  {}\n")
+	}
+	return b.String()
+}
+
+func yamlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", v)
+	case []string:
+		if len(v) == 0 {
+			return "[]"
+		}
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+func wrap(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}

@@ -1,0 +1,90 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// SchemaPath is where the published schema lives in the repository.
+const SchemaPath = "docs/config.schema.json"
+
+// JSONSchema renders the JSON schema (draft 2020-12) of .webhooklint.yaml
+// from the rule registry, for editors (yaml-language-server) and for
+// docs/config.schema.json. It admits exactly what Parse admits, except that
+// it cannot check globs.
+func JSONSchema() []byte {
+	ruleProps := map[string]any{}
+	for _, r := range allRules() {
+		props := map[string]any{
+			"enabled": map[string]any{"type": "boolean", "default": true},
+			"severity": map[string]any{
+				"enum": []string{"error", "warning", "info"}, "default": r.Severity.String(),
+			},
+		}
+		if len(r.Options) > 0 {
+			opts := map[string]any{}
+			for _, o := range r.Options {
+				opts[o.Name] = optionSchema(o)
+			}
+			props["options"] = map[string]any{"type": "object", "additionalProperties": false, "properties": opts}
+		} else {
+			props["options"] = map[string]any{"type": "object", "additionalProperties": false, "maxProperties": 0}
+		}
+		ruleProps[r.Name] = map[string]any{
+			"description": r.Summary + ".",
+			"oneOf": []any{
+				map[string]any{"type": "boolean", "description": "Shorthand for enabled."},
+				map[string]any{"type": "object", "additionalProperties": false, "properties": props},
+			},
+		}
+	}
+	schema := map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"$id":                  "https://github.com/webhooklint/webhooklint/blob/main/" + SchemaPath,
+		"title":                "webhooklint configuration (.webhooklint.yaml)",
+		"type":                 []string{"object", "null"},
+		"additionalProperties": false,
+		"properties": map[string]any{
+			"kubeVersion": map[string]any{
+				"description": "Kubernetes version the manifests are for, MAJOR.MINOR.",
+				"type":        []string{"string", "number"},
+				"pattern":     `^v?1\.[0-9]+(\.[0-9]+)?$`,
+				"default":     rules.DefaultKubeVersion.String(),
+			},
+			"ignore": map[string]any{
+				"description": "Globs of paths not to lint, relative to the configuration file's folder.",
+				"type":        []string{"array", "null"},
+				"items":       map[string]any{"type": "string", "minLength": 1},
+			},
+			"rules": map[string]any{
+				"description":          "Per-rule settings, by rule name.",
+				"type":                 []string{"object", "null"},
+				"additionalProperties": false,
+				"properties":           ruleProps,
+			},
+		},
+	}
+	b, err := json.MarshalIndent(schema, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("config: rendering schema: %v", err)) // only maps of plain values
+	}
+	return append(b, '\n')
+}
+
+func optionSchema(o rules.Option) map[string]any {
+	s := map[string]any{"description": o.Doc, "default": o.Default}
+	switch o.Default.(type) {
+	case int:
+		s["type"] = "integer"
+	case bool:
+		s["type"] = "boolean"
+	case string:
+		s["type"] = "string"
+	case []string:
+		s["type"] = "array"
+		s["items"] = map[string]any{"type": "string"}
+	}
+	return s
+}

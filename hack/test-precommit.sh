@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Tests .pre-commit-hooks.yaml with the real pre-commit: in a temporary git
+# repository, `pre-commit try-repo <this repository> webhooklint --all-files`
+# must fail on a bad manifest, printing positioned findings, and pass on a
+# good one. try-repo builds the hook with `go install` (language: golang),
+# from this repository's working tree (uncommitted changes included).
+#
+# Installs: the Debian package pre-commit (apt-get) when it is missing.
+# Needs: git, go (modules come from the module proxy or the local cache).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+if ! command -v pre-commit >/dev/null; then
+	echo "test-precommit: installing pre-commit (apt)"
+	apt-get install -y pre-commit >/dev/null || { apt-get update >/dev/null && apt-get install -y pre-commit >/dev/null; }
+fi
+echo "test-precommit: $(pre-commit --version)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A private pre-commit home, so the hook is built from this tree and not
+# taken from an earlier run; the shared module cache avoids downloading
+# the dependencies again (pre-commit points GOPATH at its own folder).
+export PRE_COMMIT_HOME="$work/pre-commit-home"
+export GOMODCACHE=${GOMODCACHE:-$(go env GOMODCACHE)}
+export GOFLAGS="${GOFLAGS:-} -modcacherw"
+
+repo="$work/repo"
+mkdir -p "$repo"
+git -C "$repo" init -q
+git -C "$repo" config user.email test@example.com
+git -C "$repo" config user.name test
+git -C "$repo" config commit.gpgsign false
+
+run_hook() {
+	(cd "$repo" && pre-commit try-repo "$root" webhooklint --all-files --color never) >"$work/out" 2>&1
+}
+
+fail() {
+	echo "test-precommit: FAIL: $*" >&2
+	echo "--- pre-commit output:" >&2
+	cat "$work/out" >&2
+	exit 1
+}
+
+# 1. A bad manifest: the hook fails and prints file:line:col findings.
+mkdir -p "$repo/deploy"
+cp "$root/testdata/integrations/bad/webhooks.yaml" "$repo/deploy/webhooks.yaml"
+printf '{"name": "not-a-manifest", "version": "1.0.0"}\n' >"$repo/package.json"
+git -C "$repo" add -A && git -C "$repo" commit -qm bad
+if run_hook; then
+	fail "the hook passed on a bad manifest"
+fi
+grep -Eq '^webhooklint\.+Failed$' "$work/out" || fail "no 'webhooklint...Failed' line"
+grep -q 'deploy/webhooks.yaml:23:5: error: unknown field "webhooks\[0\].timeoutSecond"' "$work/out" ||
+	fail "no positioned finding for deploy/webhooks.yaml:23:5"
+echo "test-precommit: bad manifest: hook failed with:"
+grep -E '^deploy/' "$work/out" | sed 's/^/    /'
+
+# 2. The same repository fixed: the hook passes.
+cp "$root/testdata/integrations/good/webhooks.yaml" "$repo/deploy/webhooks.yaml"
+git -C "$repo" add -A && git -C "$repo" commit -qm good
+run_hook || fail "the hook failed on a good manifest"
+grep -Eq '^webhooklint\.+Passed$' "$work/out" || fail "no 'webhooklint...Passed' line"
+echo "test-precommit: good manifest: hook passed"
+echo "test-precommit: 2 passed, 0 failed"

@@ -1,0 +1,367 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/ruledocs"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// SARIFSchemaURI is the official location of the SARIF 2.1.0 schema
+// (OASIS, errata 01), which every log names in $schema.
+const SARIFSchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+// sarifBaseID names the directory relative artifact URIs are resolved
+// against; GitHub code scanning resolves it to the checkout root.
+const sarifBaseID = "SRCROOT"
+
+func init() {
+	Register("sarif", func(Options) Formatter { return SARIF{} })
+}
+
+// SARIF writes a SARIF 2.1.0 log with one run, for code scanning (GitHub
+// upload-sarif) and SARIF viewers.
+type SARIF struct {
+	// BaseDir makes artifact URIs relative (uriBaseId SRCROOT) for files
+	// below it; empty means the current directory, which in CI is the
+	// checkout root.
+	BaseDir string
+	// Rules lists the rule descriptors to publish; nil means rules.All().
+	// Diagnostics of rules not listed still get a minimal descriptor.
+	Rules []*rules.Rule
+}
+
+// Format writes the log of run (sorted first, so output is reproducible).
+func (s SARIF) Format(w io.Writer, run *Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s.Log(run))
+}
+
+// Log builds the SARIF document.
+func (s SARIF) Log(in *Run) *SarifLog {
+	ds := in.Diagnostics
+	base := s.BaseDir
+	if base == "" {
+		base = "."
+	}
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		absBase = base
+	}
+	list := s.Rules
+	if list == nil {
+		list = rules.All()
+	}
+	run := &sarifRun{
+		ColumnKind: "unicodeCodePoints",
+		OriginalURIBaseIDs: map[string]sarifArtifactLocation{
+			sarifBaseID: {URI: fileURI(absBase, true)},
+		},
+		Results: []sarifResult{},
+	}
+	run.Tool.Driver = sarifDriver{
+		Name:           "webhooklint",
+		InformationURI: ruledocs.RepoURL,
+		Version:        sarifVersion(in.ToolVersion),
+		Rules:          []sarifRule{},
+	}
+	index := map[string]int{}
+	addRule := func(d sarifRule) int {
+		index[d.ID] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, d)
+		return index[d.ID]
+	}
+	for _, r := range list {
+		addRule(ruleDescriptor(r))
+	}
+
+	sorted := slices.Clone(ds)
+	slices.SortStableFunc(sorted, diag.Compare)
+	for _, d := range sorted {
+		i, ok := index[d.Rule]
+		if !ok {
+			i = addRule(sarifRule{ID: d.Rule, Name: friendlyName(d.Rule), ShortDescription: &sarifMessage{Text: d.Rule}})
+		}
+		run.Results = append(run.Results, s.result(d, i, absBase, in.Source))
+	}
+	run.Invocations = []sarifInvocation{{
+		ExecutionSuccessful: in.ExitCode == 0 || in.ExitCode == 1,
+		ExitCode:            in.ExitCode,
+		ExitCodeDescription: exitCodeDescription(in.ExitCode),
+	}}
+	return &SarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []*sarifRun{run}}
+}
+
+func exitCodeDescription(code int) string {
+	switch code {
+	case 0:
+		return "no findings at or above the --fail-on severity"
+	case 1:
+		return "findings at or above the --fail-on severity"
+	case 2:
+		return "usage or configuration error"
+	case 3:
+		return "internal failure"
+	}
+	return ""
+}
+
+func ruleDescriptor(r *rules.Rule) sarifRule {
+	return sarifRule{
+		ID:               r.Name,
+		Name:             friendlyName(r.Name),
+		ShortDescription: &sarifMessage{Text: r.Summary},
+		FullDescription:  &sarifMessage{Text: r.Summary + "."},
+		Help:             &sarifMessage{Text: ruledocs.Text(r), Markdown: ruledocs.Markdown(r)},
+		HelpURI:          ruledocs.HelpURI(r.Name),
+		DefaultConfiguration: &sarifConfiguration{
+			Level: sarifLevel(r.Severity),
+		},
+		Properties: &sarifRuleProperties{
+			Category: string(r.Category),
+			Tags:     []string{"kubernetes", "admission-webhook", string(r.Category)},
+		},
+	}
+}
+
+func sarifLevel(s diag.Severity) string {
+	switch s {
+	case diag.Error:
+		return "error"
+	case diag.Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string, source func(string) []byte) sarifResult {
+	res := sarifResult{
+		RuleID:    d.Rule,
+		RuleIndex: ruleIndex,
+		Level:     sarifLevel(d.Severity),
+		Message:   sarifMessage{Text: d.Message},
+	}
+	var loc sarifLocation
+	if d.File != "" {
+		al := &sarifArtifactLocation{}
+		if rel, ok := relativeTo(absBase, d.File); ok {
+			al.URI, al.URIBaseID = relativeURI(rel), sarifBaseID
+		} else if filepath.IsAbs(d.File) {
+			al.URI = fileURI(d.File, false)
+		} else {
+			al.URI = relativeURI(filepath.ToSlash(d.File))
+		}
+		loc.PhysicalLocation = &sarifPhysicalLocation{ArtifactLocation: al, Region: region(d, source)}
+	}
+	if d.Object != nil || d.Path != "" {
+		ll := sarifLogicalLocation{Kind: "member", Name: d.Path, FullyQualifiedName: qualifiedName(d)}
+		if d.Path == "" {
+			ll.Kind, ll.Name = "object", objectName(d.Object)
+		}
+		loc.LogicalLocations = []sarifLogicalLocation{ll}
+	}
+	if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
+		res.Locations = []sarifLocation{loc}
+	}
+	res.PartialFingerprints = map[string]string{"webhooklintFinding/v1": fingerprint(d, absBase)}
+	props := &sarifResultProperties{Path: d.Path, Webhook: d.Webhook, Origin: d.Origin, Object: d.Object}
+	if *props != (sarifResultProperties{}) {
+		res.Properties = props
+	}
+	return res
+}
+
+// region converts diag's positions; SARIF end columns are exclusive, as
+// diag's are. A finding about a whole file (line 0) spans the file when its
+// text is known, and names only the first line otherwise.
+func region(d diag.Diagnostic, source func(string) []byte) *sarifRegion {
+	if d.Line <= 0 {
+		r := &sarifRegion{StartLine: 1}
+		if source != nil {
+			if src := source(d.File); src != nil {
+				r.StartColumn = 1
+				r.EndLine, r.EndColumn = lastPosition(src)
+			}
+		}
+		return r
+	}
+	r := &sarifRegion{StartLine: d.Line}
+	if d.Column > 0 {
+		r.StartColumn = d.Column
+	}
+	if d.EndLine >= d.Line && d.EndLine > 0 {
+		r.EndLine = d.EndLine
+		if d.EndColumn > 0 && (d.EndLine > d.Line || d.EndColumn > d.Column) {
+			r.EndColumn = d.EndColumn
+		}
+	}
+	return r
+}
+
+// friendlyName is the Pascal-case form SARIF asks of rule names
+// (timeout-too-long -> TimeoutTooLong); the kebab-case name stays the id.
+// SARIF wants no name when it would only repeat the id (schema -> Schema).
+func friendlyName(name string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == '_' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	if strings.EqualFold(b.String(), name) {
+		return ""
+	}
+	return b.String()
+}
+
+// sarifVersion makes the tool version start with a number, as SARIF
+// consumers compare versions: v1.2.3 -> 1.2.3, devel -> 0.0.0-devel.
+func sarifVersion(v string) string {
+	if v == "" {
+		return ""
+	}
+	v = strings.TrimPrefix(v, "v")
+	if v[0] < '0' || v[0] > '9' {
+		return "0.0.0-" + v
+	}
+	return v
+}
+
+func objectName(o *diag.Object) string {
+	if o == nil {
+		return ""
+	}
+	if o.Namespace != "" {
+		return o.Kind + "/" + o.Namespace + "/" + o.Name
+	}
+	return o.Kind + "/" + o.Name
+}
+
+func qualifiedName(d diag.Diagnostic) string {
+	n := objectName(d.Object)
+	switch {
+	case n == "":
+		return d.Path
+	case d.Path == "":
+		return n
+	}
+	return n + "/" + d.Path
+}
+
+// fingerprint identifies a finding independently of its line, so code
+// scanning keeps tracking an alert when lines above it move.
+func fingerprint(d diag.Diagnostic, absBase string) string {
+	rel, _ := relativeTo(absBase, d.File)
+	h := sha256.Sum256([]byte(d.Rule + "\x00" + rel + "\x00" + qualifiedName(d) + "\x00" + d.Message))
+	return hex.EncodeToString(h[:16])
+}
+
+// The SARIF object model, limited to what webhooklint writes; field order
+// follows the specification so logs read naturally.
+
+// SarifLog is the top-level SARIF object.
+type SarifLog struct {
+	Schema  string      `json:"$schema"`
+	Version string      `json:"version"`
+	Runs    []*sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool struct {
+		Driver sarifDriver `json:"driver"`
+	} `json:"tool"`
+	Invocations        []sarifInvocation                `json:"invocations"`
+	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds"`
+	Results            []sarifResult                    `json:"results"`
+	ColumnKind         string                           `json:"columnKind"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string               `json:"id"`
+	Name                 string               `json:"name,omitempty"`
+	ShortDescription     *sarifMessage        `json:"shortDescription,omitempty"`
+	FullDescription      *sarifMessage        `json:"fullDescription,omitempty"`
+	Help                 *sarifMessage        `json:"help,omitempty"`
+	HelpURI              string               `json:"helpUri,omitempty"`
+	DefaultConfiguration *sarifConfiguration  `json:"defaultConfiguration,omitempty"`
+	Properties           *sarifRuleProperties `json:"properties,omitempty"`
+}
+
+type sarifConfiguration struct {
+	Level string `json:"level"`
+}
+
+type sarifRuleProperties struct {
+	Category string   `json:"category"`
+	Tags     []string `json:"tags"`
+}
+
+type sarifMessage struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool   `json:"executionSuccessful"`
+	ExitCode            int    `json:"exitCode"`
+	ExitCodeDescription string `json:"exitCodeDescription,omitempty"`
+}
+
+type sarifResult struct {
+	RuleID              string                 `json:"ruleId"`
+	RuleIndex           int                    `json:"ruleIndex"`
+	Level               string                 `json:"level"`
+	Message             sarifMessage           `json:"message"`
+	Locations           []sarifLocation        `json:"locations,omitempty"`
+	PartialFingerprints map[string]string      `json:"partialFingerprints,omitempty"`
+	Properties          *sarifResultProperties `json:"properties,omitempty"`
+}
+
+type sarifResultProperties struct {
+	Path    string       `json:"path,omitempty"`
+	Webhook string       `json:"webhook,omitempty"`
+	Object  *diag.Object `json:"object,omitempty"`
+	Origin  string       `json:"origin,omitempty"`
+}
+
+type sarifLocation struct {
+	PhysicalLocation *sarifPhysicalLocation `json:"physicalLocation,omitempty"`
+	LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
+}
+
+type sarifPhysicalLocation struct {
+	ArtifactLocation *sarifArtifactLocation `json:"artifactLocation"`
+	Region           *sarifRegion           `json:"region,omitempty"`
+}
+
+type sarifArtifactLocation struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+	EndLine     int `json:"endLine,omitempty"`
+	EndColumn   int `json:"endColumn,omitempty"`
+}
+
+type sarifLogicalLocation struct {
+	Name               string `json:"name,omitempty"`
+	FullyQualifiedName string `json:"fullyQualifiedName,omitempty"`
+	Kind               string `json:"kind,omitempty"`
+}
