@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -48,9 +50,17 @@ func lintBuild(b *kustomize.Build, lo lint.Options) *lint.Result {
 		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
 		d.Origin = origin + " (" + at.By + ")"
 	}
-	// The built text is not a file anyone can open; keep it out of the
-	// report's file list.
+	// The built text is not a file anyone can open; the report gets the
+	// files the build read instead (for snippets and the file count).
 	res.Files = nil
+	resources, patches, kusts := b.Consumed()
+	for _, set := range []map[string]bool{resources, patches, kusts} {
+		for _, p := range slices.Sorted(maps.Keys(set)) {
+			if data, err := os.ReadFile(p); err == nil {
+				res.Files = append(res.Files, &manifest.File{Name: display(p), Data: data})
+			}
+		}
+	}
 	return res
 }
 
@@ -136,12 +146,17 @@ func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Dia
 		}
 		d.Origin = origin + ", # Source: " + t.Name + how
 	}
-	// Keep the rendered text available by file name for snippets, under a
-	// name that says what it is.
+	// Keep the rendered text under a name that says what it is, and the
+	// templates under their own names for snippets.
 	for _, f := range files {
 		f.Name = f.Name + " (rendered)"
 	}
 	res.Files = files
+	for _, t := range c.Templates {
+		if t.Source != nil {
+			res.Files = append(res.Files, &manifest.File{Name: t.File, Data: t.Source})
+		}
+	}
 	return res, nil
 }
 

@@ -54,6 +54,13 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
+	if lo.Skip != nil {
+		// The configuration's ignore globs cover charts and
+		// kustomizations as they cover files.
+		p.files = slices.DeleteFunc(p.files, func(s manifest.Source) bool { return !s.Stdin && lo.Skip(s.Name) })
+		p.charts = slices.DeleteFunc(p.charts, lo.Skip)
+		p.kustomizations = slices.DeleteFunc(p.kustomizations, lo.Skip)
+	}
 	var out lint.Result
 	var extra []diag.Diagnostic
 
