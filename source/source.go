@@ -365,16 +365,20 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 }
 
 // isPartial says why a webhook configuration document is a partial
-// object (a kustomize patch or a test assertion) rather than something to
-// apply, or "" when it is a complete object.
+// object (a kustomize patch) rather than something to apply, or "" when it
+// is a complete object.
 //
 // The rule: a document is partial when a kustomization (in its folder or
-// above) uses its file as a patch, or when it names webhooks but none of
-// them has a clientConfig and each lacks sideEffects or
-// admissionReviewVersions. Every webhook the API server accepts has all
-// three (v1 requires them), so such a document cannot be applied as is;
-// it can only be merged into one that has them. v1beta1, which defaulted
-// sideEffects and admissionReviewVersions, still requires clientConfig.
+// above) uses its file as a patch; or when it has the shape of a patch and
+// the file says it is one. The shape: it names webhooks, none of them has a
+// clientConfig, and each lacks sideEffects or admissionReviewVersions.
+// Every webhook the API server accepts has a clientConfig (v1 and v1beta1)
+// and, in v1, both other fields, so such a document cannot be applied as
+// it is, only merged into one that has them. The shape alone does not
+// tell a patch from a skeleton someone is writing (whose missing fields
+// are real errors), so it counts only with a sign of kustomize: "patch" in
+// the file name (kubebuilder's patch_manifests.yaml, *_patch.yaml), a
+// `$patch:` directive, or a kustomization file in the same folder.
 func isPartial(f *manifest.File, d *manifest.Document, patchFiles map[string]string) string {
 	if d.Config == nil {
 		return ""
@@ -397,7 +401,16 @@ func isPartial(f *manifest.File, d *manifest.Document, patchFiles map[string]str
 			return ""
 		}
 	}
-	return "every webhook lacks clientConfig"
+	switch {
+	case strings.Contains(strings.ToLower(filepath.Base(f.Name)), "patch"):
+		return "a patch: no webhook has a clientConfig"
+	case bytes.Contains(f.Data, []byte("$patch:")):
+		return "a strategic-merge patch with $patch directives"
+	}
+	if _, ok := kustomize.FileIn(filepath.Dir(f.Name)); ok {
+		return "a patch beside a kustomization: no webhook has a clientConfig"
+	}
+	return ""
 }
 
 // onlyStated keeps, for partial documents, the findings about what the
