@@ -45,7 +45,7 @@ import (
 //     Validation rules are not compared on these documents: the server never
 //     ran its validation.
 //   - NoKindMatch (v1beta1, never served for these kinds since 1.22): the
-//     removed-api-version warning; the content is linted with v1beta1
+//     unserved-api-version warning; the content is linted with v1beta1
 //     defaults and is not compared.
 //
 // Documents where webhooklint is known to differ from the server are listed
@@ -54,9 +54,7 @@ import (
 
 const corpusDir = "../testdata/conformance"
 
-var knownDivergences = map[string]string{
-	"v1beta1/4": "admissionregistration.k8s.io/v1alpha1 webhook kinds are skipped as unknown objects, the server rejects them",
-}
+var knownDivergences = map[string]string{}
 
 type verdict struct {
 	Doc        int      `json:"doc"`
@@ -132,19 +130,20 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 	hasRemoved := false
 	for _, d := range ds {
 		switch {
+		case d.Rule == manifest.RuleUnservedAPIVersion:
+			// An error for versions never served, a warning for v1beta1.
+			hasRemoved = true
 		case d.Severity == diag.Error && judgedRule(d.Rule):
 			errs = append(errs, d)
 		case d.Severity == diag.Warning && (d.Rule == "excluded-resources" || d.Rule == "object-name"):
 			serverWarns = append(serverWarns, d.Message)
-		case d.Rule == manifest.RuleRemovedAPIVersion:
-			hasRemoved = true
 		}
 	}
 	var problems []string
 	switch {
 	case v.Stage == "client" && v.Reason == "NoKindMatch":
 		if !hasRemoved {
-			problems = append(problems, fmt.Sprintf("the server does not serve %s %s, but there is no %s warning", v.APIVersion, v.Kind, manifest.RuleRemovedAPIVersion))
+			problems = append(problems, fmt.Sprintf("the server does not serve %s %s, but there is no %s warning", v.APIVersion, v.Kind, manifest.RuleUnservedAPIVersion))
 		}
 	case v.Code == 201:
 		for _, d := range errs {

@@ -136,7 +136,7 @@ func checkAgainstVerdict(t *testing.T, file string, d *manifest.Document, v *ver
 	where := fmt.Sprintf("%s doc %d (%s %q)", file, d.Index, d.Kind, d.Name)
 	switch {
 	case d.APIVersion == rules.V1beta1:
-		// Not served at all; removed-api-version says so, and the content
+		// Not served at all; unserved-api-version says so, and the content
 		// is linted with v1beta1 defaults, which the server cannot judge.
 		return
 	case v.Accepted:

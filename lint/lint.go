@@ -130,6 +130,8 @@ func Files(files []*manifest.File, opts Options) *Result {
 		for _, d := range f.Docs {
 			if d.Config != nil {
 				docs = append(docs, d)
+			} else {
+				res.Diagnostics = append(res.Diagnostics, d.Diagnostics...)
 			}
 		}
 	}

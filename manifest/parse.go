@@ -297,10 +297,27 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 	switch {
 	case rules.IsWebhookKind(apiVersion, kind):
 		f.decodeWebhookConfig(d, src, obj, docNode)
+	case unservedWebhookVersion(apiVersion, kind):
+		// Not v1 nor the removed v1beta1: no version of the API server ever
+		// served these kinds there, so the content has no schema to check.
+		ix := newIndex()
+		ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+		d.Positions = ix
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), RuleUnservedAPIVersion, diag.Error, "apiVersion",
+			fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
+				kind, apiVersion, kind, apiVersion, rules.V1)))
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d)
 	}
 	f.Docs = append(f.Docs, d)
+}
+
+// unservedWebhookVersion reports a webhook configuration kind in a version
+// of admissionregistration.k8s.io other than v1 and v1beta1.
+func unservedWebhookVersion(apiVersion, kind string) bool {
+	group, _, ok := strings.Cut(apiVersion, "/")
+	return ok && group == rules.GroupName && (kind == rules.Validating || kind == rules.Mutating) &&
+		apiVersion != rules.V1 && apiVersion != rules.V1beta1
 }
 
 func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.Node) {
@@ -341,7 +358,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	}
 	if d.APIVersion == rules.V1beta1 {
 		at := d.Locate("apiVersion", false)
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleRemovedAPIVersion, diag.Warning, "apiVersion",
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleUnservedAPIVersion, diag.Warning, "apiVersion",
 			fmt.Sprintf("%s %s was removed in Kubernetes 1.22: the API server no longer serves it (kubectl: no matches for kind %q); "+
 				"use %s, and state what v1beta1 left implicit — its defaults differ: failurePolicy Ignore (v1: Fail), "+
 				"matchPolicy Exact (v1: Equivalent), timeoutSeconds 30 (v1: 10), sideEffects Unknown and "+

@@ -18,7 +18,7 @@ import (
 const (
 	RuleSyntax             = "yaml-syntax"
 	RuleSchema             = "schema"
-	RuleRemovedAPIVersion  = "removed-api-version"
+	RuleUnservedAPIVersion = "unserved-api-version"
 	RuleInvalidSuppression = "invalid-suppression"
 	RuleUnusedSuppression  = "unused-suppression"
 )

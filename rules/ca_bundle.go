@@ -27,9 +27,10 @@ func init() {
 				"Bytes that are not PEM, or PEM without a parsable certificate, make the client fail to build " +
 				"(`unable to parse bytes as PEM block`), and an expired or not yet valid CA fails every TLS " +
 				"handshake (`x509: certificate has expired or is not yet valid`): every call fails, and " +
-				"failurePolicy decides whether requests are rejected or the webhook silently skipped (errors). " +
+				"failurePolicy decides whether requests are rejected or the webhook silently skipped. " +
 				"A certificate without `CA:TRUE` can only verify a server presenting exactly that certificate, " +
-				"and a CA close to expiry is an outage on a known date (warnings).\n\n" +
+				"and a CA close to expiry is an outage on a known date. All of these are warnings: the API server " +
+				"stores such a configuration, the failure comes at call time.\n\n" +
 				"An empty caBundle makes the API server verify the backend against its own system trust roots, " +
 				"which cannot verify a service reference's in-cluster certificate (`x509: certificate signed " +
 				"by unknown authority`) unless something fills the bundle in. CA injectors do that from an " +
@@ -39,10 +40,33 @@ func init() {
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
 				"pattern). With an injector annotation, a caBundle written in the manifest is overwritten, and " +
 				"GitOps tools that re-apply it keep bringing back the stale CA.",
-			Bad: "metadata:\n  name: policy\nwebhooks:\n- name: check.policy.example.com\n" +
-				"  clientConfig:\n    service: {name: policy, namespace: policy}\n    # caBundle missing, no injector annotation\n",
-			Good: "metadata:\n  name: policy\n  annotations:\n    cert-manager.io/inject-ca-from: policy/policy-serving-cert\n" +
-				"webhooks:\n- name: check.policy.example.com\n  clientConfig:\n    service: {name: policy, namespace: policy}\n",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  # no caBundle, no injector annotation\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"  annotations:\n" +
+				"    cert-manager.io/inject-ca-from: policy/policy-serving-cert\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n",
 			Fix: "Put the base64-encoded PEM of the CA that signed the serving certificate in `caBundle`, " +
 				"renew it well before it expires, or let cert-manager or OpenShift inject it and remove the " +
 				"caBundle from the manifest.",
@@ -98,7 +122,11 @@ func checkCABundle(p *Pass) {
 	first := missing[0]
 	who := fmt.Sprintf("%s calls service %s/%s", quoteWebhook(first), first.ClientConfig.Service.Namespace, first.ClientConfig.Service.Name)
 	if len(missing) > 1 {
-		who = fmt.Sprintf("%s and %d other webhooks of this configuration call services", quoteWebhook(first), len(missing)-1)
+		others := "other webhooks"
+		if len(missing) == 2 {
+			others = "other webhook"
+		}
+		who = fmt.Sprintf("%s and %d %s of this configuration call services", quoteWebhook(first), len(missing)-1, others)
 	}
 	p.Reportf(first.Path().Child("clientConfig", "caBundle"), "%s with an empty caBundle and no CA injector annotation: "+
 		"the API server then verifies the serving certificate against its system trust roots (x509: certificate "+

@@ -18,8 +18,6 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-func TestCABundleFixtures(t *testing.T) { checkRuleFixtures(t, "ca-bundle") }
-
 // testCertPEM makes a self-signed certificate valid from..to.
 func testCertPEM(t *testing.T, cn string, isCA bool, from, to time.Time) []byte {
 	t.Helper()

@@ -2,8 +2,6 @@ package rules
 
 import "testing"
 
-func TestClientURLHostFixtures(t *testing.T) { checkRuleFixtures(t, "client-url-host") }
-
 func TestLoopbackAndInClusterNames(t *testing.T) {
 	for host, want := range map[string]bool{
 		"localhost": true, "api.localhost": true, "127.0.0.1": true, "127.255.0.9": true, "::1": true, "0.0.0.0": true,

@@ -2,8 +2,6 @@ package rules
 
 import "testing"
 
-func TestDryRunSideEffectsFixtures(t *testing.T) { checkRuleFixtures(t, "dry-run-side-effects") }
-
 func TestDryRunSideEffectsPaths(t *testing.T) {
 	fs := runRuleOn(t, "dry-run-side-effects", `
 apiVersion: admissionregistration.k8s.io/v1beta1

@@ -7,10 +7,6 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 )
 
-func TestNamespaceSelectorNoEffectFixtures(t *testing.T) {
-	checkRuleFixtures(t, "namespace-selector-no-effect")
-}
-
 func TestClusterScopedOnly(t *testing.T) {
 	ops := []admissionv1.OperationType{admissionv1.OperationAll}
 	cases := []struct {

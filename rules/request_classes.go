@@ -29,8 +29,24 @@ type requestClass struct {
 	Namespace                             bool // the namespaces resource itself
 	// Served lists the versions a matchPolicy Equivalent rule may match
 	// through; nil means any (versions of other APIs are unknown).
-	Served  []string
-	Builtin bool
+	Served []string
+	// Equivalents are the other group/versions serving the same objects
+	// (built-in requests only): other served versions, and resources
+	// stored together with this one.
+	Equivalents []groupVersion
+	Builtin     bool
+}
+
+type groupVersion struct{ Group, Version string }
+
+// cohabiting are served built-in resources stored together, which the API
+// server treats as equivalent for matchPolicy Equivalent (its equivalence
+// registry is keyed by storage prefix). From kubernetes
+// pkg/kubeapiserver/default_storage_factory_builder.go; the other pairs
+// there involve extensions/v1beta1, which is no longer served.
+var cohabiting = map[[2]string][2]string{
+	{"", "events"}:              {"events.k8s.io", "events"},
+	{"events.k8s.io", "events"}: {"", "events"},
 }
 
 // Stand-ins for "a name no rule mentions".
@@ -120,13 +136,27 @@ func coMatchingRuleSets(rules []indexedRule) []ruleSet {
 }
 
 // ruleMatchesRequest is the API server's rule matcher (C04), extended by
-// matchPolicy Equivalent to other served versions of the same resource (C05).
+// matchPolicy Equivalent to the same objects under other groups and
+// versions (C05).
 func ruleMatchesRequest(r admissionv1.RuleWithOperations, equivalent bool, q requestClass) bool {
-	return scopeMatches(r, q) && operationMatches(r, q.Operation) && ruleHasGroup(r.APIGroups, q.Group) &&
-		ruleHasResource(r.Resources, q.Resource, q.Subresource) && versionMatches(r, equivalent, q.Version, q.Served)
+	if !classScopeMatches(r, q) || !classOperationMatches(r, q.Operation) || !ruleHasResource(r.Resources, q.Resource, q.Subresource) {
+		return false
+	}
+	if ruleHasGroup(r.APIGroups, q.Group) && classVersionMatches(r, equivalent, q.Version, q.Served) {
+		return true
+	}
+	if !equivalent {
+		return false
+	}
+	for _, e := range q.Equivalents {
+		if ruleHasGroup(r.APIGroups, e.Group) && (slices.Contains(r.APIVersions, "*") || slices.Contains(r.APIVersions, e.Version)) {
+			return true
+		}
+	}
+	return false
 }
 
-func scopeMatches(r admissionv1.RuleWithOperations, q requestClass) bool {
+func classScopeMatches(r admissionv1.RuleWithOperations, q requestClass) bool {
 	switch EffectiveScope(r.Rule) {
 	case admissionv1.NamespacedScope:
 		return q.Namespaced && !q.Namespace
@@ -136,13 +166,13 @@ func scopeMatches(r admissionv1.RuleWithOperations, q requestClass) bool {
 	return true
 }
 
-func operationMatches(r admissionv1.RuleWithOperations, op admissionv1.OperationType) bool {
+func classOperationMatches(r admissionv1.RuleWithOperations, op admissionv1.OperationType) bool {
 	return slices.Contains(r.Operations, admissionv1.OperationAll) || slices.Contains(r.Operations, op)
 }
 
-// versionMatches: exact or "*"; with Equivalent, any served version the
+// classVersionMatches: exact or "*"; with Equivalent, any served version the
 // rule lists (for other APIs, whose served versions are unknown, any).
-func versionMatches(r admissionv1.RuleWithOperations, equivalent bool, version string, served []string) bool {
+func classVersionMatches(r admissionv1.RuleWithOperations, equivalent bool, version string, served []string) bool {
 	if slices.Contains(r.APIVersions, "*") || slices.Contains(r.APIVersions, version) {
 		return true
 	}
@@ -162,12 +192,20 @@ func builtinRequestClasses() []requestClass {
 		if res.RemovedIn != "" {
 			continue // no longer served: no requests
 		}
+		var equivalents []groupVersion
+		if other, ok := cohabiting[[2]string{res.Group, res.Resource}]; ok {
+			if o, ok := LookupBuiltin(other[0], other[1], res.Subresource); ok {
+				for _, v := range o.Versions {
+					equivalents = append(equivalents, groupVersion{o.Group, v})
+				}
+			}
+		}
 		for _, v := range res.Versions {
 			for _, op := range res.Operations {
 				out = append(out, requestClass{
 					Group: res.Group, Version: v, Resource: res.Resource, Subresource: res.Subresource,
 					Operation: op, Namespaced: res.Namespaced || res.IsNamespace(), Namespace: res.IsNamespace(),
-					Served: res.Versions, Builtin: true,
+					Served: res.Versions, Equivalents: equivalents, Builtin: true,
 				})
 			}
 		}
@@ -228,11 +266,11 @@ func searchOtherAPIs(rules []indexedRule, anchors bitset, keep func(requestClass
 			func(q *requestClass, i int) { q.Group = groups[i] }},
 		{len(pairs), func(r indexedRule, i int) bool { return ruleHasResource(r.Rule.Resources, pairs[i].res, pairs[i].sub) },
 			func(q *requestClass, i int) { q.Resource, q.Subresource = pairs[i].res, pairs[i].sub }},
-		{len(versions), func(r indexedRule, i int) bool { return versionMatches(r.Rule, r.Equivalent, versions[i], nil) },
+		{len(versions), func(r indexedRule, i int) bool { return classVersionMatches(r.Rule, r.Equivalent, versions[i], nil) },
 			func(q *requestClass, i int) { q.Version = versions[i] }},
-		{len(ops), func(r indexedRule, i int) bool { return operationMatches(r.Rule, ops[i]) },
+		{len(ops), func(r indexedRule, i int) bool { return classOperationMatches(r.Rule, ops[i]) },
 			func(q *requestClass, i int) { q.Operation = ops[i] }},
-		{2, func(r indexedRule, i int) bool { return scopeMatches(r.Rule, requestClass{Namespaced: i == 0}) },
+		{2, func(r indexedRule, i int) bool { return classScopeMatches(r.Rule, requestClass{Namespaced: i == 0}) },
 			func(q *requestClass, i int) { q.Namespaced = i == 0 }},
 	}
 

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"sync"
@@ -90,7 +91,8 @@ func loadBuiltins() {
 	builtinOnce.Do(func() {
 		builtinAll = slices.Concat(builtinTable, legacyResources)
 		slices.SortFunc(builtinAll, func(a, b BuiltinResource) int {
-			return strings.Compare(builtinKey(a.Group, a.Resource, a.Subresource), builtinKey(b.Group, b.Resource, b.Subresource))
+			return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Resource, b.Resource),
+				strings.Compare(a.Subresource, b.Subresource))
 		})
 		builtinByKey = make(map[string]int, len(builtinAll))
 		builtinGroups = map[string]bool{}

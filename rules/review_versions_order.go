@@ -20,8 +20,30 @@ func init() {
 				"AdmissionReview even though the webhook understands v1; offering only v1beta1 (also the default " +
 				"of v1beta1 configurations) ties the webhook to the deprecated version. Missing lists and lists " +
 				"without a known version are errors reported by the `review-versions` server rule.",
-			Bad:  "  admissionReviewVersions: [v1beta1, v1]\n",
-			Good: "  admissionReviewVersions: [v1, v1beta1]   # or just [v1]\n",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1beta1, v1]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1, v1beta1]   # or just [v1]\n",
 			Fix: "List `v1` first. Keep `v1beta1` after it only if the webhook must also run on API servers " +
 				"older than 1.16.",
 			Sources: []string{

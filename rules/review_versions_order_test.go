@@ -2,8 +2,6 @@ package rules
 
 import "testing"
 
-func TestReviewVersionsOrderFixtures(t *testing.T) { checkRuleFixtures(t, "review-versions-order") }
-
 func TestReviewVersionsOrderMissingInV1IsLeftToServerRule(t *testing.T) {
 	fs := runRuleOn(t, "review-versions-order", `
 apiVersion: admissionregistration.k8s.io/v1

@@ -28,12 +28,35 @@ func init() {
 				"* A namespaceSelector requiring `kubernetes.io/metadata.name` to be absent: the API server sets " +
 				"that label on every namespace.\n\n" +
 				"The webhook looks active but enforces nothing.",
-			Bad: "  objectSelector:\n    matchLabels: {app: web}\n" +
-				"  rules:\n  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n",
-			Good: "  # no objectSelector; narrow CONNECT requests with matchConditions instead\n" +
-				"  matchConditions:\n  - name: not-admins\n" +
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: exec-policy\n" +
+				"webhooks:\n" +
+				"- name: exec.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  objectSelector:\n" +
+				"    matchLabels: {app: web}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: exec-policy\n" +
+				"webhooks:\n" +
+				"- name: exec.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  matchConditions:   # CONNECT requests carry no labels: narrow on the request\n" +
+				"  - name: not-admins\n" +
 				"    expression: \"!('system:masters' in request.userInfo.groups)\"\n" +
-				"  rules:\n  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n",
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n",
 			Fix: "Remove the contradicting requirement. For CONNECT requests drop the objectSelector and narrow " +
 				"with matchConditions on `request` (namespace, name, userInfo), or look the pod up in the webhook.",
 			Sources: []string{
@@ -94,12 +117,12 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 		what  []string
 	}
 	var dead []deadRule
-	labelled := false
+	labeled := false
 	for i, r := range w.Rules {
 		matches, withMeta, what := ruleObjects(r)
 		switch {
 		case withMeta:
-			labelled = true
+			labeled = true
 		case matches:
 			dead = append(dead, deadRule{i, what})
 		}
@@ -107,7 +130,7 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 	if len(dead) == 0 {
 		return
 	}
-	if !labelled {
+	if !labeled {
 		var what []string
 		for _, d := range dead {
 			for _, s := range d.what {

@@ -7,8 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-func TestSelectorNeverMatchesFixtures(t *testing.T) { checkRuleFixtures(t, "selector-never-matches") }
-
 func TestUnsatisfiable(t *testing.T) {
 	expr := func(key string, op metav1.LabelSelectorOperator, vals ...string) metav1.LabelSelectorRequirement {
 		return metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: vals}

@@ -21,9 +21,31 @@ func init() {
 				"that is neither (upper case, underscores, dots, too long) can never resolve to a Service, so " +
 				"every call to the webhook fails: requests are rejected with failurePolicy Fail, and the " +
 				"webhook is silently skipped with Ignore.",
-			Bad:  "  clientConfig:\n    service:\n      name: Policy_Webhook\n      namespace: policy\n",
-			Good: "  clientConfig:\n    service:\n      name: policy-webhook\n      namespace: policy\n",
-			Fix:  "Use the exact name and namespace of the Service in front of the webhook server.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: Policy_Webhook, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy-webhook, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n",
+			Fix: "Use the exact name and namespace of the Service in front of the webhook server.",
 			Sources: []string{
 				"webhook-facts.md A.7 (service name and namespace format not validated by the server; its Required errors name the wrong field), C15 (service reference becomes <name>.<namespace>.svc)",
 				"https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#rfc-1035-label-names",

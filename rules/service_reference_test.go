@@ -2,8 +2,6 @@ package rules
 
 import "testing"
 
-func TestServiceReferenceFixtures(t *testing.T) { checkRuleFixtures(t, "service-reference") }
-
 func TestServiceReferenceLeavesEmptyToServer(t *testing.T) {
 	fs := runRuleOn(t, "service-reference", `
 apiVersion: admissionregistration.k8s.io/v1

@@ -32,11 +32,73 @@ func init() {
 				"operations, scope, matchPolicy Equivalent), and reports the worst chain once, on its first " +
 				"mutating webhook. Selectors and matchConditions are not considered: they depend on the object, " +
 				"so the result is what can happen, not what always happens. Webhooks without rules match nothing.",
-			Bad: "# three mutating webhooks on pods, 20 s each, one reinvoked: 20 + 20×2 + 20 = 80 s\n" +
-				"- name: a.example.com\n  timeoutSeconds: 20\n  reinvocationPolicy: IfNeeded\n" +
-				"- name: b.example.com\n  timeoutSeconds: 20\n- name: c.example.com\n  timeoutSeconds: 20\n",
-			Good: "- name: a.example.com\n  timeoutSeconds: 5\n  reinvocationPolicy: IfNeeded\n" +
-				"- name: b.example.com\n  timeoutSeconds: 5\n- name: c.example.com\n  timeoutSeconds: 5\n",
+			Bad: "# three mutating webhooks on pods, one reinvoked: 20 + 20 \u00d7 2 + 20 = 80 s\n" +
+				"apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: MutatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: pod-defaults\n" +
+				"webhooks:\n" +
+				"- name: a.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: a, namespace: a}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Ignore\n" +
+				"  timeoutSeconds: 20\n" +
+				"  reinvocationPolicy: IfNeeded\n" +
+				"- name: b.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: b, namespace: b}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Ignore\n" +
+				"  timeoutSeconds: 20\n" +
+				"- name: c.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: c, namespace: c}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Ignore\n" +
+				"  timeoutSeconds: 20\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: MutatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: pod-defaults\n" +
+				"webhooks:\n" +
+				"- name: a.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: a, namespace: a}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Ignore\n" +
+				"  timeoutSeconds: 5\n" +
+				"  reinvocationPolicy: IfNeeded\n" +
+				"- name: b.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: b, namespace: b}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Ignore\n" +
+				"  timeoutSeconds: 5\n" +
+				"- name: c.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: c, namespace: c}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Ignore\n" +
+				"  timeoutSeconds: 5\n",
 			Fix: "Lower `timeoutSeconds` (webhooks should answer in well under a second), narrow the rules so " +
 				"fewer webhooks see the same request, merge webhooks of one backend, or drop `IfNeeded` where " +
 				"reinvocation is not needed.",

@@ -6,8 +6,6 @@ import (
 	"testing"
 )
 
-func TestTimeoutBudgetFixtures(t *testing.T) { checkRuleFixtures(t, "timeout-budget") }
-
 func hpaWebhooks(policy string) string {
 	var b strings.Builder
 	for i, v := range []string{"v1", "v2"} {
@@ -34,6 +32,31 @@ func TestTimeoutBudgetMatchPolicy(t *testing.T) {
 		t.Fatalf("Equivalent: %+v", fs)
 	}
 	if fs := runRuleOn(t, "timeout-budget", hpaWebhooks("Exact"), testSettings()); len(fs) != 0 {
+		t.Fatalf("Exact: %+v", fs)
+	}
+}
+
+func TestTimeoutBudgetEventsAreOneResource(t *testing.T) {
+	// core events and events.k8s.io events share storage: with Equivalent
+	// a webhook on either sees requests for both.
+	src := `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: a}
+webhooks:
+- name: core-events.example.com
+  timeoutSeconds: 30
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [events]}]
+- name: events-api.example.com
+  timeoutSeconds: 30
+  rules: [{apiGroups: [events.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [events]}]
+`
+	fs := runRuleOn(t, "timeout-budget", src, testSettings())
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "CREATE events request for 60 s") {
+		t.Fatalf("Equivalent: %+v", fs)
+	}
+	exact := strings.ReplaceAll(src, "timeoutSeconds: 30", "timeoutSeconds: 30\n  matchPolicy: Exact")
+	if fs := runRuleOn(t, "timeout-budget", exact, testSettings()); len(fs) != 0 {
 		t.Fatalf("Exact: %+v", fs)
 	}
 }
@@ -142,5 +165,31 @@ func BenchmarkTimeoutBudgetRun(b *testing.B) {
 		for _, c := range cs {
 			NewPass(r, c, in, s, func(Finding) {}).Run()
 		}
+	}
+}
+
+// TestTimeoutBudgetConcurrentPasses runs the passes of one input
+// concurrently, as the engine does; run with -race.
+func TestTimeoutBudgetConcurrentPasses(t *testing.T) {
+	cs := decodeTestConfigs(t, hpaWebhooks("Equivalent")+hpaWebhooks("Equivalent"))
+	in := &Inventory{Configs: cs}
+	r := MustLookup("timeout-budget")
+	results := make([][]Finding, len(cs))
+	done := make(chan int)
+	for i, c := range cs {
+		go func() {
+			NewPass(r, c, in, testSettings(), func(f Finding) { results[i] = append(results[i], f) }).Run()
+			done <- i
+		}()
+	}
+	for range cs {
+		<-done
+	}
+	total := 0
+	for _, fs := range results {
+		total += len(fs)
+	}
+	if total != 1 || len(results[0]) != 1 {
+		t.Fatalf("want exactly one finding, on the first configuration: %v", results)
 	}
 }

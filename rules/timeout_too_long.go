@@ -18,10 +18,34 @@ func init() {
 				"controllers back off, leader-election renewals (a few seconds) miss their deadlines, and " +
 				"managed upgrades block. v1beta1 configurations that omit `timeoutSeconds` get 30 seconds, the " +
 				"maximum. Values outside 1–30 are rejected by the server (the `timeout-range` rule).",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
-				"metadata: {name: policy}\nwebhooks:\n- name: check.policy.example.com\n" +
-				"  failurePolicy: Fail\n  timeoutSeconds: 30\n  ...\n",
-			Good: "  failurePolicy: Fail\n  timeoutSeconds: 5\n",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Fail\n" +
+				"  timeoutSeconds: 30\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: policy\n" +
+				"webhooks:\n" +
+				"- name: check.policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: policy, namespace: policy}\n" +
+				"  rules:\n" +
+				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [v1]\n" +
+				"  failurePolicy: Fail\n" +
+				"  timeoutSeconds: 5   # the backend answers in well under a second\n",
 			Fix: "Keep `timeoutSeconds` of fail-closed webhooks short (Gatekeeper ships 3 s; the v1 default is " +
 				"10 s) and make the backend answer well within it; or, if a slow answer is acceptable to skip, " +
 				"fail open with `failurePolicy: Ignore`.",

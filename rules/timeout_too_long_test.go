@@ -2,8 +2,6 @@ package rules
 
 import "testing"
 
-func TestTimeoutTooLongFixtures(t *testing.T) { checkRuleFixtures(t, "timeout-too-long") }
-
 func TestTimeoutTooLongOptionFromConfigFile(t *testing.T) {
 	// Options decoded from JSON/YAML arrive as float64.
 	s := testSettings()

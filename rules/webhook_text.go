@@ -18,14 +18,6 @@ func quoteWebhook(w *Webhook) string {
 	return fmt.Sprintf("webhook %q", w.Name)
 }
 
-// webhookKindWord is "validating" or "mutating", for messages.
-func webhookKindWord(w *Webhook) string {
-	if w.Config != nil && w.Config.IsMutating() {
-		return "mutating"
-	}
-	return "validating"
-}
-
 // listNames joins up to max names, then says how many more there are.
 func listNames(names []string, max int) string {
 	if len(names) <= max {

@@ -4,13 +4,14 @@ import "github.com/webhooklint/webhooklint/diag"
 
 func init() {
 	register(&Rule{
-		Name:     "removed-api-version",
-		Summary:  "admissionregistration.k8s.io/v1beta1 webhook configurations were removed in Kubernetes 1.22",
+		Name:     "unserved-api-version",
+		Summary:  "Webhook configurations are served only in admissionregistration.k8s.io/v1 (v1beta1 was removed in 1.22)",
 		Severity: diag.Warning,
 		Category: Server,
 		Since:    "0.1.0",
 		Doc: Doc{
 			Why: "Since 1.22 the API server serves webhook configurations only in `admissionregistration.k8s.io/v1`; " +
+				"any other version (`v1alpha1`, a typo) was never served and is an error. For v1beta1, the warning says " +
 				"applying a v1beta1 manifest fails with `no matches for kind`. Changing only the apiVersion is not " +
 				"enough either: v1 defaults differ (failurePolicy Fail instead of Ignore, matchPolicy Equivalent " +
 				"instead of Exact, timeoutSeconds 10 instead of 30) and sideEffects and admissionReviewVersions become " +

@@ -1,0 +1,349 @@
+package rules
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "self-deadlock",
+		Summary:  "a fail-closed webhook can block the requests that bring its own backend back",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "A webhook served from inside the cluster needs pods to answer. If it fails closed " +
+				"(`failurePolicy: Fail`, the v1 default) and its rules, selectors and matchConditions also " +
+				"match the requests that recreate those pods — the ReplicaSet the Deployment controller " +
+				"creates, the Pods the ReplicaSet controller creates, the service account token the kubelet requests for them, the " +
+				"kubelet's status update that marks them Ready, the EndpointSlices that route to them — then the day every backend pod " +
+				"is gone (node drain, upgrade, eviction, crash loop) each of those requests calls the " +
+				"webhook, the call fails, and the request is rejected. The backend can never come back " +
+				"on its own; someone must delete the webhook configuration by hand. This is the most " +
+				"common webhook outage in the wild (linkerd, Kyverno, Portieris and others).\n\n" +
+				"The rule follows `clientConfig.service` to the Service in the same input, the Service's " +
+				"selector to the Deployments, StatefulSets, DaemonSets, Jobs and Pods behind it, and " +
+				"simulates the API server's matching (rules, scope, namespaceSelector against the " +
+				"namespace's labels, objectSelector against the pod template labels, and simple " +
+				"matchConditions on `request.namespace`). A Namespace that is not in the input is " +
+				"assumed to carry only the `kubernetes.io/metadata.name` label the server sets. When " +
+				"the Service or its workloads are not in the input, the rule asks whether the webhook " +
+				"can intercept the creation of a pod in the Service's namespace.\n\n" +
+				"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
+				"backend needs and B on what A's needs, neither comes back once both are down (for " +
+				"example after a CNI outage). When the input holds both backends the rule reports such " +
+				"loops too.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: image-policy\n" +
+				"webhooks:\n" +
+				"- name: image-policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: image-policy, namespace: image-policy}\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"\"]\n" +
+				"    apiVersions: [\"v1\"]\n" +
+				"    operations: [\"CREATE\"]\n" +
+				"    resources: [\"pods\"]\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: image-policy\n" +
+				"webhooks:\n" +
+				"- name: image-policy.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: image-policy, namespace: image-policy}\n" +
+				"  namespaceSelector:\n" +
+				"    matchExpressions:\n" +
+				"    - key: kubernetes.io/metadata.name\n" +
+				"      operator: NotIn\n" +
+				"      values: [\"image-policy\", \"kube-system\"]\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"\"]\n" +
+				"    apiVersions: [\"v1\"]\n" +
+				"    operations: [\"CREATE\"]\n" +
+				"    resources: [\"pods\"]\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
+				"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
+				"such as `request.namespace != \"image-policy\"`. An objectSelector that skips the backend's " +
+				"own pods works too but any pod author can copy those labels. Failing open " +
+				"(`failurePolicy: Ignore`) also breaks the loop, at the price of not enforcing while the " +
+				"backend is down.",
+			Sources: []string{
+				"webhook-facts.md D08, D09, G08; incidents F04–F08",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks",
+				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#avoid-self-mutations",
+			},
+		},
+		Check: checkSelfDeadlock,
+	})
+}
+
+// backend is what serves a webhook, as far as the input tells.
+type backend struct {
+	Namespace string
+	Service   *corev1.Service // nil when not in the input
+	Workloads []Workload      // the pod owners the Service selects
+}
+
+// findBackend resolves a service reference within the input. Services and
+// workloads without a namespace are taken to be installed where the
+// webhook says (bundles applied with `kubectl -n`).
+func findBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
+	b := backend{Namespace: ref.Namespace}
+	if in == nil {
+		return b
+	}
+	// A Service in the named namespace wins over one without a namespace.
+	for _, s := range in.Services {
+		if s == nil || s.Name != ref.Name {
+			continue
+		}
+		if s.Namespace == ref.Namespace {
+			b.Service = s
+			break
+		}
+		if s.Namespace == "" && b.Service == nil {
+			b.Service = s
+		}
+	}
+	if b.Service == nil || len(b.Service.Spec.Selector) == 0 {
+		return b
+	}
+	sel := labels.SelectorFromSet(b.Service.Spec.Selector)
+	for _, w := range in.Workloads {
+		if (w.Object.Namespace == ref.Namespace || w.Object.Namespace == "") && sel.Matches(labels.Set(w.PodLabels)) {
+			b.Workloads = append(b.Workloads, w)
+		}
+	}
+	return b
+}
+
+// backendRequest is one request a backend needs to come back.
+type backendRequest struct {
+	who string // the backend object it serves, e.g. Deployment "ns/name"
+	req *Request
+}
+
+func (r backendRequest) String() string {
+	gr := r.req.Resource
+	if r.req.Group != "" {
+		gr = r.req.Group + "/" + gr
+	}
+	if r.req.Subresource != "" {
+		gr += "/" + r.req.Subresource
+	}
+	return string(r.req.Operation) + " " + gr
+}
+
+// requestsFor lists what bringing b back takes: creating what its workloads
+// create, binding and reporting status of their pods, and keeping the
+// Service's EndpointSlices and Endpoints current. Without workloads it is
+// the creation of any pod in the namespace, assumed to carry no labels.
+func requestsFor(b backend, nsLabels *Labels) []backendRequest {
+	mk := func(op admissionv1.OperationType, group, resource, sub string, obj *Labels) *Request {
+		return &Request{
+			Operation: op, Group: group, Version: "v1", Resource: resource, Subresource: sub,
+			Namespace: b.Namespace, NamespaceLabels: nsLabels, Object: obj,
+		}
+	}
+	var out []backendRequest
+	if len(b.Workloads) == 0 {
+		out = append(out, backendRequest{"", mk(admissionv1.Create, "", "pods", "", KnownLabels(nil))})
+	}
+	for _, w := range b.Workloads {
+		who := fmt.Sprintf("%s %q", w.Object.Kind, b.Namespace+"/"+w.Object.Name)
+		pods := KnownLabels(w.PodLabels)
+		for _, gr := range w.Creates {
+			out = append(out, backendRequest{who, mk(admissionv1.Create, gr.Group, gr.Resource, "", pods)})
+		}
+		// The scheduler binds the pod (a Binding object, no labels), the
+		// kubelet requests its service account token (a TokenRequest, no
+		// labels) and reports it Ready (an update of the pod's status).
+		out = append(out,
+			backendRequest{who, mk(admissionv1.Create, "", "pods", "binding", KnownLabels(nil))},
+			backendRequest{who, mk(admissionv1.Create, "", "serviceaccounts", "token", KnownLabels(nil))},
+			backendRequest{who, statusUpdate(mk(admissionv1.Update, "", "pods", "status", pods))},
+		)
+	}
+	// Webhook servers commonly write their serving certificate to a Secret
+	// at startup (cert rotators in Gatekeeper, Kyverno, Knative), and Helm
+	// keeps its release records there, so repairing the install needs
+	// them too; their labels are unknown.
+	secrets := fmt.Sprintf("Secrets in namespace %q such as serving certificates and Helm release records", b.Namespace)
+	for _, op := range []admissionv1.OperationType{admissionv1.Create, admissionv1.Update} {
+		out = append(out, backendRequest{secrets, statusUpdate(mk(op, "", "secrets", "", &Labels{Partial: true}))})
+	}
+	if b.Service != nil {
+		who := fmt.Sprintf("Service %q", b.Namespace+"/"+b.Service.Name)
+		slice := maps.Clone(b.Service.Labels)
+		if slice == nil {
+			slice = map[string]string{}
+		}
+		slice["kubernetes.io/service-name"] = b.Service.Name
+		slice["endpointslice.kubernetes.io/managed-by"] = "endpointslice-controller.k8s.io"
+		for _, op := range []admissionv1.OperationType{admissionv1.Create, admissionv1.Update} {
+			out = append(out,
+				backendRequest{who, statusUpdate(mk(op, "discovery.k8s.io", "endpointslices", "", KnownLabels(slice)))},
+				backendRequest{who, statusUpdate(mk(op, "", "endpoints", "", KnownLabels(b.Service.Labels)))},
+			)
+		}
+	}
+	return out
+}
+
+// statusUpdate makes an update request carry the same labels old and new.
+func statusUpdate(r *Request) *Request {
+	if r.Operation == admissionv1.Update {
+		r.OldObject = r.Object
+	}
+	return r
+}
+
+// interception is what a webhook would intercept of a backend's requests.
+type interception struct {
+	hits        []backendRequest
+	rule        int  // the rule matching the first hit
+	conditional bool // some hit depends on undecided matchConditions
+}
+
+func intercepts(w *Webhook, b backend, in *Inventory) interception {
+	res := interception{rule: -1}
+	simulator := w.Simulator()
+	for _, br := range requestsFor(b, in.NamespaceLabels(b.Namespace).Assume()) {
+		sim := simulator.Simulate(br.req)
+		if sim.Outcome == Called || sim.OnlyUnknown(UnknownMatchConditions) {
+			res.hits = append(res.hits, br)
+			if res.rule < 0 {
+				res.rule = sim.Rule
+			}
+			res.conditional = res.conditional || sim.Outcome == MaybeCalled
+		}
+	}
+	return res
+}
+
+func checkSelfDeadlock(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		ref := w.ClientConfig.Service
+		if !w.FailsClosed() || ref == nil || ref.Namespace == "" {
+			continue
+		}
+		b := findBackend(p.Input, ref)
+		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
+			p.Reportf(w.Path().Child("rules").Index(own.rule), "%s", deadlockMessage(b, own.hits, own.conditional))
+			continue
+		}
+		checkDependencyLoops(p, w, b)
+	}
+}
+
+// checkDependencyLoops reports webhooks whose backends block each other
+// (webhook-facts D09): when both are down, neither can come back. Only
+// backends whose Service and workloads are in the input take part, so a
+// loop is never built from guesses.
+func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
+	if b.Service == nil || len(b.Workloads) == 0 {
+		return
+	}
+	var seen []string
+	for _, c := range p.Input.Configs {
+		for k := range c.Webhooks {
+			o := &c.Webhooks[k]
+			oref := o.ClientConfig.Service
+			if !o.FailsClosed() || oref == nil || (oref.Namespace == b.Namespace && oref.Name == b.Service.Name) {
+				continue
+			}
+			key := oref.Namespace + "/" + oref.Name
+			if slices.Contains(seen, key) {
+				continue
+			}
+			ob := findBackend(p.Input, oref)
+			if ob.Service == nil || len(ob.Workloads) == 0 {
+				continue
+			}
+			ours, theirs := intercepts(w, ob, p.Input), intercepts(o, b, p.Input)
+			if len(ours.hits) == 0 || len(theirs.hits) == 0 {
+				continue
+			}
+			seen = append(seen, key)
+			p.Reportf(w.Path().Child("rules").Index(ours.rule),
+				"webhook fails closed and can intercept what the backend of webhook %q (%s %q) needs to come back: %s, "+
+					"while that webhook fails closed on what this webhook's backend needs: %s; "+
+					"when both backends are down neither can be recreated (dependency loop); "+
+					"exclude each other's namespaces (%q, %q) or fail open",
+				o.Name, c.Kind, c.Meta.Name, hitList(ours.hits), hitList(theirs.hits), ob.Namespace, b.Namespace)
+		}
+	}
+}
+
+// hitList renders intercepted requests grouped by the object they serve.
+func hitList(hits []backendRequest) string {
+	var parts []string
+	for _, who := range uniqueWho(hits) {
+		var reqs []string
+		for _, h := range hits {
+			if h.who == who && !slices.Contains(reqs, h.String()) {
+				reqs = append(reqs, h.String())
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, strings.Join(reqs, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func deadlockMessage(b backend, hits []backendRequest, conditional bool) string {
+	var parts []string
+	for _, who := range uniqueWho(hits) {
+		var reqs []string
+		for _, h := range hits {
+			if h.who == who && !slices.Contains(reqs, h.String()) {
+				reqs = append(reqs, h.String())
+			}
+		}
+		if who == "" {
+			reason := "the Service is not in the input"
+			if b.Service != nil {
+				reason = "no workload in the input matches the Service's selector"
+			}
+			who = fmt.Sprintf("pods in namespace %q, where its backend runs (%s)", b.Namespace, reason)
+			parts = append(parts, who)
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, strings.Join(reqs, ", ")))
+	}
+	var msg strings.Builder
+	msg.WriteString("webhook fails closed and can intercept what its own backend needs to come back: ")
+	msg.WriteString(strings.Join(parts, "; "))
+	if conditional {
+		msg.WriteString(", unless its matchConditions exclude them")
+	}
+	fmt.Fprintf(&msg, "; while no backend pod is ready these requests are rejected and the backend cannot be recreated; "+
+		"exclude namespace %q (namespaceSelector %s NotIn [%s]) or fail open", b.Namespace, LabelMetadataName, b.Namespace)
+	return msg.String()
+}
+
+func uniqueWho(hits []backendRequest) []string {
+	var out []string
+	for _, h := range hits {
+		if !slices.Contains(out, h.who) {
+			out = append(out, h.who)
+		}
+	}
+	return out
+}

@@ -1,0 +1,213 @@
+package rules
+
+import (
+	"testing"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+const podPolicyConfig = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: policy}
+webhooks:
+- name: policy.example.com
+  clientConfig: {service: {name: policy-svc, namespace: policy}}
+  rules:
+  - {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`
+
+func policyBackend(nsLabels map[string]string) *Inventory {
+	return &Inventory{
+		Services: []*corev1.Service{{
+			ObjectMeta: metav1.ObjectMeta{Name: "policy-svc", Namespace: "policy"},
+			Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "policy"}},
+		}},
+		Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "policy", Labels: nsLabels}}},
+		Workloads: []Workload{
+			{
+				Object:    diag.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: "policy", Namespace: "policy"},
+				PodLabels: map[string]string{"app": "policy", "tier": "webhook"},
+				Creates:   []GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}},
+			},
+			{ // selected by nothing: other labels
+				Object:    diag.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: "other", Namespace: "policy"},
+				PodLabels: map[string]string{"app": "other"},
+				Creates:   []GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}},
+			},
+		},
+	}
+}
+
+func TestSelfDeadlockNamesTheBackend(t *testing.T) {
+	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
+	expectFindings(t, got,
+		`warning webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: Deployment "policy/policy" (CREATE pods); while no backend pod is ready`)
+}
+
+func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
+	withSelector := func(sel string) string { return podPolicyConfig + sel }
+	cases := map[string]struct {
+		extra    string
+		nsLabels map[string]string
+	}{
+		"namespace name excluded": {extra: `
+  namespaceSelector:
+    matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}]
+`},
+		"opt-out label on the namespace": {
+			extra: `
+  namespaceSelector:
+    matchExpressions: [{key: policy.example.com/ignore, operator: DoesNotExist}]
+`,
+			nsLabels: map[string]string{"policy.example.com/ignore": "true"}},
+		"own pods excluded": {extra: `
+  objectSelector:
+    matchExpressions: [{key: app, operator: NotIn, values: [policy]}]
+`},
+		"matchCondition on the namespace": {extra: `
+  matchConditions:
+  - {name: not-own-namespace, expression: 'request.namespace != "policy"'}
+`},
+		"fails open": {extra: `
+  failurePolicy: Ignore
+`},
+	}
+	for name, c := range cases {
+		got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, withSelector(c.extra)), policyBackend(c.nsLabels), nil)
+		if len(got) != 0 {
+			t.Errorf("%s: want no finding, got %q", name, got)
+		}
+	}
+}
+
+func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
+	c := decodeWebhookYAML(t, podPolicyConfig+`
+  namespaceSelector:
+    matchExpressions: [{key: policy.example.com/ignore, operator: DoesNotExist}]
+`)
+	in := policyBackend(nil)
+	in.Namespaces = nil
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, in, nil), `Deployment "policy/policy" (CREATE pods)`)
+}
+
+func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
+	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
+	expectFindings(t, got,
+		`warning webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: pods in namespace "policy", where its backend runs (the Service is not in the input); while no backend pod is ready these requests are rejected and the backend cannot be recreated; exclude namespace "policy" (namespaceSelector kubernetes.io/metadata.name NotIn [policy]) or fail open`)
+}
+
+func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
+	c := decodeWebhookYAML(t, podPolicyConfig+`
+  matchConditions:
+  - {name: gpu-only, expression: 'has(object.spec.runtimeClassName)'}
+`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "unless its matchConditions exclude them")
+}
+
+func TestSelfDeadlockEndpointSlicesAndSecrets(t *testing.T) {
+	c := decodeWebhookYAML(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: everythingRules}
+webhooks:
+- name: everythingRules.example.com
+  clientConfig: {service: {name: policy-svc, namespace: policy}}
+  rules:
+  - {apiGroups: ["discovery.k8s.io", ""], apiVersions: ["v1"], operations: ["*"], resources: ["endpointslices", "secrets"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
+		`Secrets in namespace "policy" such as serving certificates and Helm release records (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices)`)
+}
+
+func TestSelfDeadlockDependencyLoop(t *testing.T) {
+	hook := func(kind, name, ns string) *Config {
+		return decodeWebhookYAML(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: `+kind+`
+metadata: {name: `+name+`}
+webhooks:
+- name: `+name+`.example.com
+  clientConfig: {service: {name: `+name+`, namespace: `+ns+`}}
+  namespaceSelector:
+    matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [`+ns+`]}]
+  rules:
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`)
+	}
+	mesh, policy := hook(Mutating, "mesh", "mesh-system"), hook(Validating, "policy", "policy-system")
+	backend := func(name, ns string) (*corev1.Service, Workload) {
+		return &corev1.Service{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": name}},
+			}, Workload{
+				Object:    diag.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: name, Namespace: ns},
+				PodLabels: map[string]string{"app": name},
+				Creates:   []GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}},
+			}
+	}
+	in := &Inventory{Configs: []*Config{mesh, policy}}
+	for _, b := range [][2]string{{"mesh", "mesh-system"}, {"policy", "policy-system"}} {
+		s, w := backend(b[0], b[1])
+		in.Services = append(in.Services, s)
+		in.Workloads = append(in.Workloads, w)
+	}
+	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil),
+		`warning webhooks[0].rules[0]: webhook fails closed and can intercept what the backend of webhook "policy.example.com" (ValidatingWebhookConfiguration "policy") needs to come back: Deployment "policy-system/policy" (CREATE pods), `+
+			`while that webhook fails closed on what this webhook's backend needs: Deployment "mesh-system/mesh" (CREATE pods); when both backends are down neither can be recreated (dependency loop)`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", policy, in, nil), `backend of webhook "mesh.example.com" (MutatingWebhookConfiguration "mesh")`)
+
+	// One side failing open breaks the loop.
+	ignore := admissionv1.Ignore
+	policy.Webhooks[0].FailurePolicy = &ignore
+	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil))
+}
+
+func TestSelfDeadlockServiceAccountTokens(t *testing.T) {
+	c := decodeWebhookYAML(t, `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: tokens}
+webhooks:
+- name: tokens.example.com
+  clientConfig: {service: {name: policy-svc, namespace: policy}}
+  objectSelector:
+    matchExpressions: [{key: app, operator: NotIn, values: [policy]}]
+  rules:
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["serviceaccounts/token", "pods"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`)
+	// The objectSelector spares the backend's pods but not the TokenRequest
+	// the kubelet sends for them, which carries no labels.
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
+		`Deployment "policy/policy" (CREATE serviceaccounts/token)`)
+}
+
+func TestFindBackendPrefersTheNamedNamespace(t *testing.T) {
+	in := policyBackend(nil)
+	unnamespaced := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "policy-svc"},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "nothing"}},
+	}
+	in.Services = append([]*corev1.Service{unnamespaced}, in.Services...)
+	b := findBackend(in, &admissionv1.ServiceReference{Name: "policy-svc", Namespace: "policy"})
+	if b.Service == unnamespaced || len(b.Workloads) != 1 || b.Workloads[0].Object.Name != "policy" {
+		t.Errorf("got Service %+v with workloads %+v", b.Service.ObjectMeta, b.Workloads)
+	}
+	in.Services = in.Services[:1]
+	if b := findBackend(in, &admissionv1.ServiceReference{Name: "policy-svc", Namespace: "policy"}); b.Service != unnamespaced {
+		t.Errorf("a Service without namespace is taken when it is the only one")
+	}
+}

@@ -1,0 +1,299 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "system-critical-scope",
+		Summary:  "a fail-closed webhook can intercept requests the control plane and nodes depend on",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "While a fail-closed webhook (`failurePolicy: Fail`, the v1 default) is down, slow or " +
+				"unreachable, every request it matches is rejected. For most objects that is the point; for " +
+				"the requests that keep the cluster itself alive it turns a webhook outage into a cluster " +
+				"outage:\n\n" +
+				"- kubelets renew their node Lease in `kube-node-lease` every 10 s and update Node status; " +
+				"when that fails for 40 s the node is marked NotReady and its pods are evicted;\n" +
+				"- kube-controller-manager and kube-scheduler renew their leader-election Leases in " +
+				"`kube-system`; a renewal that times out loses leadership (Gatekeeper and kubernetes#107678 " +
+				"report control planes stuck this way);\n" +
+				"- kubelets create CertificateSigningRequests to rotate their certificates;\n" +
+				"- system pods, ConfigMaps, Secrets, Endpoints and EndpointSlices in `kube-system` (DNS, " +
+				"CNI, kube-proxy) must be created and updated to recover from exactly the kind of failure " +
+				"that took the webhook down;\n" +
+				"- a webhook that intercepts Events intercepts the Events written about its own requests, " +
+				"and before Kubernetes 1.37 one intercepting TokenReviews or SubjectAccessReviews breaks " +
+				"authentication or authorization.\n\n" +
+				"The rule simulates these requests against the webhook after the server's defaults and " +
+				"reports, once per webhook, which of them it can intercept. Excluding `kube-system` and " +
+				"`kube-node-lease` with a namespaceSelector (`kubernetes.io/metadata.name NotIn [...]`, or an " +
+				"opt-out label such as `control-plane DoesNotExist` that the namespace may carry) or a " +
+				"matchCondition on `request.namespace` or `request.userInfo.groups` is recognized. " +
+				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
+				"Like every finding on a configuration the API server accepts, this is a warning; the " +
+				"message says when the webhook reaches node heartbeats, leader election or (before 1.37) " +
+				"the authentication and authorization reviews, where an outage spreads to the whole " +
+				"cluster within a minute without anyone touching it.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: audit\n" +
+				"webhooks:\n" +
+				"- name: audit.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: audit, namespace: audit}\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"*\"]\n" +
+				"    apiVersions: [\"*\"]\n" +
+				"    operations: [\"CREATE\", \"UPDATE\"]\n" +
+				"    resources: [\"*\"]\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata:\n" +
+				"  name: audit\n" +
+				"webhooks:\n" +
+				"- name: audit.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: audit, namespace: audit}\n" +
+				"  namespaceSelector:\n" +
+				"    matchExpressions:\n" +
+				"    - key: kubernetes.io/metadata.name\n" +
+				"      operator: NotIn\n" +
+				"      values: [\"kube-system\", \"kube-node-lease\", \"audit\"]\n" +
+				"  rules:\n" +
+				"  - apiGroups: [\"\", \"apps\"]\n" +
+				"    apiVersions: [\"v1\"]\n" +
+				"    operations: [\"CREATE\", \"UPDATE\"]\n" +
+				"    resources: [\"pods\", \"deployments\"]\n" +
+				"    scope: Namespaced\n" +
+				"  sideEffects: None\n" +
+				"  admissionReviewVersions: [\"v1\"]\n",
+			Fix: "List only the resources the webhook needs; exclude `kube-system` and `kube-node-lease` " +
+				"with a namespaceSelector on `kubernetes.io/metadata.name`; keep Nodes, Leases, Events and " +
+				"CertificateSigningRequests out of the rules (or exclude `system:nodes` with a " +
+				"matchCondition); or fail open (`failurePolicy: Ignore`) where enforcement is not critical.",
+			Sources: []string{
+				"webhook-facts.md D04, D05, D06, D07, D18, D22, D25, G07; incidents F01–F03, F10, F17",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-operating-on-the-kube-system-namespace",
+				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+				"https://cloud.google.com/kubernetes-engine/docs/how-to/optimize-webhooks",
+			},
+		},
+		Check: checkSystemCriticalScope,
+	})
+}
+
+// criticalTarget is one family of requests the cluster depends on.
+type criticalTarget struct {
+	what string
+	// effect is the cluster-wide outage an unavailable webhook causes on
+	// its own through this target, if any.
+	effect string
+	// fix is how to keep the webhook away from the target.
+	fix string
+	// listResources names, after what, each resource of reqs that is hit.
+	listResources bool
+	reqs          []*Request
+}
+
+const effectNodes = "nodes turn NotReady and their pods are evicted"
+
+var (
+	fixNamespaces = fmt.Sprintf("exclude kube-system and kube-node-lease with namespaceSelector %s NotIn [kube-system, kube-node-lease]", LabelMetadataName)
+	fixCluster    = "narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude"
+	fixEvents     = "leave events out of the rules"
+)
+
+var nodeUser = []string{"system:nodes", "system:authenticated"}
+
+// criticalTargets builds the catalog (webhook-facts G07) for one run.
+// Objects are assumed to carry no labels the webhook selects on: system
+// objects do not carry a webhook's opt-in labels, nor its opt-out labels.
+func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
+	nsLabels := func(ns string) *Labels { return in.NamespaceLabels(ns) }
+	req := func(op admissionv1.OperationType, group, resource, sub, ns string) *Request {
+		r := &Request{Operation: op, Group: group, Version: "v1", Resource: resource, Subresource: sub,
+			Namespace: ns, Object: KnownLabels(nil)}
+		if ns != "" {
+			r.NamespaceLabels = nsLabels(ns)
+		}
+		if op == admissionv1.Update {
+			r.OldObject = r.Object
+		}
+		return r
+	}
+	kubelet := func(r *Request) *Request { r.UserGroups = nodeUser; return r }
+	createUpdate := func(group, resource, ns string) []*Request {
+		return []*Request{req(admissionv1.Create, group, resource, "", ns), req(admissionv1.Update, group, resource, "", ns)}
+	}
+	const ks = "kube-system"
+	targets := []criticalTarget{
+		{what: "node Leases in kube-node-lease (kubelet heartbeats)", effect: effectNodes, reqs: []*Request{
+			kubelet(req(admissionv1.Update, "coordination.k8s.io", "leases", "", "kube-node-lease")),
+			kubelet(req(admissionv1.Create, "coordination.k8s.io", "leases", "", "kube-node-lease")),
+		}},
+		{what: "Nodes (kubelet registration and status)", effect: effectNodes, fix: fixCluster, reqs: []*Request{
+			kubelet(req(admissionv1.Update, "", "nodes", "status", "")),
+			kubelet(req(admissionv1.Update, "", "nodes", "", "")),
+			kubelet(req(admissionv1.Create, "", "nodes", "", "")),
+		}},
+		{what: "Leases in kube-system (leader election)", effect: "the scheduler and controller manager lose leadership",
+			reqs: createUpdate("coordination.k8s.io", "leases", ks)},
+		{what: "CertificateSigningRequests (kubelet certificate rotation)", fix: fixCluster, reqs: []*Request{
+			req(admissionv1.Create, "certificates.k8s.io", "certificatesigningrequests", "", ""),
+		}},
+		{what: "Endpoints and EndpointSlices in kube-system", reqs: slices.Concat(
+			createUpdate("", "endpoints", ks), createUpdate("discovery.k8s.io", "endpointslices", ks))},
+		{what: "objects in kube-system", listResources: true, reqs: slices.Concat(
+			[]*Request{req(admissionv1.Create, "", "pods", "", ks), kubelet(req(admissionv1.Update, "", "pods", "status", ks))},
+			createUpdate("", "configmaps", ks), createUpdate("", "secrets", ks), createUpdate("", "services", ks),
+			[]*Request{kubelet(req(admissionv1.Create, "", "serviceaccounts", "token", ks))},
+			createUpdate("apps", "daemonsets", ks), createUpdate("apps", "deployments", ks),
+			createUpdate("apps", "replicasets", ks))},
+	}
+	events := criticalTarget{what: "Events (it intercepts the Events written about its own requests)", fix: fixEvents}
+	for _, g := range []string{"", "events.k8s.io"} {
+		for _, ns := range []string{ks, "default"} {
+			r := req(admissionv1.Create, g, "events", "", ns)
+			if ns == "default" {
+				// An ordinary namespace: assumed to carry no labels
+				// beyond its name.
+				r.NamespaceLabels = r.NamespaceLabels.Assume()
+			}
+			events.reqs = append(events.reqs, r)
+		}
+	}
+	targets = append(targets, events)
+	if !kube.AtLeast(virtualReviewsExcludedSince) {
+		targets = append(targets, criticalTarget{
+			what:   fmt.Sprintf("TokenReviews and SubjectAccessReviews (sent to webhooks before 1.%d)", virtualReviewsExcludedSince),
+			effect: "authentication and authorization fail", fix: fixCluster,
+			reqs: []*Request{
+				req(admissionv1.Create, "authentication.k8s.io", "tokenreviews", "", ""),
+				req(admissionv1.Create, "authorization.k8s.io", "subjectaccessreviews", "", ""),
+			},
+		})
+	}
+	return targets
+}
+
+func checkSystemCriticalScope(p *Pass) {
+	var targets []criticalTarget // built on first need
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		if !w.FailsClosed() || len(w.Rules) == 0 {
+			continue
+		}
+		if targets == nil {
+			targets = criticalTargets(p.Input, p.Settings.KubeVersion)
+		}
+		simulator := w.Simulator()
+		var hits []string
+		var effects []string
+		var fixes []string
+		conditional := false
+		for _, t := range targets {
+			var hitResources []string
+			for _, r := range t.reqs {
+				sim := simulator.Simulate(r)
+				if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
+					continue
+				}
+				if namedVirtualReview(w.Rules[sim.Rule], r) {
+					continue // never-sent-resources reports reviews named in a rule
+				}
+				conditional = conditional || sim.Outcome == MaybeCalled
+				if name := resourceName(r); !slices.Contains(hitResources, name) {
+					hitResources = append(hitResources, name)
+				}
+				if !t.listResources {
+					break
+				}
+			}
+			if len(hitResources) == 0 {
+				continue
+			}
+			what := t.what
+			if t.listResources {
+				what += " (" + strings.Join(hitResources, ", ") + ")"
+			}
+			hits = append(hits, what)
+			if t.effect != "" && !slices.Contains(effects, t.effect) {
+				effects = append(effects, t.effect)
+			}
+			fix := t.fix
+			if fix == "" {
+				fix = fixNamespaces
+			}
+			if !slices.Contains(fixes, fix) {
+				fixes = append(fixes, fix)
+			}
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		var msg strings.Builder
+		msg.WriteString("webhook fails closed and can intercept requests the cluster depends on: ")
+		msg.WriteString(strings.Join(hits, "; "))
+		if matchesEverything(w.Rules) {
+			msg.WriteString(" (its rules match every resource)")
+		}
+		if conditional {
+			msg.WriteString(", unless its matchConditions exclude them")
+		}
+		msg.WriteString("; while it is down or slow these requests are rejected")
+		if len(effects) > 0 {
+			msg.WriteString(", so " + strings.Join(effects, ", "))
+		}
+		slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
+		fixes = append(fixes, "or fail open")
+		msg.WriteString("; " + strings.Join(fixes, ", "))
+		p.Reportf(w.Path().Child("rules"), "%s", msg.String())
+	}
+}
+
+// namedVirtualReview reports whether r is a virtual review request that
+// rule names explicitly: never-sent-resources owns that case.
+func namedVirtualReview(rule admissionv1.RuleWithOperations, r *Request) bool {
+	known, ok := virtualReviewResources[r.Group]
+	return ok && slices.Contains(namedResources(rule.Rule, r.Group, known, false), r.Resource+"."+r.Group)
+}
+
+func matchesEverything(rs []admissionv1.RuleWithOperations) bool {
+	for _, r := range rs {
+		if slices.Contains(r.APIGroups, "*") && (slices.Contains(r.Resources, "*") || slices.Contains(r.Resources, "*/*")) {
+			return true
+		}
+	}
+	return false
+}
+
+// resourceName names a request's resource the way kubectl does:
+// resource[.group][/subresource].
+func resourceName(r *Request) string {
+	s := r.Resource
+	if r.Group != "" {
+		s += "." + r.Group
+	}
+	if r.Subresource != "" {
+		s += "/" + r.Subresource
+	}
+	return s
+}
+
+// fixOrder lists namespace exclusions first, the usual first step.
+func fixOrder(fix string) int {
+	return slices.Index([]string{fixNamespaces, fixCluster, fixEvents}, fix)
+}

@@ -1,0 +1,120 @@
+package rules
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func webhookYAML(extra string) string {
+	return `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: audit}
+webhooks:
+- name: audit.example.com
+  clientConfig: {service: {name: audit, namespace: audit}}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+` + extra
+}
+
+const everythingRules = `
+  rules:
+  - {apiGroups: ["*"], apiVersions: ["*"], operations: ["CREATE", "UPDATE"], resources: ["*/*"]}
+`
+
+func TestSystemCriticalScopeEverything(t *testing.T) {
+	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
+	expectFindings(t, got, "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: "+
+		"node Leases in kube-node-lease (kubelet heartbeats); Nodes (kubelet registration and status); Leases in kube-system (leader election); "+
+		"CertificateSigningRequests (kubelet certificate rotation); Endpoints and EndpointSlices in kube-system; "+
+		"objects in kube-system (pods, pods/status, configmaps, secrets, services, serviceaccounts/token, daemonsets.apps, deployments.apps, replicasets.apps); "+
+		"Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
+		"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted, the scheduler and controller manager lose leadership; exclude kube-system and kube-node-lease with namespaceSelector kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease], "+
+		"narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, leave events out of the rules, or fail open")
+	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
+	expectFindings(t, on136, "TokenReviews and SubjectAccessReviews (sent to webhooks before 1.37) (its rules match every resource); "+
+		"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted, the scheduler and controller manager lose leadership, authentication and authorization fail;")
+}
+
+func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) {
+	c := decodeWebhookYAML(t, webhookYAML(everythingRules+`
+  namespaceSelector:
+    matchExpressions:
+    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
+`))
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil),
+		"warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: Nodes (kubelet registration and status); "+
+			"CertificateSigningRequests (kubelet certificate rotation); Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
+			"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted; narrow the rules "+
+			"or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, leave events out of the rules, or fail open")
+}
+
+func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
+	// control-plane DoesNotExist excludes kube-system if it carries the
+	// label, which the input cannot tell: not reported. Pods only.
+	c := decodeWebhookYAML(t, webhookYAML(`
+  namespaceSelector:
+    matchExpressions:
+    - {key: control-plane, operator: DoesNotExist}
+  rules:
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
+`))
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil))
+	// The Namespace in the input says it does not carry it.
+	in := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: objects in kube-system (pods); while")
+}
+
+func TestSystemCriticalScopeMatchConditions(t *testing.T) {
+	leases := `
+  rules:
+  - {apiGroups: ["coordination.k8s.io"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["leases"]}
+`
+	excluded := decodeWebhookYAML(t, webhookYAML(leases+`
+  matchConditions:
+  - {name: not-nodes, expression: '!("system:nodes" in request.userInfo.groups)'}
+  - {name: not-system, expression: 'request.namespace != "kube-system"'}
+`))
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", excluded, nil, nil))
+	undecided := decodeWebhookYAML(t, webhookYAML(leases+`
+  matchConditions:
+  - {name: labeled, expression: 'has(object.metadata.labels)'}
+`))
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
+		"warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: node Leases in kube-node-lease (kubelet heartbeats); Leases in kube-system (leader election), unless its matchConditions exclude them")
+}
+
+func TestSystemCriticalScopeQuietCases(t *testing.T) {
+	for name, extra := range map[string]string{
+		"fails open": everythingRules + "\n  failurePolicy: Ignore\n",
+		"custom resource only": `
+  rules:
+  - {apiGroups: ["example.com"], apiVersions: ["v1"], operations: ["*"], resources: ["widgets"]}
+`,
+		"pods outside system namespaces": `
+  namespaceSelector:
+    matchExpressions:
+    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease, audit]}
+  rules:
+  - {apiGroups: ["", "apps"], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods", "deployments"]}
+`,
+		"opt-in object selector": everythingRules + `
+  objectSelector:
+    matchLabels: {audit.example.com/enabled: "true"}
+`,
+		"named reviews belong to never-sent-resources": `
+  rules:
+  - {apiGroups: ["authentication.k8s.io"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["tokenreviews"]}
+`,
+	} {
+		c := decodeWebhookYAML(t, webhookYAML(extra))
+		for _, minor := range []int{36, 37} {
+			if got := runRuleFindings(t, "system-critical-scope", c, nil, settingsForMinor(t, minor)); len(got) != 0 {
+				t.Errorf("%s on 1.%d: want no finding, got %q", name, minor, got)
+			}
+		}
+	}
+}
