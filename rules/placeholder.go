@@ -29,7 +29,7 @@ func init() {
 				"webhooklint names the placeholder instead of reporting a base64 or name-syntax error, so the finding says " +
 				"what is actually wrong. A placeholder is normal in a template kept in the repository and fatal in a " +
 				"release manifest, so its severity is yours to choose: `--placeholders=error|warning|info|off` " +
-				"(default warning), or `rules: {placeholder: {severity: error}}` in `.webhooklint.yaml` (the flag wins).\n\nRecognised: `${VAR}`, `$(VAR)`, `$VAR` (upper case), `{{name}}`, `__VAR__`, " +
+				"(default warning), or `rules: {placeholder: {severity: error}}` in `.webhooklint.yaml` (the flag wins).\n\nRecognized: `${VAR}`, `$(VAR)`, `$VAR` (upper case), `{{name}}`, `__VAR__`, " +
 				"`%VAR%`, `@VAR@` anywhere in the value, and whole values that are an upper-case identifier with an " +
 				"underscore (`CA_BUNDLE`) or text in angle brackets (`<ca-bundle>`). Checked fields: `metadata.name`, " +
 				"`webhooks[].name`, `clientConfig.url`, `clientConfig.service.name`, `.namespace`, `.path`, " +

@@ -45,7 +45,7 @@ type Options struct {
 }
 
 // Lint lints args the way lint.Paths does, with kustomizations built,
-// charts rendered, patches and templates recognised.
+// charts rendered, patches and templates recognized.
 func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so Options) (*lint.Result, error) {
 	if len(args) == 0 && len(so.Charts) == 0 {
 		args = []string{"."}
@@ -424,9 +424,7 @@ func onlyStated(ds []diag.Diagnostic, files []*manifest.File, partial map[*manif
 	}
 	byFile := map[string][]*manifest.Document{}
 	for _, f := range files {
-		for _, d := range f.Docs {
-			byFile[f.Name] = append(byFile[f.Name], d)
-		}
+		byFile[f.Name] = append(byFile[f.Name], f.Docs...)
 	}
 	for _, docs := range byFile {
 		sort.Slice(docs, func(i, j int) bool { return docs[i].Line < docs[j].Line })

@@ -125,7 +125,7 @@ func TestPatchAlone(t *testing.T) {
 	}
 }
 
-// A partial object nobody references is recognised by its shape.
+// A partial object nobody references is recognized by its shape.
 func TestPartialByShape(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "patch.yaml")

@@ -1,4 +1,4 @@
-// Package placeholder recognises values that are plainly stand-ins for
+// Package placeholder recognizes values that are plainly stand-ins for
 // something a deploy step substitutes later (envsubst, sed, kustomize vars,
 // mustache-style templates): `${CA_BUNDLE}`, `__CA_BUNDLE__`, `CA_BUNDLE`,
 // `REPLACE_WITH_SECRET`, `{{caBundle}}`, `cache-server.${NAMESPACE}.svc`.

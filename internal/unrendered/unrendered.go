@@ -1,4 +1,4 @@
-// Package unrendered recognises template source that was never rendered:
+// Package unrendered recognizes template source that was never rendered:
 // Helm chart templates, other Go text/template files and sed/mustache
 // placeholder files. Such a file is not a broken manifest; reporting YAML
 // syntax errors or schema errors on it would be noise, so the linter reports

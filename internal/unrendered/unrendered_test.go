@@ -23,7 +23,7 @@ func TestInFileKinds(t *testing.T) {
 	for _, c := range cases {
 		got, ok := InFile("x.yaml", []byte(c.src))
 		if !ok {
-			t.Errorf("%s: not recognised", c.name)
+			t.Errorf("%s: not recognized", c.name)
 			continue
 		}
 		if got.Kind != c.kind || got.Line != c.line || got.Column != c.col {
@@ -31,7 +31,7 @@ func TestInFileKinds(t *testing.T) {
 		}
 	}
 	if _, ok := InFile("x.yaml", []byte("kind: X\ndata: {a: b}\n")); ok {
-		t.Error("plain YAML recognised as a template")
+		t.Error("plain YAML recognized as a template")
 	}
 }
 
@@ -72,7 +72,7 @@ func must(t *testing.T, err error) {
 }
 
 // The shared corpus is outside the repository: every raw template in it is
-// recognised, and Helm is claimed only for the files that use Helm.
+// recognized, and Helm is claimed only for the files that use Helm.
 func TestCorpusTemplates(t *testing.T) {
 	dir := filepath.Join(corpusDir(t), "templates")
 	entries, err := os.ReadDir(dir)
@@ -90,7 +90,7 @@ func TestCorpusTemplates(t *testing.T) {
 		}
 		got, ok := InFile(e.Name(), data)
 		if !ok {
-			t.Errorf("%s: not recognised as a template", e.Name())
+			t.Errorf("%s: not recognized as a template", e.Name())
 			continue
 		}
 		generic := false

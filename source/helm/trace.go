@@ -103,7 +103,7 @@ func findKey(lines [][]byte, from, end, parentIndent int, inItem bool, key strin
 			continue
 		}
 		indent := len(l) - len(bytes.TrimLeft(l, " "))
-		if parentIndent >= 0 && indent <= parentIndent && !(inItem && i == from) {
+		if parentIndent >= 0 && indent <= parentIndent && (!inItem || i != from) {
 			return keyHit{line: -1}
 		}
 		m := keyLine.FindSubmatchIndex(l)

@@ -67,7 +67,7 @@ func Run(dir string) (*Build, error) {
 	if err != nil {
 		// The tree is still returned: its patch files are known even
 		// though nothing was built.
-		return b, fmt.Errorf("kustomize build %s: %v", dir, err)
+		return b, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}
 	for _, r := range m.Resources() {
 		o := &Object{

@@ -13,7 +13,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// FileNames are the kustomization file names kustomize recognises, in its
+// FileNames are the kustomization file names kustomize recognizes, in its
 // order of preference.
 var FileNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
@@ -99,7 +99,7 @@ func loadKust(dir string, seen map[string]bool) (*kust, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
@@ -211,7 +211,7 @@ func (pt *patch) parse(content []byte, lineOff, colOff int) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s: patch does not parse: %v", pt.file, err)
+			return fmt.Errorf("%s: patch does not parse: %w", pt.file, err)
 		}
 		shift(&doc, lineOff, colOff, 0)
 		root := &doc
