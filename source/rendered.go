@@ -71,14 +71,16 @@ func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
 	} else if f, ok := kustomize.FileIn(dir); ok {
 		file = f
 	}
+	col, endCol, msg := 1, 2, err.Error()
 	var re *kustomize.RemoteError
 	if errors.As(err, &re) {
-		file, line = re.File, re.Line
+		file, line, col, msg = re.File, re.Line, re.Column, re.Message()
+		endCol = col + len([]rune(re.Ref))
 	}
 	return diag.Diagnostic{
-		File: file, Line: line, Column: 1, EndLine: line, EndColumn: 2,
+		File: display(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
 		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
-		Message: err.Error() + "; its webhook configurations were not linted",
+		Message: msg + "; its webhook configurations were not linted",
 	}
 }
 

@@ -126,14 +126,26 @@ func relIfShorter(p string) string {
 	return p
 }
 
+// valueAction is an action that produces a value (a field, a variable or
+// a mustache name), the most telling one to quote: `{{ .Namespace }}`
+// says more than `{{- define "x" }}`.
+var valueAction = regexp.MustCompile(`^\{\{-?\s*(?:[.$]|[A-Za-z_][A-Za-z0-9_]*\s*\}\})`)
+
+// firstAction finds the first value-producing action, or else the first
+// action of any kind.
 func firstAction(data []byte, goOnly bool) (line, col int, act string) {
-	for i, l := range bytes.Split(data, []byte{'\n'}) {
-		for _, loc := range action.FindAllIndex(l, -1) {
-			a := string(l[loc[0]:loc[1]])
-			if goOnly && !goAction.MatchString(a) {
-				continue
+	for _, wantValue := range []bool{true, false} {
+		for i, l := range bytes.Split(data, []byte{'\n'}) {
+			for _, loc := range action.FindAllIndex(l, -1) {
+				a := string(l[loc[0]:loc[1]])
+				if goOnly && !goAction.MatchString(a) {
+					continue
+				}
+				if wantValue && !valueAction.MatchString(a) {
+					continue
+				}
+				return i + 1, utf8.RuneCount(l[:loc[0]]) + 1, strings.TrimSpace(a)
 			}
-			return i + 1, utf8.RuneCount(l[:loc[0]]) + 1, strings.TrimSpace(a)
 		}
 	}
 	return 0, 0, ""
@@ -150,7 +162,7 @@ func classify(path string, data []byte, line, col int, act string) Template {
 	for _, l := range bytes.Split(data, []byte{'\n'}) {
 		for _, a := range action.FindAll(l, -1) {
 			if m := helmHint.Find(a); m != nil {
-				t.Kind, t.HelmHint = HelmLike, string(m)
+				t.Kind, t.HelmHint = HelmLike, strings.TrimSpace(strings.TrimSuffix(string(m), `"`))
 				return t
 			}
 		}
@@ -160,17 +172,16 @@ func classify(path string, data []byte, line, col int, act string) Template {
 
 // Message is the one finding reported for the template.
 func (t Template) Message() string {
-	q := quote(t.Action)
 	switch t.Kind {
 	case HelmChart:
-		return fmt.Sprintf("unrendered Helm template of chart %s (%s); it is not linted as YAML: lint the chart with `webhooklint --helm %s`",
-			t.Chart, q, t.Chart)
+		return fmt.Sprintf("unrendered Helm template of chart %s, not linted as YAML: lint the chart with `webhooklint --helm %s`",
+			t.Chart, t.Chart)
 	case HelmLike:
-		return fmt.Sprintf("unrendered Helm template (it uses %s, as in %s); it is not linted as YAML: lint its chart with `webhooklint --helm <chart dir>`, or lint the output of `helm template`",
-			"`"+t.HelmHint+"`", q)
+		return fmt.Sprintf("unrendered Helm template (it uses `%s`), not linted as YAML: lint its chart with `webhooklint --helm <chart dir>`, or lint the output of `helm template`",
+			t.HelmHint)
 	}
-	return fmt.Sprintf("unrendered template: template placeholders such as %s must be substituted before the file can be linted; lint the generated manifest instead",
-		q)
+	return fmt.Sprintf("unrendered template: placeholders such as %s must be substituted before the file can be linted; lint the generated manifest instead",
+		quote(t.Action))
 }
 
 func quote(a string) string {

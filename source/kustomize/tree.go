@@ -67,12 +67,15 @@ type selector struct {
 // RemoteError says a kustomization refers to something that would have to
 // be downloaded; webhooklint builds offline.
 type RemoteError struct {
-	File, Ref string
-	Line      int
+	File, Ref    string
+	Line, Column int
 }
 
-func (e *RemoteError) Error() string {
-	return fmt.Sprintf("%s refers to the remote resource %q, which webhooklint does not download (it builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", e.File, e.Ref)
+func (e *RemoteError) Error() string { return e.File + ": " + e.Message() }
+
+// Message says what is wrong without naming the file (a diagnostic does).
+func (e *RemoteError) Message() string {
+	return fmt.Sprintf("remote resource %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", e.Ref)
 }
 
 var remoteRef = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://|git@|git::|(?:github\.com|gitlab\.com|bitbucket\.org)/)|\?ref=|\.git(?:/|$|\?)`)
@@ -127,7 +130,7 @@ func loadKust(dir string, seen map[string]bool) (*kust, error) {
 			case statErr == nil:
 				k.resources[filepath.Clean(p)] = true
 			case remoteRef.MatchString(ref):
-				return nil, &RemoteError{File: file, Ref: ref, Line: e.Line}
+				return nil, &RemoteError{File: file, Ref: ref, Line: e.Line, Column: e.Column}
 			}
 			// A missing local path is left to kustomize, whose error
 			// names it.
@@ -176,7 +179,7 @@ func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Nod
 		data, err := os.ReadFile(p)
 		if err != nil {
 			if remoteRef.MatchString(v) {
-				return &RemoteError{File: k.file, Ref: v, Line: n.Line}
+				return &RemoteError{File: k.file, Ref: v, Line: n.Line, Column: n.Column}
 			}
 			return nil // kustomize reports the missing file
 		}
