@@ -54,6 +54,9 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
+	if len(so.ValuesFiles) > 0 && len(p.charts) == 0 {
+		return nil, fmt.Errorf("--values needs a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
+	}
 	if lo.Skip != nil {
 		// The configuration's ignore globs cover charts and
 		// kustomizations as they cover files.
