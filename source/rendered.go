@@ -72,6 +72,9 @@ func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
 		file = f
 	}
 	col, endCol, msg := 1, 2, err.Error()
+	if l, c, ok := kustomize.EntryLine(file, msg); ok {
+		line, col, endCol = l, c, c+1
+	}
 	var re *kustomize.RemoteError
 	if errors.As(err, &re) {
 		file, line, col, msg = re.File, re.Line, re.Column, re.Message()

@@ -275,3 +275,19 @@ func TestKustomizationFileArgument(t *testing.T) {
 		t.Errorf("configs %d:%s", res.Configs, dump(res.Diagnostics))
 	}
 }
+
+// A build error points at the kustomization entry it is about.
+func TestKustomizeBuildErrorLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- a.yaml\n- nothere.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, []string{dir}, source.Options{})
+	got := find(res.Diagnostics, rules.KustomizeBuildRule, "kustomization.yaml")
+	if len(got) != 1 || got[0].Line != 3 || got[0].Column != 3 || !strings.Contains(got[0].Message, "nothere.yaml") {
+		t.Errorf("want one kustomize-build finding at 3:3:%s", dump(res.Diagnostics))
+	}
+}

@@ -385,3 +385,40 @@ func Nested(dir string) (map[string]bool, error) {
 	delete(kusts, k.file)
 	return kusts, nil
 }
+
+// EntryLine finds the line of the kustomization file that names something
+// an error message mentions (a resource, base, component or patch path),
+// so a build error can point at it. ok is false when none is mentioned.
+func EntryLine(file, msg string) (line, col int, ok bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0, 0, false
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return 0, 0, false
+	}
+	root := doc.Content[0]
+	var refs []*yaml.Node
+	for _, f := range []string{"resources", "bases", "components", "patchesStrategicMerge"} {
+		refs = append(refs, seqNodes(mapNode(root, f))...)
+	}
+	for _, f := range []string{"patches", "patchesJson6902"} {
+		for _, e := range seqNodes(mapNode(root, f)) {
+			if p := mapNode(e, "path"); p != nil {
+				refs = append(refs, p)
+			}
+		}
+	}
+	for _, n := range refs {
+		v := n.Value
+		if n.Kind != yaml.ScalarNode || v == "" || strings.Contains(v, "\n") {
+			continue
+		}
+		if strings.Contains(msg, "'"+v+"'") || strings.Contains(msg, `"`+v+`"`) ||
+			strings.Contains(msg, string(filepath.Separator)+filepath.Clean(v)) {
+			return n.Line, n.Column, true
+		}
+	}
+	return 0, 0, false
+}
