@@ -49,3 +49,39 @@ func BenchmarkCompileCached(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRuntimeHazards analyzes every accepted corpus expression as a
+// one-condition webhook matching all operations (ns per condition).
+func BenchmarkRuntimeHazards(b *testing.B) {
+	c := mustFor(b, MaxKubeMinor)
+	var ok []Result
+	for _, expr := range corpus {
+		if r := c.Compile(expr); r.OK() {
+			ok = append(ok, r)
+		}
+	}
+	for b.Loop() {
+		for _, r := range ok {
+			runtimeHazards([]Result{r}, allShapes)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ok)), "ns/condition")
+}
+
+// BenchmarkRuntimeHazardsWebhook is one webhook with four guarded
+// conditions analyzed together.
+func BenchmarkRuntimeHazardsWebhook(b *testing.B) {
+	c := mustFor(b, MaxKubeMinor)
+	var conds []Result
+	for _, expr := range []string{
+		`request.operation != "DELETE"`,
+		`!(request.namespace == "ovn-kubernetes" && object.metadata.labels["name"] == "ovnkube-identity")`,
+		`has(object.metadata.annotations) && "sidecar.istio.io/inject" in object.metadata.annotations`,
+		`!request.userInfo.groups.exists(g, g == "system:masters")`,
+	} {
+		conds = append(conds, c.Compile(expr))
+	}
+	for b.Loop() {
+		runtimeHazards(conds, allShapes) // uncached
+	}
+}

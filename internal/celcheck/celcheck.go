@@ -79,7 +79,7 @@ type Compiler struct {
 	kubeMinor int
 	server    plugincel.Compiler
 
-	// compileMu serialises calls into the server's compiler so that the
+	// compileMu serializes calls into the server's compiler so that the
 	// AST the capture validator sees belongs to the call that holds it.
 	compileMu sync.Mutex
 	capture   *astCapture

@@ -9,7 +9,8 @@ import (
 
 // FuzzCompile: any text compiles to a verdict, never a panic, and a
 // verdict is consistent (an AST exactly when accepted, a field error
-// exactly when rejected).
+// exactly when rejected). Accepted expressions also go through the
+// runtime analysis, which must not panic either.
 func FuzzCompile(f *testing.F) {
 	for _, expr := range corpus {
 		f.Add(expr)
@@ -31,6 +32,14 @@ func FuzzCompile(f *testing.F) {
 		}
 		if fe != nil && fe.Detail == "" {
 			t.Fatalf("%q: empty detail", expr)
+		}
+		if r.OK() {
+			for _, h := range RuntimeHazards([]Result{r, r}, allShapes) {
+				if h.Expr == "" || h.Offset < 0 || h.Offset > len(expr) {
+					t.Fatalf("%q: malformed hazard %+v", expr, h)
+				}
+			}
+			NamespaceObjectUse(r)
 		}
 	})
 }

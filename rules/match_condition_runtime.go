@@ -1,0 +1,235 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/celcheck"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "match-condition-runtime",
+		Summary:  "matchConditions that compile but fail when evaluated: null object or oldObject, namespaceObject, missing keys",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "A matchCondition that errors does not simply fail to match. If no condition is false, the error " +
+				"goes to the failurePolicy: with `Fail` (the v1 default) the API server rejects the request, with " +
+				"`Ignore` (the v1beta1 default) it silently skips the webhook, which for a validating webhook is a " +
+				"bypass. Conditions fail at runtime in ways the server cannot see when it accepts them: `object` is " +
+				"null on DELETE and `oldObject` on CREATE; on CONNECT `object` is the options object (PodExecOptions…) " +
+				"without metadata; `namespaceObject` is never set for webhooks; reading a label, annotation or other " +
+				"map key that is not there fails (`no such key`), and so does reading `labels` on an object that has " +
+				"none; empty request fields are absent rather than `\"\"` (`request.namespace` on cluster-scoped " +
+				"resources such as ClusterRoles or Nodes, `request.subResource` outside subresource requests, " +
+				"`request.userInfo.uid` and `extra` when unset). The rule evaluates the compiled conditions " +
+				"abstractly for every operation the webhook's rules match, with CEL's semantics (`false && error` is " +
+				"`false`, so guards may come before or after the read, and a false condition hides the errors of the " +
+				"others); its claims are checked against the API server's own matcher in webhooklint's tests and on a " +
+				"real API server (`hack/verify-match-condition-runtime.sh`). Reads of " +
+				"other object fields (`object.spec.nodeName` on a pod that has none also fails) are not checked: the " +
+				"server compiles webhook conditions without schemas.",
+			Bad: "rules:\n" +
+				"- operations: [\"*\"]\n" +
+				"  apiGroups: [\"\"]\n" +
+				"  apiVersions: [v1]\n" +
+				"  resources: [pods]\n" +
+				"matchConditions:\n" +
+				"- name: not-ovnkube-identity\n" +
+				"  expression: '!(request.namespace == \"ovn-kubernetes\" && object.metadata.labels[\"name\"] == \"ovnkube-identity\")'",
+			Good: "matchConditions:\n" +
+				"- name: not-ovnkube-identity\n" +
+				"  expression: >-\n" +
+				"    !(request.namespace == \"ovn-kubernetes\" &&\n" +
+				"    object.?metadata.?labels[?\"name\"].orValue(\"\") == \"ovnkube-identity\")",
+			Fix: "Guard reads: `request.operation != 'DELETE' && …` or `object != null && …` before reading object; " +
+				"`has(object.metadata.labels) && 'k' in object.metadata.labels && …` before a label; or read optional " +
+				"values with `.?` / `[?…]` and `orValue(…)`. Select namespaces with namespaceSelector, not namespaceObject.",
+			Sources: []string{
+				"webhook-facts §C09 (matchConditions at runtime), §F18 (ovn-kubernetes/ovn-kubernetes#6053), §G02",
+				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/matchconditions/matcher.go, pkg/admission/plugin/cel/activation.go",
+				"hack/verify-match-condition-runtime.sh (23 scenarios on a v1.37.2 kube-apiserver)",
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+			},
+		},
+		Check: checkMatchConditionRuntime,
+	})
+}
+
+func checkMatchConditionRuntime(p *Pass) {
+	target := matchConditionCompiler(p.Settings)
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		if len(w.MatchConditions) == 0 {
+			continue
+		}
+		results := make([]celcheck.Result, len(w.MatchConditions))
+		for j, mc := range w.MatchConditions {
+			results[j] = compileForRuntime(target, strings.TrimSpace(mc.Expression))
+		}
+		hazards := celcheck.RuntimeHazards(results, requestShapes(w.Rules))
+		failsOnNamespace := map[int]bool{}
+		for _, h := range hazards {
+			if h.Kind == celcheck.NamespaceObject {
+				failsOnNamespace[h.Condition] = true
+			}
+			p.Reportf(w.Path().Child("matchConditions").Index(h.Condition).Child("expression"),
+				"%s", runtimeHazardMessage(w, w.MatchConditions[h.Condition].Name, h))
+		}
+		for j, r := range results {
+			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
+				p.Reportf(w.Path().Child("matchConditions").Index(j).Child("expression"),
+					"condition %q uses namespaceObject, which the API server never sets for webhooks (only admission "+
+						"policies get it): `%s` is the same on every request, so the condition cannot tell namespaces "+
+						"apart; select namespaces with namespaceSelector instead", w.MatchConditions[j].Name, use)
+			}
+		}
+	}
+}
+
+// compileForRuntime compiles a condition for analysis. One the target
+// version rejects (reported by match-conditions) is analyzed as the newest
+// supported server compiles it, so its runtime problems are not hidden
+// behind a version problem.
+func compileForRuntime(target *celcheck.Compiler, expr string) celcheck.Result {
+	if expr == "" {
+		return celcheck.Result{Expression: expr}
+	}
+	r := target.Compile(expr)
+	if r.OK() || target.KubeMinor() == celcheck.MaxKubeMinor {
+		return r
+	}
+	if newest, err := celcheck.For(celcheck.MaxKubeMinor); err == nil {
+		return newest.Compile(expr)
+	}
+	return r
+}
+
+var allOperations = []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete, admissionv1.Connect}
+
+// requestShapes lists the kinds of request the webhook's rules can match:
+// operation, whether it is for a subresource, and whether it carries a
+// namespace. Built-in resources come from the resource table (CONNECT only
+// exists on subresources such as pods/exec; namespaces carry their own
+// name as namespace); other APIs take their scope from the rule.
+func requestShapes(rules []admissionv1.RuleWithOperations) []celcheck.RequestShape {
+	seen := map[celcheck.RequestShape]bool{}
+	add := func(op admissionv1.OperationType, sub, namespaced bool) {
+		if op == admissionv1.Connect && !sub {
+			return
+		}
+		seen[celcheck.RequestShape{Operation: string(op), Subresource: sub, Namespaced: namespaced}] = true
+	}
+	for _, r := range rules {
+		targets := ExpandRule(r)
+		for _, res := range targets.Builtin {
+			for _, op := range res.Operations {
+				add(op, res.Subresource != "", res.Namespaced || res.IsNamespace())
+			}
+		}
+		if !targets.Others {
+			continue
+		}
+		ops := r.Operations
+		if slices.Contains(ops, admissionv1.OperationAll) {
+			ops = allOperations
+		}
+		var scopes []bool
+		switch EffectiveScope(r.Rule) {
+		case admissionv1.NamespacedScope:
+			scopes = []bool{true}
+		case admissionv1.ClusterScope:
+			scopes = []bool{false}
+		default:
+			scopes = []bool{true, false}
+		}
+		for _, pattern := range r.Resources {
+			_, sub, hasSub := strings.Cut(pattern, "/")
+			subs := []bool{hasSub}
+			if sub == "*" && strings.HasPrefix(pattern, "*/") {
+				subs = []bool{false, true} // */* also matches resources
+			}
+			for _, op := range ops {
+				for _, s := range subs {
+					for _, ns := range scopes {
+						add(op, s, ns)
+					}
+				}
+			}
+		}
+	}
+	var out []celcheck.RequestShape
+	for _, ns := range []bool{true, false} {
+		for _, sub := range []bool{false, true} {
+			for _, op := range allOperations {
+				if s := (celcheck.RequestShape{Operation: string(op), Subresource: sub, Namespaced: ns}); seen[s] {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
+	var what, fix string
+	switch h.Kind {
+	case celcheck.NullObject:
+		what = fmt.Sprintf("fails on DELETE requests, which the rules match: object is null for DELETE, so `%s` errors", h.Expr)
+		fix = "guard it with `request.operation != 'DELETE' && …` (or `object != null && …`), or drop DELETE from the rules"
+	case celcheck.NullOldObject:
+		what = fmt.Sprintf("fails on %s requests, which the rules match: oldObject is null for CREATE and CONNECT, so `%s` errors", h.Shape.Operation, h.Expr)
+		fix = "guard it with `oldObject != null && …` (or `request.operation == 'UPDATE' && …`)"
+	case celcheck.OptionsObject:
+		what = fmt.Sprintf("fails on CONNECT requests, which the rules match: object is then the connect options object "+
+			"(PodExecOptions, PodProxyOptions…), which has no metadata, spec or status, so `%s` errors", h.Expr)
+		fix = "guard it with `request.operation != 'CONNECT' && …`"
+	case celcheck.NamespaceObject:
+		what = fmt.Sprintf("fails on every request: namespaceObject is never set for webhooks (only admission policies "+
+			"get it), so `%s` errors", h.Expr)
+		fix = "select namespaces with namespaceSelector instead"
+	case celcheck.MissingKey:
+		absent := fmt.Sprintf("`%s` is absent", h.Missing)
+		if h.Container != "" {
+			absent = fmt.Sprintf("`%s` or `%s` is absent", h.Container, h.Missing)
+		}
+		what = fmt.Sprintf("fails when %s: reading a missing map key or field errors (\"no such key\")", absent)
+		if strings.HasPrefix(h.Missing, "request.") {
+			what += "; the API server omits empty request fields instead of sending \"\" (namespace on " +
+				"cluster-scoped resources, subResource outside subresource requests, userInfo.uid and userInfo.extra " +
+				"when unset)"
+			fix = "test it with `has(…)` first, or read it with `.?` and `orValue(…)`"
+		} else {
+			fix = "test it first (`has(object.metadata.labels) && 'key' in object.metadata.labels && …`), or read it " +
+				"with `.?`/`[?…]` and `orValue(…)`"
+		}
+	}
+	return fmt.Sprintf("condition %q %s (at <input>:%d:%d); %s. Fix: %s", name, what, h.Line, h.Column, consequence(w), fix)
+}
+
+// consequence says what an evaluation error does to matching requests,
+// after the API server's defaults.
+func consequence(w *Webhook) string {
+	policy := w.EffectiveFailurePolicy()
+	source := ""
+	if w.FailurePolicy == nil {
+		source = " (the v1 default)"
+		if w.Config != nil && w.Config.IsV1beta1() {
+			source = " (the v1beta1 default)"
+		}
+	}
+	if policy == admissionv1.Ignore {
+		s := "with failurePolicy Ignore" + source + " the API server silently skips the webhook for those requests"
+		if w.Config != nil && !w.Config.IsMutating() {
+			s += ", so they bypass this validating webhook"
+		}
+		return s
+	}
+	return "with failurePolicy Fail" + source + " the API server rejects those requests"
+}
