@@ -105,7 +105,7 @@ type originFS struct {
 
 func (f originFS) ReadFile(path string) ([]byte, error) {
 	data, err := f.FileSystem.ReadFile(path)
-	if err != nil || filepath.Clean(path) != f.root {
+	if err != nil || !samePath(path, f.root) {
 		return data, err
 	}
 	var k map[string]any
@@ -176,4 +176,15 @@ func (p *patch) targets(d *patchDoc, o *Object) bool {
 		return kind != ""
 	}
 	return o.Name == name || strings.Contains(o.Name, name)
+}
+
+// samePath compares two paths after resolving symbolic links, since
+// kustomize may read the root through a resolved path.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
