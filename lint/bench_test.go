@@ -7,7 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/cli"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -128,6 +131,8 @@ func BenchmarkBareDecode(b *testing.B) {
 // rule (CEL included), position and sort the findings.
 func BenchmarkLint(b *testing.B) {
 	dir, docs := writeBenchWorkload(b)
+	// Run as the command line does.
+	defer debug.SetGCPercent(debug.SetGCPercent(cli.GCPercent))
 	// Warm the per-process caches (CEL environments) as a long run would.
 	if _, err := lint.Paths([]string{dir}, nil, "", lint.Options{}); err != nil {
 		b.Fatal(err)

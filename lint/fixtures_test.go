@@ -38,6 +38,8 @@ type fixtureHeader struct {
 	KubeVersion string                    `json:"kubeVersion"`
 	Options     map[string]map[string]any `json:"options"`
 	Now         string                    `json:"now"`
+	// Live is the cluster state live rules judge against.
+	Live *rules.LiveInventory `json:"live"`
 }
 
 // alwaysOn are the loader's input checks that run with every fixture.
@@ -90,6 +92,7 @@ func runFixture(t *testing.T, rule, file string) {
 	}
 	settings := rules.DefaultSettings()
 	settings.Now = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	var live *rules.LiveInventory
 	if first, _, _ := strings.Cut(string(data), "\n"); strings.HasPrefix(first, "# fixture:") {
 		var h fixtureHeader
 		if err := json.Unmarshal([]byte(strings.TrimPrefix(first, "# fixture:")), &h); err != nil {
@@ -101,6 +104,7 @@ func runFixture(t *testing.T, rule, file string) {
 			}
 		}
 		settings.Options = h.Options
+		live = h.Live
 		if h.Now != "" {
 			if settings.Now, err = time.Parse(time.RFC3339, h.Now); err != nil {
 				t.Fatal(err)
@@ -109,6 +113,7 @@ func runFixture(t *testing.T, rule, file string) {
 	}
 	enabled := append([]string{rule}, alwaysOn...)
 	res := lint.Files([]*manifest.File{manifest.Parse(file, data)}, lint.Options{
+		Live:     live,
 		Settings: settings,
 		Enabled:  func(name string) bool { return slices.Contains(enabled, name) },
 	})

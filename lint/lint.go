@@ -27,6 +27,9 @@ type Options struct {
 	Severity map[string]diag.Severity
 	// Jobs bounds parallelism; 0 means one worker per CPU.
 	Jobs int
+	// Live is the state of a running cluster for the live rules; nil
+	// (files) keeps them silent. Fixtures set it from their header.
+	Live *rules.LiveInventory
 	// Skip drops files (never stdin) from the expanded arguments: the
 	// configuration's ignore globs.
 	Skip func(file string) bool
@@ -124,6 +127,7 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 func Files(files []*manifest.File, opts Options) *Result {
 	res := &Result{Files: files}
 	inv := manifest.Inventory(files)
+	inv.Live = opts.Live
 	var docs []*manifest.Document
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)

@@ -15,7 +15,6 @@ import (
 	"github.com/webhooklint/webhooklint/internal/suggest"
 
 	yaml "go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/internal/placeholder"
 	"github.com/webhooklint/webhooklint/rules"
@@ -80,7 +79,7 @@ var (
 )
 
 // decode fills v (addressable) from n. path is the field path of v.
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, path *field.Path, keyRange Range) {
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Range) {
 	if !d.spend(n) {
 		return
 	}
@@ -89,7 +88,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path *field.Path, keyRan
 	if n == nil {
 		return
 	}
-	ps := pathString(path)
+	ps := path
 	// An alias is written where it is used, not where it was anchored.
 	valRange := d.src.rangeOf(orig)
 	if orig == n {
@@ -118,7 +117,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path *field.Path, keyRan
 	d.decodeInto(n, v, path, ps, valRange)
 }
 
-func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path *field.Path, ps string, at Range) {
+func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, at Range) {
 	if v.CanAddr() && v.Addr().Type().Implements(jsonUnmarshaler) {
 		d.decodeJSON(n, v, ps, at)
 		return
@@ -201,9 +200,9 @@ func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path *field.Path, ps
 	}
 }
 
-func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path *field.Path, at Range) {
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, at Range) {
 	if n.Kind != yaml.MappingNode {
-		d.typeError(n, v.Type(), pathString(path), at)
+		d.typeError(n, v.Type(), path, at)
 		return
 	}
 	fields := structFields(v.Type())
@@ -220,21 +219,21 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path *field.Path, 
 		}
 		name, ok := d.scalar(kn, tagStr)
 		if !ok {
-			d.fail(pathString(path), true, keyRange, "field names must be strings, got %s", describe(kn))
+			d.fail(path, true, keyRange, "field names must be strings, got %s", describe(kn))
 			continue
 		}
-		child := path.Child(name)
+		child := childPath(path, name)
 		if seen[name] {
-			d.fail(pathString(child), true, keyRange, "duplicate field %q", name)
+			d.fail(child, true, keyRange, "duplicate field %q", name)
 			continue
 		}
 		seen[name] = true
-		d.noteComments(child, kn, vn, path == nil && i == 0)
+		d.noteComments(child, kn, vn, path == "" && i == 0)
 		f, known := fields[name]
 		if !known {
-			d.fail(pathString(child), true, keyRange, "unknown field %q%s", pathString(child), suggest.Hint(name, slices.Collect(maps.Keys(fields))))
+			d.fail(child, true, keyRange, "unknown field %q%s", child, suggest.Hint(name, slices.Collect(maps.Keys(fields))))
 			// Keep its position so the finding lands on the key.
-			d.index.set(pathString(child), keyRange, d.src.extent(d.resolveAlias(vn)))
+			d.index.set(child, keyRange, d.src.extent(d.resolveAlias(vn)))
 			continue
 		}
 		d.decode(vn, v.FieldByIndex(f), child, keyRange)
@@ -244,7 +243,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path *field.Path, 
 // mergeInto applies a YAML merge key (<<: *anchor). The JSON the API server
 // sees has the merged fields, so they are decoded as if written inline;
 // explicitly written fields win, as in YAML.
-func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path *field.Path, fields map[string][]int, seen map[string]bool) {
+func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, fields map[string][]int, seen map[string]bool) {
 	vn = d.resolveAlias(vn)
 	var sources []*yaml.Node
 	switch {
@@ -270,14 +269,14 @@ func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path *field.Path, fi
 			if !known {
 				continue
 			}
-			d.decode(m.Content[i+1], v.FieldByIndex(f), path.Child(name), d.src.extent(m.Content[i]))
+			d.decode(m.Content[i+1], v.FieldByIndex(f), childPath(path, name), d.src.extent(m.Content[i]))
 		}
 	}
 }
 
-func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path *field.Path, at Range) {
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, at Range) {
 	if n.Kind != yaml.MappingNode {
-		d.typeError(n, v.Type(), pathString(path), at)
+		d.typeError(n, v.Type(), path, at)
 		return
 	}
 	if v.IsNil() {
@@ -294,12 +293,12 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path *field.Path, at 
 		if !ok {
 			// JSON object keys are always strings; YAML 1.1 would have
 			// made `yes:` a bool, which the server's conversion rejects.
-			d.fail(pathString(path), true, keyRange, "map keys must be strings, got %s", describe(kn))
+			d.fail(path, true, keyRange, "map keys must be strings, got %s", describe(kn))
 			continue
 		}
-		child := path.Key(key)
+		child := keyPath(path, key)
 		if seen[key] {
-			d.fail(pathString(child), true, keyRange, "duplicate field %q", key)
+			d.fail(child, true, keyRange, "duplicate field %q", key)
 			continue
 		}
 		seen[key] = true
@@ -309,15 +308,16 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path *field.Path, at 
 	}
 }
 
-func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path *field.Path, at Range) {
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, at Range) {
 	if n.Kind != yaml.SequenceNode {
-		d.typeError(n, v.Type(), pathString(path), at)
+		d.typeError(n, v.Type(), path, at)
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		d.noteComments(path.Index(i), item, nil, false)
-		d.decode(item, s.Index(i), path.Index(i), Range{})
+		ip := indexPath(path, i)
+		d.noteComments(ip, item, nil, false)
+		d.decode(item, s.Index(i), ip, Range{})
 	}
 	v.Set(s)
 }
@@ -529,9 +529,17 @@ func collectFields(t reflect.Type, prefix []int, m map[string][]int) {
 	}
 }
 
-func pathString(p *field.Path) string {
-	if p == nil {
-		return ""
+// Field paths are built as strings while decoding, in exactly the form
+// k8s.io/apimachinery's field.Path prints (a.b[2].c[key]): rules report
+// field.Path values and the index must match their String().
+
+func childPath(parent, name string) string {
+	if parent == "" {
+		return name
 	}
-	return p.String()
+	return parent + "." + name
 }
+
+func indexPath(parent string, i int) string { return parent + "[" + strconv.Itoa(i) + "]" }
+
+func keyPath(parent, key string) string { return parent + "[" + key + "]" }

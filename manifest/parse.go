@@ -333,7 +333,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		target = reflect.ValueOf(mwc).Elem()
 	}
 	dec.index.set("", Range{}, src.extent(obj))
-	dec.decodeStruct(obj, target, nil, src.extent(obj))
+	dec.decodeStruct(obj, target, "", src.extent(obj))
 	d.Positions = dec.index
 
 	if vwc != nil {

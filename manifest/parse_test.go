@@ -3,6 +3,8 @@ package manifest
 import (
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 func TestPositionsPointAtValuesKeysAndParents(t *testing.T) {
@@ -165,5 +167,13 @@ func TestSeparatorsFollowKubernetes(t *testing.T) {
 	got := splitDocuments([]byte("a: 1\n--- # c\nb: 2\n---x\nc: 3\n---\n"))
 	if len(got) != 3 || got[1].firstLine != 3 || string(got[1].data) != "b: 2\n---x\nc: 3\n" {
 		t.Fatalf("chunks = %+v", got)
+	}
+}
+
+func TestPathStringsMatchFieldPath(t *testing.T) {
+	want := field.NewPath("webhooks").Index(2).Child("objectSelector", "matchLabels").Key("app.kubernetes.io/name").String()
+	got := keyPath(childPath(childPath(indexPath(childPath("", "webhooks"), 2), "objectSelector"), "matchLabels"), "app.kubernetes.io/name")
+	if got != want {
+		t.Fatalf("decoder path %q, field.Path %q", got, want)
 	}
 }

@@ -67,8 +67,7 @@ type comment struct {
 // noteComments remembers directive comments attached to a node: above a
 // key or a list item, or at the end of a key's line. A comment above the
 // first key of an object applies to the whole object.
-func (d *decoder) noteComments(path *field.Path, key, value *yaml.Node, firstKeyOfObject bool) {
-	ps := pathString(path)
+func (d *decoder) noteComments(ps string, key, value *yaml.Node, firstKeyOfObject bool) {
 	if key != nil && strings.Contains(key.HeadComment, directive) {
 		d.comments = append(d.comments, comment{path: ps, text: key.HeadComment, line: key.Line, whole: firstKeyOfObject, head: true})
 	}

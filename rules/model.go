@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"sync"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -202,6 +204,26 @@ type Inventory struct {
 	Services   []*corev1.Service
 	Namespaces []*corev1.Namespace
 	Workloads  []Workload
+	// Live is what a running cluster reports (set only by `webhooklint
+	// cluster`); nil when linting files.
+	Live *LiveInventory
+
+	// derived holds what rules compute from the whole input, once per run
+	// rather than once per configuration (see Derived).
+	derived sync.Map
+}
+
+// Derived returns the value computed for key over this input, computing it
+// once even when passes over several configurations ask at the same time.
+// Rules whose findings depend on all of the input use it to keep a run
+// linear in the number of configurations. compute must be pure, and the
+// input must not change once a run has started.
+func (in *Inventory) Derived(key any, compute func() any) any {
+	if v, ok := in.derived.Load(key); ok {
+		return v.(func() any)()
+	}
+	v, _ := in.derived.LoadOrStore(key, sync.OnceValue(compute))
+	return v.(func() any)()
 }
 
 // Workload is anything that creates pods: its pod template labels and

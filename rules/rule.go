@@ -26,6 +26,9 @@ const (
 	Practice Category = "practice"
 	// Input rules report problems with the input itself (syntax, templates).
 	Input Category = "input"
+	// Live rules need the state of a running cluster (Inventory.Live); they
+	// stay silent when linting files.
+	Live Category = "live"
 )
 
 // Doc is a rule's documentation. Every field is Markdown.

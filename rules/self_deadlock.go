@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,6 +9,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -104,10 +106,15 @@ type backend struct {
 // workloads without a namespace are taken to be installed where the
 // webhook says (bundles applied with `kubectl -n`).
 func findBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
-	b := backend{Namespace: ref.Namespace}
 	if in == nil {
-		return b
+		return backend{Namespace: ref.Namespace}
 	}
+	type key struct{ namespace, name string }
+	return in.Derived(key{ref.Namespace, ref.Name}, func() any { return resolveBackend(in, ref) }).(backend)
+}
+
+func resolveBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
+	b := backend{Namespace: ref.Namespace}
 	// A Service in the named namespace wins over one without a namespace.
 	for _, s := range in.Services {
 		if s == nil || s.Name != ref.Name {
@@ -221,7 +228,43 @@ type interception struct {
 	conditional bool // some hit depends on undecided matchConditions
 }
 
+// intercepts is remembered per backend and per what the webhook matches
+// (not per webhook: the configurations of one project usually repeat their
+// rules and selectors), because the dependency-loop check asks it of every
+// pair of backends in the input.
 func intercepts(w *Webhook, b backend, in *Inventory) interception {
+	if in == nil {
+		return simulateInterception(w, b, in)
+	}
+	type key struct{ matching, namespace, service string }
+	k := key{matching: matchingSignature(w, in), namespace: b.Namespace}
+	if b.Service != nil {
+		k.service = b.Service.Name
+	}
+	return in.Derived(k, func() any { return simulateInterception(w, b, in) }).(interception)
+}
+
+// matchingSignature identifies what decides whether a webhook is called:
+// its rules, selectors, matchConditions and match policy after defaults.
+func matchingSignature(w *Webhook, in *Inventory) string {
+	type key struct{ w *Webhook }
+	return in.Derived(key{w}, func() any {
+		b, err := json.Marshal(struct {
+			Rules             []admissionv1.RuleWithOperations
+			NamespaceSelector *metav1.LabelSelector
+			ObjectSelector    *metav1.LabelSelector
+			MatchConditions   []admissionv1.MatchCondition
+			MatchPolicy       admissionv1.MatchPolicyType
+		}{w.Rules, w.NamespaceSelector, w.ObjectSelector, w.MatchConditions, w.EffectiveMatchPolicy()})
+		if err != nil {
+			// Cannot happen for these types; fall back to identity.
+			return fmt.Sprintf("%p", w)
+		}
+		return string(b)
+	}).(string)
+}
+
+func simulateInterception(w *Webhook, b backend, in *Inventory) interception {
 	res := interception{rule: -1}
 	simulator := w.Simulator()
 	for _, br := range requestsFor(b, in.NamespaceLabels(b.Namespace).Assume()) {
@@ -261,35 +304,73 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 	if b.Service == nil || len(b.Workloads) == 0 {
 		return
 	}
-	var seen []string
-	for _, c := range p.Input.Configs {
-		for k := range c.Webhooks {
-			o := &c.Webhooks[k]
-			oref := o.ClientConfig.Service
-			if !o.FailsClosed() || oref == nil || (oref.Namespace == b.Namespace && oref.Name == b.Service.Name) {
+	for _, g := range loopCandidates(p.Input) {
+		if g.backend.Namespace == b.Namespace && g.backend.Service.Name == b.Service.Name {
+			continue
+		}
+		// What this webhook does to the other backend is the same for every
+		// webhook served by it: decide it once per backend.
+		ours := intercepts(w, g.backend, p.Input)
+		if len(ours.hits) == 0 {
+			continue
+		}
+		for _, o := range g.webhooks {
+			theirs := intercepts(o, b, p.Input)
+			if len(theirs.hits) == 0 {
 				continue
 			}
-			key := oref.Namespace + "/" + oref.Name
-			if slices.Contains(seen, key) {
-				continue
-			}
-			ob := findBackend(p.Input, oref)
-			if ob.Service == nil || len(ob.Workloads) == 0 {
-				continue
-			}
-			ours, theirs := intercepts(w, ob, p.Input), intercepts(o, b, p.Input)
-			if len(ours.hits) == 0 || len(theirs.hits) == 0 {
-				continue
-			}
-			seen = append(seen, key)
+			c := o.Config
 			p.Reportf(w.Path().Child("rules").Index(ours.rule),
 				"webhook fails closed and can intercept what the backend of webhook %q (%s %q) needs to come back: %s, "+
 					"while that webhook fails closed on what this webhook's backend needs: %s; "+
 					"when both backends are down neither can be recreated (dependency loop); "+
 					"exclude each other's namespaces (%q, %q) or fail open",
-				o.Name, c.Kind, c.Meta.Name, hitList(ours.hits), hitList(theirs.hits), ob.Namespace, b.Namespace)
+				o.Name, c.Kind, c.Meta.Name, hitList(ours.hits), hitList(theirs.hits), g.backend.Namespace, b.Namespace)
+			break // one finding per pair of backends
 		}
 	}
+}
+
+// backendGroup is a backend in the input and the fail-closed webhooks it serves.
+type backendGroup struct {
+	backend  backend
+	webhooks []*Webhook
+}
+
+// loopCandidates groups the input's fail-closed webhooks by the backend
+// they call, keeping only backends whose Service and workloads are in the
+// input, in input order. It is computed once per run.
+func loopCandidates(in *Inventory) []backendGroup {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		var groups []backendGroup
+		index := map[string]int{}
+		for _, c := range in.Configs {
+			for k := range c.Webhooks {
+				o := &c.Webhooks[k]
+				ref := o.ClientConfig.Service
+				if !o.FailsClosed() || ref == nil {
+					continue
+				}
+				id := ref.Namespace + "/" + ref.Name
+				i, ok := index[id]
+				if !ok {
+					ob := findBackend(in, ref)
+					if ob.Service == nil || len(ob.Workloads) == 0 {
+						index[id] = -1
+						continue
+					}
+					i = len(groups)
+					index[id] = i
+					groups = append(groups, backendGroup{backend: ob})
+				}
+				if i >= 0 {
+					groups[i].webhooks = append(groups[i].webhooks, o)
+				}
+			}
+		}
+		return groups
+	}).([]backendGroup)
 }
 
 // hitList renders intercepted requests grouped by the object they serve.

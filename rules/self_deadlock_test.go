@@ -171,7 +171,9 @@ webhooks:
 	// One side failing open breaks the loop.
 	ignore := admissionv1.Ignore
 	policy.Webhooks[0].FailurePolicy = &ignore
-	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil))
+	// A new input: what rules derive from one is kept for its whole run.
+	changed := &Inventory{Configs: in.Configs, Services: in.Services, Workloads: in.Workloads}
+	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, changed, nil))
 }
 
 func TestSelfDeadlockServiceAccountTokens(t *testing.T) {
@@ -206,8 +208,9 @@ func TestFindBackendPrefersTheNamedNamespace(t *testing.T) {
 	if b.Service == unnamespaced || len(b.Workloads) != 1 || b.Workloads[0].Object.Name != "policy" {
 		t.Errorf("got Service %+v with workloads %+v", b.Service.ObjectMeta, b.Workloads)
 	}
-	in.Services = in.Services[:1]
-	if b := findBackend(in, &admissionv1.ServiceReference{Name: "policy-svc", Namespace: "policy"}); b.Service != unnamespaced {
+	// A new input: what rules derive from one is kept for its whole run.
+	only := &Inventory{Configs: in.Configs, Services: in.Services[:1], Namespaces: in.Namespaces, Workloads: in.Workloads}
+	if b := findBackend(only, &admissionv1.ServiceReference{Name: "policy-svc", Namespace: "policy"}); b.Service != unnamespaced {
 		t.Errorf("a Service without namespace is taken when it is the only one")
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"os"
 
 	"github.com/webhooklint/webhooklint/cli"
+	"github.com/webhooklint/webhooklint/cluster"
 )
 
 func main() {
+	cli.RegisterSubcommand("cluster", cluster.Command)
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,0 +1,295 @@
+package analyzer
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// Options configure an analyzer built with New.
+type Options struct {
+	// Rules to run; nil means every registered rule (rules.All()).
+	Rules []*rules.Rule
+	// Disabled names rules not to run.
+	Disabled []string
+	// KubeVersion is the target Kubernetes version ("1.34"); empty means
+	// rules.DefaultKubeVersion.
+	KubeVersion string
+	// RuleOptions are per-rule options by rule name, as in .webhooklint.yaml.
+	RuleOptions map[string]map[string]any
+}
+
+// Analyzer runs every webhooklint rule on the webhooks declared in Go. Its
+// flags (-kube-version, -disable) configure it under go vet and the
+// standalone drivers.
+var Analyzer = newAnalyzer(nil)
+
+func init() {
+	Analyzer.Flags.Func("kube-version", "target Kubernetes `version` (default "+rules.DefaultKubeVersion.String()+")",
+		func(s string) error {
+			if _, err := parseKubeVersion(s); err != nil {
+				return err
+			}
+			flagOpts.KubeVersion = s
+			return nil
+		})
+	Analyzer.Flags.Func("disable", "comma-separated `rules` not to run", func(s string) error {
+		for _, name := range splitList(s) {
+			if _, ok := rules.Lookup(name); !ok {
+				return fmt.Errorf("unknown rule %q", name)
+			}
+			flagOpts.Disabled = append(flagOpts.Disabled, name)
+		}
+		return nil
+	})
+}
+
+// flagOpts holds the flag values of the package-level Analyzer.
+var flagOpts = &Options{}
+
+// New returns an analyzer with fixed options, for tests and for the
+// golangci-lint plugin (which configures through its settings, not flags).
+func New(opts Options) (*analysis.Analyzer, error) {
+	if opts.KubeVersion != "" {
+		if _, err := parseKubeVersion(opts.KubeVersion); err != nil {
+			return nil, err
+		}
+	}
+	known := map[string]bool{}
+	for _, r := range ruleSet(&opts) {
+		known[r.Name] = true
+	}
+	for _, name := range opts.Disabled {
+		if _, ok := rules.Lookup(name); !ok && !known[name] {
+			return nil, fmt.Errorf("unknown rule %q in disabled rules", name)
+		}
+	}
+	return newAnalyzer(&opts), nil
+}
+
+func newAnalyzer(opts *Options) *analysis.Analyzer {
+	a := &analysis.Analyzer{
+		Name: "webhooklint",
+		Doc:  doc,
+		URL:  "https://github.com/webhooklint/webhooklint/blob/main/docs/analyzer.md",
+	}
+	a.Run = func(pass *analysis.Pass) (any, error) {
+		o := opts
+		if o == nil {
+			o = flagOpts
+		}
+		return nil, run(pass, o)
+	}
+	return a
+}
+
+const doc = `report Kubernetes admission webhook problems in webhooks declared in Go
+
+webhooklint reads the webhooks a package declares in Go and runs the
+webhooklint rules on them:
+
+  - +kubebuilder:webhook and +kubebuilder:webhookconfiguration markers,
+    parsed with controller-tools' own parser and turned into the
+    Validating/MutatingWebhookConfiguration controller-gen would generate;
+    findings point at the key=value inside the marker;
+  - composite literals of the admissionregistration/v1 webhook types
+    whose values are known at compile time; findings point at the field.
+
+Each diagnostic ends with the name of the rule, which is also its
+category. Run it with go vet -vettool=$(command -v webhookvet) or as the
+webhooklint module plugin of golangci-lint.`
+
+func run(pass *analysis.Pass, o *Options) error {
+	settings, err := o.settings()
+	if err != nil {
+		return err
+	}
+	r := &reporter{pass: pass}
+	rs := enabledRules(o)
+
+	var ms []*marker
+	// Markers are read from every file, generated or not, but not from
+	// tests: controller-gen loads packages without their tests.
+	for _, f := range pass.Files {
+		if !isTestFile(pass, f) {
+			ms = append(ms, findMarkers(f, r)...)
+		}
+	}
+	if len(ms) > 0 {
+		cfgs := generate(ms, r)
+		inv := &rules.Inventory{}
+		for _, mc := range cfgs {
+			inv.Configs = append(inv.Configs, mc.config)
+		}
+		for _, mc := range cfgs {
+			runRules(rs, mc.config, inv, settings, func(f rules.Finding) {
+				if mc.deployTime(f.Path) {
+					return
+				}
+				for p := range mc.covered {
+					if f.Path == p || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[") {
+						return
+					}
+				}
+				s, e, _ := mc.locate(f.Path)
+				r.report(diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message})
+			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
+		}
+	}
+	checkLiterals(pass, r, rs, settings)
+	return nil
+}
+
+// runRules runs rs over c. A rule that panics (a bug, perhaps on an object
+// only Go code can build) becomes a diagnostic at, instead of crashing
+// go vet or golangci-lint for the whole package.
+func runRules(rs []*rules.Rule, c *rules.Config, inv *rules.Inventory, s *rules.Settings,
+	report func(rules.Finding), r *reporter, at func() (token.Pos, token.Pos)) {
+	for _, rule := range rs {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					pos, end := at()
+					r.report(diagnostic{pos: pos, end: end, severity: diag.Error, category: rule.Name,
+						message: fmt.Sprintf("internal error: rule %s panicked on this webhook configuration: %v (please report this bug)", rule.Name, p)})
+				}
+			}()
+			rules.NewPass(rule, c, inv, s, report).Run()
+		}()
+	}
+}
+
+func ruleSet(o *Options) []*rules.Rule {
+	if o.Rules != nil {
+		return o.Rules
+	}
+	return rules.All()
+}
+
+func enabledRules(o *Options) []*rules.Rule {
+	var out []*rules.Rule
+	for _, r := range ruleSet(o) {
+		if r.Check == nil || containsString(o.Disabled, r.Name) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (o *Options) settings() (*rules.Settings, error) {
+	s := rules.DefaultSettings()
+	if o.KubeVersion != "" {
+		v, err := parseKubeVersion(o.KubeVersion)
+		if err != nil {
+			return nil, err
+		}
+		s.KubeVersion = v
+	}
+	s.Options = o.RuleOptions
+	return s, nil
+}
+
+func parseKubeVersion(s string) (rules.KubeVersion, error) {
+	var v rules.KubeVersion
+	if n, err := fmt.Sscanf(strings.TrimPrefix(s, "v"), "%d.%d", &v.Major, &v.Minor); n != 2 || err != nil || v.Major != 1 {
+		return v, fmt.Errorf("invalid Kubernetes version %q (want 1.N)", s)
+	}
+	return v, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isTestFile reports whether f is a _test.go file. Tests build webhooks
+// that are wrong on purpose, and controller-gen never reads them.
+func isTestFile(pass *analysis.Pass, f *ast.File) bool {
+	return strings.HasSuffix(pass.Fset.File(f.Pos()).Name(), "_test.go")
+}
+
+// isGenerated skips files that say they are generated: nobody edits
+// them, and their source will be linted where it is written.
+func isGenerated(f *ast.File) bool { return ast.IsGenerated(f) }
+
+// diagnostic is a finding placed in a Go file.
+type diagnostic struct {
+	pos, end token.Pos
+	severity diag.Severity
+	category string // rule name, or one of the front end's own categories
+	message  string
+	fixes    []suggestedFix
+}
+
+type suggestedFix struct {
+	message  string
+	pos, end token.Pos
+	newText  string
+}
+
+// reporter turns diagnostics into analysis diagnostics, dropping exact
+// duplicates (two rules, or two webhooks of one marker, can land on the
+// same spot with the same words).
+type reporter struct {
+	pass *analysis.Pass
+	once sync.Once
+	seen map[string]bool
+}
+
+const docsBase = "https://github.com/webhooklint/webhooklint/blob/main/docs/"
+
+// docURL links a diagnostic to its rule's page, or to this front end's
+// documentation for the marker and controller-gen findings.
+func docURL(category string) string {
+	if _, ok := rules.Lookup(category); ok {
+		return docsBase + "rules/" + category + ".md"
+	}
+	return docsBase + "analyzer.md#kubebuilder-markers"
+}
+
+func (r *reporter) report(d diagnostic) {
+	r.once.Do(func() { r.seen = map[string]bool{} })
+	msg := fmt.Sprintf("%s: %s [%s]", d.severity, d.message, d.category)
+	key := fmt.Sprint(d.pos, d.end, msg)
+	if r.seen[key] {
+		return
+	}
+	r.seen[key] = true
+	ad := analysis.Diagnostic{Pos: d.pos, End: d.end, Category: d.category, Message: msg, URL: docURL(d.category)}
+	for _, f := range d.fixes {
+		ad.SuggestedFixes = append(ad.SuggestedFixes, analysis.SuggestedFix{
+			Message:   f.message,
+			TextEdits: []analysis.TextEdit{{Pos: f.pos, End: f.end, NewText: []byte(f.newText)}},
+		})
+	}
+	r.pass.Report(ad)
+}
+
+// where names a position for a message: file base name and line.
+func (r *reporter) where(pos token.Pos) string {
+	p := r.pass.Fset.Position(pos)
+	return fmt.Sprintf("%s:%d", filepath.Base(p.Filename), p.Line)
+}

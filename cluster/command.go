@@ -1,0 +1,205 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// Exit codes, as for file linting.
+const (
+	exitClean    = 0
+	exitFindings = 1
+	exitUsage    = 2
+	exitFailure  = 3
+)
+
+// Command is Main in the shape cli.RegisterSubcommand takes (no stdin).
+func Command(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	return Main(args, stdout, stderr)
+}
+
+// Main runs `webhooklint cluster ARGS`: it returns the exit code. It stops
+// cleanly on SIGINT and SIGTERM.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, stdout, stderr, nil)
+}
+
+// run is Main with the context and, for tests, the REST config given.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfig *rest.Config) int {
+	fs := flag.NewFlagSet("webhooklint cluster", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		conn        Connection
+		rvMatch     string
+		streamMode  string
+		format      string
+		failOn      string
+		timeout     time.Duration
+		watchMode   bool
+		noLive      bool
+		showExcerpt bool
+		configPath  string
+		o           Options
+	)
+	fs.StringVar(&conn.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
+	fs.StringVar(&conn.Context, "context", "", "kubeconfig context (default: the current context)")
+	fs.Int64Var(&o.List.ChunkSize, "chunk-size", 500, "list in pages of this many objects (limit/continue); 0 lists in one request")
+	fs.StringVar(&o.List.ResourceVersion, "resource-version", "", `list at this resourceVersion: unset = consistent read of the most recent state, "0" = any (possibly stale) state`)
+	fs.StringVar(&rvMatch, "resource-version-match", "", "how --resource-version is matched: Exact or NotOlderThan")
+	fs.BoolVar(&o.List.AllowInconsistent, "allow-inconsistent-continue", false, "when a continue token expires, go on with the token the server returns instead of restarting the list (the result may be inconsistent)")
+	fs.BoolVar(&watchMode, "watch", false, "after the list, keep watching and print findings as they appear and are resolved")
+	fs.StringVar(&streamMode, "watch-list", "auto", "initial state of --watch: auto (streaming list where the server supports it, else list then watch), always, never")
+	fs.DurationVar(&o.LiveRefresh, "live-refresh", time.Minute, "with --watch, re-read Services, EndpointSlices, Namespaces and discovery this often (0: only after a relist)")
+	fs.BoolVar(&noLive, "no-live", false, "skip the live checks (they read Services, EndpointSlices, Namespaces and discovery)")
+	fs.DurationVar(&timeout, "timeout", 0, "stop after this long (0: no limit); a watch that reaches it stops cleanly")
+	fs.StringVar(&format, "format", "text", "output format: text or json (one JSON object per line with --watch)")
+	fs.BoolVar(&showExcerpt, "excerpt", false, "show the offending field of each finding as YAML, as `kubectl get -o yaml` would")
+	fs.StringVar(&configPath, "config", "", "configuration file for rule settings (default: the nearest "+config.FileName+" above the current folder)")
+	fs.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: webhooklint cluster [flags]\n\nLint the webhook configurations a live API server holds, once or with --watch.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitClean
+		}
+		return exitUsage
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "webhooklint cluster: "+format+"\n", a...)
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected arguments %q (the cluster command reads no files)", fs.Args())
+	}
+	var err error
+	if o.List.ResourceVersionMatch, err = ParseMatch(rvMatch); err != nil {
+		return usage("%v", err)
+	}
+	if err := o.List.Validate(); err != nil {
+		return usage("%v", err)
+	}
+	if o.Stream, err = ParseStreamMode(streamMode); err != nil {
+		return usage("%v", err)
+	}
+	if format != "text" && format != "json" {
+		return usage("--format must be text or json, not %q", format)
+	}
+	minSev, err := diag.ParseSeverity(failOn)
+	if err != nil {
+		return usage("--fail-on: %v", err)
+	}
+	o.Live = !noLive
+
+	if restConfig == nil {
+		if restConfig, err = conn.RESTConfig(); err != nil {
+			fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
+			return exitUsage
+		}
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
+		return exitUsage
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	o.Settings = rules.DefaultSettings()
+	if code := applyConfig(&o, configPath, stderr); code != exitClean {
+		return code
+	}
+	// The version actually running is the target, whatever a
+	// configuration file written for manifests says.
+	if v, err := serverVersion(client.Discovery()); err == nil {
+		o.Settings.KubeVersion = v
+	}
+
+	p := &printer{w: stdout, json: format == "json", excerpt: showExcerpt}
+	var ds []diag.Diagnostic
+	if watchMode {
+		var mu sync.Mutex
+		w := &Watcher{Client: client, Options: o, Sink: func(c Change) {
+			mu.Lock()
+			defer mu.Unlock()
+			p.change(c)
+		}}
+		ds, err = w.Run(ctx)
+	} else {
+		var res *Result
+		res, err = Lint(ctx, client, o)
+		if err == nil {
+			for _, n := range res.Notes {
+				fmt.Fprintln(stderr, "webhooklint cluster: note: "+n)
+			}
+			configs := map[string]*rules.Config{}
+			for _, s := range res.Snapshots {
+				for _, c := range s.Configs {
+					configs[configKey(c)] = c
+				}
+			}
+			p.result(res, configs)
+			ds = res.Diagnostics
+		}
+	}
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && timeout > 0 {
+			fmt.Fprintf(stderr, "webhooklint cluster: --timeout %s reached before the cluster was read: %v\n", timeout, err)
+			return exitFailure
+		}
+		fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
+		return exitFailure
+	}
+	if diag.AtLeast(ds, minSev) {
+		return exitFindings
+	}
+	return exitClean
+}
+
+// applyConfig reads rule settings (enabled, severity, options) from the
+// same configuration file file linting uses.
+func applyConfig(o *Options, path string, stderr io.Writer) int {
+	if path == "" {
+		found, err := config.Find(nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "webhooklint cluster: configuration: %v\n", err)
+			return exitUsage
+		}
+		if found == "" {
+			return exitClean
+		}
+		path = found
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
+		return exitUsage
+	}
+	o.Enabled = c.Enabled
+	o.Severity = c.Severities()
+	o.Settings.Options = c.Options()
+	if c.KubeVersion.Major != 0 {
+		o.Settings.KubeVersion = c.KubeVersion
+	}
+	return exitClean
+}

@@ -1,0 +1,43 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+func TestCommandUsageErrors(t *testing.T) {
+	// Nothing listens here: a usage error must be found before any request.
+	cfg := &rest.Config{Host: "https://127.0.0.1:1"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--resource-version-match=Exact"}, "--resource-version-match needs --resource-version"},
+		{[]string{"--resource-version=0", "--resource-version-match=exact"}, "forbidden for --resource-version=0"},
+		{[]string{"--resource-version=9", "--resource-version-match=Newest"}, "must be Exact or NotOlderThan"},
+		{[]string{"--watch", "--watch-list=sometimes"}, "--watch-list must be auto, always or never"},
+		{[]string{"--format=xml"}, "--format must be text or json"},
+		{[]string{"--fail-on=fatal"}, "--fail-on"},
+		{[]string{"--chunk-size=-1"}, "--chunk-size must not be negative"},
+		{[]string{"manifests/"}, "the cluster command reads no files"},
+		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tc.args, &stdout, &stderr, cfg)
+		if code != exitUsage || !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+func TestCommandUnreachableCluster(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--no-live", "--timeout=5s"}, &stdout, &stderr, &rest.Config{Host: "http://127.0.0.1:1"})
+	if code != exitFailure || !strings.Contains(stderr.String(), "list validatingwebhookconfigurations") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}

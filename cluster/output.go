@@ -1,0 +1,220 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// A live finding has no file: it is located by object and field path.
+//
+//	ValidatingWebhookConfiguration/policy webhooks[0].timeoutSeconds: warning: message [rule]
+func formatDiagnostic(d diag.Diagnostic) string {
+	where := objectKey(d.Object)
+	if d.Path != "" {
+		where += " " + d.Path
+	}
+	return fmt.Sprintf("%s: %s: %s [%s]", where, d.Severity, d.Message, d.Rule)
+}
+
+// excerpt renders the field a path names, from the object as the server
+// returned it, in the style of `kubectl get -o yaml`. A path that points
+// at an absent field (a default, a missing key) shows its nearest present
+// ancestor.
+func excerpt(c *rules.Config, path string) string {
+	if c == nil {
+		return ""
+	}
+	var obj any = c.Validating
+	if c.Mutating != nil {
+		obj = c.Mutating
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return ""
+	}
+	var node any
+	if err := json.Unmarshal(raw, &node); err != nil {
+		return ""
+	}
+	shown := ""
+	for _, seg := range splitPath(path) {
+		next, ok := step(node, seg)
+		if !ok {
+			break
+		}
+		node = next
+		if strings.HasPrefix(seg, "[") || shown == "" {
+			shown += seg
+		} else {
+			shown += "." + seg
+		}
+	}
+	if shown == "" {
+		return "" // the whole object is not an excerpt
+	}
+	out, err := yaml.Marshal(node)
+	if err != nil {
+		return ""
+	}
+	body := strings.TrimRight(string(out), "\n")
+	if _, isMap := node.(map[string]any); !isMap {
+		if _, isList := node.([]any); !isList {
+			return shown + ": " + body
+		}
+	}
+	return shown + ":\n" + indent(body, "  ")
+}
+
+// splitPath cuts "webhooks[0].rules[1].operations" into webhooks, [0],
+// rules, [1], operations.
+func splitPath(p string) []string {
+	var out []string
+	for _, part := range strings.Split(p, ".") {
+		for part != "" {
+			i := strings.IndexByte(part, '[')
+			if i < 0 {
+				out = append(out, part)
+				break
+			}
+			if i > 0 {
+				out = append(out, part[:i])
+			}
+			j := strings.IndexByte(part[i:], ']')
+			if j < 0 {
+				out = append(out, part[i:])
+				break
+			}
+			out = append(out, part[i:i+j+1])
+			part = part[i+j+1:]
+		}
+	}
+	return out
+}
+
+func step(node any, seg string) (any, bool) {
+	if strings.HasPrefix(seg, "[") {
+		key := strings.TrimSuffix(strings.TrimPrefix(seg, "["), "]")
+		switch n := node.(type) {
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(n) {
+				return nil, false
+			}
+			return n[i], true
+		case map[string]any:
+			v, ok := n[key]
+			return v, ok
+		}
+		return nil, false
+	}
+	m, ok := node.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	v, ok := m[seg]
+	return v, ok
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// printer writes results in the chosen format.
+type printer struct {
+	w       io.Writer
+	json    bool
+	excerpt bool
+}
+
+// jsonDiagnostic is a diagnostic in JSON output, with its excerpt.
+type jsonDiagnostic struct {
+	diag.Diagnostic
+	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// result prints a one-shot lint.
+func (p *printer) result(r *Result, configs map[string]*rules.Config) {
+	if p.json {
+		out := struct {
+			Diagnostics      []jsonDiagnostic  `json:"diagnostics"`
+			Notes            []string          `json:"notes"`
+			ResourceVersions map[string]string `json:"resourceVersions"`
+		}{Diagnostics: []jsonDiagnostic{}, Notes: r.Notes, ResourceVersions: map[string]string{}}
+		if out.Notes == nil {
+			out.Notes = []string{}
+		}
+		for _, d := range r.Diagnostics {
+			jd := jsonDiagnostic{Diagnostic: d}
+			if p.excerpt {
+				jd.Excerpt = excerpt(configs[objectKey(d.Object)], d.Path)
+			}
+			out.Diagnostics = append(out.Diagnostics, jd)
+		}
+		for _, s := range r.Snapshots {
+			out.ResourceVersions[s.Resource] = s.ResourceVersion
+		}
+		enc := json.NewEncoder(p.w)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+		return
+	}
+	for _, d := range r.Diagnostics {
+		fmt.Fprintln(p.w, formatDiagnostic(d))
+		if p.excerpt {
+			if e := excerpt(configs[objectKey(d.Object)], d.Path); e != "" {
+				fmt.Fprintln(p.w, indent(e, "    "))
+			}
+		}
+	}
+}
+
+// change prints one watch event: a line of text, or a JSON object per line.
+func (p *printer) change(c Change) {
+	if p.json {
+		out := struct {
+			Event           ChangeType      `json:"event"`
+			Object          *diag.Object    `json:"object,omitempty"`
+			ResourceVersion string          `json:"resourceVersion,omitempty"`
+			Diagnostic      *jsonDiagnostic `json:"diagnostic,omitempty"`
+			Reason          string          `json:"reason,omitempty"`
+		}{Event: c.Type, Object: c.Object, ResourceVersion: c.ResourceVersion, Reason: c.Reason}
+		if c.Diagnostic != nil {
+			out.Diagnostic = &jsonDiagnostic{Diagnostic: *c.Diagnostic}
+			if p.excerpt && c.Type == Found {
+				out.Diagnostic.Excerpt = excerpt(c.Config, c.Diagnostic.Path)
+			}
+		}
+		b, _ := json.Marshal(out)
+		fmt.Fprintln(p.w, string(b))
+		return
+	}
+	switch c.Type {
+	case Found:
+		fmt.Fprintln(p.w, "+ "+formatDiagnostic(*c.Diagnostic))
+		if p.excerpt {
+			if e := excerpt(c.Config, c.Diagnostic.Path); e != "" {
+				fmt.Fprintln(p.w, indent(e, "    "))
+			}
+		}
+	case Resolved:
+		fmt.Fprintf(p.w, "- %s (resolved: %s)\n", formatDiagnostic(*c.Diagnostic), c.Reason)
+	case Added, Changed, Deleted:
+		fmt.Fprintf(p.w, "# %s %s (resourceVersion %s)\n", c.Type, objectKey(c.Object), c.ResourceVersion)
+	case Synced:
+		fmt.Fprintln(p.w, "# synced: watching for changes")
+	case Note:
+		fmt.Fprintln(p.w, "# note: "+c.Reason)
+	}
+}

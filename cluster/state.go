@@ -1,0 +1,224 @@
+package cluster
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// ChangeType says what a Change reports.
+type ChangeType string
+
+const (
+	// Object events: a configuration appeared, changed or went away.
+	Added   ChangeType = "added"
+	Changed ChangeType = "changed"
+	Deleted ChangeType = "deleted"
+	// Finding events: a finding appeared, or no longer holds.
+	Found    ChangeType = "found"
+	Resolved ChangeType = "resolved"
+	// Synced marks the end of the initial state of every kind; Note is
+	// anything the user should know about the reading itself.
+	Synced ChangeType = "synced"
+	Note   ChangeType = "note"
+)
+
+// Change is one line of watch output.
+type Change struct {
+	Type            ChangeType
+	Object          *diag.Object     // for object and finding events
+	ResourceVersion string           // of the object, for object events
+	Diagnostic      *diag.Diagnostic // for finding events
+	// Reason explains a resolution ("configuration deleted") or carries
+	// the text of a note.
+	Reason string
+	// Config is the configuration the change is about (the last known
+	// state for deletions), for excerpts.
+	Config *rules.Config
+}
+
+// state is the known state of the cluster and of the findings on it. It
+// is owned by one goroutine. Every update relints every configuration,
+// because some rules look across configurations, and then reports the
+// difference: a finding is printed once when it appears and once when it
+// goes, however many times the same state is seen again (relists, watch
+// replays).
+type state struct {
+	configs     map[string]*rules.Config // by objectKey
+	findings    map[string]diag.Diagnostic
+	live        *rules.LiveInventory
+	lintOptions lint.Options
+	// internal holds the rule failures (panics) of the last lint.
+	internal []error
+}
+
+func newState(settings *rules.Settings) *state {
+	return newStateWith(lint.Options{Settings: settings})
+}
+
+func newStateWith(o lint.Options) *state {
+	if o.Settings == nil {
+		o.Settings = rules.DefaultSettings()
+	}
+	return &state{configs: map[string]*rules.Config{}, findings: map[string]diag.Diagnostic{}, lintOptions: o}
+}
+
+func configKey(c *rules.Config) string { return c.Kind + "/" + c.Meta.Name }
+
+// sync replaces the known state of one kind by a complete snapshot of it
+// and reports only what differs: the way a relist after 410 Gone carries
+// on without repeating or losing a change.
+func (s *state) sync(kindName string, configs []*rules.Config) []Change {
+	var objs []Change
+	seen := map[string]bool{}
+	for _, c := range configs {
+		seen[configKey(c)] = true
+		if ch, ok := s.put(c); ok {
+			objs = append(objs, ch)
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.configs)) {
+		c := s.configs[key]
+		if c.Kind == kindName && !seen[key] {
+			delete(s.configs, key)
+			objs = append(objs, Change{Type: Deleted, Object: c.Object(), ResourceVersion: c.Meta.ResourceVersion, Config: c})
+		}
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	return append(objs, s.relint()...)
+}
+
+// upsert applies an added or modified object.
+func (s *state) upsert(c *rules.Config) []Change {
+	ch, ok := s.put(c)
+	if !ok {
+		return nil
+	}
+	return append([]Change{ch}, s.relint()...)
+}
+
+// remove applies a deletion.
+func (s *state) remove(c *rules.Config) []Change {
+	key := configKey(c)
+	old, ok := s.configs[key]
+	if !ok {
+		return nil
+	}
+	delete(s.configs, key)
+	return append([]Change{{Type: Deleted, Object: old.Object(), ResourceVersion: c.Meta.ResourceVersion, Config: old}}, s.relint()...)
+}
+
+// setLive replaces the live inventory (a periodic re-read) and reports the
+// findings that changed with it.
+func (s *state) setLive(l *rules.LiveInventory) []Change {
+	s.live = l
+	return s.relint()
+}
+
+// put stores c unless the same object at the same resourceVersion is
+// already known (a replayed event).
+func (s *state) put(c *rules.Config) (Change, bool) {
+	key := configKey(c)
+	old, ok := s.configs[key]
+	switch {
+	case !ok:
+		s.configs[key] = c
+		return Change{Type: Added, Object: c.Object(), ResourceVersion: c.Meta.ResourceVersion, Config: c}, true
+	case old.Meta.UID == c.Meta.UID && old.Meta.ResourceVersion == c.Meta.ResourceVersion:
+		return Change{}, false
+	default:
+		s.configs[key] = c
+		return Change{Type: Changed, Object: c.Object(), ResourceVersion: c.Meta.ResourceVersion, Config: c}, true
+	}
+}
+
+// relint lints everything and returns the findings that appeared and
+// those that went away, in output order.
+func (s *state) relint() []Change {
+	configs := s.sortedConfigs()
+	next := map[string]diag.Diagnostic{}
+	ds, internal := lintConfigs(configs, s.live, s.lintOptions)
+	s.internal = internal
+	for _, d := range ds {
+		next[findingKey(d)] = d
+	}
+	var out []Change
+	for _, key := range slices.Sorted(maps.Keys(s.findings)) {
+		if _, still := next[key]; still {
+			continue
+		}
+		d := s.findings[key]
+		reason := "fixed"
+		if _, exists := s.configs[objectKey(d.Object)]; !exists {
+			reason = "configuration deleted"
+		}
+		out = append(out, Change{Type: Resolved, Object: d.Object, Diagnostic: &d, Reason: reason})
+	}
+	for _, key := range slices.Sorted(maps.Keys(next)) {
+		if _, known := s.findings[key]; known {
+			continue
+		}
+		d := next[key]
+		out = append(out, Change{Type: Found, Object: d.Object, Diagnostic: &d, Config: s.configs[objectKey(d.Object)]})
+	}
+	s.findings = next
+	slices.SortStableFunc(out, func(a, b Change) int { return compareDiag(*a.Diagnostic, *b.Diagnostic) })
+	return out
+}
+
+func (s *state) sortedConfigs() []*rules.Config {
+	out := make([]*rules.Config, 0, len(s.configs))
+	for _, key := range slices.Sorted(maps.Keys(s.configs)) {
+		out = append(out, s.configs[key])
+	}
+	return out
+}
+
+// diagnostics returns the current findings in output order.
+func (s *state) diagnostics() []diag.Diagnostic {
+	out := slices.Collect(maps.Values(s.findings))
+	slices.SortFunc(out, compareDiag)
+	return out
+}
+
+func objectKey(o *diag.Object) string {
+	if o == nil {
+		return ""
+	}
+	return o.Kind + "/" + o.Name
+}
+
+func findingKey(d diag.Diagnostic) string {
+	return strings.Join([]string{objectKey(d.Object), d.Path, d.Rule, d.Severity.String(), d.Message}, "\x00")
+}
+
+// compareDiag orders live findings, which have no file: by object, then
+// field path, rule and message.
+func compareDiag(a, b diag.Diagnostic) int {
+	return cmp.Or(
+		cmp.Compare(objectKey(a.Object), objectKey(b.Object)),
+		cmp.Compare(a.Path, b.Path),
+		cmp.Compare(a.Rule, b.Rule),
+		cmp.Compare(a.Message, b.Message),
+		cmp.Compare(b.Severity, a.Severity),
+	)
+}
+
+// lintConfigs runs every rule over every configuration through the lint
+// engine, with the others and the live state as inventory. A rule that
+// panics is reported as an error, not a crash.
+func lintConfigs(configs []*rules.Config, live *rules.LiveInventory, o lint.Options) ([]diag.Diagnostic, []error) {
+	res := lint.Configs(configs, &rules.Inventory{Configs: configs, Live: live}, o)
+	var errs []error
+	for _, e := range res.Internal {
+		errs = append(errs, e)
+	}
+	return res.Diagnostics, errs
+}

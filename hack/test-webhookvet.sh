@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds cmd/webhookvet and runs it the way users do,
+#   go vet -vettool=$(command -v webhookvet) ./...
+# (and standalone, webhookvet ./... and webhookvet -fix ./...)
+# over the kubebuilder-style module in analyzer/testdata/project (its own
+# go.mod and go.sum; dependencies come from the Go module cache/proxy), then
+# compares the findings with analyzer/testdata/project/webhookvet.golden.
+#
+#   hack/test-webhookvet.sh            check
+#   UPDATE=1 hack/test-webhookvet.sh   rewrite the golden file (review the diff!)
+#
+# The golden file holds every diagnostic of every registered rule, so a new
+# or changed rule that fires on the project shows up here as a diff.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+project=$root/analyzer/testdata/project
+golden=$project/webhookvet.golden
+work=$(mktemp -d)
+mkdir -p "$work/fix"
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/webhookvet" "$root/cmd/webhookvet"
+
+cd "$project"
+set +e
+GOFLAGS=-mod=readonly GOWORK=off go vet -vettool="$work/webhookvet" ./... 2>"$work/stderr"
+status=$?
+set -e
+
+# go vet prints "# package" headers and runs packages in parallel: keep the
+# diagnostics only, in a stable order.
+{
+	echo "exit status $status"
+	grep -v '^#' "$work/stderr" | LC_ALL=C sort
+} >"$work/got"
+
+if [[ ${UPDATE:-} == 1 ]]; then
+	cp "$work/got" "$golden"
+	echo "updated $golden"
+	exit 0
+fi
+if ! diff -u "$golden" "$work/got"; then
+	echo "FAIL: webhookvet findings differ from $golden (UPDATE=1 $0 to accept)" >&2
+	exit 1
+fi
+echo "ok: go vet -vettool=webhookvet reports $(($(wc -l <"$work/got") - 1)) findings as expected"
+
+# Standalone (the binary loads the packages itself): the same findings,
+# with absolute paths; exit status 3 means "diagnostics reported".
+set +e
+GOFLAGS=-mod=readonly GOWORK=off "$work/webhookvet" ./... 2>"$work/standalone"
+status=$?
+set -e
+sed "s|^$project/||" "$work/standalone" | LC_ALL=C sort >"$work/standalone.got"
+if [[ $status != 3 ]] || ! diff -u <(tail -n +2 "$golden") "$work/standalone.got"; then
+	echo "FAIL: webhookvet ./... (exit $status) differs from go vet -vettool" >&2
+	exit 1
+fi
+echo "ok: webhookvet ./... reports the same findings"
+
+# -fix applies the suggested fixes: the marker without sideEffects gets None.
+cp -R "$project/." "$work/fix"
+(cd "$work/fix" && GOFLAGS=-mod=readonly GOWORK=off "$work/webhookvet" -fix ./... >/dev/null 2>&1) || true
+if ! grep -q 'name=vpod-v1.kb.io,admissionReviewVersions=v1,sideEffects=None$' "$work/fix/internal/webhook/v1/guestbook_webhook.go"; then
+	echo "FAIL: webhookvet -fix did not add sideEffects=None to the marker" >&2
+	exit 1
+fi
+echo "ok: webhookvet -fix applies the marker fix"
