@@ -115,6 +115,9 @@ type runContext struct {
 	report report.Options
 	stdout io.Writer
 	stderr io.Writer
+	// lint runs the linting; hooks may replace it (source-aware linting
+	// of kustomizations and charts). Default: lint.Paths.
+	lint func(paths []string, stdin io.Reader, stdinName string, opts lint.Options) (*lint.Result, error)
 	// afterRun receives the finished run after the main report is written
 	// (extra reports of --output).
 	afterRun []func(*report.Run) error
@@ -198,6 +201,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		paths:  o.paths,
 		stdout: stdout,
 		stderr: stderr,
+		lint:   lint.Paths,
 	}
 	switch o.failOn {
 	case "never", "none":
@@ -232,7 +236,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 
-	res, err := lint.Paths(rc.paths, stdin, o.stdinFilename, *rc.opts)
+	res, err := rc.lint(rc.paths, stdin, o.stdinFilename, *rc.opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage

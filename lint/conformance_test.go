@@ -133,6 +133,10 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 		case d.Rule == manifest.RuleUnservedAPIVersion:
 			// An error for versions never served, a warning for v1beta1.
 			hasRemoved = true
+		case d.Rule == rules.PlaceholderRule:
+			// Whatever severity the user gives it, a placeholder finding
+			// stands for the server's rejection of the value it names.
+			errs = append(errs, d)
 		case d.Severity == diag.Error && judgedRule(d.Rule):
 			errs = append(errs, d)
 		case d.Severity == diag.Warning && (d.Rule == "excluded-resources" || d.Rule == "object-name"):
@@ -210,7 +214,7 @@ var (
 func compareDecodeError(msg string, errs []diag.Diagnostic, start int) []string {
 	var schema []diag.Diagnostic
 	for _, d := range errs {
-		if d.Rule == manifest.RuleSchema {
+		if d.Rule == manifest.RuleSchema || d.Rule == rules.PlaceholderRule {
 			schema = append(schema, d)
 		}
 	}

@@ -15,6 +15,9 @@ import (
 	"github.com/webhooklint/webhooklint/internal/suggest"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/placeholder"
+	"github.com/webhooklint/webhooklint/rules"
 )
 
 // maxNodes bounds how many YAML nodes one document may expand to (aliases
@@ -28,6 +31,8 @@ type decodeError struct {
 	atKey bool
 	msg   string
 	at    Range
+	// rule is set when the problem belongs to a rule other than schema.
+	rule string
 }
 
 // decoder fills a typed value from a YAML node tree the way the API server's
@@ -325,6 +330,13 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
+		if tok, ok := placeholder.Find(s); ok {
+			// Not a base64 mistake: a substitution nobody ran. Say so,
+			// under the placeholder rule and its (user-chosen) severity.
+			d.errs = append(d.errs, decodeError{path: ps, at: at, rule: rules.PlaceholderRule,
+				msg: rules.PlaceholderMessage(tok, ps)})
+			return
+		}
 		d.fail(ps, false, at, "%s must be base64-encoded: %v", ps, err)
 		return
 	}
@@ -350,6 +362,15 @@ func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at Range)
 }
 
 func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at Range) {
+	if s, ok := d.scalar(n, tagStr); ok {
+		if tok, ok := placeholder.Find(s); ok {
+			// A string where a number, list or object belongs is, when it
+			// is a placeholder (HELMSUBST_TIMEOUT), a substitution nobody ran.
+			d.errs = append(d.errs, decodeError{path: ps, at: at, rule: rules.PlaceholderRule,
+				msg: rules.PlaceholderMessage(tok, ps)})
+			return
+		}
+	}
 	d.fail(ps, false, at, "cannot unmarshal %s into %s of type %s", describe(n), ps, jsonTypeName(t))
 }
 

@@ -350,7 +350,11 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		if strings.HasSuffix(e.path, ".reinvocationPolicy") && d.Kind == rules.Validating {
 			msg = fmt.Sprintf("unknown field %q (reinvocationPolicy exists only on mutating webhooks)", e.path)
 		}
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleSchema, diag.Error, e.path, msg))
+		rule, sev := RuleSchema, diag.Error
+		if e.rule != "" {
+			rule, sev = e.rule, rules.MustLookup(e.rule).Severity
+		}
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, msg))
 	}
 	if d.APIVersion == rules.V1beta1 {
 		at := d.Locate("apiVersion", false)

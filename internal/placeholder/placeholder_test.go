@@ -1,0 +1,52 @@
+package placeholder
+
+import "testing"
+
+func TestFind(t *testing.T) {
+	cases := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"${CA_BUNDLE}", "${CA_BUNDLE}", true},
+		{"${CA_PEM_B64}", "${CA_PEM_B64}", true},
+		{"${CA:-Cg==}", "${CA:-Cg==}", true},
+		{"__CA_BUNDLE__", "__CA_BUNDLE__", true},
+		{"CA_BUNDLE", "CA_BUNDLE", true},
+		{"REPLACE_WITH_SECRET", "REPLACE_WITH_SECRET", true},
+		{"HELMSUBST_DEPLOYMENT_CONTROLLER_MANAGER_FAILURE_POLICY", "HELMSUBST_DEPLOYMENT_CONTROLLER_MANAGER_FAILURE_POLICY", true},
+		{"{{caBundle}}", "{{caBundle}}", true},
+		{"{{ .Values.caBundle }}", "{{ .Values.caBundle }}", true},
+		{"${NAMESPACE}", "${NAMESPACE}", true},
+		{"cache-server.${NAMESPACE}.svc", "${NAMESPACE}", true},
+		{"https://${PRIVATE_IP}:8443/mutate", "${PRIVATE_IP}", true},
+		{"$(SERVICE_NAMESPACE)", "$(SERVICE_NAMESPACE)", true},
+		{"$NAMESPACE", "$NAMESPACE", true},
+		{"<CA_BUNDLE>", "<CA_BUNDLE>", true},
+		{"%CA_BUNDLE%", "%CA_BUNDLE%", true},
+		{"a-${X}-b-$(Y)", "${X}", true},
+
+		// Real values are never placeholders.
+		{"", "", false},
+		{"Cg==", "", false},
+		{"XG4=", "", false},
+		{"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==", "", false},
+		{"XYZ", "", false},
+		{"webhook-service", "", false},
+		{"system", "", false},
+		{"mpod.kb.io", "", false},
+		{"https://example.com/validate?x=1", "", false},
+		{"/mutate-v1-pod", "", false},
+		{"CA", "", false},
+		{"__init__", "", false},
+		{"a_b", "", false},
+	}
+	for _, c := range cases {
+		got, ok := Find(c.in)
+		if ok != c.ok || got != c.want {
+			t.Errorf("Find(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+		if Is(c.in) != c.ok {
+			t.Errorf("Is(%q) = %v; want %v", c.in, !c.ok, c.ok)
+		}
+	}
+}

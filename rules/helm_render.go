@@ -1,0 +1,29 @@
+package rules
+
+import "github.com/webhooklint/webhooklint/diag"
+
+// HelmRenderRule names the finding for a chart that cannot be rendered.
+const HelmRenderRule = "helm-render"
+
+func init() {
+	register(&Rule{
+		Name:     HelmRenderRule,
+		Summary:  "A Helm chart could not be rendered offline (missing dependencies, template or values errors)",
+		Severity: diag.Error,
+		Category: Input,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "`--helm CHART` (or a chart folder among the paths) renders the chart with the Helm engine, as " +
+				"`helm template` does with the chart's values and any `--values` files, and lints the output. Rendering " +
+				"is offline: dependencies must be vendored under `charts/` (`helm dependency build`), and `lookup` sees " +
+				"no cluster. A chart that does not render would not install either, and nothing in it was linted.",
+			Bad:  "# Chart.yaml\ndependencies:\n- name: common\n  repository: https://charts.example.com\n# ...but charts/ is empty\n",
+			Good: "# after `helm dependency build`, charts/common-1.0.0.tgz is present\n",
+			Fix:  "Run `helm dependency build <chart>`, or fix the template or values error at the reported line.",
+			Sources: []string{
+				"https://helm.sh/docs/helm/helm_template/",
+				"https://helm.sh/docs/helm/helm_dependency_build/",
+			},
+		},
+	})
+}

@@ -1,0 +1,40 @@
+package rules
+
+import "github.com/webhooklint/webhooklint/diag"
+
+// HelmTemplateRule names the finding for unrendered templates.
+const HelmTemplateRule = "helm-template"
+
+func init() {
+	register(&Rule{
+		Name:     HelmTemplateRule,
+		Summary:  "A Helm chart template or other unrendered template was found where a manifest was expected",
+		Severity: diag.Warning,
+		Category: Input,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "A file with template actions (`{{ .Values.failurePolicy }}`) is not a manifest: most do not even parse " +
+				"as YAML, and those that do hold values that are not final. Reporting YAML syntax or schema errors on it " +
+				"would be noise, and silently skipping it would pass a webhook configuration nobody checked. webhooklint " +
+				"reports one finding per file (or per templated webhook configuration) that says what it is and how to " +
+				"lint what it produces.\n\nHelm is named only on evidence: the file is under `templates/` of a chart " +
+				"(a folder with `Chart.yaml`), or its actions use what only Helm provides (`.Values`, `.Release`, " +
+				"`.Chart`, `.Capabilities`, `.Files`, `include`). Other Go templates (operator bindata, e2e frameworks) " +
+				"and sed markers (`{{caBundle}}`) are called templates with placeholders. A chart folder among the " +
+				"linted paths is rendered instead (`--helm` does the same explicitly), so this finding appears for " +
+				"templates met on their own, such as single files passed by pre-commit.\n\n" +
+				"It is a warning, not an error: the file is not wrong, but it was not linted, and by default " +
+				"(`--fail-on warning`) a run that could not check a webhook configuration should not pass silently. " +
+				"Set the rule to info or off for folders of templates that are linted through their chart.",
+			Bad: "# templates/webhook.yaml, linted on its own\nwebhooks:\n- name: {{ .Release.Name }}.example.com\n  failurePolicy: {{ .Values.failurePolicy }}\n",
+			Good: "# what `webhooklint --helm charts/my-operator` lints: the rendered template\n" +
+				"webhooks:\n- name: release-name.example.com\n  failurePolicy: Fail\n",
+			Fix: "Lint the chart: `webhooklint --helm <chart dir> [--values file]...` (or pass the chart folder), or lint the " +
+				"rendered output (`helm template . | webhooklint -`). For other templates, lint the generated manifest.",
+			Sources: []string{
+				"corpus NOTES.md (templates/: 82 raw templates, 6 of them not Helm)",
+				"https://helm.sh/docs/helm/helm_template/",
+			},
+		},
+	})
+}

@@ -1,0 +1,203 @@
+// Package helm renders a chart in-process with the Helm v4 engine, as
+// `helm template` would with the chart's default values and any --values
+// files, offline: no repository is contacted, no cluster is looked up
+// (the `lookup` function returns nothing), and a chart whose dependencies
+// are not vendored under charts/ is reported instead of downloaded.
+//
+// Each rendered document remembers the template that produced it, and a
+// finding's field path is traced back to a template line by looking for
+// the path's keys in the template text (see Trace).
+package helm
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+)
+
+// ReleaseName and Namespace are what `helm template` uses by default.
+const (
+	ReleaseName = "release-name"
+	Namespace   = "default"
+)
+
+// Options tune a render.
+type Options struct {
+	// ValuesFiles are merged over the chart's values.yaml, in order.
+	ValuesFiles []string
+	// KubeVersion is reported to templates as .Capabilities.KubeVersion,
+	// e.g. "v1.37.0"; empty keeps Helm's default.
+	KubeVersion string
+}
+
+// Template is one rendered template file.
+type Template struct {
+	// Name is Helm's name for it (chart/templates/x.yaml), as in the
+	// `# Source:` header of `helm template`.
+	Name string
+	// File is the template on disk.
+	File string
+	// Rendered is the output.
+	Rendered []byte
+	// Source is the template text, for tracing.
+	Source []byte
+}
+
+// Chart is a rendered chart.
+type Chart struct {
+	Dir       string
+	Name      string
+	Templates []*Template
+}
+
+// Error is a chart that cannot be rendered, located where possible.
+type Error struct {
+	File         string
+	Line, Column int
+	Msg          string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// IsChart reports whether dir holds a chart (a Chart.yaml).
+func IsChart(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Render renders the chart in dir.
+func Render(dir string, opts Options) (*Chart, error) {
+	chartFile := filepath.Join(dir, "Chart.yaml")
+	c, err := loader.Load(dir)
+	if err != nil {
+		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
+	}
+	if err := missingDependencies(c, dir); err != nil {
+		return nil, err
+	}
+	vals := map[string]any{}
+	for _, f := range opts.ValuesFiles {
+		v, err := common.ReadValuesFile(f)
+		if err != nil {
+			return nil, &Error{File: f, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", f, err)}
+		}
+		vals = loader.MergeMaps(vals, v)
+	}
+	if err := chartutil.ProcessDependencies(c, vals); err != nil {
+		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+	}
+	caps := common.DefaultCapabilities.Copy()
+	if opts.KubeVersion != "" {
+		kv, err := common.ParseKubeVersion(opts.KubeVersion)
+		if err == nil {
+			caps.KubeVersion = *kv
+		}
+	}
+	top, err := util.ToRenderValues(c, vals, common.ReleaseOptions{
+		Name: ReleaseName, Namespace: Namespace, Revision: 1, IsInstall: true,
+	}, caps)
+	if err != nil {
+		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+	}
+	out, err := engine.Render(c, top)
+	if err != nil {
+		return nil, templateError(dir, c.Name(), err)
+	}
+	sources := map[string][]byte{}
+	collectSources(c, "", sources)
+	res := &Chart{Dir: dir, Name: c.Name()}
+	names := make([]string, 0, len(out))
+	for n := range out {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		base := filepath.Base(n)
+		if strings.HasPrefix(base, "_") || base == "NOTES.txt" || len(bytes.TrimSpace([]byte(out[n]))) == 0 {
+			continue
+		}
+		res.Templates = append(res.Templates, &Template{
+			Name: n, File: fileOf(dir, n), Rendered: []byte(out[n]), Source: sources[n],
+		})
+	}
+	return res, nil
+}
+
+// missingDependencies reports dependencies Chart.yaml declares that are
+// not under charts/: rendering without them would silently drop their
+// manifests, and fetching them needs the network.
+func missingDependencies(c *chart.Chart, dir string) error {
+	if c.Metadata == nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, d := range c.Dependencies() {
+		have[d.Name()] = true
+	}
+	var missing []string
+	for _, d := range c.Metadata.Dependencies {
+		if d != nil && !have[d.Name] {
+			s := d.Name
+			if d.Repository != "" {
+				s += " (" + d.Repository + ")"
+			}
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &Error{
+		File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+		Msg: fmt.Sprintf("chart %s depends on %s, missing from %s: webhooklint renders offline and does not download dependencies; run `helm dependency build %s` first",
+			c.Name(), strings.Join(missing, ", "), filepath.Join(dir, "charts"), dir),
+	}
+}
+
+// collectSources maps Helm's template names to their text, subcharts
+// included (chart/charts/sub/templates/x.yaml).
+func collectSources(c *chart.Chart, prefix string, out map[string][]byte) {
+	p := prefix + c.Name()
+	for _, t := range c.Templates {
+		out[p+"/"+t.Name] = t.Data
+	}
+	for _, d := range c.Dependencies() {
+		collectSources(d, p+"/charts/", out)
+	}
+}
+
+// fileOf maps a template name to its file on disk (for directory charts;
+// a packaged subchart's templates have no file of their own).
+func fileOf(dir, name string) string {
+	_, rest, ok := strings.Cut(name, "/")
+	if !ok {
+		return filepath.Join(dir, name)
+	}
+	return filepath.Join(dir, filepath.FromSlash(rest))
+}
+
+var templateErrPos = regexp.MustCompile(`(?:template: |error at \()([^:\s()]+):(\d+):(\d+)`)
+
+// templateError locates a render failure at the template line Helm names.
+func templateError(dir, chartName string, err error) error {
+	msg := err.Error()
+	e := &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1, Msg: "cannot render chart " + chartName + ": " + msg}
+	if m := templateErrPos.FindStringSubmatch(msg); m != nil {
+		e.File = fileOf(dir, m[1])
+		e.Line, _ = strconv.Atoi(m[2])
+		e.Column, _ = strconv.Atoi(m[3])
+	}
+	return e
+}

@@ -1,0 +1,238 @@
+package helm
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Trace is where a rendered field was traced to in its template.
+type Trace struct {
+	Line, Column, EndColumn int
+	// Exact reports that the path's last key was found; otherwise the
+	// position is that of the closest ancestor found (or the document's
+	// start).
+	Exact bool
+	// Literal reports that the value is written literally on that line
+	// (no template action), so the line is where to change it; otherwise
+	// the value comes from values or a helper, named by the action there.
+	Literal bool
+}
+
+// Trace maps a field path of the doc-th document rendered from a template
+// to a line of the template text.
+//
+// Method: Helm output carries no positions, so the path's keys are looked
+// up in the template text, in order, each below the previous one: a key
+// matches a line whose content (after an optional "- ") starts with
+// "key:", indented deeper than its parent key, skipping lines that are
+// only template actions. A list index [i] selects the i-th "- " item
+// under its key when the template writes items literally; when it does
+// not (a range loop writes one item for all), the first item is used,
+// which is the loop body that produced every element. Keys produced by
+// include/toYaml of a values block are not in the template text; the
+// search then stops at the deepest key that is, which is the line whose
+// action emits the value. Documents are matched to template chunks by
+// their order between "---" separators when the counts agree.
+func (t *Template) Trace(doc int, path string) Trace {
+	lines := bytes.Split(t.Source, []byte{'\n'})
+	start, end := chunk(lines, doc)
+	res := Trace{Line: start + 1, Column: 1, EndColumn: 2}
+	if k := findKey(lines, start, end, -1, false, "kind"); k.line >= 0 {
+		res = Trace{Line: k.line + 1, Column: k.col, EndColumn: k.col + utf8.RuneCountInString("kind")}
+	}
+	if path == "" {
+		return res
+	}
+	steps := splitPath(path)
+	from, parentIndent, inItem := start, -1, false
+	for i := 0; i < len(steps); i++ {
+		s := steps[i]
+		if s.index >= 0 {
+			continue // handled with its key
+		}
+		k := findKey(lines, from, end, parentIndent, inItem, s.key)
+		if k.line < 0 {
+			return res
+		}
+		res = Trace{Line: k.line + 1, Column: k.col, EndColumn: k.col + utf8.RuneCountInString(s.key)}
+		from, parentIndent, inItem = k.line+1, k.indent, false
+		// List indices directly after this key.
+		for i+1 < len(steps) && steps[i+1].index >= 0 {
+			i++
+			item, itemIndent, ok := listItem(lines, from, end, k.indent, steps[i].index)
+			if !ok {
+				break
+			}
+			// Keys of the item are on the "- " line or below it, indented
+			// deeper than the dash.
+			from, parentIndent, inItem = item, itemIndent, true
+			res = Trace{Line: item + 1, Column: itemIndent + 1, EndColumn: itemIndent + 2}
+		}
+		if i == len(steps)-1 {
+			res.Exact = true
+			v := strings.TrimSpace(string(k.rest))
+			res.Literal = v != "" && !strings.Contains(v, "{{")
+			if v != "" {
+				// Point at the value: the key line shows what to change.
+				c := k.valueCol
+				res.Column, res.EndColumn = c, c+utf8.RuneCountInString(strings.TrimRight(string(k.rest), " \t\r"))
+			}
+		}
+	}
+	return res
+}
+
+type keyHit struct {
+	line, col, indent, valueCol int
+	rest                        []byte
+}
+
+var keyLine = regexp.MustCompile(`^(\s*)(?:-\s+)?("?)([^\s:"]+)("?):(?:\s+|$)`)
+
+// findKey finds the first line in [from, end) writing key, deeper than
+// parentIndent, and stops at a line that closes the parent block. When
+// inItem, from is a list item's "- " line, whose first key sits on it.
+func findKey(lines [][]byte, from, end, parentIndent int, inItem bool, key string) keyHit {
+	for i := from; i < end; i++ {
+		l := bytes.TrimRight(lines[i], "\r")
+		trimmed := bytes.TrimSpace(l)
+		if len(trimmed) == 0 || trimmed[0] == '#' || bytes.HasPrefix(trimmed, []byte("{{")) {
+			continue
+		}
+		indent := len(l) - len(bytes.TrimLeft(l, " "))
+		if parentIndent >= 0 && indent <= parentIndent && (!inItem || i != from) {
+			return keyHit{line: -1}
+		}
+		m := keyLine.FindSubmatchIndex(l)
+		if m == nil || string(l[m[6]:m[7]]) != key {
+			continue
+		}
+		col := utf8.RuneCount(l[:m[6]]) + 1 - (m[5] - m[4])
+		return keyHit{line: i, col: col, indent: indent, valueCol: utf8.RuneCount(l[:m[1]]) + 1, rest: l[m[1]:]}
+	}
+	return keyHit{line: -1}
+}
+
+// listItem finds the n-th "- " item of the list under a key at keyIndent,
+// or the first one when there are fewer (a range loop). It returns the
+// item's line and the column of its content (for nested keys).
+func listItem(lines [][]byte, from, end, keyIndent, n int) (line, indent int, ok bool) {
+	first, count := -1, 0
+	firstIndent := 0
+	itemIndent := -1
+	for i := from; i < end; i++ {
+		l := bytes.TrimRight(lines[i], "\r")
+		trimmed := bytes.TrimSpace(l)
+		if len(trimmed) == 0 || trimmed[0] == '#' || bytes.HasPrefix(trimmed, []byte("{{")) {
+			continue
+		}
+		ind := len(l) - len(bytes.TrimLeft(l, " "))
+		isItem := bytes.HasPrefix(trimmed, []byte("- ")) || bytes.Equal(trimmed, []byte("-"))
+		if ind < keyIndent || (ind == keyIndent && !isItem) {
+			break
+		}
+		if !isItem || (itemIndent >= 0 && ind != itemIndent) {
+			continue
+		}
+		itemIndent = ind
+		if first < 0 {
+			first, firstIndent = i, ind
+		}
+		if count == n {
+			return i, ind, true
+		}
+		count++
+	}
+	if first < 0 {
+		return 0, 0, false
+	}
+	return first, firstIndent, true
+}
+
+// chunk returns the line range of the doc-th YAML document of a
+// template, or the whole template when doc is out of range (the caller
+// could not tell which chunk produced the document).
+func chunk(lines [][]byte, doc int) (start, end int) {
+	cs := chunks(lines)
+	if doc >= 0 && doc < len(cs) {
+		return cs[doc][0], cs[doc][1]
+	}
+	return 0, len(lines)
+}
+
+// chunks splits a template at "---" lines into the ranges that hold
+// content.
+func chunks(lines [][]byte) [][2]int {
+	starts := []int{0}
+	for i, l := range lines {
+		t := bytes.TrimRight(l, " \r\t")
+		if bytes.Equal(t, []byte("---")) {
+			starts = append(starts, i+1)
+		}
+	}
+	var out [][2]int
+	for i, s := range starts {
+		e := len(lines)
+		if i+1 < len(starts) {
+			e = starts[i+1] - 1
+		}
+		if hasContent(lines[s:e]) {
+			out = append(out, [2]int{s, e})
+		}
+	}
+	return out
+}
+
+// Chunks counts the YAML documents a template writes literally, for
+// matching rendered documents to template chunks.
+func Chunks(src []byte) int { return len(chunks(bytes.Split(src, []byte{'\n'}))) }
+
+func hasContent(lines [][]byte) bool {
+	for _, l := range lines {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' && !bytes.HasPrefix(t, []byte("{{")) {
+			return true
+		}
+	}
+	return false
+}
+
+type pathStep struct {
+	key   string
+	index int
+}
+
+// splitPath splits an API field path into keys and indices; map keys in
+// brackets (labels[app]) are keys.
+func splitPath(p string) []pathStep {
+	var out []pathStep
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '.':
+			i++
+		case '[':
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				return out
+			}
+			s := p[i+1 : i+j]
+			if n, err := strconv.Atoi(s); err == nil {
+				out = append(out, pathStep{index: n})
+			} else {
+				out = append(out, pathStep{key: s, index: -1})
+			}
+			i += j + 1
+		default:
+			j := strings.IndexAny(p[i:], ".[")
+			if j < 0 {
+				j = len(p) - i
+			}
+			out = append(out, pathStep{key: p[i : i+j], index: -1})
+			i += j
+		}
+	}
+	return out
+}

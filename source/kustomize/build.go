@@ -1,0 +1,190 @@
+// Package kustomize builds a kustomization in-process with the kustomize
+// API (offline, plugins off) and maps findings on the built objects back to
+// the file and line that wrote the offending field: the patch that set it
+// when a patch did, else the resource file the object came from (kustomize
+// records it in the config.kubernetes.io/origin annotation when asked with
+// buildMetadata: [originAnnotations], which webhooklint adds in memory).
+package kustomize
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+const originAnnotation = "config.kubernetes.io/origin"
+
+// Object is one built object.
+type Object struct {
+	APIVersion, Kind, Name, Namespace string
+	// YAML is the object as kustomize emits it, without the origin
+	// annotation webhooklint asked for.
+	YAML []byte
+	// Origin is the resource file the object came from (absolute), or ""
+	// when kustomize generated it.
+	Origin string
+
+	fields map[string]any
+}
+
+// Build is the result of building one kustomization.
+type Build struct {
+	Dir     string // the kustomization directory, as given
+	File    string // its kustomization file
+	Objects []*Object
+
+	tree  *kust
+	cache map[string][]*originDoc
+}
+
+// Run builds the kustomization in dir. When the kustomization files can be
+// read but the build fails, the Build (without objects) is returned with
+// the error, so callers still know which files are patches.
+func Run(dir string) (*Build, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := load(abs)
+	if err != nil {
+		return nil, err
+	}
+	opts := krusty.MakeDefaultOptions()
+	// Plugins (exec, Go plugins, helm inflation) run programs; a linter
+	// must not. kustomize's default already disables them; keep it so.
+	opts.PluginConfig = types.DisabledPluginConfig()
+	// Load restrictions stay RootOnly, kustomize's default: a build that
+	// works with `kustomize build` works here.
+	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
+	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
+	m, err := krusty.MakeKustomizer(opts).Run(fs, abs)
+	if err != nil {
+		// The tree is still returned: its patch files are known even
+		// though nothing was built.
+		return b, fmt.Errorf("kustomize build %s: %w", dir, err)
+	}
+	for _, r := range m.Resources() {
+		o := &Object{
+			APIVersion: r.GetApiVersion(), Kind: r.GetKind(),
+			Name: r.GetName(), Namespace: r.GetNamespace(),
+		}
+		if origin, err := r.GetOrigin(); err == nil && origin != nil && origin.Repo == "" && origin.Path != "" {
+			o.Origin = filepath.Clean(filepath.Join(abs, origin.Path))
+		}
+		anns := r.GetAnnotations()
+		delete(anns, originAnnotation)
+		if err := r.SetAnnotations(anns); err != nil {
+			return nil, err
+		}
+		y, err := r.AsYAML()
+		if err != nil {
+			return nil, err
+		}
+		o.YAML = y
+		if err := sigsyaml.Unmarshal(y, &o.fields); err != nil {
+			return nil, err
+		}
+		b.Objects = append(b.Objects, o)
+	}
+	return b, nil
+}
+
+// originFS is the on-disk file system with one change: the root
+// kustomization also asks for origin annotations, so every built object
+// says which file it came from. The user's file is not modified.
+type originFS struct {
+	filesys.FileSystem
+	root string
+}
+
+func (f originFS) ReadFile(path string) ([]byte, error) {
+	data, err := f.FileSystem.ReadFile(path)
+	if err != nil || !samePath(path, f.root) {
+		return data, err
+	}
+	var k map[string]any
+	if err := sigsyaml.Unmarshal(data, &k); err != nil || k == nil {
+		return data, nil // let kustomize report it
+	}
+	var meta []any
+	if existing, ok := k["buildMetadata"].([]any); ok {
+		meta = existing
+	}
+	for _, m := range meta {
+		if m == types.OriginAnnotations {
+			return data, nil
+		}
+	}
+	k["buildMetadata"] = append(meta, types.OriginAnnotations)
+	return sigsyaml.Marshal(k)
+}
+
+// Consumed lists the files the build reads as resources and as patches,
+// and its kustomization files: a folder walk lints them through the build,
+// not as standalone files.
+func (b *Build) Consumed() (resources, patches, kustomizations map[string]bool) {
+	return b.tree.files()
+}
+
+// Patches lists the patch files of the tree (absolute paths).
+func (b *Build) Patches() map[string]bool {
+	_, p, _ := b.tree.files()
+	return p
+}
+
+// Find returns the built object with this kind and name.
+func (b *Build) Find(kind, name, namespace string) *Object {
+	var byName *Object
+	for _, o := range b.Objects {
+		if o.Kind == kind && o.Name == name {
+			if o.Namespace == namespace {
+				return o
+			}
+			byName = o
+		}
+	}
+	return byName
+}
+
+// targets reports whether a patch document (or its target selector)
+// addresses object o. Names are compared allowing for the prefixes and
+// suffixes later kustomizations add (kustomize tracks previous names
+// internally but strips them from its output).
+func (p *patch) targets(d *patchDoc, o *Object) bool {
+	kind, name := d.kind, d.name
+	if p.target != nil {
+		if p.target.kind != "" {
+			kind = p.target.kind
+		}
+		if p.target.name != "" {
+			name = p.target.name
+			if re, err := regexp.Compile("^(?:" + name + ")$"); err == nil && strings.ContainsAny(name, `*+?[](){}|\^$`) {
+				return (kind == "" || kind == o.Kind) && re.MatchString(o.Name)
+			}
+		}
+	}
+	if kind != "" && kind != o.Kind {
+		return false
+	}
+	if name == "" {
+		return kind != ""
+	}
+	return o.Name == name || strings.Contains(o.Name, name)
+}
+
+// samePath compares two paths after resolving symbolic links, since
+// kustomize may read the root through a resolved path.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}

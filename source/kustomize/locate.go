@@ -1,0 +1,163 @@
+package kustomize
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// originDoc is one document of a resource file, indexed by field path.
+type originDoc struct {
+	kind, name string
+	tab        *table
+	start      Pos
+}
+
+// Location is where a finding on a built object belongs.
+type Location struct {
+	Pos
+	// By says what wrote the field there: "patch", "resource" (the file
+	// the object came from) or "kustomization" (generated objects, or
+	// nothing better known).
+	By string
+}
+
+// Locate maps a field path of a built object to the file and line that
+// wrote it: the last patch that set the field, else the object's resource
+// file (the field, or its closest written ancestor), else the
+// kustomization file itself.
+//
+// atKey asks for the field's key rather than its value (an unknown or
+// duplicate field).
+func (b *Build) Locate(o *Object, path string, atKey bool) Location {
+	l := b.locate(o, path)
+	if atKey && l.exact {
+		if k, ok := l.tab.keyOf(path, o.fields); ok {
+			l.Pos = k
+		}
+	}
+	return l.Location
+}
+
+type located struct {
+	Location
+	exact bool
+	tab   *table
+}
+
+func (b *Build) locate(o *Object, path string) located {
+	if path != "" {
+		for i := len(b.tree.patches) - 1; i >= 0; i-- {
+			p := b.tree.patches[i]
+			if o.Origin != "" && !p.owner.resources[o.Origin] {
+				continue // the patch's kustomization never saw this object
+			}
+			for j := len(p.docs) - 1; j >= 0; j-- {
+				d := p.docs[j]
+				if !p.targets(d, o) {
+					continue
+				}
+				if at, exact, owned, ok := d.tab.lookup(path, o.fields); ok && owned {
+					return located{Location{Pos: at, By: "patch"}, exact, d.tab}
+				}
+			}
+		}
+	}
+	if d := b.originDoc(o); d != nil {
+		if path == "" {
+			return located{Location: Location{Pos: d.start, By: "resource"}}
+		}
+		if at, exact, _, ok := d.tab.lookup(path, o.fields); ok {
+			return located{Location{Pos: at, By: "resource"}, exact, d.tab}
+		}
+		return located{Location: Location{Pos: d.start, By: "resource"}}
+	}
+	return located{Location: Location{Pos: Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}, By: "kustomization"}}
+}
+
+// originDoc finds the document the object came from in its resource file.
+func (b *Build) originDoc(o *Object) *originDoc {
+	if o.Origin == "" {
+		return nil
+	}
+	docs, ok := b.cache[o.Origin]
+	if !ok {
+		docs = readDocs(o.Origin)
+		b.cache[o.Origin] = docs
+	}
+	var sameKind []*originDoc
+	for _, d := range docs {
+		if d.kind != o.Kind {
+			continue
+		}
+		if d.name == o.Name {
+			return d
+		}
+		sameKind = append(sameKind, d)
+	}
+	var contained []*originDoc
+	for _, d := range sameKind {
+		if d.name != "" && bytes.Contains([]byte(o.Name), []byte(d.name)) {
+			contained = append(contained, d)
+		}
+	}
+	switch {
+	case len(contained) == 1:
+		return contained[0]
+	case len(sameKind) == 1:
+		return sameKind[0]
+	}
+	return nil
+}
+
+func readDocs(file string) []*originDoc {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var out []*originDoc
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			if !errors.Is(err, io.EOF) {
+				return out
+			}
+			return out
+		}
+		root := &doc
+		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+			root = root.Content[0]
+		}
+		if root.Kind != yaml.MappingNode {
+			continue
+		}
+		tab := newTable(file)
+		tab.record("", nil, root, 0)
+		start := Pos{File: file, Line: root.Line, Column: root.Column, EndLine: root.Line, EndColumn: root.Column + 1}
+		if k := keyNode(root, "kind"); k != nil {
+			start = tab.pos(k, nil)
+		}
+		out = append(out, &originDoc{
+			kind:  mapValue(root, "kind"),
+			name:  mapValue(mapNode(root, "metadata"), "name"),
+			tab:   tab,
+			start: start,
+		})
+	}
+}
+
+func keyNode(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package kustomize
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Pos is a span in a file (1-based lines and code-point columns, end
+// exclusive), the same convention as diag.Diagnostic.
+type Pos struct {
+	File                             string
+	Line, Column, EndLine, EndColumn int
+}
+
+// mergeKeyed lists the admissionregistration lists that strategic merge
+// patches merge by element name (patchMergeKey "name" in k8s.io/api);
+// every other list in these kinds is replaced whole.
+var mergeKeyed = map[string]bool{"webhooks": true, "matchConditions": true}
+
+// step is one element of a field path: a field or map key, or a list index.
+type step struct {
+	key   string
+	index int // -1 for keys
+}
+
+// parsePath splits an API field path (webhooks[0].rules[1].operations[2],
+// metadata.labels[app.kubernetes.io/name]) into steps.
+func parsePath(p string) []step {
+	var out []step
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '.':
+			i++
+		case '[':
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				return append(out, step{key: p[i+1:], index: -1})
+			}
+			s := p[i+1 : i+j]
+			if n, err := strconv.Atoi(s); err == nil {
+				out = append(out, step{index: n})
+			} else {
+				out = append(out, step{key: s, index: -1})
+			}
+			i += j + 1
+		default:
+			j := strings.IndexAny(p[i:], ".[")
+			if j < 0 {
+				j = len(p) - i
+			}
+			out = append(out, step{key: p[i : i+j], index: -1})
+			i += j
+		}
+	}
+	return out
+}
+
+// table maps path keys to where they are written in one YAML document.
+// List elements of merge-keyed lists are recorded twice: by index
+// (webhooks[0]) and by name (webhooks[name=a.b.c]), so a path from the
+// rendered object can be matched by name even when indices moved.
+type table struct {
+	file  string
+	at    map[string]Pos
+	keys  map[string]Pos  // where the mapping key of a field is written
+	whole map[string]bool // paths whose subtree is replaced, not merged
+}
+
+func newTable(file string) *table {
+	return &table{file: file, at: map[string]Pos{}, keys: map[string]Pos{}, whole: map[string]bool{}}
+}
+
+func (t *table) pos(key, val *yaml.Node) Pos {
+	n := val
+	if key != nil {
+		n = key
+	}
+	p := Pos{File: t.file, Line: n.Line, Column: n.Column, EndLine: n.Line, EndColumn: n.Column + 1}
+	if n.Kind == yaml.ScalarNode {
+		w := utf8.RuneCountInString(n.Value)
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			w += 2
+		}
+		if !strings.Contains(n.Value, "\n") && w > 0 {
+			p.EndColumn = n.Column + w
+		}
+	}
+	return p
+}
+
+// record walks n (the value at prefix) and every node below it. keyNode
+// is the mapping key that introduced n, if any: findings on a field point
+// at its key line, like the loader's index for missing children.
+func (t *table) record(prefix string, keyNode, n *yaml.Node, depth int) {
+	if n == nil || depth > 64 {
+		return
+	}
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if prefix != "" {
+		// A scalar is reported where its value is written; a mapping or
+		// list where its key is, as the loader does for whole objects.
+		if keyNode != nil {
+			t.keys[prefix] = t.pos(keyNode, nil)
+		}
+		if keyNode != nil && n.Kind != yaml.ScalarNode {
+			t.at[prefix] = t.pos(keyNode, nil)
+		} else {
+			t.at[prefix] = t.pos(nil, n)
+		}
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Value == "$patch" && v.Value == "replace" {
+				t.whole[prefix] = true
+				continue
+			}
+			if strings.HasPrefix(k.Value, "$") {
+				continue // other strategic-merge directives
+			}
+			t.record(join(prefix, k.Value), k, v, depth+1)
+		}
+	case yaml.SequenceNode:
+		field := lastKey(prefix)
+		if !mergeKeyed[field] {
+			t.whole[prefix] = true
+		}
+		for i, e := range n.Content {
+			ip := prefix + "[" + strconv.Itoa(i) + "]"
+			t.record(ip, nil, e, depth+1)
+			if mergeKeyed[field] {
+				if name := mapValue(e, "name"); name != "" {
+					t.record(prefix+"[name="+name+"]", nil, e, depth+1)
+				}
+			}
+		}
+	default:
+		if prefix != "" {
+			t.whole[prefix] = true
+		}
+	}
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	if strings.ContainsAny(key, ".[]") {
+		return prefix + "[" + key + "]"
+	}
+	return prefix + "." + key
+}
+
+func lastKey(p string) string {
+	s := parsePath(p)
+	if len(s) == 0 || s[len(s)-1].index >= 0 {
+		return ""
+	}
+	return s[len(s)-1].key
+}
+
+// mapValue is the scalar value of key in mapping n.
+func mapValue(n *yaml.Node, key string) string {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// mapNode is the value node of key in mapping n.
+func mapNode(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// candidates turns a field path of the rendered object into the keys a
+// table may hold for it, most specific first: each merge-keyed list
+// index is also tried as its element's name in the rendered object.
+func candidates(path string, rendered map[string]any) []string {
+	steps := parsePath(path)
+	byIndex, byName := "", ""
+	var cur any = rendered
+	for _, s := range steps {
+		if s.index >= 0 {
+			idx := "[" + strconv.Itoa(s.index) + "]"
+			named := idx
+			list, _ := cur.([]any)
+			if s.index < len(list) {
+				cur = list[s.index]
+				if m, ok := cur.(map[string]any); ok && mergeKeyed[lastKey(byIndex)] {
+					if name, ok := m["name"].(string); ok && name != "" {
+						named = "[name=" + name + "]"
+					}
+				}
+			} else {
+				cur = nil
+			}
+			byIndex += idx
+			byName += named
+			continue
+		}
+		byIndex = join(byIndex, s.key)
+		byName = join(byName, s.key)
+		m, _ := cur.(map[string]any)
+		cur = m[s.key]
+	}
+	if byName != byIndex {
+		return []string{byName, byIndex}
+	}
+	return []string{byIndex}
+}
+
+// lookup finds the deepest written prefix of path (the path itself when
+// exact). owned reports whether the table's document decides the value at
+// path: it writes the path itself (other than a merge-keyed list element,
+// which merges), or a prefix of it that replaces its whole subtree (a
+// scalar, a list without merge key, a JSON6902 value, $patch: replace).
+func (t *table) lookup(path string, rendered map[string]any) (p Pos, exact, owned, ok bool) {
+	for _, c := range candidates(path, rendered) {
+		for q, first := c, true; q != ""; q, first = parent(q), false {
+			at, found := t.at[q]
+			if !found {
+				continue
+			}
+			owned = t.whole[q]
+			if first && !strings.HasSuffix(q, "]") {
+				owned = true
+			}
+			for a := parent(q); a != "" && !owned; a = parent(a) {
+				owned = t.whole[a]
+			}
+			return at, first, owned, true
+		}
+	}
+	return Pos{}, false, false, false
+}
+
+// parent strips the last step of a path key.
+func parent(p string) string {
+	if strings.HasSuffix(p, "]") {
+		depth := 0
+		for i := len(p) - 1; i >= 0; i-- {
+			switch p[i] {
+			case ']':
+				depth++
+			case '[':
+				depth--
+				if depth == 0 {
+					return p[:i]
+				}
+			}
+		}
+		return ""
+	}
+	if i := strings.LastIndexAny(p, ".]"); i >= 0 {
+		if p[i] == ']' {
+			return p[:i+1]
+		}
+		return p[:i]
+	}
+	return ""
+}
+
+// keyOf is where the key of an exactly written field is.
+func (t *table) keyOf(path string, rendered map[string]any) (Pos, bool) {
+	for _, c := range candidates(path, rendered) {
+		if k, ok := t.keys[c]; ok {
+			return k, true
+		}
+	}
+	return Pos{}, false
+}

@@ -1,0 +1,424 @@
+package kustomize
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// FileNames are the kustomization file names kustomize recognizes, in its
+// order of preference.
+var FileNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// FileIn returns the kustomization file in dir, if there is one.
+func FileIn(dir string) (string, bool) {
+	for _, n := range FileNames {
+		p := filepath.Join(dir, n)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// kust is one kustomization file as webhooklint reads it: enough to know
+// which files it consumes and which patches it applies, in kustomize's
+// order. kustomize itself does the build; this only maps results back.
+type kust struct {
+	dir, file string
+	// resources are the files (absolute) this kustomization and its bases
+	// and components accumulate.
+	resources map[string]bool
+	// patches in application order: bases' patches first, then this
+	// kustomization's own.
+	patches []*patch
+	// subs are nested kustomizations (bases, components).
+	subs []*kust
+}
+
+// patch is one patch a kustomization applies.
+type patch struct {
+	file    string // where it is written (the kustomization file for inline patches)
+	inline  bool
+	kustDir string
+	target  *selector
+	// docs are strategic-merge patch documents, or one JSON6902 document.
+	docs     []*patchDoc
+	json6902 bool
+	owner    *kust
+}
+
+type patchDoc struct {
+	kind, name string // from the document, for strategic-merge patches
+	tab        *table
+}
+
+type selector struct {
+	kind, name string
+}
+
+// RemoteError says a kustomization refers to something that would have to
+// be downloaded; webhooklint builds offline.
+type RemoteError struct {
+	File, Ref    string
+	Line, Column int
+}
+
+func (e *RemoteError) Error() string { return e.File + ": " + e.Message() }
+
+// Message says what is wrong without naming the file (a diagnostic does).
+func (e *RemoteError) Message() string {
+	return fmt.Sprintf("remote resource %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", e.Ref)
+}
+
+var remoteRef = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://|git@|git::|(?:github\.com|gitlab\.com|bitbucket\.org)/)|\?ref=|\.git(?:/|$|\?)`)
+
+// load reads the kustomization tree rooted at dir.
+func load(dir string) (*kust, error) {
+	return loadKust(dir, map[string]bool{})
+}
+
+func loadKust(dir string, seen map[string]bool) (*kust, error) {
+	file, ok := FileIn(dir)
+	if !ok {
+		return nil, fmt.Errorf("%s: no kustomization file", dir)
+	}
+	if seen[file] {
+		return nil, fmt.Errorf("%s: kustomization cycle", file)
+	}
+	seen[file] = true
+	defer delete(seen, file)
+
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	k := &kust{dir: dir, file: file, resources: map[string]bool{}}
+	lines := bytes.Split(data, []byte{'\n'})
+
+	for _, field := range []string{"resources", "bases", "components"} {
+		for _, e := range seqNodes(mapNode(root, field)) {
+			ref := e.Value
+			p := filepath.Join(dir, ref)
+			fi, statErr := os.Stat(p)
+			switch {
+			case statErr == nil && fi.IsDir():
+				sub, err := loadKust(p, seen)
+				if err != nil {
+					return nil, err
+				}
+				k.subs = append(k.subs, sub)
+				for f := range sub.resources {
+					k.resources[f] = true
+				}
+				k.patches = append(k.patches, sub.patches...)
+			case statErr == nil:
+				k.resources[filepath.Clean(p)] = true
+			case remoteRef.MatchString(ref):
+				return nil, &RemoteError{File: file, Ref: ref, Line: e.Line, Column: e.Column}
+			}
+			// A missing local path is left to kustomize, whose error
+			// names it.
+		}
+	}
+
+	add := func(pt *patch, content []byte, lineOff, colOff int) error {
+		pt.kustDir, pt.owner = dir, k
+		if err := pt.parse(content, lineOff, colOff); err != nil {
+			return err
+		}
+		k.patches = append(k.patches, pt)
+		return nil
+	}
+	for _, e := range seqNodes(mapNode(root, "patchesStrategicMerge")) {
+		if err := k.addPatchRef(add, e, nil, lines); err != nil {
+			return nil, err
+		}
+	}
+	for _, field := range []string{"patches", "patchesJson6902"} {
+		for _, e := range seqNodes(mapNode(root, field)) {
+			sel := parseSelector(mapNode(e, "target"))
+			if p := mapNode(e, "path"); p != nil {
+				if err := k.addPatchRef(add, p, sel, lines); err != nil {
+					return nil, err
+				}
+			} else if p := mapNode(e, "patch"); p != nil {
+				if err := k.addPatchRef(add, p, sel, lines); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return k, nil
+}
+
+// addPatchRef adds a patch given by a file path or inline text.
+func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Node, sel *selector, lines [][]byte) error {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return nil
+	}
+	v := n.Value
+	if !strings.ContainsAny(v, "\n:") {
+		// A file path.
+		p := filepath.Clean(filepath.Join(k.dir, v))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			if remoteRef.MatchString(v) {
+				return &RemoteError{File: k.file, Ref: v, Line: n.Line, Column: n.Column}
+			}
+			return nil // kustomize reports the missing file
+		}
+		return add(&patch{file: p, target: sel}, data, 0, 0)
+	}
+	// Inline patch: for a block scalar its text starts on the next line,
+	// indented; map its lines back into the kustomization file.
+	lineOff, colOff := n.Line-1, n.Column-1
+	if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		lineOff = n.Line
+		colOff = 0
+		for i := n.Line; i < len(lines); i++ {
+			t := bytes.TrimRight(lines[i], "\r")
+			if len(bytes.TrimSpace(t)) == 0 {
+				continue
+			}
+			colOff = len(t) - len(bytes.TrimLeft(t, " "))
+			break
+		}
+	}
+	return add(&patch{file: k.file, inline: true, target: sel}, []byte(v), lineOff, colOff)
+}
+
+// parse reads the patch text. lineOff/colOff shift positions for inline
+// patches (block scalar text starts at a fixed indentation).
+func (pt *patch) parse(content []byte, lineOff, colOff int) error {
+	dec := yaml.NewDecoder(bytes.NewReader(content))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: patch does not parse: %w", pt.file, err)
+		}
+		shift(&doc, lineOff, colOff, 0)
+		root := &doc
+		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+			root = root.Content[0]
+		}
+		tab := newTable(pt.file)
+		if root.Kind == yaml.SequenceNode {
+			// JSON6902: a list of operations.
+			pt.json6902 = true
+			for _, op := range root.Content {
+				opName, ptr := mapValue(op, "op"), mapValue(op, "path")
+				val := mapNode(op, "value")
+				if (opName != "add" && opName != "replace") || val == nil {
+					continue
+				}
+				prefix, ok := pointerToPath(ptr)
+				if !ok {
+					continue
+				}
+				tab.record(prefix, nil, val, 0)
+				tab.whole[prefix] = true
+				if val.Kind == yaml.ScalarNode {
+					// Point at the operation's value for scalars, which is
+					// where the reader edits.
+					tab.at[prefix] = tab.pos(nil, val)
+				}
+			}
+			pt.docs = append(pt.docs, &patchDoc{tab: tab})
+			continue
+		}
+		if root.Kind != yaml.MappingNode {
+			continue
+		}
+		tab.record("", nil, root, 0)
+		pt.docs = append(pt.docs, &patchDoc{
+			kind: mapValue(root, "kind"),
+			name: mapValue(mapNode(root, "metadata"), "name"),
+			tab:  tab,
+		})
+	}
+}
+
+// shift moves node positions of an inline patch into its kustomization file.
+func shift(n *yaml.Node, lineOff, colOff, depth int) {
+	if n == nil || depth > 128 {
+		return
+	}
+	if n.Line > 0 {
+		n.Line += lineOff
+		n.Column += colOff
+	}
+	for _, c := range n.Content {
+		shift(c, lineOff, colOff, depth+1)
+	}
+}
+
+// pointerToPath turns a JSON pointer (/webhooks/0/failurePolicy) into a
+// field path key (webhooks[0].failurePolicy). Appends (/-) have no index
+// known in advance and are not mapped.
+func pointerToPath(ptr string) (string, bool) {
+	if !strings.HasPrefix(ptr, "/") {
+		return "", false
+	}
+	out := ""
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if tok == "-" {
+			return "", false
+		}
+		if isIndex(tok) {
+			out += "[" + tok + "]"
+			continue
+		}
+		out = join(out, tok)
+	}
+	return out, out != ""
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func parseSelector(n *yaml.Node) *selector {
+	if n == nil {
+		return nil
+	}
+	return &selector{kind: mapValue(n, "kind"), name: mapValue(n, "name")}
+}
+
+func seqNodes(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+// files returns every file the tree consumes as a resource or a patch,
+// and every kustomization file in it.
+func (k *kust) files() (resources, patches, kusts map[string]bool) {
+	resources, patches, kusts = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	var walk func(*kust)
+	walk = func(k *kust) {
+		kusts[k.file] = true
+		for f := range k.resources {
+			resources[f] = true
+		}
+		for _, p := range k.patches {
+			if !p.inline {
+				patches[p.file] = true
+			}
+		}
+		for _, s := range k.subs {
+			walk(s)
+		}
+	}
+	walk(k)
+	return resources, patches, kusts
+}
+
+// PatchedBy reports the kustomization, in file's folder or above it, that
+// uses file as a patch. It stops at a repository root (a .git folder).
+func PatchedBy(file string) (string, bool) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", false
+	}
+	for dir := filepath.Dir(abs); ; {
+		if _, ok := FileIn(dir); ok {
+			if k, err := load(dir); err == nil {
+				if _, patches, _ := k.files(); patches[abs] {
+					return k.file, true
+				}
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+			return "", false
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// Nested returns the kustomization files that the kustomization in dir
+// uses as bases or components (not its own): a folder walk builds only
+// kustomizations no other one uses.
+func Nested(dir string) (map[string]bool, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	k, err := load(abs)
+	if err != nil {
+		return nil, err
+	}
+	_, _, kusts := k.files()
+	delete(kusts, k.file)
+	return kusts, nil
+}
+
+// EntryLine finds the line of the kustomization file that names something
+// an error message mentions (a resource, base, component or patch path),
+// so a build error can point at it. ok is false when none is mentioned.
+func EntryLine(file, msg string) (line, col int, ok bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0, 0, false
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return 0, 0, false
+	}
+	root := doc.Content[0]
+	var refs []*yaml.Node
+	for _, f := range []string{"resources", "bases", "components", "patchesStrategicMerge"} {
+		refs = append(refs, seqNodes(mapNode(root, f))...)
+	}
+	for _, f := range []string{"patches", "patchesJson6902"} {
+		for _, e := range seqNodes(mapNode(root, f)) {
+			if p := mapNode(e, "path"); p != nil {
+				refs = append(refs, p)
+			}
+		}
+	}
+	for _, n := range refs {
+		v := n.Value
+		if n.Kind != yaml.ScalarNode || v == "" || strings.Contains(v, "\n") {
+			continue
+		}
+		if strings.Contains(msg, "'"+v+"'") || strings.Contains(msg, `"`+v+`"`) ||
+			strings.Contains(msg, string(filepath.Separator)+filepath.Clean(v)) {
+			return n.Line, n.Column, true
+		}
+	}
+	return 0, 0, false
+}

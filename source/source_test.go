@@ -1,0 +1,293 @@
+package source_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+const (
+	kubebuilderDir = "../testdata/sources/kubebuilder/config"
+	chartDir       = "../testdata/sources/helm/webhook-chart"
+)
+
+func run(t *testing.T, args []string, so source.Options) *lint.Result {
+	t.Helper()
+	res, err := source.Lint(args, nil, "", lint.Options{Jobs: 1}, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Internal) > 0 {
+		t.Fatalf("internal error: %v", res.Internal[0])
+	}
+	return res
+}
+
+// find returns the diagnostics of a rule whose file ends in suffix.
+func find(ds []diag.Diagnostic, rule, suffix string) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range ds {
+		if d.Rule == rule && strings.HasSuffix(filepath.ToSlash(d.File), suffix) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func dump(ds []diag.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString("\n  " + d.File + ":" + itoa(d.Line) + ":" + itoa(d.Column) + " [" + d.Rule + "] " + d.Path + " " + d.Origin)
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// A kubebuilder config/ tree is linted as `kustomize build config/default`
+// produces it, and each finding lands on the patch line that set the
+// field.
+func TestKubebuilderTree(t *testing.T) {
+	res := run(t, []string{kubebuilderDir}, source.Options{})
+	want := []struct {
+		rule, file string
+		line, col  int
+		path       string
+	}{
+		{"schema", "default/webhook_failurepolicy_patch.yaml", 8, 3, "webhooks[0].timeoutSecond"},
+		{"policy-values", "default/webhook_failurepolicy_patch.yaml", 7, 18, "webhooks[0].failurePolicy"},
+		{"timeout-range", "default/webhook_timeout_patch.json", 2, 68, "webhooks[0].timeoutSeconds"},
+		{"label-selector", "webhook/patch_manifests.yaml", 10, 17, "webhooks[1].namespaceSelector.matchExpressions[0].operator"},
+		{"policy-values", "default/kustomization.yaml", 29, 14, "webhooks[0].reinvocationPolicy"},
+	}
+	for _, w := range want {
+		if _, ok := rules.Lookup(w.rule); !ok {
+			continue // the rule is not on this branch yet
+		}
+		got := find(res.Diagnostics, w.rule, w.file)
+		ok := false
+		for _, d := range got {
+			if d.Line == w.line && d.Column == w.col && d.Path == w.path && strings.Contains(d.Origin, "kustomize build") && strings.Contains(d.Origin, "(patch)") {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("want %s at %s:%d:%d (%s); got%s", w.rule, w.file, w.line, w.col, w.path, dump(res.Diagnostics))
+		}
+	}
+	for _, d := range res.Diagnostics {
+		if strings.Contains(d.File, "(built)") || !strings.Contains(filepath.ToSlash(d.File), "kubebuilder/config/") {
+			t.Errorf("finding not mapped back to a source file: %s", dump([]diag.Diagnostic{d}))
+		}
+		if strings.Contains(d.Message, "Required value") && strings.Contains(d.File, "patch") {
+			t.Errorf("a patch is checked as a complete object: %s", dump([]diag.Diagnostic{d}))
+		}
+	}
+	// The built objects are what was linted: 2 configurations, with the
+	// overlay's name prefix.
+	if res.Configs != 2 {
+		t.Errorf("linted %d configurations, want the 2 built ones", res.Configs)
+	}
+	for _, d := range res.Diagnostics {
+		if d.Object != nil && rules.IsWebhookKind(d.Object.APIVersion, d.Object.Kind) && !strings.HasPrefix(d.Object.Name, "project-") {
+			t.Errorf("finding on an unbuilt object: %s %s", d.Object.Name, dump([]diag.Diagnostic{d}))
+		}
+	}
+}
+
+// A patch passed on its own (pre-commit) is checked only for what it
+// states: its typo and bad value, no missing required fields.
+func TestPatchAlone(t *testing.T) {
+	res := run(t, []string{filepath.Join(kubebuilderDir, "default", "webhook_failurepolicy_patch.yaml")}, source.Options{})
+	var rulesSeen []string
+	for _, d := range res.Diagnostics {
+		rulesSeen = append(rulesSeen, d.Rule+"@"+itoa(d.Line))
+		if !strings.Contains(d.Origin, "partial object (patch in") {
+			t.Errorf("origin does not say the object is a patch: %q", d.Origin)
+		}
+	}
+	slices.Sort(rulesSeen)
+	want := []string{"schema@8"}
+	if _, ok := rules.Lookup("policy-values"); ok {
+		want = []string{"policy-values@7", "schema@8"}
+	}
+	if !slices.Equal(rulesSeen, want) {
+		t.Errorf("got %v, want %v:%s", rulesSeen, want, dump(res.Diagnostics))
+	}
+}
+
+// A partial object nobody references is recognized by its shape.
+func TestPartialByShape(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "patch.yaml")
+	if err := os.WriteFile(f, []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: mutating-webhook-configuration
+webhooks:
+- name: mpod.kb.io
+  timeoutSecond: 3
+  namespaceSelector:
+    matchExpressions:
+    - key: control-plane
+      operator: DoesNotExist
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, []string{f}, source.Options{})
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule != "schema" || res.Diagnostics[0].Line != 7 {
+		t.Errorf("want only the typo on line 7:%s", dump(res.Diagnostics))
+	}
+}
+
+// Folders with a kustomization are built; their patch files and the
+// bases' own kustomizations are not linted again on their own.
+func TestKustomizationFolderNotLintedTwice(t *testing.T) {
+	res := run(t, []string{filepath.Join(kubebuilderDir, "webhook"), kubebuilderDir}, source.Options{})
+	seen := map[string]int{}
+	for _, d := range res.Diagnostics {
+		seen[d.File+":"+itoa(d.Line)+":"+d.Rule+":"+d.Path]++
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Errorf("%s reported %d times", k, n)
+		}
+	}
+	if res.Configs != 2 {
+		t.Errorf("linted %d configurations, want 2 (config/default only)", res.Configs)
+	}
+}
+
+func TestRemoteBase(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- https://github.com/example/operator//config/default?ref=v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, []string{dir}, source.Options{})
+	got := find(res.Diagnostics, rules.KustomizeBuildRule, "kustomization.yaml")
+	if len(got) != 1 || got[0].Line != 2 || !strings.Contains(got[0].Message, "offline") {
+		t.Errorf("want one kustomize-build finding on line 2:%s", dump(res.Diagnostics))
+	}
+}
+
+// The chart renders with its default values or with a values file, and
+// findings point into the template.
+func TestHelmChartValues(t *testing.T) {
+	configs := func(res *lint.Result) []*rules.Config {
+		var out []*rules.Config
+		for _, f := range res.Files {
+			for _, d := range f.Docs {
+				if d.Config != nil {
+					out = append(out, d.Config)
+				}
+			}
+		}
+		return out
+	}
+	def := configs(run(t, nil, source.Options{Charts: []string{chartDir}}))
+	strict := configs(run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}}))
+	if len(def) != 1 || len(strict) != 1 {
+		t.Fatalf("rendered %d and %d configurations, want 1 each", len(def), len(strict))
+	}
+	w0, s0 := def[0].Webhooks[0], strict[0].Webhooks[0]
+	if w0.EffectiveFailurePolicy() != "Ignore" || w0.NamespaceSelector == nil || len(w0.NamespaceSelector.MatchExpressions) != 1 {
+		t.Errorf("default values: failurePolicy %s, namespaceSelector %v", w0.EffectiveFailurePolicy(), w0.NamespaceSelector)
+	}
+	if s0.EffectiveFailurePolicy() != "Fail" || s0.NamespaceSelector != nil {
+		t.Errorf("values-strict.yaml: failurePolicy %s, namespaceSelector %v", s0.EffectiveFailurePolicy(), s0.NamespaceSelector)
+	}
+}
+
+func TestHelmFindingsPointIntoTemplates(t *testing.T) {
+	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-broken.yaml")}})
+	schema := find(res.Diagnostics, "schema", "templates/webhook.yaml")
+	if len(schema) != 1 || schema[0].Line != 16 || schema[0].Column != 19 || !strings.Contains(schema[0].Origin, "# Source: webhook-chart/templates/webhook.yaml") ||
+		!strings.Contains(schema[0].Origin, "template action") {
+		t.Errorf("timeoutSeconds type error not traced to templates/webhook.yaml:16:19:%s", dump(res.Diagnostics))
+	}
+	ph := find(res.Diagnostics, rules.PlaceholderRule, "templates/webhook.yaml")
+	if len(ph) != 1 || ph[0].Line != 23 || !strings.Contains(ph[0].Message, "${CA_BUNDLE}") {
+		t.Errorf("caBundle placeholder not reported at templates/webhook.yaml:23:%s", dump(res.Diagnostics))
+	}
+	// The placeholder is not also a base64 error.
+	for _, d := range res.Diagnostics {
+		if d.Path == "webhooks[0].clientConfig.caBundle" && d.Rule != rules.PlaceholderRule {
+			t.Errorf("placeholder restated by %s: %s", d.Rule, d.Message)
+		}
+	}
+}
+
+// A chart folder met in a walk is rendered; its templates are not linted
+// as YAML. A template passed on its own gets the helm-template finding.
+func TestChartFolderAndLoneTemplate(t *testing.T) {
+	res := run(t, []string{filepath.Dir(chartDir)}, source.Options{})
+	for _, d := range res.Diagnostics {
+		if d.Rule == manifest.RuleSyntax || d.Rule == rules.HelmTemplateRule {
+			t.Errorf("chart folder linted as files:%s", dump([]diag.Diagnostic{d}))
+		}
+	}
+	if res.Configs != 1 {
+		t.Errorf("linted %d configurations, want the rendered one", res.Configs)
+	}
+	res = run(t, []string{filepath.Join(chartDir, "templates", "webhook.yaml")}, source.Options{})
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule != rules.HelmTemplateRule ||
+		!strings.Contains(res.Diagnostics[0].Message, "webhooklint --helm ") {
+		t.Errorf("want one helm-template finding:%s", dump(res.Diagnostics))
+	}
+}
+
+func TestPlaceholderSeverity(t *testing.T) {
+	f := "../testdata/rules/placeholder/placeholder.yaml"
+	res, err := source.Lint([]string{f}, nil, "", lint.Options{Severity: map[string]diag.Severity{rules.PlaceholderRule: diag.Error}}, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range res.Diagnostics {
+		if d.Rule == rules.PlaceholderRule {
+			n++
+			if d.Severity != diag.Error {
+				t.Errorf("severity %s, want error", d.Severity)
+			}
+		}
+		if d.Rule != rules.PlaceholderRule {
+			t.Errorf("placeholder restated or other finding: %s [%s]", d.Message, d.Rule)
+		}
+	}
+	if n != 15 {
+		t.Errorf("%d placeholder findings, want 15:%s", n, dump(res.Diagnostics))
+	}
+}
+
+// Naming a kustomization file lints its build.
+func TestKustomizationFileArgument(t *testing.T) {
+	res := run(t, []string{filepath.Join(kubebuilderDir, "default", "kustomization.yaml")}, source.Options{})
+	if res.Configs != 2 || len(find(res.Diagnostics, "schema", "default/webhook_failurepolicy_patch.yaml")) != 1 {
+		t.Errorf("configs %d:%s", res.Configs, dump(res.Diagnostics))
+	}
+}
+
+// A build error points at the kustomization entry it is about.
+func TestKustomizeBuildErrorLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources:\n- a.yaml\n- nothere.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, []string{dir}, source.Options{})
+	got := find(res.Diagnostics, rules.KustomizeBuildRule, "kustomization.yaml")
+	if len(got) != 1 || got[0].Line != 3 || got[0].Column != 3 || !strings.Contains(got[0].Message, "nothere.yaml") {
+		t.Errorf("want one kustomize-build finding at 3:3:%s", dump(res.Diagnostics))
+	}
+}
