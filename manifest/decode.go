@@ -109,10 +109,18 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Ra
 	}
 
 	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
+		allocated := v.IsNil()
+		if allocated {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
-		v = v.Elem()
+		errs := len(d.errs)
+		d.decodeInto(n, v.Elem(), path, ps, valRange)
+		if allocated && len(d.errs) > errs && n.Kind == yaml.ScalarNode {
+			// A value of the wrong type is reported once, as such; leaving
+			// a zero behind would make rules report it again as "0".
+			v.Set(reflect.Zero(v.Type()))
+		}
+		return
 	}
 	d.decodeInto(n, v, path, ps, valRange)
 }

@@ -177,3 +177,14 @@ func TestPathStringsMatchFieldPath(t *testing.T) {
 		t.Fatalf("decoder path %q, field.Path %q", got, want)
 	}
 }
+
+func TestMistypedValueLeavesFieldUnset(t *testing.T) {
+	f := Parse("t.yaml", []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: t}\nwebhooks:\n- name: a.b.c\n  timeoutSeconds: \"ten\"\n  reinvocationPolicy: [IfNeeded]\n"))
+	w := f.Docs[0].Config.Webhooks[0]
+	if w.TimeoutSeconds != nil {
+		t.Errorf("timeoutSeconds = %d, want unset after a type error", *w.TimeoutSeconds)
+	}
+	if len(f.Docs[0].Diagnostics) != 2 {
+		t.Errorf("want two schema errors, got %+v", f.Docs[0].Diagnostics)
+	}
+}

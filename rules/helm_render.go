@@ -8,7 +8,7 @@ const HelmRenderRule = "helm-render"
 func init() {
 	register(&Rule{
 		Name:     HelmRenderRule,
-		Summary:  "A Helm chart could not be rendered offline (missing dependencies, template or values errors)",
+		Summary:  "a Helm chart could not be rendered offline (missing dependencies, template or values errors)",
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",

@@ -8,7 +8,7 @@ const HelmTemplateRule = "helm-template"
 func init() {
 	register(&Rule{
 		Name:     HelmTemplateRule,
-		Summary:  "A Helm chart template or other unrendered template was found where a manifest was expected",
+		Summary:  "a Helm chart template or other unrendered template was found where a manifest was expected",
 		Severity: diag.Warning,
 		Category: Input,
 		Since:    "0.1.0",

@@ -8,7 +8,7 @@ const KustomizeBuildRule = "kustomize-build"
 func init() {
 	register(&Rule{
 		Name:     KustomizeBuildRule,
-		Summary:  "A kustomization could not be built (offline, plugins off), so its webhook configurations were not linted",
+		Summary:  "a kustomization could not be built (offline, plugins off), so its webhook configurations were not linted",
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",

@@ -17,7 +17,7 @@ const PlaceholderRule = "placeholder"
 func init() {
 	register(&Rule{
 		Name:     PlaceholderRule,
-		Summary:  "A caBundle, URL, service or name that is still a substitution placeholder (${CA_BUNDLE}, __CA_BUNDLE__, CA_BUNDLE)",
+		Summary:  "a caBundle, URL, service or name that is still a substitution placeholder (${CA_BUNDLE}, __CA_BUNDLE__, CA_BUNDLE)",
 		Severity: diag.Warning,
 		Category: Input,
 		Since:    "0.1.0",
