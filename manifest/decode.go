@@ -115,7 +115,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Ra
 		}
 		errs := len(d.errs)
 		d.decodeInto(n, v.Elem(), path, ps, valRange)
-		if allocated && len(d.errs) > errs && n.Kind == yaml.ScalarNode {
+		if allocated && slices.ContainsFunc(d.errs[errs:], func(e decodeError) bool { return e.path == ps }) {
 			// A value of the wrong type is reported once, as such; leaving
 			// a zero behind would make rules report it again as "0".
 			v.Set(reflect.Zero(v.Type()))

@@ -184,6 +184,9 @@ func TestMistypedValueLeavesFieldUnset(t *testing.T) {
 	if w.TimeoutSeconds != nil {
 		t.Errorf("timeoutSeconds = %d, want unset after a type error", *w.TimeoutSeconds)
 	}
+	if w.ReinvocationPolicy != nil {
+		t.Errorf("reinvocationPolicy = %q, want unset after a type error", *w.ReinvocationPolicy)
+	}
 	if len(f.Docs[0].Diagnostics) != 2 {
 		t.Errorf("want two schema errors, got %+v", f.Docs[0].Diagnostics)
 	}
