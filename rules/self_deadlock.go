@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -304,6 +305,12 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 	if b.Service == nil || len(b.Workloads) == 0 {
 		return
 	}
+	type loop struct {
+		other        *Webhook
+		backend      backend
+		ours, theirs interception
+	}
+	var loops []loop
 	for _, g := range loopCandidates(p.Input) {
 		if g.backend.Namespace == b.Namespace && g.backend.Service.Name == b.Service.Name {
 			continue
@@ -315,19 +322,45 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 			continue
 		}
 		for _, o := range g.webhooks {
-			theirs := intercepts(o, b, p.Input)
-			if len(theirs.hits) == 0 {
-				continue
+			if theirs := intercepts(o, b, p.Input); len(theirs.hits) > 0 {
+				loops = append(loops, loop{o, g.backend, ours, theirs})
+				break // one loop per pair of backends
 			}
-			c := o.Config
-			p.Reportf(w.Path().Child("rules").Index(ours.rule),
-				"webhook fails closed and can intercept what the backend of webhook %q (%s %q) needs to come back: %s, "+
-					"while that webhook fails closed on what this webhook's backend needs: %s; "+
-					"when both backends are down neither can be recreated (dependency loop); "+
-					"exclude each other's namespaces (%q, %q) or fail open",
-				o.Name, c.Kind, c.Meta.Name, hitList(ours.hits), hitList(theirs.hits), g.backend.Namespace, b.Namespace)
-			break // one finding per pair of backends
 		}
+	}
+	switch {
+	case len(loops) == 0:
+		return
+	case len(loops) == 1:
+		l := loops[0]
+		c := l.other.Config
+		p.Reportf(w.Path().Child("rules").Index(l.ours.rule),
+			"webhook fails closed and can intercept what the backend of webhook %q (%s %q) needs to come back: %s, "+
+				"while that webhook fails closed on what this webhook's backend needs: %s; "+
+				"when both backends are down neither can be recreated (dependency loop); "+
+				"exclude each other's namespaces (%q, %q) or fail open",
+			l.other.Name, c.Kind, c.Meta.Name, hitList(l.ours.hits), hitList(l.theirs.hits), l.backend.Namespace, b.Namespace)
+	default:
+		// One finding per webhook however many backends it is caught up
+		// with: the fix (exclude their namespaces or fail open) is one edit.
+		const shown = 3
+		var partners, namespaces []string
+		for i, l := range loops {
+			namespaces = append(namespaces, strconv.Quote(l.backend.Namespace))
+			if i < shown {
+				partners = append(partners, fmt.Sprintf("webhook %q (%s %q), whose backend needs %s",
+					l.other.Name, l.other.Config.Kind, l.other.Config.Meta.Name, hitList(l.ours.hits)))
+			}
+		}
+		more := ""
+		if len(loops) > shown {
+			more = fmt.Sprintf(" and %d more", len(loops)-shown)
+		}
+		p.Reportf(w.Path().Child("rules").Index(loops[0].ours.rule),
+			"webhook fails closed in dependency loops with %d other backends: it can intercept what they need to come "+
+				"back while their webhooks fail closed on what this webhook's backend needs: %s%s; when these backends are "+
+				"down together none can be recreated; exclude their namespaces (%s) and have them exclude %q, or fail open",
+			len(loops), strings.Join(partners, "; "), more, strings.Join(namespaces, ", "), b.Namespace)
 	}
 }
 
