@@ -1,6 +1,10 @@
 package lint_test
 
 import (
+	"context"
+	"strings"
+	"sync"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,6 +13,14 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/cli"
 
@@ -163,4 +175,69 @@ func BenchmarkCorpus(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkAPIServerDryRun is the other reference: the real API server's
+// verdict on the same webhook configurations (server-side dry-run create,
+// strict field validation, eight requests in flight), when
+// WEBHOOKLINT_BENCH_KUBECONFIG names a server to ask (hack/bench.sh starts
+// one on loopback).
+func BenchmarkAPIServerDryRun(b *testing.B) {
+	kubeconfig := os.Getenv("WEBHOOKLINT_BENCH_KUBECONFIG")
+	if kubeconfig == "" {
+		b.Skip("WEBHOOKLINT_BENCH_KUBECONFIG not set")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 10000, 10000
+	client, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir, _ := writeBenchWorkload(b)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			u := &unstructured.Unstructured{}
+			if err := sigsyaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				b.Fatal(err)
+			}
+			if strings.HasSuffix(u.GetKind(), "WebhookConfiguration") {
+				objs = append(objs, u)
+			}
+		}
+	}
+	gvr := func(kind string) schema.GroupVersionResource {
+		return schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: strings.ToLower(kind) + "s"}
+	}
+	opts := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
+	b.ResetTimer()
+	for b.Loop() {
+		next := make(chan *unstructured.Unstructured)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for u := range next {
+					// Rejections are verdicts too; only transport errors matter.
+					_, err := client.Resource(gvr(u.GetKind())).Create(context.Background(), u, opts)
+					if err != nil && !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		for _, u := range objs {
+			next <- u
+		}
+		close(next)
+		wg.Wait()
+	}
+	b.ReportMetric(float64(len(objs)*b.N)/b.Elapsed().Seconds(), "docs/s")
 }
