@@ -35,7 +35,7 @@ var Analyzer = newAnalyzer(nil)
 func init() {
 	Analyzer.Flags.Func("kube-version", "target Kubernetes `version` (default "+rules.DefaultKubeVersion.String()+")",
 		func(s string) error {
-			if _, err := parseKubeVersion(s); err != nil {
+			if _, err := rules.ParseKubeVersion(s); err != nil {
 				return err
 			}
 			flagOpts.KubeVersion = s
@@ -59,7 +59,7 @@ var flagOpts = &Options{}
 // golangci-lint plugin (which configures through its settings, not flags).
 func New(opts Options) (*analysis.Analyzer, error) {
 	if opts.KubeVersion != "" {
-		if _, err := parseKubeVersion(opts.KubeVersion); err != nil {
+		if _, err := rules.ParseKubeVersion(opts.KubeVersion); err != nil {
 			return nil, err
 		}
 	}
@@ -188,7 +188,7 @@ func enabledRules(o *Options) []*rules.Rule {
 func (o *Options) settings() (*rules.Settings, error) {
 	s := rules.DefaultSettings()
 	if o.KubeVersion != "" {
-		v, err := parseKubeVersion(o.KubeVersion)
+		v, err := rules.ParseKubeVersion(o.KubeVersion)
 		if err != nil {
 			return nil, err
 		}
@@ -196,14 +196,6 @@ func (o *Options) settings() (*rules.Settings, error) {
 	}
 	s.Options = o.RuleOptions
 	return s, nil
-}
-
-func parseKubeVersion(s string) (rules.KubeVersion, error) {
-	var v rules.KubeVersion
-	if n, err := fmt.Sscanf(strings.TrimPrefix(s, "v"), "%d.%d", &v.Major, &v.Minor); n != 2 || err != nil || v.Major != 1 {
-		return v, fmt.Errorf("invalid Kubernetes version %q (want 1.N)", s)
-	}
-	return v, nil
 }
 
 func splitList(s string) []string {

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -319,4 +321,25 @@ func (l *Labels) Assume() *Labels {
 		return &Labels{}
 	}
 	return &Labels{Set: l.Set}
+}
+
+// matchingSignature identifies what decides whether a webhook is called:
+// its rules, selectors, matchConditions and match policy after defaults.
+// Rules that simulate many requests per webhook key their results by it.
+func matchingSignature(w *Webhook, in *Inventory) string {
+	type key struct{ w *Webhook }
+	return in.Derived(key{w}, func() any {
+		b, err := json.Marshal(struct {
+			Rules             []admissionv1.RuleWithOperations
+			NamespaceSelector *metav1.LabelSelector
+			ObjectSelector    *metav1.LabelSelector
+			MatchConditions   []admissionv1.MatchCondition
+			MatchPolicy       admissionv1.MatchPolicyType
+		}{w.Rules, w.NamespaceSelector, w.ObjectSelector, w.MatchConditions, w.EffectiveMatchPolicy()})
+		if err != nil {
+			// Cannot happen for these types; fall back to identity.
+			return fmt.Sprintf("%p", w)
+		}
+		return string(b)
+	}).(string)
 }

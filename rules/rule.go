@@ -64,6 +64,7 @@ type Rule struct {
 var (
 	registryMu sync.Mutex
 	registry   = map[string]*Rule{}
+	sorted     []*Rule // All's answer, rebuilt after a registration
 )
 
 // register is called from each rule file's init.
@@ -77,19 +78,23 @@ func register(r *Rule) *Rule {
 		panic("rules: incomplete metadata for " + r.Name)
 	}
 	registry[r.Name] = r
+	sorted = nil
 	return r
 }
 
-// All returns every rule sorted by name.
+// All returns every rule sorted by name. The engine asks for every
+// document, so the sorted list is built once; callers must not modify it.
 func All() []*Rule {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	out := make([]*Rule, 0, len(registry))
-	for _, r := range registry {
-		out = append(out, r)
+	if sorted == nil {
+		sorted = make([]*Rule, 0, len(registry))
+		for _, r := range registry {
+			sorted = append(sorted, r)
+		}
+		slices.SortFunc(sorted, func(a, b *Rule) int { return strings.Compare(a.Name, b.Name) })
 	}
-	slices.SortFunc(out, func(a, b *Rule) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	return sorted
 }
 
 // Lookup finds a rule by name.

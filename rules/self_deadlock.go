@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,7 +9,6 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -243,26 +241,6 @@ func intercepts(w *Webhook, b backend, in *Inventory) interception {
 		k.service = b.Service.Name
 	}
 	return in.Derived(k, func() any { return simulateInterception(w, b, in) }).(interception)
-}
-
-// matchingSignature identifies what decides whether a webhook is called:
-// its rules, selectors, matchConditions and match policy after defaults.
-func matchingSignature(w *Webhook, in *Inventory) string {
-	type key struct{ w *Webhook }
-	return in.Derived(key{w}, func() any {
-		b, err := json.Marshal(struct {
-			Rules             []admissionv1.RuleWithOperations
-			NamespaceSelector *metav1.LabelSelector
-			ObjectSelector    *metav1.LabelSelector
-			MatchConditions   []admissionv1.MatchCondition
-			MatchPolicy       admissionv1.MatchPolicyType
-		}{w.Rules, w.NamespaceSelector, w.ObjectSelector, w.MatchConditions, w.EffectiveMatchPolicy()})
-		if err != nil {
-			// Cannot happen for these types; fall back to identity.
-			return fmt.Sprintf("%p", w)
-		}
-		return string(b)
-	}).(string)
 }
 
 func simulateInterception(w *Webhook, b backend, in *Inventory) interception {

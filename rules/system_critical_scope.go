@@ -190,78 +190,97 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 }
 
 func checkSystemCriticalScope(p *Pass) {
-	var targets []criticalTarget // built on first need
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if !w.FailsClosed() || len(w.Rules) == 0 {
 			continue
 		}
-		if targets == nil {
-			targets = criticalTargets(p.Input, p.Settings.KubeVersion)
+		// The finding depends only on what the webhook matches, so webhooks
+		// that repeat the same rules and selectors share one simulation.
+		type key struct {
+			matching string
+			kube     KubeVersion
 		}
-		simulator := w.Simulator()
-		var hits []string
-		var effects []string
-		var fixes []string
-		conditional := false
-		for _, t := range targets {
-			var hitResources []string
-			for _, r := range t.reqs {
-				sim := simulator.Simulate(r)
-				if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
-					continue
-				}
-				if namedVirtualReview(w.Rules[sim.Rule], r) {
-					continue // never-sent-resources reports reviews named in a rule
-				}
-				conditional = conditional || sim.Outcome == MaybeCalled
-				if name := resourceName(r); !slices.Contains(hitResources, name) {
-					hitResources = append(hitResources, name)
-				}
-				if !t.listResources {
-					break
-				}
-			}
-			if len(hitResources) == 0 {
+		msg := p.Input.Derived(key{matchingSignature(w, p.Input), p.Settings.KubeVersion}, func() any {
+			return criticalScopeMessage(w, sharedCriticalTargets(p.Input, p.Settings.KubeVersion))
+		}).(string)
+		if msg != "" {
+			p.Reportf(w.Path().Child("rules"), "%s", msg)
+		}
+	}
+}
+
+// sharedCriticalTargets is criticalTargets, built once per run and version.
+func sharedCriticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
+	type key struct{ kube KubeVersion }
+	return in.Derived(key{kube}, func() any { return criticalTargets(in, kube) }).([]criticalTarget)
+}
+
+// criticalScopeMessage simulates the catalog against one webhook and says
+// what it can intercept, or returns "" when it intercepts none of it.
+func criticalScopeMessage(w *Webhook, targets []criticalTarget) string {
+	simulator := w.Simulator()
+	var hits []string
+	var effects []string
+	var fixes []string
+	conditional := false
+	for _, t := range targets {
+		var hitResources []string
+		for _, r := range t.reqs {
+			sim := simulator.Simulate(r)
+			if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
 				continue
 			}
-			what := t.what
-			if t.listResources {
-				what += " (" + strings.Join(hitResources, ", ") + ")"
+			if namedVirtualReview(w.Rules[sim.Rule], r) {
+				continue // never-sent-resources reports reviews named in a rule
 			}
-			hits = append(hits, what)
-			if t.effect != "" && !slices.Contains(effects, t.effect) {
-				effects = append(effects, t.effect)
+			conditional = conditional || sim.Outcome == MaybeCalled
+			if name := resourceName(r); !slices.Contains(hitResources, name) {
+				hitResources = append(hitResources, name)
 			}
-			fix := t.fix
-			if fix == "" {
-				fix = fixNamespaces
-			}
-			if !slices.Contains(fixes, fix) {
-				fixes = append(fixes, fix)
+			if !t.listResources {
+				break
 			}
 		}
-		if len(hits) == 0 {
+		if len(hitResources) == 0 {
 			continue
 		}
-		var msg strings.Builder
-		msg.WriteString("webhook fails closed and can intercept requests the cluster depends on: ")
-		msg.WriteString(strings.Join(hits, "; "))
-		if matchesEverything(w.Rules) {
-			msg.WriteString(" (its rules match every resource)")
+		what := t.what
+		if t.listResources {
+			what += " (" + strings.Join(hitResources, ", ") + ")"
 		}
-		if conditional {
-			msg.WriteString(", unless its matchConditions exclude them")
+		hits = append(hits, what)
+		if t.effect != "" && !slices.Contains(effects, t.effect) {
+			effects = append(effects, t.effect)
 		}
-		msg.WriteString("; while it is down or slow these requests are rejected")
-		if len(effects) > 0 {
-			msg.WriteString(", so " + strings.Join(effects, ", "))
+		fix := t.fix
+		if fix == "" {
+			fix = fixNamespaces
 		}
-		slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
-		fixes = append(fixes, "or fail open")
-		msg.WriteString("; " + strings.Join(fixes, ", "))
-		p.Reportf(w.Path().Child("rules"), "%s", msg.String())
+		if !slices.Contains(fixes, fix) {
+			fixes = append(fixes, fix)
+		}
 	}
+	if len(hits) == 0 {
+		return ""
+	}
+	var msg strings.Builder
+	msg.WriteString("webhook fails closed and can intercept requests the cluster depends on: ")
+	msg.WriteString(strings.Join(hits, "; "))
+	if matchesEverything(w.Rules) {
+		msg.WriteString(" (its rules match every resource)")
+	}
+	if conditional {
+		msg.WriteString(", unless its matchConditions exclude them")
+	}
+	msg.WriteString("; while it is down or slow these requests are rejected")
+	if len(effects) > 0 {
+		msg.WriteString(", so " + strings.Join(effects, ", "))
+	}
+	slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
+	fixes = append(fixes, "or fail open")
+	msg.WriteString("; " + strings.Join(fixes, ", "))
+	return msg.String()
 }
 
 // namedVirtualReview reports whether r is a virtual review request that
