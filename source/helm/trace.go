@@ -3,9 +3,10 @@ package helm
 import (
 	"bytes"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // Trace is where a rendered field was traced to in its template.
@@ -46,23 +47,23 @@ func (t *Template) Trace(doc int, path string) Trace {
 	if path == "" {
 		return res
 	}
-	steps := splitPath(path)
+	steps := fieldpath.Split(path)
 	from, parentIndent, inItem := start, -1, false
 	for i := 0; i < len(steps); i++ {
 		s := steps[i]
-		if s.index >= 0 {
+		if s.Index >= 0 {
 			continue // handled with its key
 		}
-		k := findKey(lines, from, end, parentIndent, inItem, s.key)
+		k := findKey(lines, from, end, parentIndent, inItem, s.Key)
 		if k.line < 0 {
 			return res
 		}
-		res = Trace{Line: k.line + 1, Column: k.col, EndColumn: k.col + utf8.RuneCountInString(s.key)}
+		res = Trace{Line: k.line + 1, Column: k.col, EndColumn: k.col + utf8.RuneCountInString(s.Key)}
 		from, parentIndent, inItem = k.line+1, k.indent, false
 		// List indices directly after this key.
-		for i+1 < len(steps) && steps[i+1].index >= 0 {
+		for i+1 < len(steps) && steps[i+1].Index >= 0 {
 			i++
-			item, itemIndent, ok := listItem(lines, from, end, k.indent, steps[i].index)
+			item, itemIndent, ok := listItem(lines, from, end, k.indent, steps[i].Index)
 			if !ok {
 				break
 			}
@@ -198,41 +199,4 @@ func hasContent(lines [][]byte) bool {
 		}
 	}
 	return false
-}
-
-type pathStep struct {
-	key   string
-	index int
-}
-
-// splitPath splits an API field path into keys and indices; map keys in
-// brackets (labels[app]) are keys.
-func splitPath(p string) []pathStep {
-	var out []pathStep
-	for i := 0; i < len(p); {
-		switch p[i] {
-		case '.':
-			i++
-		case '[':
-			j := strings.IndexByte(p[i:], ']')
-			if j < 0 {
-				return out
-			}
-			s := p[i+1 : i+j]
-			if n, err := strconv.Atoi(s); err == nil {
-				out = append(out, pathStep{index: n})
-			} else {
-				out = append(out, pathStep{key: s, index: -1})
-			}
-			i += j + 1
-		default:
-			j := strings.IndexAny(p[i:], ".[")
-			if j < 0 {
-				j = len(p) - i
-			}
-			out = append(out, pathStep{key: p[i : i+j], index: -1})
-			i += j
-		}
-	}
-	return out
 }

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // Pos is a span in a file (1-based lines and code-point columns, end
@@ -19,44 +21,6 @@ type Pos struct {
 // patches merge by element name (patchMergeKey "name" in k8s.io/api);
 // every other list in these kinds is replaced whole.
 var mergeKeyed = map[string]bool{"webhooks": true, "matchConditions": true}
-
-// step is one element of a field path: a field or map key, or a list index.
-type step struct {
-	key   string
-	index int // -1 for keys
-}
-
-// parsePath splits an API field path (webhooks[0].rules[1].operations[2],
-// metadata.labels[app.kubernetes.io/name]) into steps.
-func parsePath(p string) []step {
-	var out []step
-	for i := 0; i < len(p); {
-		switch p[i] {
-		case '.':
-			i++
-		case '[':
-			j := strings.IndexByte(p[i:], ']')
-			if j < 0 {
-				return append(out, step{key: p[i+1:], index: -1})
-			}
-			s := p[i+1 : i+j]
-			if n, err := strconv.Atoi(s); err == nil {
-				out = append(out, step{index: n})
-			} else {
-				out = append(out, step{key: s, index: -1})
-			}
-			i += j + 1
-		default:
-			j := strings.IndexAny(p[i:], ".[")
-			if j < 0 {
-				j = len(p) - i
-			}
-			out = append(out, step{key: p[i : i+j], index: -1})
-			i += j
-		}
-	}
-	return out
-}
 
 // table maps path keys to where they are written in one YAML document.
 // List elements of merge-keyed lists are recorded twice: by index
@@ -158,11 +122,11 @@ func join(prefix, key string) string {
 }
 
 func lastKey(p string) string {
-	s := parsePath(p)
-	if len(s) == 0 || s[len(s)-1].index >= 0 {
+	s := fieldpath.Split(p)
+	if len(s) == 0 || s[len(s)-1].Index >= 0 {
 		return ""
 	}
-	return s[len(s)-1].key
+	return s[len(s)-1].Key
 }
 
 // mapValue is the scalar value of key in mapping n.
@@ -198,16 +162,16 @@ func mapNode(n *yaml.Node, key string) *yaml.Node {
 // table may hold for it, most specific first: each merge-keyed list
 // index is also tried as its element's name in the rendered object.
 func candidates(path string, rendered map[string]any) []string {
-	steps := parsePath(path)
+	steps := fieldpath.Split(path)
 	byIndex, byName := "", ""
 	var cur any = rendered
 	for _, s := range steps {
-		if s.index >= 0 {
-			idx := "[" + strconv.Itoa(s.index) + "]"
+		if s.Index >= 0 {
+			idx := "[" + strconv.Itoa(s.Index) + "]"
 			named := idx
 			list, _ := cur.([]any)
-			if s.index < len(list) {
-				cur = list[s.index]
+			if s.Index < len(list) {
+				cur = list[s.Index]
 				if m, ok := cur.(map[string]any); ok && mergeKeyed[lastKey(byIndex)] {
 					if name, ok := m["name"].(string); ok && name != "" {
 						named = "[name=" + name + "]"
@@ -220,10 +184,10 @@ func candidates(path string, rendered map[string]any) []string {
 			byName += named
 			continue
 		}
-		byIndex = join(byIndex, s.key)
-		byName = join(byName, s.key)
+		byIndex = join(byIndex, s.Key)
+		byName = join(byName, s.Key)
 		m, _ := cur.(map[string]any)
-		cur = m[s.key]
+		cur = m[s.Key]
 	}
 	if byName != byIndex {
 		return []string{byName, byIndex}
