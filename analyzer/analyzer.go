@@ -36,7 +36,7 @@ func init() {
 	Analyzer.Flags.Func("kube-version", "target Kubernetes `version` (default "+rules.DefaultKubeVersion.String()+")",
 		func(s string) error {
 			if _, err := rules.ParseKubeVersion(s); err != nil {
-				return err
+				return fmt.Errorf("invalid Kubernetes version %w", err)
 			}
 			flagOpts.KubeVersion = s
 			return nil
@@ -60,7 +60,7 @@ var flagOpts = &Options{}
 func New(opts Options) (*analysis.Analyzer, error) {
 	if opts.KubeVersion != "" {
 		if _, err := rules.ParseKubeVersion(opts.KubeVersion); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("invalid Kubernetes version %w", err)
 		}
 	}
 	known := map[string]bool{}
