@@ -44,11 +44,12 @@ func (o *Options) jobs() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-func (o *Options) settings() *rules.Settings {
+// withDefaults fills in unset options once, before any worker reads them.
+func (o Options) withDefaults() Options {
 	if o.Settings == nil {
 		o.Settings = rules.DefaultSettings()
 	}
-	return o.Settings
+	return o
 }
 
 // InternalError is a bug in webhooklint (a rule panicked). The run still
@@ -88,11 +89,7 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	errs := make([]error, len(sources))
 	parallel(len(sources), opts.jobs(), func(i int) {
 		s := sources[i]
-		in := stdin
-		if !s.Stdin {
-			in = nil
-		}
-		data, err := manifest.Read(s, in)
+		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
 		if err != nil {
 			errs[i] = err
 			return
@@ -125,6 +122,7 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 // Files lints already-parsed files. Cross-object rules see every object of
 // every file.
 func Files(files []*manifest.File, opts Options) *Result {
+	opts = opts.withDefaults()
 	res := &Result{Files: files}
 	inv := manifest.Inventory(files)
 	inv.Live = opts.Live
@@ -156,6 +154,7 @@ func Files(files []*manifest.File, opts Options) *Result {
 // Configs lints typed configurations that have no file (a live cluster):
 // diagnostics carry the object and field path but no position.
 func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Result {
+	opts = opts.withDefaults()
 	if inv == nil {
 		inv = &rules.Inventory{Configs: configs}
 	}
@@ -200,7 +199,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 // runRules runs every enabled rule over one configuration, turning a
 // panicking rule into an InternalError instead of a crash.
 func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string) (findings []rules.Finding, errs []*InternalError) {
-	s := opts.settings()
+	s := opts.Settings
 	report := func(f rules.Finding) { findings = append(findings, f) }
 	for _, r := range rules.All() {
 		if r.Check == nil || !opts.enabled(r.Name) {
