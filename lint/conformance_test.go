@@ -56,8 +56,13 @@ const corpusDir = "../testdata/conformance"
 
 var knownDivergences = map[string]string{}
 
+// verdict is one line the oracle's verdict tool printed. The real-world
+// corpus recordings also name the file, List item and object.
 type verdict struct {
+	File       string   `json:"file"`
 	Doc        int      `json:"doc"`
+	Item       *int     `json:"item"`
+	Name       string   `json:"name"`
 	APIVersion string   `json:"apiVersion"`
 	Kind       string   `json:"kind"`
 	Accepted   bool     `json:"accepted"`
@@ -308,9 +313,11 @@ func corpusSettings(t *testing.T, data []byte) *rules.Settings {
 		if err := json.Unmarshal(h, &hdr); err != nil {
 			t.Fatalf("bad corpus header %q: %v", first, err)
 		}
-		if _, err := fmt.Sscanf(hdr.KubeVersion, "%d.%d", &s.KubeVersion.Major, &s.KubeVersion.Minor); err != nil {
-			t.Fatalf("bad kubeVersion %q", hdr.KubeVersion)
+		v, err := rules.ParseKubeVersion(hdr.KubeVersion)
+		if err != nil {
+			t.Fatalf("bad kubeVersion: %v", err)
 		}
+		s.KubeVersion = v
 	}
 	return s
 }

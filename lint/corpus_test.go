@@ -1,88 +1,41 @@
-package lint_test
+package lint
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
-	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
-// corpusDir is the shared real-world corpus beside the checkout; the
+// realCorpusDir is the shared real-world corpus beside the checkout; the
 // server's verdict on each of its webhook configurations is recorded in
 // testdata/corpus/verdicts.jsonl by hack/record-corpus-verdicts.sh.
-var corpusDir = filepath.Join("..", "..", "shared", "corpus", "real")
-
-type verdict struct {
-	File       string  `json:"file"`
-	Doc        int     `json:"doc"`
-	Item       *int    `json:"item"`
-	APIVersion string  `json:"apiVersion"`
-	Kind       string  `json:"kind"`
-	Name       string  `json:"name"`
-	Accepted   bool    `json:"accepted"`
-	Stage      string  `json:"stage"`
-	Message    string  `json:"message"`
-	Causes     []cause `json:"causes"`
-}
-
-type cause struct {
-	Field, Reason, Message string
-}
-
-func readVerdicts(t *testing.T, path string) map[string]*verdict {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	out := map[string]*verdict{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		v := &verdict{}
-		if err := json.Unmarshal(sc.Bytes(), v); err != nil {
-			t.Fatal(err)
-		}
-		item := -1
-		if v.Item != nil {
-			item = *v.Item
-		}
-		out[docKey(v.File, v.Doc, item)] = v
-	}
-	return out
-}
+var realCorpusDir = filepath.Join("..", "..", "shared", "corpus", "real")
 
 func docKey(file string, doc, item int) string { return fmt.Sprintf("%s#%d#%d", file, doc, item) }
-
-// serviceRef folds the two fields the server confuses (it reports a missing
-// service name on .namespace and the other way round; webhooklint names the
-// right one).
-var serviceRef = regexp.MustCompile(`clientConfig\.service\.(name|namespace)$`)
-
-func normalizePath(p string) string {
-	return serviceRef.ReplaceAllString(p, "clientConfig.service.{name,namespace}")
-}
 
 // TestCorpusAgreesWithServer lints every file of the real-world corpus and
 // holds webhooklint's errors to the API server's verdicts: no error where
 // the server accepts, and the server's field paths where it rejects.
 func TestCorpusAgreesWithServer(t *testing.T) {
-	if _, err := os.Stat(corpusDir); err != nil {
+	if _, err := os.Stat(realCorpusDir); err != nil {
 		t.Skip("shared corpus not present beside the checkout")
 	}
-	verdicts := readVerdicts(t, filepath.Join("..", "testdata", "corpus", "verdicts.jsonl"))
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*"))
+	verdicts := map[string]*verdict{}
+	for _, v := range readVerdicts(t, filepath.Join("..", "testdata", "corpus", "verdicts.jsonl")) {
+		item := -1
+		if v.Item != nil {
+			item = *v.Item
+		}
+		verdicts[docKey(v.File, v.Doc, item)] = &v
+	}
+	files, _ := filepath.Glob(filepath.Join(realCorpusDir, "*"))
 	var parsed []*manifest.File
 	for _, name := range files {
 		data, err := os.ReadFile(name)
@@ -94,7 +47,7 @@ func TestCorpusAgreesWithServer(t *testing.T) {
 	// Each file is linted on its own: the server judged documents one by one.
 	seen := 0
 	for _, f := range parsed {
-		res := lint.Files([]*manifest.File{f}, lint.Options{})
+		res := Files([]*manifest.File{f}, Options{})
 		for _, d := range f.Docs {
 			if d.Config == nil {
 				continue
@@ -152,11 +105,11 @@ func checkAgainstVerdict(t *testing.T, file string, d *manifest.Document, v *ver
 	default:
 		want := map[string]bool{}
 		for _, c := range v.Causes {
-			want[normalizePath(c.Field)] = true
+			want[swapServiceField(c.Field, c.Reason)] = true
 		}
 		got := map[string]bool{}
 		for _, e := range errs {
-			got[normalizePath(e.Path)] = true
+			got[e.Path] = true
 		}
 		for p := range want {
 			if !got[p] {

@@ -174,9 +174,11 @@ func readCorpusFile(t *testing.T, file string) ([][]byte, *Settings) {
 		if err := json.Unmarshal(bytes.TrimPrefix(first, []byte("# conformance: ")), &h); err != nil {
 			t.Fatalf("%s: bad header: %v", file, err)
 		}
-		if _, err := fmt.Sscanf(h.KubeVersion, "%d.%d", &s.KubeVersion.Major, &s.KubeVersion.Minor); err != nil {
-			t.Fatalf("%s: bad kubeVersion %q", file, h.KubeVersion)
+		v, err := ParseKubeVersion(h.KubeVersion)
+		if err != nil {
+			t.Fatalf("%s: bad kubeVersion: %v", file, err)
 		}
+		s.KubeVersion = v
 	}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var docs [][]byte
