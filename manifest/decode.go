@@ -53,14 +53,6 @@ func (d *decoder) fail(path string, atKey bool, at Range, format string, args ..
 	d.errs = append(d.errs, decodeError{path: path, atKey: atKey, msg: fmt.Sprintf(format, args...), at: at})
 }
 
-// resolveAlias follows alias nodes, counting every visit against the budget.
-func (d *decoder) resolveAlias(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	return n
-}
-
 func (d *decoder) spend(n *yaml.Node) bool {
 	d.nodes++
 	if d.nodes > maxNodes {
@@ -84,7 +76,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Ra
 		return
 	}
 	orig := n
-	n = d.resolveAlias(n)
+	n = resolve(n)
 	if n == nil {
 		return
 	}
@@ -216,7 +208,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, at Ra
 	fields := structFields(v.Type())
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := d.resolveAlias(n.Content[i]), n.Content[i+1]
+		kn, vn := resolve(n.Content[i]), n.Content[i+1]
 		if kn == nil {
 			continue
 		}
@@ -241,7 +233,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, at Ra
 		if !known {
 			d.fail(child, true, keyRange, "unknown field %q%s", child, suggest.Hint(name, slices.Collect(maps.Keys(fields))))
 			// Keep its position so the finding lands on the key.
-			d.index.set(child, keyRange, d.src.extent(d.resolveAlias(vn)))
+			d.index.set(child, keyRange, d.src.extent(resolve(vn)))
 			continue
 		}
 		d.decode(vn, v.FieldByIndex(f), child, keyRange)
@@ -252,7 +244,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, at Ra
 // sees has the merged fields, so they are decoded as if written inline;
 // explicitly written fields win, as in YAML.
 func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, fields map[string][]int, seen map[string]bool) {
-	vn = d.resolveAlias(vn)
+	vn = resolve(vn)
 	var sources []*yaml.Node
 	switch {
 	case vn == nil:
@@ -261,7 +253,7 @@ func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, fields 
 		sources = []*yaml.Node{vn}
 	case vn.Kind == yaml.SequenceNode:
 		for _, s := range vn.Content {
-			sources = append(sources, d.resolveAlias(s))
+			sources = append(sources, resolve(s))
 		}
 	}
 	for _, m := range sources {
@@ -269,7 +261,7 @@ func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, fields 
 			continue
 		}
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			name, ok := d.scalar(d.resolveAlias(m.Content[i]), tagStr)
+			name, ok := d.scalar(resolve(m.Content[i]), tagStr)
 			if !ok || seen[name] {
 				continue
 			}
@@ -292,7 +284,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, at Range
 	}
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn := d.resolveAlias(n.Content[i])
+		kn := resolve(n.Content[i])
 		if kn == nil {
 			continue
 		}
@@ -414,7 +406,7 @@ func (d *decoder) generic(n *yaml.Node) (any, error) {
 	if !d.spend(n) {
 		return nil, fmt.Errorf("document too large")
 	}
-	n = d.resolveAlias(n)
+	n = resolve(n)
 	if n == nil {
 		return nil, nil
 	}
@@ -427,7 +419,7 @@ func (d *decoder) generic(n *yaml.Node) (any, error) {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			kn := d.resolveAlias(n.Content[i])
+			kn := resolve(n.Content[i])
 			if kn.Tag == "!!merge" {
 				mv, err := d.generic(n.Content[i+1])
 				if err != nil {

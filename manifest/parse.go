@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -100,7 +101,7 @@ func Split(name string, data []byte) (*File, []Chunk) {
 			fmt.Sprintf("file is %d bytes, more than the %d bytes webhooklint reads from one file", len(data), MaxFileSize)))
 		return f, nil
 	}
-	if !utf8Valid(data) {
+	if !utf8.Valid(data) {
 		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
 	}
 	var out []Chunk
@@ -291,9 +292,6 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		d.Name = scalarField(md, "name")
 		d.Namespace = scalarField(md, "namespace")
 	}
-	if item >= 0 {
-		d.Line = src.lineOffset + obj.Line
-	}
 	switch {
 	case rules.IsWebhookKind(apiVersion, kind):
 		f.decodeWebhookConfig(d, src, obj, docNode)
@@ -413,6 +411,7 @@ func syntaxDiag(file string, line int, chunk []byte, firstLine int, msg string) 
 
 // Small helpers over YAML mapping nodes.
 
+// resolve follows alias nodes to what they name.
 func resolve(n *yaml.Node) *yaml.Node {
 	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 100; depth++ {
 		n = n.Alias

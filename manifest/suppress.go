@@ -172,5 +172,3 @@ func (s *source) findComment(line int, head bool, text string) Range {
 	}
 	return Range{Line: line + s.lineOffset, Column: 1, EndLine: line + s.lineOffset, EndColumn: 2}
 }
-
-func utf8Valid(b []byte) bool { return utf8.Valid(b) }
