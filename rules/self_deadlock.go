@@ -388,26 +388,26 @@ func loopCandidates(in *Inventory) []backendGroup {
 func hitList(hits []backendRequest) string {
 	var parts []string
 	for _, who := range uniqueWho(hits) {
-		var reqs []string
-		for _, h := range hits {
-			if h.who == who && !slices.Contains(reqs, h.String()) {
-				reqs = append(reqs, h.String())
-			}
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", who, strings.Join(reqs, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, strings.Join(requestsOf(hits, who), ", ")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// requestsOf lists, once each, the intercepted requests made for who.
+func requestsOf(hits []backendRequest, who string) []string {
+	var reqs []string
+	for _, h := range hits {
+		if h.who == who && !slices.Contains(reqs, h.String()) {
+			reqs = append(reqs, h.String())
+		}
+	}
+	return reqs
 }
 
 func deadlockMessage(b backend, hits []backendRequest, conditional bool) string {
 	var parts []string
 	for _, who := range uniqueWho(hits) {
-		var reqs []string
-		for _, h := range hits {
-			if h.who == who && !slices.Contains(reqs, h.String()) {
-				reqs = append(reqs, h.String())
-			}
-		}
+		reqs := requestsOf(hits, who)
 		if who == "" {
 			reason := "the Service is not in the input"
 			if b.Service != nil {
