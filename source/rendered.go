@@ -64,7 +64,26 @@ func lintBuild(b *kustomize.Build, lo lint.Options) *lint.Result {
 	return res
 }
 
-func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
+// kustomizeErrors reports a kustomization that was not built. Its files
+// are then linted one by one (Lint does not count them as consumed), and
+// the message says so.
+func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
+	const after = "; the kustomization was not built, its files are linted one by one"
+	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+		return diag.Diagnostic{
+			File: display(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
+			Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+			Message: msg + after,
+		}
+	}
+	var ps kustomize.Problems
+	if errors.As(err, &ps) {
+		out := make([]diag.Diagnostic, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, mk(p.File, p.Line, p.Column, p.EndCol, p.Msg))
+		}
+		return out
+	}
 	file, line := filepath.Join(dir, "kustomization.yaml"), 1
 	if b != nil {
 		file = b.File
@@ -75,16 +94,7 @@ func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
-	var re *kustomize.RemoteError
-	if errors.As(err, &re) {
-		file, line, col, msg = re.File, re.Line, re.Column, re.Message()
-		endCol = col + len([]rune(re.Ref))
-	}
-	return diag.Diagnostic{
-		File: display(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
-		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
-		Message: msg + "; its webhook configurations were not linted",
-	}
+	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
 }
 
 // lintChart renders a chart and lints its manifests together, moving each

@@ -80,7 +80,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 			}
 		}
 		if err != nil {
-			extra = append(extra, kustomizeError(dir, b, err))
+			extra = append(extra, kustomizeErrors(dir, b, err)...)
 			continue
 		}
 		resources, patches, _ := b.Consumed()
