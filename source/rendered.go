@@ -100,13 +100,15 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 // lintChart renders a chart and lints its manifests together, moving each
 // finding to the template that produced the document and the line its
 // field was traced to.
-func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Diagnostic) {
+//
+// The diagnostics are the chart's own problems: the whole chart when the
+// result is nil, else the templates that were not rendered.
+func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, []diag.Diagnostic) {
 	kv := ""
 	if lo.Settings != nil {
 		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
 	}
-	c, err := helm.Render(dir, helm.Options{ValuesFiles: so.ValuesFiles, KubeVersion: kv})
-	if err != nil {
+	renderDiag := func(err error) diag.Diagnostic {
 		d := diag.Diagnostic{
 			File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
 			Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
@@ -116,7 +118,15 @@ func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Dia
 		if errors.As(err, &he) {
 			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
 		}
-		return nil, &d
+		return d
+	}
+	c, err := helm.Render(dir, helm.Options{ValuesFiles: so.ValuesFiles, KubeVersion: kv})
+	if err != nil {
+		return nil, []diag.Diagnostic{renderDiag(err)}
+	}
+	var problems []diag.Diagnostic
+	for _, e := range c.Skipped {
+		problems = append(problems, renderDiag(e))
 	}
 	origin := "helm template " + dir
 	for _, v := range so.ValuesFiles {
@@ -172,7 +182,7 @@ func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Dia
 			res.Files = append(res.Files, &manifest.File{Name: t.File, Data: t.Source})
 		}
 	}
-	return res, nil
+	return res, problems
 }
 
 // renderedDoc finds the index of the document a rendered line is in, and

@@ -93,12 +93,11 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		merge(&out, lintBuild(b, lo))
 	}
 	for _, dir := range p.charts {
-		res, d := lintChart(dir, so, lo)
-		if d != nil {
-			extra = append(extra, *d)
-			continue
+		res, problems := lintChart(dir, so, lo)
+		extra = append(extra, problems...)
+		if res != nil {
+			merge(&out, res)
 		}
-		merge(&out, res)
 	}
 
 	// Standalone files.
