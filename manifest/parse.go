@@ -227,18 +227,10 @@ func (c Chunk) Parse(file string) Parsed {
 func (f *File) parseDocument(c Chunk, docIndex int) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(c.data, &root); err != nil {
-		line, msg := c.firstLine, strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			// The parser reports errors found at the end of input on the
-			// line after it; point at the last line that has content.
-			if !scannerProblem(m[2]) {
-				// The parser (unlike the scanner) reports the 0-based line
-				// of the construct it was parsing.
-				n++
-			}
-			n = min(n, lastContentLine(c.data))
-			line, msg = c.firstLine+n-1, m[2]
+		line := c.firstLine
+		n, msg := SyntaxErrorLine(c.data, err)
+		if n > 0 {
+			line = c.firstLine + n - 1
 		}
 		f.Diagnostics = append(f.Diagnostics, syntaxDiag(f.Name, line, c.data, c.firstLine, msg))
 		return
