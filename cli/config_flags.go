@@ -8,23 +8,26 @@ import (
 	"os"
 
 	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/source"
 )
 
-// Configuration flags: --config and --init-config. Flags on the command
-// line win over the file (--kube-version over kubeVersion).
-func init() {
-	flagHooks = append(flagHooks, func(fset *flag.FlagSet, o *options) {
-		var path string
-		var initConfig bool
-		fset.StringVar(&path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
-		fset.BoolVar(&initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
-		o.extra = append(o.extra, func(rc *runContext) error {
-			if initConfig {
-				return writeDefaultConfig(rc)
-			}
-			return applyConfig(rc, fset, path)
-		})
-	})
+// configFlags are --config and --init-config. Flags on the command line
+// win over the file (--kube-version over kubeVersion).
+type configFlags struct {
+	path       string
+	initConfig bool
+}
+
+func (c *configFlags) register(fset *flag.FlagSet) {
+	fset.StringVar(&c.path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
+	fset.BoolVar(&c.initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
+}
+
+func (c *configFlags) apply(rc *runContext, fset *flag.FlagSet) error {
+	if c.initConfig {
+		return writeDefaultConfig(rc)
+	}
+	return applyConfig(rc, fset, c.path)
 }
 
 func writeDefaultConfig(rc *runContext) error {
@@ -82,6 +85,12 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 	rc.opts.Settings.Options = c.Options()
 	if len(c.Ignore) > 0 {
 		rc.opts.Skip = c.Ignored
+	}
+	for _, ch := range c.Charts {
+		rc.sources.ChartConfigs = append(rc.sources.ChartConfigs, source.Chart{
+			Dir: ch.Path, ValuesFiles: ch.Values, Set: ch.Set, SetString: ch.SetString,
+			ReleaseName: ch.ReleaseName, Namespace: ch.Namespace,
+		})
 	}
 	return nil
 }

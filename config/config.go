@@ -1,5 +1,6 @@
 // Package config reads .webhooklint.yaml: which rules run and how severe
-// they are, rule options, the target Kubernetes version and paths to skip.
+// they are, rule options, the target Kubernetes version, paths to skip and
+// how to render Helm charts.
 // Every mistake in the file is an error with a position, because a typo
 // that silently disables nothing is worse than no configuration at all.
 package config
@@ -43,6 +44,8 @@ type Config struct {
 	Ignore []string
 	// Dir is the folder globs are relative to (the file's folder).
 	Dir string
+	// Charts say how to render particular charts.
+	Charts []Chart
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -133,6 +136,8 @@ func Parse(path string, data []byte) (*Config, error) {
 					c.Ignore = append(c.Ignore, s)
 				}
 			})
+		case "charts":
+			c.Charts = append(c.Charts, p.charts(val, c.Dir)...)
 		case "rules":
 			p.mapping(val, "rules", func(k, v *yaml.Node) {
 				r, ok := lookupRule(k.Value)
@@ -143,7 +148,7 @@ func Parse(path string, data []byte) (*Config, error) {
 				c.Rules[r.Name] = p.rule(r, v)
 			})
 		default:
-			p.errorf(key, "unknown key %q (want kubeVersion, ignore or rules)", key.Value)
+			p.errorf(key, "unknown key %q (want kubeVersion, ignore, charts or rules)", key.Value)
 		}
 	})
 	if len(p.errs) > 0 {

@@ -82,7 +82,7 @@ rules:
 func TestParseErrors(t *testing.T) {
 	useFakeRules(t)
 	for _, tc := range []struct{ in, want string }{
-		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, ignore or rules)`},
+		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, ignore, charts or rules)`},
 		{"kubeVersion: 2.1\n", `f.yaml:1:14: kubeVersion: "2.1": want 1.16 or newer, e.g. 1.37`},
 		{"kubeVersion: [1]\n", `f.yaml:1:14: kubeVersion must be a string, not a list`},
 		{"rules:\n  timeout-to-long: {}\n", `f.yaml:2:3: unknown rule "timeout-to-long" (did you mean "timeout-too-long"?)`},
@@ -101,6 +101,9 @@ func TestParseErrors(t *testing.T) {
 		{"rules: [a]\n", `f.yaml:1:8: rules must be a mapping, not a list`},
 		{"a: [\n", `f.yaml:1: not valid YAML: did not find expected node content`},
 		{"rules: {}\n---\nrules: {}\n", `f.yaml:2:1: a configuration file holds one YAML document`},
+		{"charts:\n- values: [v.yaml]\n", `f.yaml:2:3: a charts entry needs a path`},
+		{"charts:\n- path: c\n  valuse: []\n", `f.yaml:3:3: unknown key "valuse" in a charts entry (want path, values, set, setString, releaseName or namespace)`},
+		{"charts:\n- path: c\n  set: ['a.b']\n", `f.yaml:3:9: charts set: key "b" has no value`},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.in))
 		if err == nil {
@@ -295,5 +298,31 @@ func TestDefaultFileWithRealRules(t *testing.T) {
 				t.Errorf("%s option %s: default of type %T cannot be configured", r.Name, o.Name, o.Default)
 			}
 		}
+	}
+}
+
+// charts: entries resolve their paths against the configuration's folder
+// and keep their Helm settings.
+func TestParseCharts(t *testing.T) {
+	useFakeRules(t)
+	c, err := Parse(filepath.Join("repo", FileName), []byte(`charts:
+- path: deploy/chart
+  values: [deploy/chart/values-prod.yaml]
+  set: ["webhook.failurePolicy=Fail,replicas=2"]
+  setString: ["image.tag=1.0"]
+  releaseName: app
+  namespace: app-system
+- path: deploy/chart
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Chart{{
+		Path: filepath.Join("repo", "deploy", "chart"), Values: []string{filepath.Join("repo", "deploy", "chart", "values-prod.yaml")},
+		Set: []string{"webhook.failurePolicy=Fail,replicas=2"}, SetString: []string{"image.tag=1.0"},
+		ReleaseName: "app", Namespace: "app-system",
+	}, {Path: filepath.Join("repo", "deploy", "chart")}}
+	if !reflect.DeepEqual(c.Charts, want) {
+		t.Errorf("charts = %#v", c.Charts)
 	}
 }

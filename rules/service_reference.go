@@ -14,6 +14,9 @@ func init() {
 		Summary:  "clientConfig.service names a Service or namespace that cannot exist",
 		Severity: diag.Warning,
 		Category: Practice,
+		// The backend's namespace, the Service and the selectors are what
+		// a kustomize overlay sets.
+		DependsOnOverlay: true,
 		Since:    "0.1.0",
 		Doc: Doc{
 			Why: "The API server only checks that `clientConfig.service.name` and `.namespace` are not empty. " +
