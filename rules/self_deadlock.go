@@ -23,7 +23,7 @@ func init() {
 		// The backend's namespace, the Service and the selectors are what
 		// a kustomize overlay sets.
 		DependsOnOverlay: true,
-		Since:    "0.1.0",
+		Since:            "0.1.0",
 		Doc: Doc{
 			Why: "A webhook served from inside the cluster needs pods to answer. If it fails closed " +
 				"(`failurePolicy: Fail`, the v1 default) and its rules, selectors and matchConditions also " +
