@@ -566,6 +566,9 @@ func (ch *Chain) changes(call *Call) (changes, known bool) {
 // it in the first round changes the object (mutating/dispatcher.go), or
 // when a later admission plugin (a MutatingAdmissionPolicy) does.
 func (ch *Chain) reinvoke() {
+	if ch.Rejected != "" {
+		return // the request never gets to a second round
+	}
 	for i, call := range ch.Mutating {
 		if !call.reached() || call.ReinvocationPolicy != string(admissionv1.IfNeededReinvocationPolicy) {
 			continue
@@ -588,22 +591,19 @@ func (ch *Chain) reinvoke() {
 		switch {
 		case len(certain) > 0:
 			r.Decision = Called
-			r.Reason = "called again: " + strings.Join(certain, ", ") + " changes the object after it"
+			r.Reason = strings.Join(certain, ", ") + " changes the object after it"
 		case len(maybe) > 0:
 			r.Decision = MaybeCalled
-			r.Reason = "called again if " + strings.Join(maybe, " or ") + " changes the object after it"
+			r.Reason = "if " + strings.Join(maybe, " or ") + " changes the object after it"
 		default:
 			r.Decision = MaybeCalled
-			r.Reason = "called again only if a MutatingAdmissionPolicy changes the object"
-			if ch.Request.Changes == nil {
-				r.Reason = "no webhook called after it could change the object; " + r.Reason
-			}
-			if _, known := ch.changes(call); known {
+			r.Reason = "only if a MutatingAdmissionPolicy changes the object: no webhook called after it does"
+			if ch.Request.Changes != nil {
 				r.Decision = NotCalled
-				r.Reason = "not called again: no webhook called after it changes the object (unless a MutatingAdmissionPolicy does)"
+				r.Reason = "no webhook called after it changes the object (unless a MutatingAdmissionPolicy does)"
 			}
 		}
-		call.Reinvocation = r.Reason
+		call.Reinvocation = string(r.Decision) + " again: " + r.Reason
 		ch.Reinvocations = append(ch.Reinvocations, r)
 	}
 	if len(ch.Reinvocations) > 0 {

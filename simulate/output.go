@@ -111,7 +111,7 @@ func (c *Chain) WriteText(w io.Writer) error {
 	if len(c.Reinvocations) > 0 {
 		b.WriteString("\nReinvocation (second round, reinvocationPolicy IfNeeded):\n")
 		for _, re := range c.Reinvocations {
-			fmt.Fprintf(&b, "  %s/%s: %s: %s\n", re.Configuration, re.Webhook, re.Decision, re.Reason)
+			fmt.Fprintf(&b, "  %s/%s: %s again: %s\n", re.Configuration, re.Webhook, strings.ToUpper(string(re.Decision)), re.Reason)
 		}
 	}
 	b.WriteString("\nValidating webhooks (in parallel):\n")
