@@ -77,8 +77,6 @@ type Call struct {
 	// Reinvocation explains whether a called IfNeeded webhook is called
 	// again.
 	Reinvocation string `json:"reinvocation,omitempty"`
-
-	webhook *rules.Webhook
 }
 
 func (c *Call) id() string { return c.Configuration + "/" + c.Webhook }
@@ -302,7 +300,7 @@ func (ch *Chain) rulesRequest(o Options) *rules.Request {
 // precedes the call.
 func (ch *Chain) decide(w *rules.Webhook, rreq *rules.Request, ev *conditionEvaluator) *Call {
 	call := &Call{
-		Configuration: w.Config.Meta.Name, Webhook: w.Name, webhook: w,
+		Configuration: w.Config.Meta.Name, Webhook: w.Name,
 		TimeoutSeconds: w.EffectiveTimeout(), FailurePolicy: string(w.EffectiveFailurePolicy()),
 		SideEffects: string(w.EffectiveSideEffects()), MatchPolicy: string(w.EffectiveMatchPolicy()),
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -175,7 +176,7 @@ func (r *Request) resolveType(s Spec) error {
 	case builtin:
 		r.Version = b.Versions[0]
 		if s.APIVersion != "" {
-			if !contains(b.Versions, s.APIVersion) {
+			if !slices.Contains(b.Versions, s.APIVersion) {
 				return usagef("%s is served as %s, not %s", b, strings.Join(b.Versions, ", "), s.APIVersion)
 			}
 			r.Version = s.APIVersion
@@ -184,7 +185,7 @@ func (r *Request) resolveType(s Spec) error {
 		if s.Kind != "" && s.Kind != b.Kind {
 			return usagef("requests on %s carry kind %s, not %s", b, b.Kind, s.Kind)
 		}
-		if !contains(b.Operations, r.Operation) {
+		if !slices.Contains(b.Operations, r.Operation) {
 			return usagef("requests on %s are %s, never %s", b, joinOps(b.Operations), r.Operation)
 		}
 		r.Namespaced = b.Namespaced
@@ -317,15 +318,6 @@ func (r *Request) resourceName() string {
 		s += "/" + r.Subresource
 	}
 	return s
-}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func joinOps(ops []admissionv1.OperationType) string {
