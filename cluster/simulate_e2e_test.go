@@ -42,6 +42,7 @@ import (
 	regv1 "k8s.io/api/admissionregistration/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -170,6 +171,12 @@ func TestE2ESimulate(t *testing.T) {
 		must(t, err)
 		name := ns
 		t.Cleanup(func() { _ = c.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+		// No controller manager runs: the ServiceAccount admission plugin
+		// needs the default service account to admit pods.
+		_, err = c.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			must(t, err)
+		}
 	}
 	createSimConfigs(t, ctx, c, f, backend)
 

@@ -639,7 +639,14 @@ func (ch *Chain) latency() {
 	l.ValidatingSeconds = maxVal
 	l.TotalSeconds = l.MutatingSeconds + l.ReinvocationSeconds + l.ValidatingSeconds
 	l.WithMaybeSeconds = l.MutatingSeconds + maybeMut + l.ReinvocationSeconds + maybeRe + max(maxVal, maxMaybeVal)
+	if l.WithMaybeSeconds > defaultRequestTimeout {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("the worst case exceeds the API server's default request timeout of %ds (--request-timeout): with every backend hanging, the request times out before the chain ends", defaultRequestTimeout))
+	}
 }
+
+// defaultRequestTimeout is kube-apiserver's default --request-timeout, in
+// seconds, which bounds the whole chain.
+const defaultRequestTimeout = 60
 
 func (ch *Chain) backendDown() {
 	b := &ch.BackendDown
