@@ -164,6 +164,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, `Usage: webhooklint [flags] [PATH...]
        webhooklint cluster [flags]   (lint a live cluster; see webhooklint cluster --help)
+       webhooklint simulate [flags] [PATH...]   (which webhooks a request meets; see webhooklint simulate --help)
 
 Lints Kubernetes ValidatingWebhookConfiguration and MutatingWebhookConfiguration
 manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs, and - for
