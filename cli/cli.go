@@ -243,9 +243,11 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	sources := map[string][]byte{}
+	var names []string
 	for _, file := range res.Files {
 		if file != nil {
 			sources[file.Name] = file.Data
+			names = append(names, file.Name)
 		}
 	}
 	// The status is known before the report is written, so formats that
@@ -258,7 +260,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		code = ExitFindings
 	}
 	run := &report.Run{
-		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, FileNames: names,
 		Source:      func(name string) []byte { return sources[name] },
 		ToolVersion: version(),
 		ExitCode:    code,
