@@ -121,6 +121,9 @@ type runContext struct {
 	// afterRun receives the finished run after the main report is written
 	// (extra reports of --output).
 	afterRun []func(*report.Run) error
+	// afterLint adjusts the lint result before anything is reported (the
+	// configuration's suppressions), whichever lint function ran.
+	afterLint []func(*lint.Result)
 }
 
 // flagHooks let other files of this package add flags without editing
@@ -241,6 +244,9 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
+	}
+	for _, after := range rc.afterLint {
+		after(res)
 	}
 	sources := map[string][]byte{}
 	var names []string
