@@ -121,6 +121,9 @@ type runContext struct {
 	// afterRun receives the finished run after the main report is written
 	// (extra reports of --output).
 	afterRun []func(*report.Run) error
+	// afterLint adjusts the lint result before anything is reported (the
+	// configuration's suppressions), whichever lint function ran.
+	afterLint []func(*lint.Result)
 }
 
 // flagHooks let other files of this package add flags without editing
@@ -243,10 +246,15 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
+	for _, after := range rc.afterLint {
+		after(res)
+	}
 	sources := map[string][]byte{}
+	var names []string
 	for _, file := range res.Files {
 		if file != nil {
 			sources[file.Name] = file.Data
+			names = append(names, file.Name)
 		}
 	}
 	// The status is known before the report is written, so formats that
@@ -259,7 +267,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		code = ExitFindings
 	}
 	run := &report.Run{
-		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, FileNames: names,
 		Source:      func(name string) []byte { return sources[name] },
 		ToolVersion: version(),
 		ExitCode:    code,

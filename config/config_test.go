@@ -82,7 +82,7 @@ rules:
 func TestParseErrors(t *testing.T) {
 	useFakeRules(t)
 	for _, tc := range []struct{ in, want string }{
-		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, ignore or rules)`},
+		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, ignore, inlineSuppressions, suppressions or rules)`},
 		{"kubeVersion: 2.1\n", `f.yaml:1:14: kubeVersion: "2.1": want 1.16 or newer, e.g. 1.37`},
 		{"kubeVersion: [1]\n", `f.yaml:1:14: kubeVersion must be a string, not a list`},
 		{"rules:\n  timeout-to-long: {}\n", `f.yaml:2:3: unknown rule "timeout-to-long" (did you mean "timeout-too-long"?)`},

@@ -33,6 +33,10 @@ type Options struct {
 	// Skip drops files (never stdin) from the expanded arguments: the
 	// configuration's ignore globs.
 	Skip func(file string) bool
+	// NoInlineSuppressions makes every webhooklint:ignore comment and
+	// webhooklint.io/ignore annotation a finding instead of a suppression
+	// (--no-inline-suppressions, inlineSuppressions: false).
+	NoInlineSuppressions bool
 }
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
@@ -223,6 +227,9 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 	if len(d.Suppressions) == 0 {
 		return ds
 	}
+	if opts.NoInlineSuppressions {
+		return append(ds, forbiddenSuppressions(d)...)
+	}
 	kept := ds[:0]
 	for _, dg := range ds {
 		suppressed := false
@@ -254,6 +261,28 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 		})
 	}
 	return kept
+}
+
+// forbiddenSuppressions reports each inline suppression of d as an
+// invalid-suppression finding where it is written; the findings it would
+// have silenced stay.
+func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, s := range d.Suppressions {
+		kind := "comment"
+		if s.Annotation {
+			kind = "annotation " + manifest.IgnoreAnnotation
+		}
+		out = append(out, diag.Diagnostic{
+			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+			Severity: rules.MustLookup(manifest.RuleInvalidSuppression).Severity, Rule: manifest.RuleInvalidSuppression,
+			Message: fmt.Sprintf("inline suppressions are forbidden (--no-inline-suppressions, inlineSuppressions: false): "+
+				"this %s does not silence %s; fix the finding or list it under the configuration's suppressions",
+				kind, strings.Join(s.Rules, ", ")),
+			Path: s.Path, Object: d.Object(),
+		})
+	}
+	return out
 }
 
 func allEnabled(names []string, opts *Options) bool {
