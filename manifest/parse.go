@@ -28,6 +28,10 @@ const MaxFileSize = 64 << 20
 // File is one input file and the documents found in it.
 type File struct {
 	Name string
+	// Data is the file's text. Loaders clear it once the file is parsed
+	// and checked, so a run does not hold every file in memory; reports
+	// re-read files from disk. Texts that exist only in memory (stdin,
+	// rendered templates) keep it.
 	Data []byte
 	Docs []*Document
 	// Diagnostics are problems with the file itself (syntax errors, size).
@@ -300,6 +304,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		// served these kinds there, so the content has no schema to check.
 		ix := newIndex()
 		ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+		ix.freeze()
 		d.Positions = ix
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), RuleUnservedAPIVersion, diag.Error, "apiVersion",
 			fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
@@ -363,6 +368,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 				"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, d.Kind, d.Kind, rules.V1)))
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
+	d.Positions.freeze()
 }
 
 func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
