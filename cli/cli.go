@@ -13,6 +13,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -242,10 +243,12 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
-	sources := map[string][]byte{}
+	// Texts that exist only in memory (stdin, rendered output); the report
+	// re-reads every other file from disk for its snippets.
+	inMemory := map[string][]byte{}
 	for _, file := range res.Files {
-		if file != nil {
-			sources[file.Name] = file.Data
+		if file != nil && file.Data != nil {
+			inMemory[file.Name] = file.Data
 		}
 	}
 	// The status is known before the report is written, so formats that
@@ -259,7 +262,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	run := &report.Run{
 		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
-		Source:      func(name string) []byte { return sources[name] },
+		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,
 	}
