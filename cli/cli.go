@@ -80,18 +80,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return o.run(stdin, stdout, stderr)
 }
 
-// tuneGC trades memory for speed: a lint run allocates many short-lived
-// YAML nodes and exits, so collecting less often saves a third of its CPU
-// time. A GOGC set by the user wins.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(GCPercent)
-	}
-}
-
-// GCPercent is the garbage collector target the command line runs with.
-const GCPercent = 400
-
 // options are the parsed command line.
 type options struct {
 	format        string
