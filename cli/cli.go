@@ -13,6 +13,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -78,18 +79,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}
 	return o.run(stdin, stdout, stderr)
 }
-
-// tuneGC trades memory for speed: a lint run allocates many short-lived
-// YAML nodes and exits, so collecting less often saves a third of its CPU
-// time. A GOGC set by the user wins.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(GCPercent)
-	}
-}
-
-// GCPercent is the garbage collector target the command line runs with.
-const GCPercent = 400
 
 // options are the parsed command line.
 type options struct {
@@ -249,12 +238,16 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, after := range rc.afterLint {
 		after(res)
 	}
-	sources := map[string][]byte{}
+	// Texts that exist only in memory (stdin, rendered output); the report
+	// re-reads every other file from disk for its snippets.
+	inMemory := map[string][]byte{}
 	var names []string
 	for _, file := range res.Files {
 		if file != nil {
-			sources[file.Name] = file.Data
 			names = append(names, file.Name)
+		}
+		if file != nil && file.Data != nil {
+			inMemory[file.Name] = file.Data
 		}
 	}
 	// The status is known before the report is written, so formats that
@@ -268,7 +261,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	run := &report.Run{
 		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, FileNames: names,
-		Source:      func(name string) []byte { return sources[name] },
+		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,
 	}

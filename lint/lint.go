@@ -116,6 +116,11 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	for k, t := range tasks {
 		files[t.file].Add(parsed[k])
 	}
+	for i, s := range sources {
+		if !s.Stdin {
+			files[i].Data = nil // the report re-reads it from disk for snippets
+		}
+	}
 	return Files(files, opts), nil
 }
 

@@ -112,12 +112,15 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		return nil, err
 	}
 	partial := map[*manifest.Document]string{}
-	for _, f := range files {
+	for i, f := range files {
 		extra = append(extra, recogniseTemplates(f)...)
 		for _, d := range f.Docs {
 			if why := isPartial(f, d, patchFiles); why != "" {
 				partial[d] = why
 			}
+		}
+		if !sources[i].Stdin {
+			f.Data = nil // the report re-reads it from disk for snippets
 		}
 	}
 	res := lint.Files(files, lo)
