@@ -27,7 +27,7 @@ var Providers = []Provider{Generic, GKE, EKS, AKS, OpenShift}
 // ParseProvider reads the value of --provider and of provider in the
 // configuration file; the empty string is Generic.
 func ParseProvider(s string) (Provider, error) {
-	t := Provider(strings.ToLower(strings.TrimSpace(s)))
+	t := Provider(s)
 	if t == "" {
 		return Generic, nil
 	}
