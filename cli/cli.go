@@ -85,6 +85,7 @@ type options struct {
 	format        string
 	failOn        string
 	kubeVersion   rules.KubeVersion
+	provider      rules.Provider
 	stdinFilename string
 	listRules     bool
 	explain       string
@@ -132,6 +133,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return err
 		}
 		o.kubeVersion = v
+		return nil
+	})
+	fs.Func("provider", "platform the manifests are installed on: generic, gke, eks, aks or openshift (default generic)", func(s string) error {
+		v, err := rules.ParseProvider(s)
+		if err != nil {
+			return err
+		}
+		o.provider = v
 		return nil
 	})
 	fs.StringVar(&o.stdinFilename, "stdin-filename", "", "file name to report for input read from stdin (-)")
@@ -190,6 +199,9 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 
 	settings := rules.DefaultSettings()
 	settings.KubeVersion = o.kubeVersion
+	if o.provider != "" {
+		settings.Provider = o.provider
+	}
 	rc := &runContext{
 		opts:   &lint.Options{Settings: settings, Jobs: o.jobs},
 		paths:  o.paths,

@@ -15,6 +15,7 @@ type inventoryItem struct {
 	service   *corev1.Service
 	namespace *corev1.Namespace
 	workload  *rules.Workload
+	budget    *rules.DisruptionBudget
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -56,6 +57,8 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		if decodeLenient(src, obj, &n, b) {
 			return inventoryItem{namespace: &n}
 		}
+	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
+		return inventoryItem{budget: readDisruptionBudget(src, obj, d)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -70,11 +73,13 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			}
 		}
 	}
-	return inventoryItem{workload: &rules.Workload{
+	w := &rules.Workload{
 		Object:    diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
 		PodLabels: labels,
 		Creates:   t.creates,
-	}}
+	}
+	addBackendDetails(src, obj, w)
+	return inventoryItem{workload: w}
 }
 
 func walk(n *yaml.Node, keys ...string) *yaml.Node {
@@ -114,6 +119,8 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
 			case d.inventory.workload != nil:
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+			case d.inventory.budget != nil:
+				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
 			}
 		}
 	}
