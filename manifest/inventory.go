@@ -58,7 +58,7 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			return inventoryItem{namespace: &n}
 		}
 	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
-		return inventoryItem{budget: readDisruptionBudget(src, obj, d)}
+		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -78,7 +78,7 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		PodLabels: labels,
 		Creates:   t.creates,
 	}
-	addBackendDetails(src, obj, w)
+	addBackendDetails(src, obj, w, b)
 	return inventoryItem{workload: w}
 }
 
