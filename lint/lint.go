@@ -4,7 +4,6 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -33,6 +32,10 @@ type Options struct {
 	// Skip drops files (never stdin) from the expanded arguments: the
 	// configuration's ignore globs.
 	Skip func(file string) bool
+	// NoInlineSuppressions makes every webhooklint:ignore comment and
+	// webhooklint.io/ignore annotation a finding instead of a suppression
+	// (--no-inline-suppressions, inlineSuppressions: false).
+	NoInlineSuppressions bool
 }
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
@@ -90,33 +93,35 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	}
 	opts = opts.withDefaults()
 	// Each file is read, parsed and linted by one worker, and only its
-	// name and bytes are kept afterwards (for the report's snippets): the
-	// node trees of a file are dropped as soon as its findings are made.
-	// One file alone gets every worker for its documents.
+	// name is kept afterwards (the report re-reads it from disk for
+	// snippets): its node trees are dropped as soon as its findings are
+	// made. One file alone gets every worker for its documents.
 	inner := opts
 	if len(sources) > 1 {
 		inner.Jobs = 1
 	}
 	files := make([]*manifest.File, len(sources))
 	results := make([]*Result, len(sources))
-	errs := make([]error, len(sources))
 	parallel(len(sources), opts.jobs(), func(i int) {
 		s := sources[i]
 		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
+		var f *manifest.File
 		if err != nil {
-			errs[i] = err
-			return
-		}
-		f, chunks := manifest.Split(s.Name, data)
-		for _, c := range chunks {
-			f.Add(c.Parse(f.Name))
+			// One finding on that path; the other files are linted.
+			f = manifest.Unreadable(s.Name, err)
+		} else {
+			var chunks []manifest.Chunk
+			f, chunks = manifest.Split(s.Name, data)
+			for _, c := range chunks {
+				f.Add(c.Parse(f.Name))
+			}
 		}
 		results[i] = LintUnit(Unit{Files: []*manifest.File{f}}, inner)
-		files[i] = &manifest.File{Name: f.Name, Data: f.Data}
+		files[i] = &manifest.File{Name: f.Name}
+		if s.Stdin {
+			files[i].Data = f.Data
+		}
 	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	res := &Result{Files: files}
 	for _, r := range results {
 		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
@@ -252,6 +257,9 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 	if len(d.Suppressions) == 0 {
 		return ds
 	}
+	if opts.NoInlineSuppressions {
+		return append(ds, forbiddenSuppressions(d)...)
+	}
 	kept := ds[:0]
 	for _, dg := range ds {
 		suppressed := false
@@ -283,6 +291,28 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 		})
 	}
 	return kept
+}
+
+// forbiddenSuppressions reports each inline suppression of d as an
+// invalid-suppression finding where it is written; the findings it would
+// have silenced stay.
+func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, s := range d.Suppressions {
+		kind := "comment"
+		if s.Annotation {
+			kind = "annotation " + manifest.IgnoreAnnotation
+		}
+		out = append(out, diag.Diagnostic{
+			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+			Severity: rules.MustLookup(manifest.RuleInvalidSuppression).Severity, Rule: manifest.RuleInvalidSuppression,
+			Message: fmt.Sprintf("inline suppressions are forbidden (--no-inline-suppressions, inlineSuppressions: false): "+
+				"this %s does not silence %s; fix the finding or list it under the configuration's suppressions",
+				kind, strings.Join(s.Rules, ", ")),
+			Path: s.Path, Object: d.Object(),
+		})
+	}
+	return out
 }
 
 func allEnabled(names []string, opts *Options) bool {

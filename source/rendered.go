@@ -23,7 +23,7 @@ import (
 func lintKustomization(u *unit, lo lint.Options) *unitResult {
 	b, err := kustomize.Run(u.shown) // as the error message shows it
 	if err != nil {
-		return &unitResult{failed: true, diags: []diag.Diagnostic{kustomizeError(u.dir, b, err)}}
+		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
 	}
 	var buf bytes.Buffer
 	for _, o := range b.Objects {
@@ -65,7 +65,26 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
 }
 
-func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
+// kustomizeErrors reports a kustomization that was not built. The files
+// it would have read are then linted one by one (when no other unit uses
+// them), and the message says so.
+func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
+	const after = "; the kustomization was not built, its files are linted one by one"
+	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+		return diag.Diagnostic{
+			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
+			Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+			Message: msg + after,
+		}
+	}
+	var ps kustomize.Problems
+	if errors.As(err, &ps) {
+		out := make([]diag.Diagnostic, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, mk(p.File, p.Line, p.Column, p.EndCol, p.Msg))
+		}
+		return out
+	}
 	file, line := filepath.Join(dir, "kustomization.yaml"), 1
 	if b != nil {
 		file = b.File
@@ -76,16 +95,7 @@ func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
-	var re *kustomize.RemoteError
-	if errors.As(err, &re) {
-		file, line, col, msg = re.File, re.Line, re.Column, re.Message()
-		endCol = col + len([]rune(re.Ref))
-	}
-	return diag.Diagnostic{
-		File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
-		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
-		Message: msg + "; its webhook configurations were not linted",
-	}
+	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
 }
 
 // lintChart renders a chart and lints its manifests together, moving each
@@ -97,11 +107,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 	if lo.Settings != nil {
 		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
 	}
-	c, err := helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
-		ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
-		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kv,
-	})
-	if err != nil {
+	renderDiag := func(err error) diag.Diagnostic {
 		d := diag.Diagnostic{
 			File: filepath.Join(u.shown, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
 			Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
@@ -112,7 +118,20 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
 			d.Message = he.Msg
 		}
-		return &unitResult{failed: true, diags: []diag.Diagnostic{d}}
+		return d
+	}
+	c, err := helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
+		ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
+		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kv,
+	})
+	if err != nil {
+		return &unitResult{failed: true, diags: []diag.Diagnostic{renderDiag(err)}}
+	}
+	// Templates that failed or passed a render limit: reported, and the
+	// rest of the chart is linted.
+	var problems []diag.Diagnostic
+	for _, e := range c.Skipped {
+		problems = append(problems, renderDiag(e))
 	}
 	origin := u.label()
 	var files []*manifest.File
@@ -156,7 +175,8 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		}
 		d.Origin = origin + ", # Source: " + t.Name + how
 	}
-	for _, dep := range c.Skipped {
+	res.Diagnostics = append(res.Diagnostics, problems...)
+	for _, dep := range c.MissingDeps {
 		line, col := max(dep.Line, 1), max(dep.Column, 1)
 		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
 			File: filepath.Join(u.dir, "Chart.yaml"), Line: line, Column: col, EndLine: line, EndColumn: col + 1,

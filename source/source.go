@@ -84,11 +84,29 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
-	units := discover(req, so)
+	units, unitsOf := discover(req, so)
 	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
 	}
 	results := lintUnits(units, stdin, lo)
+	// A file whose every kustomization failed to build is linted on its
+	// own, as the build error says.
+	var alone []*unit
+	for i, s := range req.sources {
+		us := unitsOf[i]
+		if len(us) == 0 || !slices.ContainsFunc(us, func(u *unit) bool { return u.kind == kustomizeUnit }) {
+			continue
+		}
+		failed := true
+		for _, u := range us {
+			failed = failed && results[slices.Index(units, u)].failed
+		}
+		if failed {
+			alone = append(alone, &unit{kind: fileUnit, file: s})
+		}
+	}
+	units = append(units, alone...)
+	results = append(results, lintUnits(alone, stdin, lo)...)
 	return reportUnits(req, units, results, &lo), nil
 }
 
@@ -182,23 +200,24 @@ func (r *request) name(abs string) string {
 }
 
 // discover finds the units of every requested file, each once, in a
-// stable order.
-func discover(req *request, so Options) []*unit {
+// stable order, and the units of each requested file.
+func discover(req *request, so Options) (units []*unit, unitsOf [][]*unit) {
 	d := newDiscovery(so)
 	byKey := map[string]*unit{}
-	var out []*unit
-	for _, s := range req.sources {
+	unitsOf = make([][]*unit, len(req.sources))
+	for i, s := range req.sources {
 		us, _ := d.unitsOf(s)
 		for _, u := range us {
 			if byKey[u.key()] == nil {
 				u.shown = display(u.dir)
 				byKey[u.key()] = u
-				out = append(out, u)
+				units = append(units, u)
 			}
+			unitsOf[i] = append(unitsOf[i], byKey[u.key()])
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
-	return out
+	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
+	return units, unitsOf
 }
 
 // unitResult is what linting one unit leaves: located findings (files
@@ -448,13 +467,12 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 	if !s.Stdin {
 		name = absPath(s.Name)
 	}
+	var f *manifest.File
 	if err != nil {
-		return &unitResult{failed: true, diags: []diag.Diagnostic{{
-			File: name, Line: 1, Column: 1, EndLine: 1, EndColumn: 2, Severity: diag.Error,
-			Rule: manifest.RuleSyntax, Message: err.Error(),
-		}}}
+		f = manifest.Unreadable(name, err) // one finding on that path
+	} else {
+		f = manifest.Parse(name, data)
 	}
-	f := manifest.Parse(name, data)
 	extra := recogniseTemplates(f)
 	partial := map[*manifest.Document]string{}
 	for _, d := range f.Docs {
