@@ -210,6 +210,13 @@ type Inventory struct {
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
+	// Base is set when the unit is a kustomize base linted without the
+	// overlay that deploys it (kubebuilder's namespace "system" and
+	// webhook-service): its namespaces, names, selectors and CA injection
+	// are placeholders an overlay rewrites. Rules whose findings depend on
+	// them mark those findings DependsOnOverlay, and avoid suggesting fixes
+	// the overlay would break.
+	Base bool
 
 	// derived holds what rules compute from the whole input, once per run
 	// rather than once per configuration (see Derived).

@@ -68,6 +68,11 @@ type Finding struct {
 	AtKey bool
 	// Webhook is the name of the webhook the finding is about, if any.
 	Webhook string
+	// DependsOnOverlay marks a finding that judges what a kustomize
+	// overlay changes (namespaces, name prefixes, selectors, the Service,
+	// CA injection). On a base linted without its overlay (Inventory.Base)
+	// the engine reports it at info.
+	DependsOnOverlay bool
 }
 
 // Pass is one rule's view of one configuration.
@@ -125,6 +130,7 @@ func (p *Pass) Emit(f Finding) { p.emit(f) }
 
 func (p *Pass) emit(f Finding) {
 	f.Rule = p.rule.Name
+	f.DependsOnOverlay = f.DependsOnOverlay || p.rule.DependsOnOverlay
 	if f.Severity == 0 {
 		f.Severity = p.rule.Severity
 	}

@@ -18,7 +18,10 @@ func init() {
 		Summary:  "clientConfig.service names a Service, port or pods that cannot answer",
 		Severity: diag.Warning,
 		Category: Practice,
-		Since:    "0.1.0",
+		// The backend's namespace, the Service and the selectors are what
+		// a kustomize overlay sets.
+		DependsOnOverlay: true,
+		Since:            "0.1.0",
 		Doc: Doc{
 			Why: "The API server only checks that `clientConfig.service.name` and `.namespace` are not empty. " +
 				"A Service name must be a DNS-1035 label and a namespace name a DNS-1123 label; a reference " +
