@@ -119,6 +119,7 @@ func TestActionDownloadsAndCachesRelease(t *testing.T) {
 	// A second job on the same runner uses the tool cache: no download.
 	before := srv.requests.Load()
 	res = r.run(t, repoRoot(t), ws, inputs)
+	t.Logf("tool-cache hit: first finding after %v", res.elapsed)
 	if srv.requests.Load() != before || !strings.Contains(res.stdout, "found in the tool cache") || res.outputs["exit-code"] != "1" {
 		t.Errorf("second run: %d new requests, exit %q\n%s", srv.requests.Load()-before, res.outputs["exit-code"], res.stdout)
 	}
