@@ -12,7 +12,8 @@ import (
 )
 
 // Configuration flags: --config and --init-config. Flags on the command
-// line win over the file (--kube-version over kubeVersion).
+// line win over the file (--kube-version over kubeVersion, --provider over
+// provider).
 func init() {
 	flagHooks = append(flagHooks, func(fset *flag.FlagSet, o *options) {
 		var path string
@@ -70,10 +71,16 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 		}
 		return fmt.Errorf("--config: %w", err)
 	}
-	kubeFlagSet := false
-	fset.Visit(func(f *flag.Flag) { kubeFlagSet = kubeFlagSet || f.Name == "kube-version" })
+	kubeFlagSet, providerFlagSet := false, false
+	fset.Visit(func(f *flag.Flag) {
+		kubeFlagSet = kubeFlagSet || f.Name == "kube-version"
+		providerFlagSet = providerFlagSet || f.Name == "provider"
+	})
 	if c.KubeVersion.Major != 0 && !kubeFlagSet {
 		rc.opts.Settings.KubeVersion = c.KubeVersion
+	}
+	if c.Provider != "" && !providerFlagSet {
+		rc.opts.Settings.Provider = c.Provider
 	}
 	rc.opts.Enabled = c.Enabled
 	sev := c.Severities()

@@ -21,6 +21,12 @@ func DefaultFile() string {
 # libraries matchConditions may use and which API behavior applies.
 kubeVersion: "` + rules.DefaultKubeVersion.String() + `"
 
+# Platform the manifests are installed on: generic, gke, eks, aks or
+# openshift. The provider-* rules judge the facts that differ by platform
+# (ports the control plane reaches, AKS's admissions enforcer, OpenShift's
+# CA injection); generic reports only what holds everywhere.
+provider: generic
+
 # Paths not to lint: globs relative to this file's folder, with '/'
 # separators; '**' matches any number of folders, and a folder covers
 # everything below it.

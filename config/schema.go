@@ -53,6 +53,11 @@ func JSONSchema() []byte {
 				"pattern":     `^v?1\.[0-9]+(\.[0-9]+)?$`,
 				"default":     rules.DefaultKubeVersion.String(),
 			},
+			"provider": map[string]any{
+				"description": "Platform the manifests are installed on; generic reports only what holds everywhere.",
+				"enum":        providerNames(),
+				"default":     string(rules.Generic),
+			},
 			"ignore": map[string]any{
 				"description": "Globs of paths not to lint, relative to the configuration file's folder.",
 				"type":        []string{"array", "null"},
@@ -91,6 +96,14 @@ func JSONSchema() []byte {
 		panic(fmt.Sprintf("config: rendering schema: %v", err)) // only maps of plain values
 	}
 	return append(b, '\n')
+}
+
+func providerNames() []string {
+	out := make([]string, len(rules.Providers))
+	for i, p := range rules.Providers {
+		out[i] = string(p)
+	}
+	return out
 }
 
 func optionSchema(o rules.Option) map[string]any {

@@ -4,7 +4,6 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -90,19 +89,16 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	}
 	files := make([]*manifest.File, len(sources))
 	chunks := make([][]manifest.Chunk, len(sources))
-	errs := make([]error, len(sources))
 	parallel(len(sources), opts.jobs(), func(i int) {
 		s := sources[i]
 		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
 		if err != nil {
-			errs[i] = err
+			// One finding on that path; the other files are linted.
+			files[i] = manifest.Unreadable(s.Name, err)
 			return
 		}
 		files[i], chunks[i] = manifest.Split(s.Name, data)
 	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	// Documents, not files, are the unit of parallel work, so one large
 	// file uses every CPU too.
 	type task struct{ file, chunk int }
@@ -119,6 +115,11 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	})
 	for k, t := range tasks {
 		files[t.file].Add(parsed[k])
+	}
+	for i, s := range sources {
+		if !s.Stdin {
+			files[i].Data = nil // the report re-reads it from disk for snippets
+		}
 	}
 	return Files(files, opts), nil
 }
