@@ -355,3 +355,24 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (go test ./simulate -run TestGolden -update to accept):\n%s", name, got)
 	}
 }
+
+// A pod's deletion is admitted twice when it is immediate (store.go Delete).
+func TestDeletePasses(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		passes int
+		total  int64
+	}{
+		{[]string{"--old-object=pod.yaml"}, 2, 2 * 10},
+		{[]string{"--old-object=pod-on-node.yaml"}, 1, 10},
+		{[]string{"--old-object=pod-finalizer.yaml"}, 1, 10},
+		{[]string{"--old-object=pod.yaml", "--dry-run"}, 1, 10},
+		{[]string{"--name=web"}, 0, 10},
+	} {
+		args := append([]string{"--operation=DELETE", "--resource=pods", "--namespace=default"}, tc.args...)
+		ch := run(t, args, "delete.yaml")
+		if ch.AdmissionPasses != tc.passes || ch.Latency.TotalSeconds != tc.total {
+			t.Errorf("%v: %d passes (%s), total %ds; want %d, %ds", tc.args, ch.AdmissionPasses, ch.PassesReason, ch.Latency.TotalSeconds, tc.passes, tc.total)
+		}
+	}
+}
