@@ -649,7 +649,7 @@ func admissionPasses(req *Request) (int, string) {
 	node, _, _ := unstructured.NestedString(old.Object, "spec", "nodeName")
 	phase, _, _ := unstructured.NestedString(old.Object, "status", "phase")
 	if node == "" || phase == string(corev1.PodSucceeded) || phase == string(corev1.PodFailed) {
-		return 2, "the pod is not running on a node, so its deletion is immediate and admitted twice: when the pod is marked deleted and when it is removed"
+		return 2, "the pod is not running on a node, so its deletion is immediate and admitted twice: when the pod is marked deleted and when it is removed (three times when the server retries the removal because its cache lags)"
 	}
 	return 1, "the pod runs on a node: the deletion is graceful and the kubelet's final deletion is a request of its own"
 }
