@@ -376,3 +376,39 @@ func TestDeletePasses(t *testing.T) {
 		}
 	}
 }
+
+// Custom resources take group, version and kind from the flags; what the
+// flags do not say is missing, not guessed.
+func TestCustomResource(t *testing.T) {
+	cfg := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: widgets}
+webhooks:
+- name: widgets.example.com
+  clientConfig: {url: "https://example.com/w"}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  rules:
+  - {operations: [CREATE], apiGroups: [example.com], apiVersions: [v1], resources: [widgets], scope: Namespaced}
+  matchConditions:
+  - {name: kind, expression: 'request.kind.kind == "Widget"'}
+`
+	configs := manifest.Inventory([]*manifest.File{manifest.Parse("w.yaml", []byte(cfg))}).Configs
+	for _, tc := range []struct {
+		spec Spec
+		want Decision
+	}{
+		{Spec{Operation: "CREATE", Resource: "widgets.example.com", APIVersion: "v1", Namespace: "ns", Kind: "Widget"}, Called},
+		{Spec{Operation: "CREATE", Resource: "widgets.example.com", APIVersion: "v1", Namespace: "ns"}, MaybeCalled},
+		{Spec{Operation: "CREATE", Resource: "widgets", APIGroup: "example.com", APIVersion: "v1", Namespace: "ns", Kind: "Gadget"}, NotCalled},
+		{Spec{Operation: "CREATE", Resource: "widgets.example.com", APIVersion: "v1", Kind: "Widget"}, NotCalled}, // cluster-scoped request, Namespaced rule
+	} {
+		req, err := tc.spec.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Simulate(configs, req, Options{}).Validating[0]; got.Decision != tc.want {
+			t.Errorf("%+v: %q (%s), want %q", tc.spec, got.Decision, got.Reason, tc.want)
+		}
+	}
+}
