@@ -252,6 +252,7 @@ func TestE2ESimulate(t *testing.T) {
 				return err
 			}},
 		{"create namespace (its own labels)", nil, nil},
+		{"delete pod with finalizer (only marked)", nil, nil},
 		{"matchCondition error under Fail: no validating webhook is called", append([]string{"--operation=CREATE", "--resource=pods",
 			"--namespace=" + f.nsB, "--object=" + writeObj("bad.yaml", badPod), "--changes=" + f.patcher}, user...),
 			func() error {
@@ -291,7 +292,27 @@ func TestE2ESimulate(t *testing.T) {
 		case "delete pod":
 			sc.args = append([]string{"--operation=DELETE", "--resource=pods", "--namespace=" + f.nsA,
 				"--old-object=" + writeObj("del.yaml", withKind(stored))}, user...)
-			sc.send = func() error { return pods.Delete(ctx, stored.Name, metav1.DeleteOptions{}) }
+			sc.send = func() error {
+				err := pods.Delete(ctx, stored.Name, metav1.DeleteOptions{})
+				stored = nil // gone
+				return err
+			}
+		case "delete pod with finalizer (only marked)":
+			fin := pod(f.nsA, "web-fin", map[string]string{"app": "web"})
+			fin.Finalizers = []string{"example.com/keep"}
+			created, err := pods.Create(ctx, fin, metav1.CreateOptions{})
+			must(t, err)
+			t.Cleanup(func() {
+				// Let the marked pod go: drop the finalizer.
+				if p, err := pods.Get(context.Background(), "web-fin", metav1.GetOptions{}); err == nil {
+					p.Finalizers = nil
+					_, _ = pods.Update(context.Background(), p, metav1.UpdateOptions{})
+				}
+			})
+			waitForCache(t, ctx, pods, created)
+			sc.args = append([]string{"--operation=DELETE", "--resource=pods", "--namespace=" + f.nsA,
+				"--old-object=" + writeObj("fin.yaml", withKind(created))}, user...)
+			sc.send = func() error { return pods.Delete(ctx, "web-fin", metav1.DeleteOptions{}) }
 		case "update pod status":
 			updated := stored.DeepCopy()
 			updated.Status.Message = "simulated"
