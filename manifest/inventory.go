@@ -15,6 +15,7 @@ type inventoryItem struct {
 	service   *corev1.Service
 	namespace *corev1.Namespace
 	workload  *rules.Workload
+	budget    *rules.DisruptionBudget
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -36,18 +37,28 @@ var podTemplatePaths = map[string]struct {
 
 // readInventory extracts cross-object data leniently: these objects are
 // context, not what webhooklint lints, so decoding problems are ignored.
-func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document) inventoryItem {
+func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document, b *budget) inventoryItem {
+	if b.exhausted {
+		return inventoryItem{}
+	}
+	defer func() {
+		if b.exhausted {
+			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), RuleSchema, diag.Error, "", budgetMessage))
+		}
+	}()
 	switch {
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
-		if decodeLenient(src, obj, &s) {
+		if decodeLenient(src, obj, &s, b) {
 			return inventoryItem{service: &s}
 		}
 	case apiVersion == "v1" && kind == "Namespace":
 		var n corev1.Namespace
-		if decodeLenient(src, obj, &n) {
+		if decodeLenient(src, obj, &n, b) {
 			return inventoryItem{namespace: &n}
 		}
+	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
+		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -62,11 +73,13 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			}
 		}
 	}
-	return inventoryItem{workload: &rules.Workload{
+	w := &rules.Workload{
 		Object:    diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
 		PodLabels: labels,
 		Creates:   t.creates,
-	}}
+	}
+	addBackendDetails(src, obj, w, b)
+	return inventoryItem{workload: w}
 }
 
 func walk(n *yaml.Node, keys ...string) *yaml.Node {
@@ -78,8 +91,8 @@ func walk(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
-func decodeLenient(src *source, obj *yaml.Node, into any) bool {
-	d := &decoder{src: src, index: newIndex()}
+func decodeLenient(src *source, obj *yaml.Node, into any, b *budget) bool {
+	d := &decoder{src: src, budget: b}
 	v, err := d.generic(obj)
 	if err != nil {
 		return false
@@ -106,6 +119,8 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
 			case d.inventory.workload != nil:
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+			case d.inventory.budget != nil:
+				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
 			}
 		}
 	}
