@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/lint"
 )
 
 // Configuration flags: --config and --init-config. Flags on the command
@@ -16,13 +17,16 @@ import (
 func init() {
 	flagHooks = append(flagHooks, func(fset *flag.FlagSet, o *options) {
 		var path string
-		var initConfig bool
+		var initConfig, noInline bool
 		fset.StringVar(&path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
 		fset.BoolVar(&initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
+		fset.BoolVar(&noInline, "no-inline-suppressions", false, "report webhooklint:ignore comments and "+
+			"webhooklint.io/ignore annotations as findings instead of obeying them (the configuration's suppressions still apply)")
 		o.extra = append(o.extra, func(rc *runContext) error {
 			if initConfig {
 				return writeDefaultConfig(rc)
 			}
+			rc.opts.NoInlineSuppressions = noInline
 			return applyConfig(rc, fset, path)
 		})
 	})
@@ -89,6 +93,13 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 	rc.opts.Settings.Options = c.Options()
 	if len(c.Ignore) > 0 {
 		rc.opts.Skip = c.Ignored
+	}
+	// The flag can only forbid: a file cannot re-allow what CI forbade.
+	if c.InlineSuppressions != nil && !*c.InlineSuppressions {
+		rc.opts.NoInlineSuppressions = true
+	}
+	if len(c.Suppressions) > 0 {
+		rc.afterLint = append(rc.afterLint, func(res *lint.Result) { res.Diagnostics = c.Suppress(res.Diagnostics) })
 	}
 	return nil
 }

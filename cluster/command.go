@@ -43,6 +43,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // run is Main with the context and, for tests, the REST config given.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfig *rest.Config) int {
+	if len(args) > 0 && args[0] == "simulate" {
+		return runSimulate(ctx, args[1:], stdout, stderr, restConfig)
+	}
 	fs := flag.NewFlagSet("webhooklint cluster", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -76,7 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	fs.StringVar(&providerName, "provider", "", "platform the cluster runs on: generic, gke, eks, aks or openshift (default generic, or provider in the configuration file)")
 	fs.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: webhooklint cluster [flags]\n\nLint the webhook configurations a live API server holds, once or with --watch.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: webhooklint cluster [flags]\n       webhooklint cluster simulate [flags]   (which webhooks a request meets; see --help there)\n\n"+
+			"Lint the webhook configurations a live API server holds, once or with --watch.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

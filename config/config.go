@@ -46,6 +46,12 @@ type Config struct {
 	Ignore []string
 	// Dir is the folder globs are relative to (the file's folder).
 	Dir string
+	// InlineSuppressions is false when the file forbids suppressions in
+	// the manifests (inlineSuppressions: false): CI that wants every
+	// exception in this reviewed file. Nil when the file does not say.
+	InlineSuppressions *bool
+	// Suppressions silence single rules on matching files.
+	Suppressions []Suppression
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -144,6 +150,17 @@ func Parse(path string, data []byte) (*Config, error) {
 					c.Ignore = append(c.Ignore, s)
 				}
 			})
+		case "inlineSuppressions":
+			if v, ok := p.scalar(val, "inlineSuppressions", "!!bool"); ok {
+				b := v == "true"
+				c.InlineSuppressions = &b
+			}
+		case "suppressions":
+			p.sequence(val, "suppressions", func(item *yaml.Node) {
+				if s, ok := p.suppression(item); ok {
+					c.Suppressions = append(c.Suppressions, s)
+				}
+			})
 		case "rules":
 			p.mapping(val, "rules", func(k, v *yaml.Node) {
 				r, ok := lookupRule(k.Value)
@@ -154,7 +171,7 @@ func Parse(path string, data []byte) (*Config, error) {
 				c.Rules[r.Name] = p.rule(r, v)
 			})
 		default:
-			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore or rules)", key.Value)
+			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions or rules)", key.Value)
 		}
 	})
 	if len(p.errs) > 0 {

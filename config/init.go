@@ -34,6 +34,20 @@ ignore: []
 #  - vendor
 #  - charts/*/templates/**
 
+# false: webhooklint:ignore comments and webhooklint.io/ignore annotations
+# are findings, not suppressions (as --no-inline-suppressions), so every
+# exception is listed below, in this reviewed file.
+inlineSuppressions: true
+
+# Findings to accept: a rule, optionally files (globs as above) and a
+# webhook name, and the reason. They apply even when inline suppressions
+# are forbidden.
+suppressions: []
+#  - rule: self-deadlock
+#    paths: [deploy/policy/**]
+#    webhook: pods.policy.example.com
+#    reason: the backend runs outside the cluster
+
 # Per rule: enabled (true/false), severity (error, warning or info) and
 # options. ` + "`webhooklint --explain RULE`" + ` documents each rule.
 rules:

@@ -63,6 +63,26 @@ func JSONSchema() []byte {
 				"type":        []string{"array", "null"},
 				"items":       map[string]any{"type": "string", "minLength": 1},
 			},
+			"inlineSuppressions": map[string]any{
+				"description": "false makes webhooklint:ignore comments and webhooklint.io/ignore annotations findings instead of suppressions; the suppressions below still apply.",
+				"type":        "boolean",
+				"default":     true,
+			},
+			"suppressions": map[string]any{
+				"description": "Findings to accept, each for one rule, with a reason; they apply whatever inlineSuppressions says.",
+				"type":        []string{"array", "null"},
+				"items": map[string]any{
+					"type":                 "object",
+					"additionalProperties": false,
+					"required":             []string{"rule", "reason"},
+					"properties": map[string]any{
+						"rule":    map[string]any{"description": "The rule whose findings are silenced.", "enum": ruleNames()},
+						"paths":   map[string]any{"description": "Globs of the files it applies to, relative to the configuration file's folder (default: every file).", "type": "array", "items": map[string]any{"type": "string", "minLength": 1}},
+						"webhook": map[string]any{"description": "Only findings on the webhook of this name.", "type": "string"},
+						"reason":  map[string]any{"description": "Why the finding is acceptable.", "type": "string", "pattern": `\S`},
+					},
+				},
+			},
 			"rules": map[string]any{
 				"description":          "Per-rule settings, by rule name.",
 				"type":                 []string{"object", "null"},

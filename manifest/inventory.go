@@ -37,20 +37,28 @@ var podTemplatePaths = map[string]struct {
 
 // readInventory extracts cross-object data leniently: these objects are
 // context, not what webhooklint lints, so decoding problems are ignored.
-func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document) inventoryItem {
+func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document, b *budget) inventoryItem {
+	if b.exhausted {
+		return inventoryItem{}
+	}
+	defer func() {
+		if b.exhausted {
+			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), RuleSchema, diag.Error, "", budgetMessage))
+		}
+	}()
 	switch {
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
-		if decodeLenient(src, obj, &s) {
+		if decodeLenient(src, obj, &s, b) {
 			return inventoryItem{service: &s}
 		}
 	case apiVersion == "v1" && kind == "Namespace":
 		var n corev1.Namespace
-		if decodeLenient(src, obj, &n) {
+		if decodeLenient(src, obj, &n, b) {
 			return inventoryItem{namespace: &n}
 		}
 	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
-		return inventoryItem{budget: readDisruptionBudget(src, obj, d)}
+		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -70,7 +78,7 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		PodLabels: labels,
 		Creates:   t.creates,
 	}
-	addBackendDetails(src, obj, w)
+	addBackendDetails(src, obj, w, b)
 	return inventoryItem{workload: w}
 }
 
@@ -83,8 +91,8 @@ func walk(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
-func decodeLenient(src *source, obj *yaml.Node, into any) bool {
-	d := &decoder{src: src, index: newIndex()}
+func decodeLenient(src *source, obj *yaml.Node, into any, b *budget) bool {
+	d := &decoder{src: src, budget: b}
 	v, err := d.generic(obj)
 	if err != nil {
 		return false

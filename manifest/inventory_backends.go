@@ -28,12 +28,12 @@ var podSpecPaths = map[string][]string{
 }
 
 // addBackendDetails fills in a workload's replica count and pod summary.
-func addBackendDetails(src *source, obj *yaml.Node, w *rules.Workload) {
+func addBackendDetails(src *source, obj *yaml.Node, w *rules.Workload, b *budget) {
 	w.Replicas, w.ReplicasDefaulted = replicasOf(obj, w.Object.Kind)
 	if path, ok := podSpecPaths[w.Object.Kind]; ok {
 		if n := walk(obj, path...); n != nil && n.Kind == yaml.MappingNode {
 			var spec corev1.PodSpec
-			if decodeLenient(src, n, &spec) {
+			if decodeLenient(src, n, &spec, b) {
 				w.Pod = rules.SummarizePod(w.PodLabels, &spec)
 			}
 		}
@@ -66,9 +66,9 @@ func replicasOf(obj *yaml.Node, kind string) (replicas int32, defaulted bool) {
 
 // readDisruptionBudget summarizes a PodDisruptionBudget (policy/v1, or the
 // removed policy/v1beta1 whose fields are the same).
-func readDisruptionBudget(src *source, obj *yaml.Node, d *Document) *rules.DisruptionBudget {
+func readDisruptionBudget(src *source, obj *yaml.Node, d *Document, b *budget) *rules.DisruptionBudget {
 	var pdb policyv1.PodDisruptionBudget
-	if !decodeLenient(src, obj, &pdb) {
+	if !decodeLenient(src, obj, &pdb, b) {
 		return nil
 	}
 	return &rules.DisruptionBudget{
