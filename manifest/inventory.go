@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ type inventoryItem struct {
 	namespace *corev1.Namespace
 	workload  *rules.Workload
 	budget    *rules.DisruptionBudget
+	scaler    *rules.Autoscaler
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -59,6 +61,8 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		}
 	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
 		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "autoscaling/") && kind == "HorizontalPodAutoscaler":
+		return inventoryItem{scaler: readAutoscaler(obj, d)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -121,6 +125,8 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
 			case d.inventory.budget != nil:
 				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
+			case d.inventory.scaler != nil:
+				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
 			}
 		}
 	}

@@ -207,6 +207,9 @@ type Inventory struct {
 	Workloads  []Workload
 	// DisruptionBudgets are the PodDisruptionBudgets of the input.
 	DisruptionBudgets []DisruptionBudget
+	// Autoscalers are the HorizontalPodAutoscalers of the input: they, not
+	// spec.replicas, decide how many pods the workloads they target run.
+	Autoscalers []Autoscaler
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
@@ -292,4 +295,12 @@ type DisruptionBudget struct {
 	Selector        *metav1.LabelSelector
 	MinAvailable    *intstr.IntOrString
 	MaxUnavailable  *intstr.IntOrString
+}
+
+// Autoscaler is a HorizontalPodAutoscaler of the input: the workload it
+// scales and the fewest replicas it keeps (0: not a number).
+type Autoscaler struct {
+	Namespace, Name        string
+	TargetKind, TargetName string
+	MinReplicas            int32
 }
