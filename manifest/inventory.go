@@ -5,6 +5,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
@@ -15,6 +16,7 @@ type inventoryItem struct {
 	service   *corev1.Service
 	namespace *corev1.Namespace
 	workload  *rules.Workload
+	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -37,6 +39,9 @@ var podTemplatePaths = map[string]struct {
 // readInventory extracts cross-object data leniently: these objects are
 // context, not what webhooklint lints, so decoding problems are ignored.
 func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document) inventoryItem {
+	if crd, ok := readCRD(src, obj, apiVersion, kind); ok {
+		return inventoryItem{crd: crd}
+	}
 	switch {
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
@@ -106,6 +111,8 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
 			case d.inventory.workload != nil:
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+			case d.inventory.crd != nil:
+				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			}
 		}
 	}

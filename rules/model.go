@@ -5,6 +5,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -204,6 +205,10 @@ type Inventory struct {
 	Services   []*corev1.Service
 	Namespaces []*corev1.Namespace
 	Workloads  []Workload
+	// CRDs are the CustomResourceDefinitions (apiextensions.k8s.io/v1),
+	// whose per-version schemas type what webhooks on custom resources
+	// receive.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
