@@ -172,8 +172,17 @@ func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []o
 		return strings.Compare(a.expr+a.field+a.op, b.expr+b.field+b.op)
 	})
 	path := PathString(w.Path().Child("matchConditions").Index(j).Child("expression"))
+	// One cause, one finding: several reads of one missing field (has(a.b)
+	// && a.b.c…) are reported once, at the first.
+	reported := map[string]bool{}
 	for _, k := range keys {
 		g := groups[k]
+		if c := missingFieldCause(g.issue, g.failing); c != "" {
+			if reported[c] {
+				continue
+			}
+			reported[c] = true
+		}
 		// The part is reached for a target whose object it reads and whose
 		// request fields do not route around it.
 		reached := 0
@@ -190,6 +199,21 @@ func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []o
 		p.Emit(Finding{Severity: p.Rule().Severity, Path: path, Message: msg,
 			Within: issueSpan(w.MatchConditions[j].Expression, r.Expression, g.issue)})
 	}
+}
+
+// missingFieldCause names the missing field an issue reads, whichever way
+// (plain, has(), .?), for the resources it fails for; "" for other issues.
+func missingFieldCause(is celcheck.TypeIssue, failing []objectTarget) string {
+	switch is.Kind {
+	case celcheck.NoSuchField, celcheck.NoSuchFieldTested, celcheck.NoSuchFieldOptional:
+	default:
+		return ""
+	}
+	subject := strings.ReplaceAll(is.Expr, ".?", ".")
+	if inner, ok := strings.CutPrefix(subject, "has("); ok {
+		subject = strings.TrimSuffix(inner, ")")
+	}
+	return subject + "|" + resourceNames(failing)
 }
 
 // readable reports whether a chain rooted at root reads an object the
@@ -445,14 +469,16 @@ func newTarget(group, version, resource, sub string, gvk openapi.GVK, typ *celch
 		gv = gvk.Group + "/" + gvk.Version
 	}
 	req := map[string]string{
-		"resource.group": group, "resource.version": version, "resource.resource": resource,
-		"kind.group": gvk.Group, "kind.version": gvk.Version, "kind.kind": gvk.Kind,
+		"request.resource.group": group, "request.resource.version": version, "request.resource.resource": resource,
+		"request.kind.group": gvk.Group, "request.kind.version": gvk.Version, "request.kind.kind": gvk.Kind,
+		// The object's own type fields, which conditions also dispatch on.
+		"object.apiVersion": gv, "object.kind": gvk.Kind, "oldObject.apiVersion": gv, "oldObject.kind": gvk.Kind,
 	}
 	if sub != "" {
-		req["subResource"] = sub
+		req["request.subResource"] = sub
 	}
 	if len(ops) == 1 {
-		req["operation"] = string(ops[0])
+		req["request.operation"] = string(ops[0])
 	}
 	return objectTarget{resource: name, typeName: fmt.Sprintf("%s (%s)", gvk.Kind, gv), typ: typ, ops: ops, request: req}
 }
@@ -601,7 +627,8 @@ func evalFacts(e ast.Expr, facts map[string]string) value {
 	return unknown
 }
 
-// requestFact resolves request.<path> from facts.
+// requestFact resolves a selection such as request.kind.kind or
+// object.kind from facts.
 func requestFact(e ast.Expr, facts map[string]string) (string, bool) {
 	var path []string
 	for e.Kind() == ast.SelectKind {
@@ -612,10 +639,10 @@ func requestFact(e ast.Expr, facts map[string]string) (string, bool) {
 		path = append([]string{sel.FieldName()}, path...)
 		e = sel.Operand()
 	}
-	if e.Kind() != ast.IdentKind || e.AsIdent() != "request" {
+	if e.Kind() != ast.IdentKind {
 		return "", false
 	}
-	s, ok := facts[strings.Join(path, ".")]
+	s, ok := facts[e.AsIdent()+"."+strings.Join(path, ".")]
 	return s, ok
 }
 
