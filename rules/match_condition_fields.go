@@ -46,7 +46,8 @@ func init() {
 				"`status`, `Scale` for `scale`, `Eviction` for `pods/eviction`. Branches the request decides " +
 				"(`request.resource.resource == 'pods' && …`, `request.kind.kind`) are checked only for the " +
 				"resources they can run for, and reads on DELETE (null object) and CREATE (null oldObject) are " +
-				"left to match-condition-runtime.",
+				"left to match-condition-runtime. Each kind of claim is checked against the API server's matcher in " +
+				"webhooklint's tests and on a real API server (`hack/verify-match-condition-fields.sh`).",
 			Bad: "rules:\n" +
 				"- operations: [CREATE, UPDATE]\n" +
 				"  apiGroups: [apps]\n" +
