@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,8 @@ type inventoryItem struct {
 	service   *corev1.Service
 	namespace *corev1.Namespace
 	workload  *rules.Workload
+	budget    *rules.DisruptionBudget
+	scaler    *rules.Autoscaler
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -56,6 +59,10 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		if decodeLenient(src, obj, &n, b) {
 			return inventoryItem{namespace: &n}
 		}
+	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
+		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "autoscaling/") && kind == "HorizontalPodAutoscaler":
+		return inventoryItem{scaler: readAutoscaler(obj, d)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -70,11 +77,13 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			}
 		}
 	}
-	return inventoryItem{workload: &rules.Workload{
+	w := &rules.Workload{
 		Object:    diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
 		PodLabels: labels,
 		Creates:   t.creates,
-	}}
+	}
+	addBackendDetails(src, obj, w, b)
+	return inventoryItem{workload: w}
 }
 
 func walk(n *yaml.Node, keys ...string) *yaml.Node {
@@ -114,6 +123,10 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
 			case d.inventory.workload != nil:
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+			case d.inventory.budget != nil:
+				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
+			case d.inventory.scaler != nil:
+				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
 			}
 		}
 	}

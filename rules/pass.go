@@ -46,11 +46,13 @@ type Settings struct {
 	Options map[string]map[string]any
 	// Now is the instant certificate checks compare against (fixed in tests).
 	Now time.Time
+	// Provider is the platform the manifests are for (Generic when empty).
+	Provider Provider
 }
 
 // DefaultSettings targets DefaultKubeVersion with default options.
 func DefaultSettings() *Settings {
-	return &Settings{KubeVersion: DefaultKubeVersion, Now: time.Now()}
+	return &Settings{KubeVersion: DefaultKubeVersion, Now: time.Now(), Provider: Generic}
 }
 
 // Finding is what a rule reports; a front end turns Path into a position.
@@ -66,6 +68,11 @@ type Finding struct {
 	AtKey bool
 	// Webhook is the name of the webhook the finding is about, if any.
 	Webhook string
+	// DependsOnOverlay marks a finding that judges what a kustomize
+	// overlay changes (namespaces, name prefixes, selectors, the Service,
+	// CA injection). On a base linted without its overlay (Inventory.Base)
+	// the engine reports it at info.
+	DependsOnOverlay bool
 }
 
 // Pass is one rule's view of one configuration.
@@ -123,6 +130,7 @@ func (p *Pass) Emit(f Finding) { p.emit(f) }
 
 func (p *Pass) emit(f Finding) {
 	f.Rule = p.rule.Name
+	f.DependsOnOverlay = f.DependsOnOverlay || p.rule.DependsOnOverlay
 	if f.Severity == 0 {
 		f.Severity = p.rule.Severity
 	}
