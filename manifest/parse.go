@@ -451,18 +451,10 @@ func (f *File) checkTrailing(c Chunk, dec *yaml.Decoder) {
 
 // syntaxError positions a YAML parser error.
 func (c Chunk) syntaxError(file string, err error) diag.Diagnostic {
-	line, msg := c.firstLine, strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		// The parser reports errors found at the end of input on the
-		// line after it; point at the last line that has content.
-		if !scannerProblem(m[2]) {
-			// The parser (unlike the scanner) reports the 0-based line
-			// of the construct it was parsing.
-			n++
-		}
-		n = min(n, lastContentLine(c.data))
-		line, msg = c.firstLine+n-1, m[2]
+	line := c.firstLine
+	n, msg := SyntaxErrorLine(c.data, err)
+	if n > 0 {
+		line = c.firstLine + n - 1
 	}
 	if strings.HasPrefix(msg, "control characters are not allowed") {
 		// The reader says neither where nor which: find it.
