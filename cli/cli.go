@@ -13,6 +13,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -79,23 +80,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	return o.run(stdin, stdout, stderr)
 }
 
-// tuneGC trades memory for speed: a lint run allocates many short-lived
-// YAML nodes and exits, so collecting less often saves a third of its CPU
-// time. A GOGC set by the user wins.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(GCPercent)
-	}
-}
-
-// GCPercent is the garbage collector target the command line runs with.
-const GCPercent = 400
-
 // options are the parsed command line.
 type options struct {
 	format        string
 	failOn        string
 	kubeVersion   rules.KubeVersion
+	provider      rules.Provider
 	stdinFilename string
 	listRules     bool
 	explain       string
@@ -121,6 +111,9 @@ type runContext struct {
 	// afterRun receives the finished run after the main report is written
 	// (extra reports of --output).
 	afterRun []func(*report.Run) error
+	// afterLint adjusts the lint result before anything is reported (the
+	// configuration's suppressions), whichever lint function ran.
+	afterLint []func(*lint.Result)
 }
 
 // flagHooks let other files of this package add flags without editing
@@ -140,6 +133,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 			return err
 		}
 		o.kubeVersion = v
+		return nil
+	})
+	fs.Func("provider", "platform the manifests are installed on: generic, gke, eks, aks or openshift (default generic)", func(s string) error {
+		v, err := rules.ParseProvider(s)
+		if err != nil {
+			return err
+		}
+		o.provider = v
 		return nil
 	})
 	fs.StringVar(&o.stdinFilename, "stdin-filename", "", "file name to report for input read from stdin (-)")
@@ -164,6 +165,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, `Usage: webhooklint [flags] [PATH...]
        webhooklint cluster [flags]   (lint a live cluster; see webhooklint cluster --help)
+       webhooklint simulate [flags] [PATH...]   (which webhooks a request meets; see webhooklint simulate --help)
 
 Lints Kubernetes ValidatingWebhookConfiguration and MutatingWebhookConfiguration
 manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs, and - for
@@ -197,6 +199,9 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 
 	settings := rules.DefaultSettings()
 	settings.KubeVersion = o.kubeVersion
+	if o.provider != "" {
+		settings.Provider = o.provider
+	}
 	rc := &runContext{
 		opts:   &lint.Options{Settings: settings, Jobs: o.jobs},
 		paths:  o.paths,
@@ -242,10 +247,19 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
-	sources := map[string][]byte{}
+	for _, after := range rc.afterLint {
+		after(res)
+	}
+	// Texts that exist only in memory (stdin, rendered output); the report
+	// re-reads every other file from disk for its snippets.
+	inMemory := map[string][]byte{}
+	var names []string
 	for _, file := range res.Files {
 		if file != nil {
-			sources[file.Name] = file.Data
+			names = append(names, file.Name)
+		}
+		if file != nil && file.Data != nil {
+			inMemory[file.Name] = file.Data
 		}
 	}
 	// The status is known before the report is written, so formats that
@@ -258,8 +272,8 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		code = ExitFindings
 	}
 	run := &report.Run{
-		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
-		Source:      func(name string) []byte { return sources[name] },
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, FileNames: names,
+		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,
 	}

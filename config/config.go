@@ -1,5 +1,6 @@
 // Package config reads .webhooklint.yaml: which rules run and how severe
-// they are, rule options, the target Kubernetes version and paths to skip.
+// they are, rule options, the target Kubernetes version and platform, and
+// paths to skip.
 // Every mistake in the file is an error with a position, because a typo
 // that silently disables nothing is worse than no configuration at all.
 package config
@@ -37,12 +38,20 @@ type Config struct {
 	File string
 	// KubeVersion is the target version; zero when the file does not set it.
 	KubeVersion rules.KubeVersion
+	// Provider is the platform the manifests are for; empty when unset.
+	Provider rules.Provider
 	// Rules holds per-rule settings by rule name.
 	Rules map[string]Rule
 	// Ignore holds path globs, relative to Dir.
 	Ignore []string
 	// Dir is the folder globs are relative to (the file's folder).
 	Dir string
+	// InlineSuppressions is false when the file forbids suppressions in
+	// the manifests (inlineSuppressions: false): CI that wants every
+	// exception in this reviewed file. Nil when the file does not say.
+	InlineSuppressions *bool
+	// Suppressions silence single rules on matching files.
+	Suppressions []Suppression
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -123,6 +132,14 @@ func Parse(path string, data []byte) (*Config, error) {
 				}
 				c.KubeVersion = v
 			}
+		case "provider":
+			if s, ok := p.scalar(val, "provider", "!!str"); ok {
+				v, err := rules.ParseProvider(s)
+				if err != nil {
+					p.errorf(val, "provider: %v", err)
+				}
+				c.Provider = v
+			}
 		case "ignore":
 			p.sequence(val, "ignore", func(item *yaml.Node) {
 				if s, ok := p.scalar(item, "ignore entry", "!!str"); ok {
@@ -131,6 +148,17 @@ func Parse(path string, data []byte) (*Config, error) {
 						return
 					}
 					c.Ignore = append(c.Ignore, s)
+				}
+			})
+		case "inlineSuppressions":
+			if v, ok := p.scalar(val, "inlineSuppressions", "!!bool"); ok {
+				b := v == "true"
+				c.InlineSuppressions = &b
+			}
+		case "suppressions":
+			p.sequence(val, "suppressions", func(item *yaml.Node) {
+				if s, ok := p.suppression(item); ok {
+					c.Suppressions = append(c.Suppressions, s)
 				}
 			})
 		case "rules":
@@ -143,7 +171,7 @@ func Parse(path string, data []byte) (*Config, error) {
 				c.Rules[r.Name] = p.rule(r, v)
 			})
 		default:
-			p.errorf(key, "unknown key %q (want kubeVersion, ignore or rules)", key.Value)
+			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions or rules)", key.Value)
 		}
 	})
 	if len(p.errs) > 0 {

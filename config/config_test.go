@@ -47,6 +47,7 @@ func TestParse(t *testing.T) {
 	useFakeRules(t)
 	c, err := Parse("cfg/.webhooklint.yaml", []byte(`
 kubeVersion: 1.30
+provider: gke
 ignore: [vendor, "charts/*/templates/**"]
 rules:
   timeout-too-long:
@@ -63,6 +64,9 @@ rules:
 	}
 	if c.KubeVersion != (rules.KubeVersion{Major: 1, Minor: 30}) {
 		t.Errorf("kubeVersion = %v", c.KubeVersion)
+	}
+	if c.Provider != rules.GKE {
+		t.Errorf("provider = %q", c.Provider)
 	}
 	if c.Enabled("missing-side-effects") || !c.Enabled("timeout-too-long") || !c.Enabled("unmentioned") {
 		t.Error("enabled wrong")
@@ -82,9 +86,11 @@ rules:
 func TestParseErrors(t *testing.T) {
 	useFakeRules(t)
 	for _, tc := range []struct{ in, want string }{
-		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, ignore or rules)`},
+		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions or rules)`},
 		{"kubeVersion: 2.1\n", `f.yaml:1:14: kubeVersion: "2.1": want 1.16 or newer, e.g. 1.37`},
 		{"kubeVersion: [1]\n", `f.yaml:1:14: kubeVersion must be a string, not a list`},
+		{"provider: gcp\n", `f.yaml:1:11: provider: unknown provider "gcp" (want generic, gke, eks, aks, openshift)`},
+		{"provider: 3\n", `f.yaml:1:11: provider must be a string, not int 3`},
 		{"rules:\n  timeout-to-long: {}\n", `f.yaml:2:3: unknown rule "timeout-to-long" (did you mean "timeout-too-long"?)`},
 		{"rules:\n  timeout-too-long:\n    enable: false\n", `f.yaml:3:5: unknown key "enable" in rules.timeout-too-long (want enabled, severity or options)`},
 		{"rules:\n  timeout-too-long:\n    severity: fatal\n", `f.yaml:3:15: severity: unknown severity "fatal" (want error, warning or info)`},
@@ -170,6 +176,7 @@ func TestSchemaRejectsWhatParseRejects(t *testing.T) {
 		"rules:\n  timeout-too-long:\n    options:\n      maxSeconds: \"3\"\n",
 		"rules:\n  missing-side-effects:\n    options:\n      x: 1\n",
 		"kubeVersion: \"2\"\n",
+		"provider: gcp\n",
 	} {
 		if _, err := Parse("f.yaml", []byte(in)); err == nil {
 			t.Errorf("%q: Parse accepted it", in)

@@ -4,7 +4,6 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -33,6 +32,10 @@ type Options struct {
 	// Skip drops files (never stdin) from the expanded arguments: the
 	// configuration's ignore globs.
 	Skip func(file string) bool
+	// NoInlineSuppressions makes every webhooklint:ignore comment and
+	// webhooklint.io/ignore annotation a finding instead of a suppression
+	// (--no-inline-suppressions, inlineSuppressions: false).
+	NoInlineSuppressions bool
 }
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
@@ -86,19 +89,16 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	}
 	files := make([]*manifest.File, len(sources))
 	chunks := make([][]manifest.Chunk, len(sources))
-	errs := make([]error, len(sources))
 	parallel(len(sources), opts.jobs(), func(i int) {
 		s := sources[i]
 		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
 		if err != nil {
-			errs[i] = err
+			// One finding on that path; the other files are linted.
+			files[i] = manifest.Unreadable(s.Name, err)
 			return
 		}
 		files[i], chunks[i] = manifest.Split(s.Name, data)
 	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	// Documents, not files, are the unit of parallel work, so one large
 	// file uses every CPU too.
 	type task struct{ file, chunk int }
@@ -115,6 +115,11 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	})
 	for k, t := range tasks {
 		files[t.file].Add(parsed[k])
+	}
+	for i, s := range sources {
+		if !s.Stdin {
+			files[i].Data = nil // the report re-reads it from disk for snippets
+		}
 	}
 	return Files(files, opts), nil
 }
@@ -228,6 +233,9 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 	if len(d.Suppressions) == 0 {
 		return ds
 	}
+	if opts.NoInlineSuppressions {
+		return append(ds, forbiddenSuppressions(d)...)
+	}
 	kept := ds[:0]
 	for _, dg := range ds {
 		suppressed := false
@@ -259,6 +267,28 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 		})
 	}
 	return kept
+}
+
+// forbiddenSuppressions reports each inline suppression of d as an
+// invalid-suppression finding where it is written; the findings it would
+// have silenced stay.
+func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, s := range d.Suppressions {
+		kind := "comment"
+		if s.Annotation {
+			kind = "annotation " + manifest.IgnoreAnnotation
+		}
+		out = append(out, diag.Diagnostic{
+			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+			Severity: rules.MustLookup(manifest.RuleInvalidSuppression).Severity, Rule: manifest.RuleInvalidSuppression,
+			Message: fmt.Sprintf("inline suppressions are forbidden (--no-inline-suppressions, inlineSuppressions: false): "+
+				"this %s does not silence %s; fix the finding or list it under the configuration's suppressions",
+				kind, strings.Join(s.Rules, ", ")),
+			Path: s.Path, Object: d.Object(),
+		})
+	}
+	return out
 }
 
 func allEnabled(names []string, opts *Options) bool {

@@ -17,6 +17,7 @@ type inventoryItem struct {
 	namespace *corev1.Namespace
 	workload  *rules.Workload
 	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
+	budget    *rules.DisruptionBudget
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -38,21 +39,31 @@ var podTemplatePaths = map[string]struct {
 
 // readInventory extracts cross-object data leniently: these objects are
 // context, not what webhooklint lints, so decoding problems are ignored.
-func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document) inventoryItem {
-	if crd, ok := readCRD(src, obj, apiVersion, kind); ok {
+func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document, b *budget) inventoryItem {
+	if b.exhausted {
+		return inventoryItem{}
+	}
+	defer func() {
+		if b.exhausted {
+			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), RuleSchema, diag.Error, "", budgetMessage))
+		}
+	}()
+	if crd, ok := readCRD(src, obj, apiVersion, kind, b); ok {
 		return inventoryItem{crd: crd}
 	}
 	switch {
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
-		if decodeLenient(src, obj, &s) {
+		if decodeLenient(src, obj, &s, b) {
 			return inventoryItem{service: &s}
 		}
 	case apiVersion == "v1" && kind == "Namespace":
 		var n corev1.Namespace
-		if decodeLenient(src, obj, &n) {
+		if decodeLenient(src, obj, &n, b) {
 			return inventoryItem{namespace: &n}
 		}
+	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
+		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -67,11 +78,13 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			}
 		}
 	}
-	return inventoryItem{workload: &rules.Workload{
+	w := &rules.Workload{
 		Object:    diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
 		PodLabels: labels,
 		Creates:   t.creates,
-	}}
+	}
+	addBackendDetails(src, obj, w, b)
+	return inventoryItem{workload: w}
 }
 
 func walk(n *yaml.Node, keys ...string) *yaml.Node {
@@ -83,8 +96,8 @@ func walk(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
-func decodeLenient(src *source, obj *yaml.Node, into any) bool {
-	d := &decoder{src: src, index: newIndex()}
+func decodeLenient(src *source, obj *yaml.Node, into any, b *budget) bool {
+	d := &decoder{src: src, budget: b}
 	v, err := d.generic(obj)
 	if err != nil {
 		return false
@@ -113,6 +126,8 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
 			case d.inventory.crd != nil:
 				inv.CRDs = append(inv.CRDs, d.inventory.crd)
+			case d.inventory.budget != nil:
+				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
 			}
 		}
 	}

@@ -9,12 +9,12 @@ import (
 // its per-version schemas, which type the objects webhooks on its custom
 // resources receive. v1beta1 CRDs (removed in 1.22) are not kept: the
 // server no longer serves them, so their schemas say nothing of a cluster.
-func readCRD(src *source, obj *yaml.Node, apiVersion, kind string) (*apiextensionsv1.CustomResourceDefinition, bool) {
+func readCRD(src *source, obj *yaml.Node, apiVersion, kind string, b *budget) (*apiextensionsv1.CustomResourceDefinition, bool) {
 	if apiVersion != "apiextensions.k8s.io/v1" || kind != "CustomResourceDefinition" {
 		return nil, false
 	}
 	var crd apiextensionsv1.CustomResourceDefinition
-	if !decodeLenient(src, obj, &crd) || crd.Spec.Group == "" || crd.Spec.Names.Plural == "" {
+	if !decodeLenient(src, obj, &crd, b) || crd.Spec.Group == "" || crd.Spec.Names.Plural == "" {
 		return nil, false
 	}
 	return &crd, true

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -209,6 +210,8 @@ type Inventory struct {
 	// whose per-version schemas type what webhooks on custom resources
 	// receive.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// DisruptionBudgets are the PodDisruptionBudgets of the input.
+	DisruptionBudgets []DisruptionBudget
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
@@ -239,9 +242,52 @@ type Workload struct {
 	// Controllers the API server will create on the workload's behalf, as
 	// group/resource pairs (for a Deployment: apps/replicasets, then pods).
 	Creates []GroupResource
+	// Replicas is how many pods the workload keeps running: spec.replicas,
+	// 1 when it is unset (ReplicasDefaulted) and for a Pod; 0 when it is
+	// not a fixed number (a DaemonSet runs one per node, Jobs run to
+	// completion, a value that is not a number).
+	Replicas          int32
+	ReplicasDefaulted bool
+	// Pod summarizes the pod template; nil when it could not be read.
+	Pod *PodSummary
 }
 
 // GroupResource names a resource kind the way webhook rules do.
 type GroupResource struct {
 	Group, Resource string
+}
+
+// PodSummary is what the backend checks read from a pod template or a
+// live pod: the ports each container declares, whether it has a readiness
+// probe, and how the pods are spread. It is built by SummarizePod for both
+// front ends, so files and a live cluster are judged alike.
+type PodSummary struct {
+	Containers []ContainerSummary
+	// SpreadKeys are the topology keys of the podAntiAffinity terms and
+	// topologySpreadConstraints that select the pod's own labels: the
+	// ways its replicas are kept apart (kubernetes.io/hostname, a zone).
+	SpreadKeys []string
+}
+
+// ContainerSummary is one container (or restartable init container, a
+// sidecar that serves like any other) of a pod.
+type ContainerSummary struct {
+	Name      string
+	Ports     []ContainerPort
+	Readiness bool
+}
+
+// ContainerPort is a declared containerPort and its name.
+type ContainerPort struct {
+	Name string
+	Port int32
+}
+
+// DisruptionBudget is a PodDisruptionBudget of the input: the pods it
+// covers and how many of them a drain may evict.
+type DisruptionBudget struct {
+	Namespace, Name string
+	Selector        *metav1.LabelSelector
+	MinAvailable    *intstr.IntOrString
+	MaxUnavailable  *intstr.IntOrString
 }

@@ -46,11 +46,13 @@ type Settings struct {
 	Options map[string]map[string]any
 	// Now is the instant certificate checks compare against (fixed in tests).
 	Now time.Time
+	// Provider is the platform the manifests are for (Generic when empty).
+	Provider Provider
 }
 
 // DefaultSettings targets DefaultKubeVersion with default options.
 func DefaultSettings() *Settings {
-	return &Settings{KubeVersion: DefaultKubeVersion, Now: time.Now()}
+	return &Settings{KubeVersion: DefaultKubeVersion, Now: time.Now(), Provider: Generic}
 }
 
 // Finding is what a rule reports; a front end turns Path into a position.

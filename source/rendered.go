@@ -64,7 +64,26 @@ func lintBuild(b *kustomize.Build, lo lint.Options) *lint.Result {
 	return res
 }
 
-func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
+// kustomizeErrors reports a kustomization that was not built. Its files
+// are then linted one by one (Lint does not count them as consumed), and
+// the message says so.
+func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
+	const after = "; the kustomization was not built, its files are linted one by one"
+	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+		return diag.Diagnostic{
+			File: display(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
+			Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+			Message: msg + after,
+		}
+	}
+	var ps kustomize.Problems
+	if errors.As(err, &ps) {
+		out := make([]diag.Diagnostic, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, mk(p.File, p.Line, p.Column, p.EndCol, p.Msg))
+		}
+		return out
+	}
 	file, line := filepath.Join(dir, "kustomization.yaml"), 1
 	if b != nil {
 		file = b.File
@@ -75,28 +94,21 @@ func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
-	var re *kustomize.RemoteError
-	if errors.As(err, &re) {
-		file, line, col, msg = re.File, re.Line, re.Column, re.Message()
-		endCol = col + len([]rune(re.Ref))
-	}
-	return diag.Diagnostic{
-		File: display(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
-		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
-		Message: msg + "; its webhook configurations were not linted",
-	}
+	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
 }
 
 // lintChart renders a chart and lints its manifests together, moving each
 // finding to the template that produced the document and the line its
 // field was traced to.
-func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Diagnostic) {
+//
+// The diagnostics are the chart's own problems: the whole chart when the
+// result is nil, else the templates that were not rendered.
+func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, []diag.Diagnostic) {
 	kv := ""
 	if lo.Settings != nil {
 		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
 	}
-	c, err := helm.Render(dir, helm.Options{ValuesFiles: so.ValuesFiles, KubeVersion: kv})
-	if err != nil {
+	renderDiag := func(err error) diag.Diagnostic {
 		d := diag.Diagnostic{
 			File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
 			Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
@@ -106,7 +118,15 @@ func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Dia
 		if errors.As(err, &he) {
 			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
 		}
-		return nil, &d
+		return d
+	}
+	c, err := helm.Render(dir, helm.Options{ValuesFiles: so.ValuesFiles, KubeVersion: kv})
+	if err != nil {
+		return nil, []diag.Diagnostic{renderDiag(err)}
+	}
+	var problems []diag.Diagnostic
+	for _, e := range c.Skipped {
+		problems = append(problems, renderDiag(e))
 	}
 	origin := "helm template " + dir
 	for _, v := range so.ValuesFiles {
@@ -162,7 +182,7 @@ func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Dia
 			res.Files = append(res.Files, &manifest.File{Name: t.File, Data: t.Source})
 		}
 	}
-	return res, nil
+	return res, problems
 }
 
 // renderedDoc finds the index of the document a rendered line is in, and

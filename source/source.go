@@ -12,7 +12,6 @@ package source
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -80,7 +79,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 			}
 		}
 		if err != nil {
-			extra = append(extra, kustomizeError(dir, b, err))
+			extra = append(extra, kustomizeErrors(dir, b, err)...)
 			continue
 		}
 		resources, patches, _ := b.Consumed()
@@ -93,12 +92,11 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		merge(&out, lintBuild(b, lo))
 	}
 	for _, dir := range p.charts {
-		res, d := lintChart(dir, so, lo)
-		if d != nil {
-			extra = append(extra, *d)
-			continue
+		res, problems := lintChart(dir, so, lo)
+		extra = append(extra, problems...)
+		if res != nil {
+			merge(&out, res)
 		}
-		merge(&out, res)
 	}
 
 	// Standalone files.
@@ -114,12 +112,15 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		return nil, err
 	}
 	partial := map[*manifest.Document]string{}
-	for _, f := range files {
+	for i, f := range files {
 		extra = append(extra, recogniseTemplates(f)...)
 		for _, d := range f.Docs {
 			if why := isPartial(f, d, patchFiles); why != "" {
 				partial[d] = why
 			}
+		}
+		if !sources[i].Stdin {
+			f.Data = nil // the report re-reads it from disk for snippets
 		}
 	}
 	res := lint.Files(files, lo)
@@ -200,11 +201,18 @@ func makePlan(args []string, stdinName string, so Options) (*plan, error) {
 				}
 				continue
 			}
-			err = filepath.WalkDir(m, func(path string, e fs.DirEntry, err error) error {
-				if err != nil || !e.IsDir() {
-					return err
+			root := m
+			if li, err := os.Lstat(m); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+				root += string(filepath.Separator) // walk the linked folder, not the link
+			}
+			err = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+				if err != nil {
+					return nil // manifest.Expand reports the unreadable path
 				}
-				if path != m && skipDir(e.Name()) {
+				if !e.IsDir() {
+					return nil
+				}
+				if filepath.Clean(path) != filepath.Clean(m) && skipDir(e.Name()) {
 					return filepath.SkipDir
 				}
 				if helm.IsChart(path) {
@@ -278,7 +286,6 @@ func insideAny(p string, dirs map[string]bool) bool {
 // readAll reads and parses sources, in parallel.
 func readAll(sources []manifest.Source, stdin io.Reader, jobs int) ([]*manifest.File, error) {
 	files := make([]*manifest.File, len(sources))
-	errs := make([]error, len(sources))
 	if jobs <= 0 {
 		jobs = 4
 	}
@@ -286,30 +293,28 @@ func readAll(sources []manifest.Source, stdin io.Reader, jobs int) ([]*manifest.
 	var wg sync.WaitGroup
 	for i, s := range sources {
 		if s.Stdin {
-			data, err := manifest.Read(s, stdin)
-			if err != nil {
-				return nil, err
-			}
-			files[i] = manifest.Parse(s.Name, data)
+			files[i] = readFile(s, stdin)
 			continue
 		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			data, err := manifest.Read(s, nil)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			files[i] = manifest.Parse(s.Name, data)
+			files[i] = readFile(s, nil)
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	return files, nil
+}
+
+// readFile reads and parses one source; a source that cannot be read is
+// one finding on its path.
+func readFile(s manifest.Source, stdin io.Reader) *manifest.File {
+	data, err := manifest.Read(s, stdin)
+	if err != nil {
+		return manifest.Unreadable(s.Name, err)
+	}
+	return manifest.Parse(s.Name, data)
 }
 
 // recogniseTemplates replaces what the loader made of an unrendered

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
@@ -60,6 +61,10 @@ type Chart struct {
 	Dir       string
 	Name      string
 	Templates []*Template
+	// Skipped are templates that were not rendered because they failed or
+	// passed a limit of the render (time, memory, output size); the
+	// other templates were rendered without them.
+	Skipped []*Error
 }
 
 // Error is a chart that cannot be rendered, located where possible.
@@ -111,13 +116,13 @@ func Render(dir string, opts Options) (*Chart, error) {
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
 	}
-	out, err := engine.Render(c, top)
+	out, skipped, err := renderBounded(c, top, dir)
 	if err != nil {
-		return nil, templateError(dir, c.Name(), err)
+		return nil, err
 	}
 	sources := map[string][]byte{}
 	collectSources(c, "", sources)
-	res := &Chart{Dir: dir, Name: c.Name()}
+	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped}
 	names := make([]string, 0, len(out))
 	for n := range out {
 		names = append(names, n)
@@ -126,6 +131,11 @@ func Render(dir string, opts Options) (*Chart, error) {
 	for _, n := range names {
 		base := filepath.Base(n)
 		if strings.HasPrefix(base, "_") || base == "NOTES.txt" || len(bytes.TrimSpace([]byte(out[n]))) == 0 {
+			continue
+		}
+		if len(out[n]) > MaxOutput {
+			res.Skipped = append(res.Skipped, &Error{File: fileOf(dir, n), Line: 1, Column: 1,
+				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(out[n]), MaxOutput>>20)})
 			continue
 		}
 		res.Templates = append(res.Templates, &Template{
@@ -188,16 +198,99 @@ func fileOf(dir, name string) string {
 	return filepath.Join(dir, filepath.FromSlash(rest))
 }
 
-var templateErrPos = regexp.MustCompile(`(?:template: |error at \()([^:\s()]+):(\d+):(\d+)`)
+// maxAttempts bounds how often a render is retried without the
+// templates that failed.
+const maxAttempts = 8
 
-// templateError locates a render failure at the template line Helm names.
-func templateError(dir, chartName string, err error) error {
-	msg := err.Error()
+// renderBounded renders the chart within the limits of budget.go. A
+// template that fails (its own error, or a limit) is reported where Helm
+// says it failed, removed, and the rest rendered again, so one broken or
+// hostile template does not hide the others.
+func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]string, []*Error, error) {
+	var skipped []*Error
+	for attempt := 0; ; attempt++ {
+		b := newBudget()
+		eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
+		type result struct {
+			out map[string]string
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			out, err := eng.Render(c, top)
+			done <- result{out, err}
+		}()
+		var r result
+		select {
+		case r = <-done:
+		case <-time.After(RenderTimeout + 5*time.Second):
+			// A loop that calls no template function cannot be stopped:
+			// the render is abandoned (its goroutine ends with the
+			// process; the memory watchdog bounds what it takes).
+			return nil, nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
+		}
+		if r.err == nil {
+			return r.out, skipped, nil
+		}
+		e, name := templateError(dir, c.Name(), r.err)
+		if name == "" || attempt+1 >= maxAttempts || !removeTemplate(c, name) {
+			return nil, nil, e
+		}
+		e.Msg += "; the chart's other templates are rendered without it"
+		skipped = append(skipped, e)
+	}
+}
+
+// removeTemplate drops the template Helm names name (chart/templates/x
+// or chart/charts/sub/templates/x) from the chart.
+func removeTemplate(c *chart.Chart, name string) bool {
+	rest, ok := strings.CutPrefix(name, c.Name()+"/")
+	if !ok {
+		return false
+	}
+	for i, t := range c.Templates {
+		if t.Name == rest {
+			c.Templates = slices.Delete(c.Templates, i, i+1)
+			return true
+		}
+	}
+	if sub, ok := strings.CutPrefix(rest, "charts/"); ok {
+		for _, d := range c.Dependencies() {
+			if removeTemplate(d, sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// templateErrPos finds a template location in Helm's error text:
+// chart/templates/x.yaml:12:5, or without column in parse errors.
+var templateErrPos = regexp.MustCompile(`([^\s():"]+/templates/[^\s():"]+):(\d+)(?::(\d+))?`)
+
+// templateError locates a render failure at the template line Helm names:
+// the innermost location (the action that failed, inside an included
+// helper if that is where). name is the template whose rendering failed,
+// the outermost location, or "" when none is named. Helm's multi-line
+// trace is joined into one line.
+func templateError(dir, chartName string, err error) (*Error, string) {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
 	e := &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1, Msg: "cannot render chart " + chartName + ": " + msg}
-	if m := templateErrPos.FindStringSubmatch(msg); m != nil {
-		e.File = fileOf(dir, m[1])
-		e.Line, _ = strconv.Atoi(m[2])
+	all := templateErrPos.FindAllStringSubmatch(msg, -1)
+	if len(all) == 0 {
+		if m := regexp.MustCompile(`\(([^\s()]+/templates/[^\s()]+)\)`).FindStringSubmatch(msg); m != nil {
+			e.File = fileOf(dir, m[1])
+			return e, m[1]
+		}
+		return e, ""
+	}
+	m := all[len(all)-1]
+	e.File = fileOf(dir, m[1])
+	e.Line, _ = strconv.Atoi(m[2])
+	e.Column = 1
+	if m[3] != "" {
 		e.Column, _ = strconv.Atoi(m[3])
 	}
-	return e
+	return e, all[0][1]
 }

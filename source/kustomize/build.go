@@ -51,9 +51,14 @@ func Run(dir string) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := load(abs)
+	tree, problems, err := load(abs)
 	if err != nil {
 		return nil, err
+	}
+	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
+	if len(problems) > 0 {
+		// Building would download something or expand an alias bomb.
+		return b, problems
 	}
 	opts := krusty.MakeDefaultOptions()
 	// Plugins (exec, Go plugins, helm inflation) run programs; a linter
@@ -61,9 +66,11 @@ func Run(dir string) (*Build, error) {
 	opts.PluginConfig = types.DisabledPluginConfig()
 	// Load restrictions stay RootOnly, kustomize's default: a build that
 	// works with `kustomize build` works here.
-	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
-	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
+	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
 	m, err := krusty.MakeKustomizer(opts).Run(fs, abs)
+	if len(fs.problems) > 0 {
+		return b, fs.problems
+	}
 	if err != nil {
 		// The tree is still returned: its patch files are known even
 		// though nothing was built.
@@ -95,18 +102,28 @@ func Run(dir string) (*Build, error) {
 	return b, nil
 }
 
-// originFS is the on-disk file system with one change: the root
+// originFS is the on-disk file system with two changes: the root
 // kustomization also asks for origin annotations, so every built object
-// says which file it came from. The user's file is not modified.
+// says which file it came from (the user's file is not modified), and a
+// file whose aliases expand too far is refused before kustomize
+// de-anchors it, whichever field named it.
 type originFS struct {
 	filesys.FileSystem
-	root string
+	root     string
+	problems Problems
 }
 
-func (f originFS) ReadFile(path string) ([]byte, error) {
+func (f *originFS) ReadFile(path string) ([]byte, error) {
 	data, err := f.FileSystem.ReadFile(path)
-	if err != nil || !samePath(path, f.root) {
+	if err != nil {
 		return data, err
+	}
+	if p := aliasBomb(path, data); p != nil {
+		f.problems = append(f.problems, p)
+		return nil, p
+	}
+	if !samePath(path, f.root) {
+		return data, nil
 	}
 	var k map[string]any
 	if err := sigsyaml.Unmarshal(data, &k); err != nil || k == nil {
