@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -16,8 +17,9 @@ type inventoryItem struct {
 	service   *corev1.Service
 	namespace *corev1.Namespace
 	workload  *rules.Workload
-	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 	budget    *rules.DisruptionBudget
+	scaler    *rules.Autoscaler
+	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -64,6 +66,8 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		}
 	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
 		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "autoscaling/") && kind == "HorizontalPodAutoscaler":
+		return inventoryItem{scaler: readAutoscaler(obj, d)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -124,10 +128,12 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
 			case d.inventory.workload != nil:
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
-			case d.inventory.crd != nil:
-				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			case d.inventory.budget != nil:
 				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
+			case d.inventory.scaler != nil:
+				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
+			case d.inventory.crd != nil:
+				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			}
 		}
 	}

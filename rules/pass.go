@@ -68,6 +68,11 @@ type Finding struct {
 	AtKey bool
 	// Webhook is the name of the webhook the finding is about, if any.
 	Webhook string
+	// DependsOnOverlay marks a finding that judges what a kustomize
+	// overlay changes (namespaces, name prefixes, selectors, the Service,
+	// CA injection). On a base linted without its overlay (Inventory.Base)
+	// the engine reports it at info.
+	DependsOnOverlay bool
 	// Within narrows the finding to part of the string value at Path (a
 	// sub-expression of a CEL expression); nil means the whole value.
 	Within *ValueSpan
@@ -159,6 +164,7 @@ func (p *Pass) Emit(f Finding) { p.emit(f) }
 
 func (p *Pass) emit(f Finding) {
 	f.Rule = p.rule.Name
+	f.DependsOnOverlay = f.DependsOnOverlay || p.rule.DependsOnOverlay
 	if f.Severity == 0 {
 		f.Severity = p.rule.Severity
 	}
