@@ -44,6 +44,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -149,6 +152,43 @@ type simFixture struct {
 
 func (f *simFixture) hook(short string) string { return short + "." + f.id + ".simulate.example.com" }
 
+func (f *simFixture) crdGroup() string { return f.id + ".simulate.example.com" }
+
+// createWidgetCRD registers a custom resource served as v1 and v2 (no
+// conversion) and waits until discovery lists both versions.
+func createWidgetCRD(t *testing.T, ctx context.Context, c kubernetes.Interface, dyn dynamic.Interface, f *simFixture) {
+	t.Helper()
+	version := func(name string, storage bool) map[string]any {
+		return map[string]any{"name": name, "served": true, "storage": storage,
+			"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}
+	}
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets." + f.crdGroup()},
+		"spec": map[string]any{
+			"group": f.crdGroup(), "scope": "Namespaced",
+			"names":    map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{version("v1", true), version("v2", false)},
+		},
+	}}
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	_, err := crds.Create(ctx, crd, metav1.CreateOptions{})
+	must(t, err)
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err1 := c.Discovery().ServerResourcesForGroupVersion(f.crdGroup() + "/v1")
+		_, err2 := c.Discovery().ServerResourcesForGroupVersion(f.crdGroup() + "/v2")
+		if err1 == nil && err2 == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the custom resource is not served after 30s: %v, %v", err1, err2)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 func TestE2ESimulate(t *testing.T) {
 	c, cfg := e2e(t)
 	ctx := e2eCtx(t)
@@ -178,6 +218,9 @@ func TestE2ESimulate(t *testing.T) {
 			must(t, err)
 		}
 	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	must(t, err)
+	createWidgetCRD(t, ctx, c, dyn, f)
 	createSimConfigs(t, ctx, c, f, backend)
 
 	dir := t.TempDir()
@@ -252,6 +295,15 @@ func TestE2ESimulate(t *testing.T) {
 				return err
 			}},
 		{"create namespace (its own labels)", nil, nil},
+		{"create custom resource as v2 (matchPolicy Equivalent through discovery)", append([]string{"--operation=CREATE",
+			"--resource=widgets." + f.crdGroup(), "--api-version=v2", "--kind=Widget", "--namespace=" + f.nsA, "--name=w"}, user...),
+			func() error {
+				w := &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": f.crdGroup() + "/v2", "kind": "Widget", "metadata": map[string]any{"name": "w"}}}
+				_, err := dyn.Resource(schema.GroupVersionResource{Group: f.crdGroup(), Version: "v2", Resource: "widgets"}).
+					Namespace(f.nsA).Create(ctx, w, metav1.CreateOptions{})
+				return err
+			}},
 		{"delete pod with finalizer (only marked)", nil, nil},
 		{"matchCondition error under Fail: no validating webhook is called", append([]string{"--operation=CREATE", "--resource=pods",
 			"--namespace=" + f.nsB, "--object=" + writeObj("bad.yaml", badPod), "--changes=" + f.patcher}, user...),
@@ -519,6 +571,9 @@ func createSimConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface,
 		{short: "hpa-equivalent", rules: rule("autoscaling", "v1", []string{"horizontalpodautoscalers"}, regv1.Create)},
 		{short: "hpa-exact", rules: rule("autoscaling", "v1", []string{"horizontalpodautoscalers"}, regv1.Create), matchPolicy: &exact},
 		{short: "events", rules: rule("events.k8s.io", "v1", []string{"events"}, regv1.Create)},
+		// A custom resource served as v1 and v2: Equivalent matches v2 requests.
+		{short: "widgets-equivalent", rules: rule(f.crdGroup(), "v1", []string{"widgets"}, regv1.Create)},
+		{short: "widgets-exact", rules: rule(f.crdGroup(), "v1", []string{"widgets"}, regv1.Create), matchPolicy: &exact},
 		{short: "namespaces", rules: rule("", "v1", []string{"namespaces"}, regv1.Create), ns: mine(map[string]string{"team": "a"})},
 	}
 	fill := func(h hook) (string, []regv1.RuleWithOperations, *metav1.LabelSelector, *regv1.SideEffectClass) {
