@@ -61,6 +61,7 @@ type simBackend struct {
 
 	mu    sync.Mutex
 	calls map[string]int // webhook name → calls since reset
+	seq   []string       // webhook names in call order since reset
 	dry   map[string]bool
 }
 
@@ -111,6 +112,7 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	b.mu.Lock()
 	b.calls[name]++
+	b.seq = append(b.seq, name)
 	b.dry[name] = review.Request.DryRun != nil && *review.Request.DryRun
 	patch := b.patchers[name]
 	b.mu.Unlock()
@@ -128,7 +130,20 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 func (b *simBackend) reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.calls, b.dry = map[string]int{}, map[string]bool{}
+	b.calls, b.dry, b.seq = map[string]int{}, map[string]bool{}, nil
+}
+
+// sequence returns the calls to the given webhooks, in order.
+func (b *simBackend) sequence(of map[string]bool) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, n := range b.seq {
+		if of[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (b *simBackend) recorded() map[string]int {
@@ -377,7 +392,8 @@ func TestE2ESimulate(t *testing.T) {
 			}
 		}
 		t.Run(fmt.Sprintf("%d %s", i, sc.name), func(t *testing.T) {
-			want, passes, rejected, dump := predictCalls(t, ctx, sc.args, cfg, id)
+			want, p, dump := predictCalls(t, ctx, sc.args, cfg, id)
+			passes, rejected := p.passes, p.rejected
 			if len(want) == 0 {
 				t.Errorf("the simulation predicts no call: the scenario tests nothing\n%s", dump)
 			}
@@ -395,6 +411,15 @@ func TestE2ESimulate(t *testing.T) {
 			t.Logf("the API server called %v", sortedCalls(got))
 			if !callsMatch(got, want, passes, slices.Contains(sc.args, "--operation=DELETE")) {
 				t.Errorf("the API server called %v; the simulation predicted %v\n%s", sortedCalls(got), sortedCalls(want), dump)
+			}
+			// Mutating webhooks run one after the other: the order is the
+			// prediction's (configurations by name, then the second round).
+			if passes == 1 {
+				got := backend.sequence(p.mutating)
+				t.Logf("mutating order %v", got)
+				if !slices.Equal(got, p.mutatingOrder) {
+					t.Errorf("mutating calls in order %v; the simulation predicted %v", got, p.mutatingOrder)
+				}
 			}
 			if slices.Contains(sc.args, "--dry-run") {
 				for name := range got {
@@ -436,7 +461,15 @@ func withKind(p *corev1.Pod) *corev1.Pod {
 // predictCalls runs `webhooklint cluster simulate --format json` and counts
 // the calls it predicts for this run's webhooks; every one of them must be
 // decided (no "maybe").
-func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Config, id string) (map[string]int, int, bool, string) {
+// prediction is what cluster simulate says beyond the call counts.
+type prediction struct {
+	passes        int
+	rejected      bool
+	mutating      map[string]bool // every mutating webhook of the run
+	mutatingOrder []string        // predicted mutating calls, in order
+}
+
+func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Config, id string) (map[string]int, prediction, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, append([]string{"simulate", "--format=json"}, args...), &stdout, &stderr, cfg)
@@ -475,7 +508,18 @@ func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Co
 	for k := range want {
 		want[k] *= out.AdmissionPasses
 	}
-	return want, out.AdmissionPasses, out.RejectedAt != "", stdout.String()
+	p := prediction{passes: out.AdmissionPasses, rejected: out.RejectedAt != "", mutating: map[string]bool{}}
+	for _, list := range [][]struct{ Configuration, Webhook, Decision, Reason string }{out.Mutating, out.Reinvocations} {
+		for _, c := range list {
+			if mine(c.Configuration) {
+				p.mutating[c.Webhook] = true
+				if c.Decision == "called" {
+					p.mutatingOrder = append(p.mutatingOrder, c.Webhook)
+				}
+			}
+		}
+	}
+	return want, p, stdout.String()
 }
 
 // callsMatch compares the calls the server made with the prediction: the
