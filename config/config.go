@@ -1,6 +1,6 @@
 // Package config reads .webhooklint.yaml: which rules run and how severe
-// they are, rule options, the target Kubernetes version and platform, and
-// paths to skip.
+// they are, rule options, the target Kubernetes version and platform,
+// paths to skip and how to render Helm charts.
 // Every mistake in the file is an error with a position, because a typo
 // that silently disables nothing is worse than no configuration at all.
 package config
@@ -52,6 +52,8 @@ type Config struct {
 	InlineSuppressions *bool
 	// Suppressions silence single rules on matching files.
 	Suppressions []Suppression
+	// Charts say how to render particular charts.
+	Charts []Chart
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -161,6 +163,8 @@ func Parse(path string, data []byte) (*Config, error) {
 					c.Suppressions = append(c.Suppressions, s)
 				}
 			})
+		case "charts":
+			c.Charts = append(c.Charts, p.charts(val, c.Dir)...)
 		case "rules":
 			p.mapping(val, "rules", func(k, v *yaml.Node) {
 				r, ok := lookupRule(k.Value)
@@ -171,7 +175,7 @@ func Parse(path string, data []byte) (*Config, error) {
 				c.Rules[r.Name] = p.rule(r, v)
 			})
 		default:
-			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions or rules)", key.Value)
+			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)", key.Value)
 		}
 	})
 	if len(p.errs) > 0 {

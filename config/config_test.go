@@ -86,7 +86,7 @@ rules:
 func TestParseErrors(t *testing.T) {
 	useFakeRules(t)
 	for _, tc := range []struct{ in, want string }{
-		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions or rules)`},
+		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)`},
 		{"kubeVersion: 2.1\n", `f.yaml:1:14: kubeVersion: "2.1": want 1.16 or newer, e.g. 1.37`},
 		{"kubeVersion: [1]\n", `f.yaml:1:14: kubeVersion must be a string, not a list`},
 		{"provider: gcp\n", `f.yaml:1:11: provider: unknown provider "gcp" (want generic, gke, eks, aks, openshift)`},
@@ -107,6 +107,9 @@ func TestParseErrors(t *testing.T) {
 		{"rules: [a]\n", `f.yaml:1:8: rules must be a mapping, not a list`},
 		{"a: [\n", `f.yaml:1: not valid YAML: did not find expected node content`},
 		{"rules: {}\n---\nrules: {}\n", `f.yaml:2:1: a configuration file holds one YAML document`},
+		{"charts:\n- values: [v.yaml]\n", `f.yaml:2:3: a charts entry needs a path`},
+		{"charts:\n- path: c\n  valuse: []\n", `f.yaml:3:3: unknown key "valuse" in a charts entry (want path, values, set, setString, releaseName or namespace)`},
+		{"charts:\n- path: c\n  set: ['a.b']\n", `f.yaml:3:9: charts set: key "b" has no value`},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.in))
 		if err == nil {
@@ -302,5 +305,31 @@ func TestDefaultFileWithRealRules(t *testing.T) {
 				t.Errorf("%s option %s: default of type %T cannot be configured", r.Name, o.Name, o.Default)
 			}
 		}
+	}
+}
+
+// charts: entries resolve their paths against the configuration's folder
+// and keep their Helm settings.
+func TestParseCharts(t *testing.T) {
+	useFakeRules(t)
+	c, err := Parse(filepath.Join("repo", FileName), []byte(`charts:
+- path: deploy/chart
+  values: [deploy/chart/values-prod.yaml]
+  set: ["webhook.failurePolicy=Fail,replicas=2"]
+  setString: ["image.tag=1.0"]
+  releaseName: app
+  namespace: app-system
+- path: deploy/chart
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Chart{{
+		Path: filepath.Join("repo", "deploy", "chart"), Values: []string{filepath.Join("repo", "deploy", "chart", "values-prod.yaml")},
+		Set: []string{"webhook.failurePolicy=Fail,replicas=2"}, SetString: []string{"image.tag=1.0"},
+		ReleaseName: "app", Namespace: "app-system",
+	}, {Path: filepath.Join("repo", "deploy", "chart")}}
+	if !reflect.DeepEqual(c.Charts, want) {
+		t.Errorf("charts = %#v", c.Charts)
 	}
 }

@@ -65,6 +65,8 @@ type Document struct {
 
 	// Cross-object data, for rules that look beyond one configuration.
 	inventory inventoryItem
+	// src is the document's text, to point inside string values (LocateWithin).
+	src *source
 }
 
 // Object identifies the document in diagnostics.
@@ -504,7 +506,7 @@ func listItems(top *yaml.Node, kind string) []*yaml.Node {
 func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind string, docIndex, item int, b *budget) {
 	d := &Document{
 		File: f.Name, Index: docIndex, Item: item, Line: src.lineOffset + obj.Line,
-		APIVersion: apiVersion, Kind: kind,
+		APIVersion: apiVersion, Kind: kind, src: src,
 	}
 	if md := mapValue(obj, "metadata"); md != nil {
 		d.Name = scalarField(md, "name")

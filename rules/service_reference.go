@@ -18,7 +18,10 @@ func init() {
 		Summary:  "clientConfig.service names a Service, port or pods that cannot answer",
 		Severity: diag.Warning,
 		Category: Practice,
-		Since:    "0.1.0",
+		// The backend's namespace, the Service and the selectors are what
+		// a kustomize overlay sets.
+		DependsOnOverlay: true,
+		Since:            "0.1.0",
 		Doc: Doc{
 			Why: "The API server only checks that `clientConfig.service.name` and `.namespace` are not empty. " +
 				"A Service name must be a DNS-1035 label and a namespace name a DNS-1123 label; a reference " +
@@ -112,8 +115,8 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 	}
 	bp := servingPods(p.Input, ref)
 	svc := bp.Service
-	if bp.Live || svc == nil || svc.Spec.Type == corev1.ServiceTypeExternalName {
-		return
+	if bp.Live || svc == nil || svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Ports) == 0 {
+		return // a Service without ports is a patch or partial object, not what gets installed
 	}
 	// A finding about the Service or its pods is reported once, on the
 	// first webhook calling it; a wrong port is each webhook's own.
@@ -191,11 +194,13 @@ func callFailure(w *Webhook) string {
 	return "the webhook is silently skipped (failurePolicy Ignore)"
 }
 
-// workloadsIn names the input's workloads that could run in namespace.
+// workloadsIn names the input's workloads stated to run in namespace: the
+// evidence that the Service's pods should be in the input. (Workloads
+// without a namespace may belong to another install.)
 func workloadsIn(in *Inventory, namespace string) []string {
 	var out []string
 	for _, w := range in.Workloads {
-		if w.Object.Namespace == namespace || w.Object.Namespace == "" {
+		if w.Object.Namespace == namespace {
 			out = append(out, fmt.Sprintf("%s %q", w.Object.Kind, w.Object.Name))
 		}
 	}
