@@ -38,7 +38,9 @@ var _ = register(&Rule{
 			"once per backend what is missing. It is silent for `failurePolicy: Ignore`, where a short outage " +
 			"only skips the webhook, and for DaemonSets' replica count and budget (one pod per node; drains " +
 			"leave DaemonSet pods alone). A HorizontalPodAutoscaler targeting the workload decides its " +
-			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`.",
+			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`. In a Helm chart " +
+			"whose template takes the replica count from values, a single replica is the values' choice, " +
+			"which whoever installs the chart makes: that finding is reported as info.",
 		Bad: "apiVersion: apps/v1\n" +
 			"kind: Deployment\n" +
 			"metadata: {name: policy-webhook, namespace: policy}\n" +
@@ -114,9 +116,17 @@ func checkBackendAvailability(p *Pass) {
 			continue
 		}
 		var parts []string
+		sev := diag.Info // unless a gap is the manifest's own, not the chart values'
 		for _, g := range bp.Groups {
-			if gaps := availabilityGaps(p.Input, bp.Live, g); len(gaps) > 0 {
-				parts = append(parts, fmt.Sprintf("%s has %s", g.Who, strings.Join(gaps, ", ")))
+			gaps, noReadiness := availabilityGaps(p.Input, bp.Live, g)
+			if len(gaps) == 0 {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s has %s", g.Who, strings.Join(gaps, ", ")))
+			// Replicas, budgets and affinity are what chart values choose;
+			// a missing probe is the template's own.
+			if !g.FromValues || g.Replicas > 1 || noReadiness {
+				sev = p.rule.Severity
 			}
 		}
 		if len(parts) == 0 {
@@ -126,22 +136,24 @@ func checkBackendAvailability(p *Pass) {
 		if others > 0 {
 			also = fmt.Sprintf(" (as are %d other fail-closed webhooks calling it)", others)
 		}
-		p.Reportf(w.Path().Child("clientConfig", "service"),
+		p.ReportSeverity(sev, w.Path().Child("clientConfig", "service"), fmt.Sprintf(
 			"webhook fails closed, but its backend can be left without a ready pod%s: %s; a rollout, node drain or crash "+
 				"then rejects every request it matches; run 2+ replicas spread across nodes with a PodDisruptionBudget "+
 				"allowing 1 disruption and a readinessProbe",
-			also, strings.Join(parts, "; "))
+			also, strings.Join(parts, "; ")))
 	}
 }
 
 // availabilityGaps lists what keeps a group of backend pods from staying
-// available, in the order a reader fixes them.
-func availabilityGaps(in *Inventory, live bool, g podGroup) []string {
-	var gaps []string
+// available, in the order a reader fixes them, and says whether a
+// readiness probe is among them.
+func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []string, noReadiness bool) {
 	if g.Replicas == 1 {
 		switch {
 		case g.Autoscaler != "":
 			gaps = append(gaps, fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler))
+		case g.FromValues:
+			gaps = append(gaps, "1 replica (from the chart values)")
 		case g.Defaulted:
 			gaps = append(gaps, "1 replica (replicas unset)")
 		default:
@@ -175,10 +187,11 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) []string {
 		}
 		if !ready && len(g.Pod.Containers) > 0 {
 			gaps = append(gaps, "no readinessProbe")
+			noReadiness = true
 		}
 		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
 			gaps = append(gaps, fmt.Sprintf("%d replicas without podAntiAffinity or topologySpreadConstraints across nodes", g.Replicas))
 		}
 	}
-	return gaps
+	return gaps, noReadiness
 }

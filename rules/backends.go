@@ -83,6 +83,8 @@ type podGroup struct {
 	// Autoscaler names the HorizontalPodAutoscaler whose minReplicas
 	// Replicas is, if one targets the workload.
 	Autoscaler string
+	// FromValues is set when a chart's values chose Replicas.
+	FromValues bool
 	Labels     map[string]string
 	Pod        *PodSummary // nil: not known
 }
@@ -123,13 +125,13 @@ func servingPods(in *Inventory, ref *admissionv1.ServiceReference) backendPods {
 		g := podGroup{
 			Who:       fmt.Sprintf("%s %q", w.Object.Kind, b.Namespace+"/"+w.Object.Name),
 			Namespace: b.Namespace,
-			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted,
+			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted, FromValues: w.ReplicasFromValues,
 			Labels: w.PodLabels, Pod: w.Pod,
 		}
 		for _, a := range in.Autoscalers {
 			if a.TargetKind == w.Object.Kind && a.TargetName == w.Object.Name &&
 				(a.Namespace == w.Object.Namespace || a.Namespace == "" || w.Object.Namespace == "") {
-				g.Replicas, g.Defaulted, g.Autoscaler = a.MinReplicas, false, a.Name
+				g.Replicas, g.Defaulted, g.FromValues, g.Autoscaler = a.MinReplicas, false, false, a.Name
 			}
 		}
 		out.Groups = append(out.Groups, g)
