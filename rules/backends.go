@@ -75,7 +75,7 @@ func SummarizePod(podLabels map[string]string, spec *corev1.PodSpec) *PodSummary
 // podGroup is one set of identical pods behind a Service: a workload of
 // the input, or the live pods of one controller.
 type podGroup struct {
-	Who       string // e.g. Deployment "policy/checker"
+	Who       string // e.g. Deployment "checker" (in the Service's namespace)
 	Namespace string
 	// Replicas is how many pods the group keeps (0: not a fixed number).
 	Replicas  int32
@@ -123,7 +123,7 @@ func servingPods(in *Inventory, ref *admissionv1.ServiceReference) backendPods {
 	out := backendPods{Service: b.Service}
 	for _, w := range b.Workloads {
 		g := podGroup{
-			Who:       fmt.Sprintf("%s %q", w.Object.Kind, b.Namespace+"/"+w.Object.Name),
+			Who:       fmt.Sprintf("%s %q", w.Object.Kind, w.Object.Name),
 			Namespace: b.Namespace,
 			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted, FromValues: w.ReplicasFromValues,
 			Labels: w.PodLabels, Pod: w.Pod,
@@ -159,7 +159,7 @@ func livePodGroups(pods []*corev1.Pod, namespace string, sel labels.Selector) []
 				kind, name = "Deployment", strings.TrimSuffix(name, "-"+hash)
 			}
 		}
-		who := fmt.Sprintf("%s %q", kind, namespace+"/"+name)
+		who := fmt.Sprintf("%s %q", kind, name) // the namespace is the Service's
 		g, ok := groups[who]
 		if !ok {
 			g = &podGroup{Who: who, Namespace: namespace, Labels: p.Labels, Pod: SummarizePod(p.Labels, &p.Spec)}

@@ -298,7 +298,7 @@ func TestKustomizeBuildErrorLine(t *testing.T) {
 func TestHelmReplicasFromValues(t *testing.T) {
 	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}})
 	found := find(res.Diagnostics, "backend-availability", "templates/webhook.yaml")
-	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "has 1 replica (from the chart values), no PodDisruptionBudget;") {
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "has 1 replica (from the chart values), no PodDisruptionBudget:") {
 		t.Errorf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
 	}
 }
