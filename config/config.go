@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/internal/suggest"
+	"github.com/webhooklint/webhooklint/manifest"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -110,7 +111,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return c, nil // an empty file is the default configuration
 		}
-		line, msg := yamlError(err)
+		line, msg := manifest.SyntaxErrorLine(data, err)
 		return nil, &Error{File: path, Line: line, Msg: "not valid YAML: " + msg}
 	}
 	var extra yaml.Node
@@ -358,17 +359,6 @@ func tagNames(tags []string) string {
 		return out[0] // "1.37" may be written unquoted; say what is meant
 	}
 	return strings.Join(out, " or ")
-}
-
-// yamlError splits "yaml: line N: msg" into its line and message.
-func yamlError(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	var line int
-	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
-		_, rest, _ := strings.Cut(msg, ": ")
-		return line, rest
-	}
-	return 0, msg
 }
 
 func ruleNames() []string {
