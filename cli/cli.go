@@ -24,7 +24,7 @@ const (
 	ExitOK       = 0 // nothing at or above --fail-on
 	ExitFindings = 1 // findings at or above --fail-on
 	ExitUsage    = 2 // bad flags, arguments or configuration
-	ExitInternal = 3 // a bug in webhooklint
+	ExitInternal = 3 // a bug in webhooklint, or a run that cannot go on
 )
 
 // Version is set at build time (-ldflags "-X …cli.Version=v1.2.3"); when
@@ -78,6 +78,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
+	offline()
+	limitMemory(stderr)
 	return o.run(stdin, stdout, stderr)
 }
 
@@ -172,7 +174,7 @@ manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs, and - for
 stdin. With no PATH it lints the current folder.
 
 Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or
-configuration error, 3 internal error.
+configuration error, 3 internal error or a run that cannot go on (memory).
 
 Flags:
 `)

@@ -217,6 +217,11 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	obj := d.Object()
 	for _, f := range findings {
 		at := d.Locate(f.Path, f.AtKey)
+		if f.Within != nil {
+			if r, ok := d.LocateWithin(f.Path, f.Within.Start, f.Within.End); ok {
+				at = r
+			}
+		}
 		dg := diag.Diagnostic{
 			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
 			Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,

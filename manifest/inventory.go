@@ -2,9 +2,11 @@ package manifest
 
 import (
 	"encoding/json"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
@@ -16,6 +18,8 @@ type inventoryItem struct {
 	namespace *corev1.Namespace
 	workload  *rules.Workload
 	budget    *rules.DisruptionBudget
+	scaler    *rules.Autoscaler
+	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -46,6 +50,9 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), RuleSchema, diag.Error, "", budgetMessage))
 		}
 	}()
+	if crd, ok := readCRD(src, obj, apiVersion, kind, b); ok {
+		return inventoryItem{crd: crd}
+	}
 	switch {
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
@@ -59,6 +66,8 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		}
 	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
 		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "autoscaling/") && kind == "HorizontalPodAutoscaler":
+		return inventoryItem{scaler: readAutoscaler(obj, d)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -121,6 +130,10 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
 			case d.inventory.budget != nil:
 				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
+			case d.inventory.scaler != nil:
+				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
+			case d.inventory.crd != nil:
+				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			}
 		}
 	}

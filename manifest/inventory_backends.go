@@ -10,8 +10,8 @@ import (
 	"github.com/webhooklint/webhooklint/rules"
 )
 
-// What the backend checks (ports, availability) read from workloads and
-// PodDisruptionBudgets. Only small summaries are kept: the pod spec is
+// What the backend checks (ports, availability) read from workloads,
+// PodDisruptionBudgets and HorizontalPodAutoscalers. Only small summaries are kept: the pod spec is
 // decoded, summarized by rules.SummarizePod (which the live front end uses
 // too, so files and clusters are judged alike) and dropped.
 
@@ -75,4 +75,24 @@ func readDisruptionBudget(src *source, obj *yaml.Node, d *Document, b *budget) *
 		Namespace: d.Namespace, Name: d.Name, Selector: pdb.Spec.Selector,
 		MinAvailable: pdb.Spec.MinAvailable, MaxUnavailable: pdb.Spec.MaxUnavailable,
 	}
+}
+
+// readAutoscaler summarizes a HorizontalPodAutoscaler (any autoscaling
+// version: scaleTargetRef and minReplicas are the same in all).
+func readAutoscaler(obj *yaml.Node, d *Document) *rules.Autoscaler {
+	ref := walk(obj, "spec", "scaleTargetRef")
+	if ref == nil || ref.Kind != yaml.MappingNode {
+		return nil
+	}
+	a := &rules.Autoscaler{Namespace: d.Namespace, Name: d.Name,
+		TargetKind: scalarField(ref, "kind"), TargetName: scalarField(ref, "name"), MinReplicas: 1}
+	if n := walk(obj, "spec", "minReplicas"); n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		v, err := strconv.ParseInt(n.Value, 10, 32)
+		if err != nil || v < 0 {
+			a.MinReplicas = 0 // not a number to judge
+		} else {
+			a.MinReplicas = int32(v)
+		}
+	}
+	return a
 }

@@ -37,7 +37,8 @@ var _ = register(&Rule{
 			"input, or to the live pods and PodDisruptionBudgets under `webhooklint cluster`, and reports " +
 			"once per backend what is missing. It is silent for `failurePolicy: Ignore`, where a short outage " +
 			"only skips the webhook, and for DaemonSets' replica count and budget (one pod per node; drains " +
-			"leave DaemonSet pods alone).",
+			"leave DaemonSet pods alone). A HorizontalPodAutoscaler targeting the workload decides its " +
+			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`.",
 		Bad: "apiVersion: apps/v1\n" +
 			"kind: Deployment\n" +
 			"metadata: {name: policy-webhook, namespace: policy}\n" +
@@ -138,9 +139,12 @@ func checkBackendAvailability(p *Pass) {
 func availabilityGaps(in *Inventory, live bool, g podGroup) []string {
 	var gaps []string
 	if g.Replicas == 1 {
-		if g.Defaulted {
+		switch {
+		case g.Autoscaler != "":
+			gaps = append(gaps, fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler))
+		case g.Defaulted:
 			gaps = append(gaps, "1 replica (replicas unset)")
-		} else {
+		default:
 			gaps = append(gaps, "1 replica")
 		}
 	}

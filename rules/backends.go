@@ -80,8 +80,11 @@ type podGroup struct {
 	// Replicas is how many pods the group keeps (0: not a fixed number).
 	Replicas  int32
 	Defaulted bool // replicas unset in the manifest
-	Labels    map[string]string
-	Pod       *PodSummary // nil: not known
+	// Autoscaler names the HorizontalPodAutoscaler whose minReplicas
+	// Replicas is, if one targets the workload.
+	Autoscaler string
+	Labels     map[string]string
+	Pod        *PodSummary // nil: not known
 }
 
 // backendPods is what the input says about the pods behind a service
@@ -117,12 +120,19 @@ func servingPods(in *Inventory, ref *admissionv1.ServiceReference) backendPods {
 	b := findBackend(in, ref)
 	out := backendPods{Service: b.Service}
 	for _, w := range b.Workloads {
-		out.Groups = append(out.Groups, podGroup{
+		g := podGroup{
 			Who:       fmt.Sprintf("%s %q", w.Object.Kind, b.Namespace+"/"+w.Object.Name),
 			Namespace: b.Namespace,
 			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted,
 			Labels: w.PodLabels, Pod: w.Pod,
-		})
+		}
+		for _, a := range in.Autoscalers {
+			if a.TargetKind == w.Object.Kind && a.TargetName == w.Object.Name &&
+				(a.Namespace == w.Object.Namespace || a.Namespace == "" || w.Object.Namespace == "") {
+				g.Replicas, g.Defaulted, g.Autoscaler = a.MinReplicas, false, a.Name
+			}
+		}
+		out.Groups = append(out.Groups, g)
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -207,6 +208,13 @@ type Inventory struct {
 	Workloads  []Workload
 	// DisruptionBudgets are the PodDisruptionBudgets of the input.
 	DisruptionBudgets []DisruptionBudget
+	// Autoscalers are the HorizontalPodAutoscalers of the input: they, not
+	// spec.replicas, decide how many pods the workloads they target run.
+	Autoscalers []Autoscaler
+	// CRDs are the CustomResourceDefinitions (apiextensions.k8s.io/v1),
+	// whose per-version schemas type what webhooks on custom resources
+	// receive.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
@@ -292,4 +300,12 @@ type DisruptionBudget struct {
 	Selector        *metav1.LabelSelector
 	MinAvailable    *intstr.IntOrString
 	MaxUnavailable  *intstr.IntOrString
+}
+
+// Autoscaler is a HorizontalPodAutoscaler of the input: the workload it
+// scales and the fewest replicas it keeps (0: not a number).
+type Autoscaler struct {
+	Namespace, Name        string
+	TargetKind, TargetName string
+	MinReplicas            int32
 }

@@ -115,8 +115,8 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 	}
 	bp := servingPods(p.Input, ref)
 	svc := bp.Service
-	if bp.Live || svc == nil || svc.Spec.Type == corev1.ServiceTypeExternalName {
-		return
+	if bp.Live || svc == nil || svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Ports) == 0 {
+		return // a Service without ports is a patch or partial object, not what gets installed
 	}
 	// A finding about the Service or its pods is reported once, on the
 	// first webhook calling it; a wrong port is each webhook's own.
@@ -194,11 +194,13 @@ func callFailure(w *Webhook) string {
 	return "the webhook is silently skipped (failurePolicy Ignore)"
 }
 
-// workloadsIn names the input's workloads that could run in namespace.
+// workloadsIn names the input's workloads stated to run in namespace: the
+// evidence that the Service's pods should be in the input. (Workloads
+// without a namespace may belong to another install.)
 func workloadsIn(in *Inventory, namespace string) []string {
 	var out []string
 	for _, w := range in.Workloads {
-		if w.Object.Namespace == namespace || w.Object.Namespace == "" {
+		if w.Object.Namespace == namespace {
 			out = append(out, fmt.Sprintf("%s %q", w.Object.Kind, w.Object.Name))
 		}
 	}

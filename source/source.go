@@ -508,8 +508,12 @@ func absPath(p string) string {
 
 // recogniseTemplates replaces what the loader made of an unrendered
 // template with one helm-template finding: a file under a chart's
-// templates/, a file that does not parse because of template actions, or
-// a webhook configuration document that holds Go template actions.
+// templates/ that holds actions is a template as a whole; elsewhere each
+// document is judged on its own, and is a template when a template action
+// stands where YAML expects a node (unrendered.Documents), or when it is a
+// webhook configuration holding Go template actions. The documents and
+// findings of those documents are dropped; every other document of the
+// file, and its findings (syntax errors included), stay.
 func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	report := func(t unrendered.Template, lineOffset int) diag.Diagnostic {
 		line := t.Line + lineOffset
@@ -520,44 +524,58 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 			Rule:      rules.HelmTemplateRule, Message: t.Message(),
 		}
 	}
-	_, underChart := unrendered.UnderChart(f.Name)
-	syntaxErr := false
-	for _, d := range f.Diagnostics {
-		syntaxErr = syntaxErr || d.Rule == manifest.RuleSyntax
+	if len(f.Data) > manifest.MaxFileSize || !bytes.Contains(f.Data, []byte("{{")) {
+		return nil // the size finding stands; nothing to judge
 	}
-	if (underChart && bytes.Contains(f.Data, []byte("{{"))) || syntaxErr || unrendered.HasTemplateKeys(f.Data) {
+	if _, underChart := unrendered.UnderChart(f.Name); underChart {
 		if t, ok := unrendered.InFile(f.Name, f.Data); ok {
 			// The whole file is a template: nothing in it is final.
 			f.Docs = nil
 			f.Diagnostics = nil
 			return []diag.Diagnostic{report(t, 0)}
 		}
-		return nil
 	}
-	var out []diag.Diagnostic
 	lines := bytes.Split(f.Data, []byte{'\n'})
-	kept := f.Docs[:0]
-	for i, d := range f.Docs {
-		if d.Config == nil {
-			kept = append(kept, d)
+	var out []diag.Diagnostic
+	var templated [][2]int
+	for _, c := range unrendered.Documents(f.Data) {
+		t, ok := unrendered.Template{}, false
+		if c.Action != "" {
+			t, ok = unrendered.Describe(f.Name, f.Data, c), true
+		} else {
+			text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
+			for _, d := range f.Docs {
+				if d.Config != nil && d.Line >= c.FirstLine && d.Line <= c.LastLine {
+					if t, ok = unrendered.InDocument(f.Name, text); ok {
+						t.Line += c.FirstLine - 1
+					}
+					break
+				}
+			}
+		}
+		if !ok {
 			continue
 		}
-		end := len(lines)
-		if i+1 < len(f.Docs) {
-			end = f.Docs[i+1].Line - 1
-		}
-		text := bytes.Join(lines[min(d.Line-1, len(lines)):min(end, len(lines))], []byte{'\n'})
-		if t, ok := unrendered.InDocument(f.Name, text); ok {
+		templated = append(templated, [2]int{c.FirstLine, c.LastLine})
+		if len(out) == 0 {
 			// One finding per file: the advice is the same for every
 			// templated document in it.
-			if len(out) == 0 {
-				out = append(out, report(t, d.Line-1))
-			}
-			continue
+			out = append(out, report(t, 0))
 		}
-		kept = append(kept, d)
 	}
-	f.Docs = kept
+	if len(templated) == 0 {
+		return nil
+	}
+	in := func(line int) bool {
+		for _, r := range templated {
+			if line >= r[0] && line <= r[1] {
+				return true
+			}
+		}
+		return false
+	}
+	f.Docs = slices.DeleteFunc(f.Docs, func(d *manifest.Document) bool { return in(d.Line) })
+	f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return in(d.Line) })
 	return out
 }
 
