@@ -81,8 +81,8 @@ small=examples/good-webhooks.yaml
 measure() {
   local best="" cpu="" rss=0 out
   for _ in $(seq "$RUNS"); do
-    out=$( { /usr/bin/time -f "%e %U %S %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-    read -r w u s m <<<"$out"
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || true
+    read -r w u s m < <(tail -1 "$work/time")
     if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a<b)}'; then
       best=$w; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
     fi
