@@ -16,6 +16,7 @@ import (
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source"
 )
 
 // Exit codes, documented in the README.
@@ -23,7 +24,7 @@ const (
 	ExitOK       = 0 // nothing at or above --fail-on
 	ExitFindings = 1 // findings at or above --fail-on
 	ExitUsage    = 2 // bad flags, arguments or configuration
-	ExitInternal = 3 // a bug in webhooklint
+	ExitInternal = 3 // a bug in webhooklint, or a run that cannot go on
 )
 
 // Version is set at build time (-ldflags "-X …cli.Version=v1.2.3"); when
@@ -77,6 +78,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
+	offline()
+	limitMemory(stderr)
 	return o.run(stdin, stdout, stderr)
 }
 
@@ -93,21 +96,23 @@ type options struct {
 	jobs          int
 	color         string
 	paths         []string
-	extra         []func(*runContext) error // hooks other files of this package add
+	config        configFlags   // config_flags.go
+	outputs       []string      // output_flags.go: FORMAT=PATH
+	sources       sourceFlags   // sources.go
+	flags         *flag.FlagSet // to tell flags given from defaults
 }
 
-// runContext is what flag hooks may adjust before linting.
+// runContext is the run being prepared: lint options that the
+// configuration file and flags adjust, and what to do after the report.
 type runContext struct {
-	opts   *lint.Options
-	paths  []string
-	failOn diag.Severity
-	never  bool
-	report report.Options
-	stdout io.Writer
-	stderr io.Writer
-	// lint runs the linting; hooks may replace it (source-aware linting
-	// of kustomizations and charts). Default: lint.Paths.
-	lint func(paths []string, stdin io.Reader, stdinName string, opts lint.Options) (*lint.Result, error)
+	opts    *lint.Options
+	sources source.Options
+	paths   []string
+	failOn  diag.Severity
+	never   bool
+	report  report.Options
+	stdout  io.Writer
+	stderr  io.Writer
 	// afterRun receives the finished run after the main report is written
 	// (extra reports of --output).
 	afterRun []func(*report.Run) error
@@ -115,10 +120,6 @@ type runContext struct {
 	// configuration's suppressions), whichever lint function ran.
 	afterLint []func(*lint.Result)
 }
-
-// flagHooks let other files of this package add flags without editing
-// this one.
-var flagHooks []func(fs *flag.FlagSet, o *options)
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{kubeVersion: rules.DefaultKubeVersion}
@@ -149,9 +150,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.IntVar(&o.jobs, "jobs", 0, "files and documents linted in parallel (default: one per CPU)")
 	fs.StringVar(&o.color, "color", "auto", "color in text output: auto, always or never (NO_COLOR disables auto)")
-	for _, h := range flagHooks {
-		h(fs, o)
-	}
+	o.config.register(fs)
+	registerOutputFlag(fs, &o.outputs)
+	o.sources.register(fs)
+	o.flags = fs
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -172,7 +174,7 @@ manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs, and - for
 stdin. With no PATH it lints the current folder.
 
 Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or
-configuration error, 3 internal error.
+configuration error, 3 internal error or a run that cannot go on (memory).
 
 Flags:
 `)
@@ -207,7 +209,6 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		paths:  o.paths,
 		stdout: stdout,
 		stderr: stderr,
-		lint:   lint.Paths,
 	}
 	switch o.failOn {
 	case "never", "none":
@@ -226,8 +227,15 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	rc.report.Color = color
-	for _, h := range o.extra {
-		if err := h(rc); err != nil {
+	// The run is prepared in this order: the configuration file, then the
+	// flags that refine it, then the extra outputs (created before any
+	// linting, so a path that cannot be written is a usage error).
+	for _, step := range []func(*runContext) error{
+		func(rc *runContext) error { return o.config.apply(rc, o.flags) },
+		o.sources.apply,
+		func(rc *runContext) error { return openOutputs(rc, o.outputs) },
+	} {
+		if err := step(rc); err != nil {
 			var done exitNow
 			if errors.As(err, &done) {
 				return int(done)
@@ -242,7 +250,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 
-	res, err := rc.lint(rc.paths, stdin, o.stdinFilename, *rc.opts)
+	res, err := source.Lint(rc.paths, stdin, o.stdinFilename, *rc.opts, rc.sources)
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage

@@ -9,27 +9,30 @@ import (
 
 	"github.com/webhooklint/webhooklint/config"
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/source"
 )
 
-// Configuration flags: --config and --init-config. Flags on the command
-// line win over the file (--kube-version over kubeVersion, --provider over
-// provider).
-func init() {
-	flagHooks = append(flagHooks, func(fset *flag.FlagSet, o *options) {
-		var path string
-		var initConfig, noInline bool
-		fset.StringVar(&path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
-		fset.BoolVar(&initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
-		fset.BoolVar(&noInline, "no-inline-suppressions", false, "report webhooklint:ignore comments and "+
-			"webhooklint.io/ignore annotations as findings instead of obeying them (the configuration's suppressions still apply)")
-		o.extra = append(o.extra, func(rc *runContext) error {
-			if initConfig {
-				return writeDefaultConfig(rc)
-			}
-			rc.opts.NoInlineSuppressions = noInline
-			return applyConfig(rc, fset, path)
-		})
-	})
+// configFlags are --config, --init-config and --no-inline-suppressions.
+// Flags on the command line win over the file (--kube-version over
+// kubeVersion, --provider over provider).
+type configFlags struct {
+	path                 string
+	initConfig, noInline bool
+}
+
+func (c *configFlags) register(fset *flag.FlagSet) {
+	fset.StringVar(&c.path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
+	fset.BoolVar(&c.initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
+	fset.BoolVar(&c.noInline, "no-inline-suppressions", false, "report webhooklint:ignore comments and "+
+		"webhooklint.io/ignore annotations as findings instead of obeying them (the configuration's suppressions still apply)")
+}
+
+func (c *configFlags) apply(rc *runContext, fset *flag.FlagSet) error {
+	if c.initConfig {
+		return writeDefaultConfig(rc)
+	}
+	rc.opts.NoInlineSuppressions = c.noInline
+	return applyConfig(rc, fset, c.path)
 }
 
 func writeDefaultConfig(rc *runContext) error {
@@ -93,6 +96,12 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 	rc.opts.Settings.Options = c.Options()
 	if len(c.Ignore) > 0 {
 		rc.opts.Skip = c.Ignored
+	}
+	for _, ch := range c.Charts {
+		rc.sources.ChartConfigs = append(rc.sources.ChartConfigs, source.Chart{
+			Dir: ch.Path, ValuesFiles: ch.Values, Set: ch.Set, SetString: ch.SetString,
+			ReleaseName: ch.ReleaseName, Namespace: ch.Namespace,
+		})
 	}
 	// The flag can only forbid: a file cannot re-allow what CI forbade.
 	if c.InlineSuppressions != nil && !*c.InlineSuppressions {

@@ -122,6 +122,17 @@ func readForSimulation(ctx context.Context, c kubernetes.Interface, req *simulat
 		}
 		opts.NamespaceLabels = func(string) *rules.Labels { return labels }
 	}
+	// Without a bound MutatingAdmissionPolicy only webhooks can trigger
+	// reinvocation.
+	bindings, err := c.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case err == nil:
+		opts.NoMutatingPolicies = len(bindings.Items) == 0
+	case apierrors.IsNotFound(err):
+		opts.NoMutatingPolicies = true // not served: no policies
+	default:
+		notes = append(notes, fmt.Sprintf("cannot list MutatingAdmissionPolicyBindings (%v): reinvocation by a policy stays possible", err))
+	}
 	served, unavailable, err := servedResources(c.Discovery())
 	switch {
 	case err != nil:

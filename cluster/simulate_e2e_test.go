@@ -44,6 +44,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -58,6 +61,7 @@ type simBackend struct {
 
 	mu    sync.Mutex
 	calls map[string]int // webhook name → calls since reset
+	seq   []string       // webhook names in call order since reset
 	dry   map[string]bool
 }
 
@@ -108,6 +112,7 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	b.mu.Lock()
 	b.calls[name]++
+	b.seq = append(b.seq, name)
 	b.dry[name] = review.Request.DryRun != nil && *review.Request.DryRun
 	patch := b.patchers[name]
 	b.mu.Unlock()
@@ -125,7 +130,20 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 func (b *simBackend) reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.calls, b.dry = map[string]int{}, map[string]bool{}
+	b.calls, b.dry, b.seq = map[string]int{}, map[string]bool{}, nil
+}
+
+// sequence returns the calls to the given webhooks, in order.
+func (b *simBackend) sequence(of map[string]bool) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, n := range b.seq {
+		if of[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (b *simBackend) recorded() map[string]int {
@@ -148,6 +166,43 @@ type simFixture struct {
 }
 
 func (f *simFixture) hook(short string) string { return short + "." + f.id + ".simulate.example.com" }
+
+func (f *simFixture) crdGroup() string { return f.id + ".simulate.example.com" }
+
+// createWidgetCRD registers a custom resource served as v1 and v2 (no
+// conversion) and waits until discovery lists both versions.
+func createWidgetCRD(t *testing.T, ctx context.Context, c kubernetes.Interface, dyn dynamic.Interface, f *simFixture) {
+	t.Helper()
+	version := func(name string, storage bool) map[string]any {
+		return map[string]any{"name": name, "served": true, "storage": storage,
+			"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}
+	}
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets." + f.crdGroup()},
+		"spec": map[string]any{
+			"group": f.crdGroup(), "scope": "Namespaced",
+			"names":    map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{version("v1", true), version("v2", false)},
+		},
+	}}
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	_, err := crds.Create(ctx, crd, metav1.CreateOptions{})
+	must(t, err)
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err1 := c.Discovery().ServerResourcesForGroupVersion(f.crdGroup() + "/v1")
+		_, err2 := c.Discovery().ServerResourcesForGroupVersion(f.crdGroup() + "/v2")
+		if err1 == nil && err2 == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the custom resource is not served after 30s: %v, %v", err1, err2)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
 
 func TestE2ESimulate(t *testing.T) {
 	c, cfg := e2e(t)
@@ -178,6 +233,9 @@ func TestE2ESimulate(t *testing.T) {
 			must(t, err)
 		}
 	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	must(t, err)
+	createWidgetCRD(t, ctx, c, dyn, f)
 	createSimConfigs(t, ctx, c, f, backend)
 
 	dir := t.TempDir()
@@ -206,6 +264,7 @@ func TestE2ESimulate(t *testing.T) {
 	webA := pod(f.nsA, "web-a", map[string]string{"app": "web"})
 	dbB := pod(f.nsB, "db-b", map[string]string{"app": "db"})
 	var stored *corev1.Pod
+	badPod := pod(f.nsB, "web-bad", map[string]string{"cel-error": "yes"})
 	scenarios := []scenario{
 		{"create pod in team-a namespace (reinvocation)", append([]string{"--operation=CREATE", "--resource=pods", "--namespace=" + f.nsA,
 			"--object=" + writeObj("web-a.yaml", webA), "--changes=" + f.mutA + "/" + f.patcher}, user...),
@@ -251,6 +310,22 @@ func TestE2ESimulate(t *testing.T) {
 				return err
 			}},
 		{"create namespace (its own labels)", nil, nil},
+		{"create custom resource as v2 (matchPolicy Equivalent through discovery)", append([]string{"--operation=CREATE",
+			"--resource=widgets." + f.crdGroup(), "--api-version=v2", "--kind=Widget", "--namespace=" + f.nsA, "--name=w"}, user...),
+			func() error {
+				w := &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": f.crdGroup() + "/v2", "kind": "Widget", "metadata": map[string]any{"name": "w"}}}
+				_, err := dyn.Resource(schema.GroupVersionResource{Group: f.crdGroup(), Version: "v2", Resource: "widgets"}).
+					Namespace(f.nsA).Create(ctx, w, metav1.CreateOptions{})
+				return err
+			}},
+		{"delete pod with finalizer (only marked)", nil, nil},
+		{"matchCondition error under Fail: no validating webhook is called", append([]string{"--operation=CREATE", "--resource=pods",
+			"--namespace=" + f.nsB, "--object=" + writeObj("bad.yaml", badPod), "--changes=" + f.patcher}, user...),
+			func() error {
+				_, err := c.CoreV1().Pods(f.nsB).Create(ctx, badPod, metav1.CreateOptions{})
+				return err
+			}},
 	}
 	newNS := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: f.nsC, Labels: map[string]string{f.label: id, "team": "a"}}}
@@ -264,6 +339,11 @@ func TestE2ESimulate(t *testing.T) {
 	}
 
 	for i, sc := range scenarios {
+		if stored != nil && strings.Contains(sc.name, " pod") {
+			// A write whose cached copy of the object is stale is retried,
+			// admission included: let the watch cache catch up first.
+			waitForCache(t, ctx, pods, stored)
+		}
 		switch sc.name {
 		case "update pod labels":
 			old := stored.DeepCopy()
@@ -279,7 +359,27 @@ func TestE2ESimulate(t *testing.T) {
 		case "delete pod":
 			sc.args = append([]string{"--operation=DELETE", "--resource=pods", "--namespace=" + f.nsA,
 				"--old-object=" + writeObj("del.yaml", withKind(stored))}, user...)
-			sc.send = func() error { return pods.Delete(ctx, stored.Name, metav1.DeleteOptions{}) }
+			sc.send = func() error {
+				err := pods.Delete(ctx, stored.Name, metav1.DeleteOptions{})
+				stored = nil // gone
+				return err
+			}
+		case "delete pod with finalizer (only marked)":
+			fin := pod(f.nsA, "web-fin", map[string]string{"app": "web"})
+			fin.Finalizers = []string{"example.com/keep"}
+			created, err := pods.Create(ctx, fin, metav1.CreateOptions{})
+			must(t, err)
+			t.Cleanup(func() {
+				// Let the marked pod go: drop the finalizer.
+				if p, err := pods.Get(context.Background(), "web-fin", metav1.GetOptions{}); err == nil {
+					p.Finalizers = nil
+					_, _ = pods.Update(context.Background(), p, metav1.UpdateOptions{})
+				}
+			})
+			waitForCache(t, ctx, pods, created)
+			sc.args = append([]string{"--operation=DELETE", "--resource=pods", "--namespace=" + f.nsA,
+				"--old-object=" + writeObj("fin.yaml", withKind(created))}, user...)
+			sc.send = func() error { return pods.Delete(ctx, "web-fin", metav1.DeleteOptions{}) }
 		case "update pod status":
 			updated := stored.DeepCopy()
 			updated.Status.Message = "simulated"
@@ -292,17 +392,34 @@ func TestE2ESimulate(t *testing.T) {
 			}
 		}
 		t.Run(fmt.Sprintf("%d %s", i, sc.name), func(t *testing.T) {
-			want, dump := predictCalls(t, ctx, sc.args, cfg, id)
+			want, p, dump := predictCalls(t, ctx, sc.args, cfg, id)
+			passes, rejected := p.passes, p.rejected
 			if len(want) == 0 {
 				t.Errorf("the simulation predicts no call: the scenario tests nothing\n%s", dump)
 			}
 			backend.reset()
-			if err := sc.send(); err != nil {
+			err := sc.send()
+			switch {
+			case rejected && err == nil:
+				t.Errorf("the simulation says the server rejects the request, but it was admitted\n%s", dump)
+			case !rejected && err != nil:
 				t.Fatalf("sending the request: %v", err)
+			case rejected:
+				t.Logf("rejected as predicted: %v", err)
 			}
 			got := backend.recorded()
-			if !mapsEqual(got, want) {
+			t.Logf("the API server called %v", sortedCalls(got))
+			if !callsMatch(got, want, passes, slices.Contains(sc.args, "--operation=DELETE")) {
 				t.Errorf("the API server called %v; the simulation predicted %v\n%s", sortedCalls(got), sortedCalls(want), dump)
+			}
+			// Mutating webhooks run one after the other: the order is the
+			// prediction's (configurations by name, then the second round).
+			if passes == 1 {
+				got := backend.sequence(p.mutating)
+				t.Logf("mutating order %v", got)
+				if !slices.Equal(got, p.mutatingOrder) {
+					t.Errorf("mutating calls in order %v; the simulation predicted %v", got, p.mutatingOrder)
+				}
 			}
 			if slices.Contains(sc.args, "--dry-run") {
 				for name := range got {
@@ -312,6 +429,25 @@ func TestE2ESimulate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// waitForCache polls until a read served by the watch cache
+// (resourceVersion "0") returns p's resourceVersion.
+func waitForCache(t *testing.T, ctx context.Context, pods interface {
+	Get(context.Context, string, metav1.GetOptions) (*corev1.Pod, error)
+}, p *corev1.Pod) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := pods.Get(ctx, p.Name, metav1.GetOptions{ResourceVersion: "0"})
+		if err == nil && got.ResourceVersion == p.ResourceVersion {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watch cache did not reach resourceVersion %s of pod %s (err %v)", p.ResourceVersion, p.Name, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -325,7 +461,15 @@ func withKind(p *corev1.Pod) *corev1.Pod {
 // predictCalls runs `webhooklint cluster simulate --format json` and counts
 // the calls it predicts for this run's webhooks; every one of them must be
 // decided (no "maybe").
-func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Config, id string) (map[string]int, string) {
+// prediction is what cluster simulate says beyond the call counts.
+type prediction struct {
+	passes        int
+	rejected      bool
+	mutating      map[string]bool // every mutating webhook of the run
+	mutatingOrder []string        // predicted mutating calls, in order
+}
+
+func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Config, id string) (map[string]int, prediction, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, append([]string{"simulate", "--format=json"}, args...), &stdout, &stderr, cfg)
@@ -336,7 +480,9 @@ func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Co
 		Mutating, Validating []struct {
 			Configuration, Webhook, Decision, Reason string
 		}
-		Reinvocations []struct{ Configuration, Webhook, Decision, Reason string }
+		Reinvocations   []struct{ Configuration, Webhook, Decision, Reason string }
+		AdmissionPasses int
+		RejectedAt      string
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
 		t.Fatalf("cluster simulate output: %v\n%s", err, stdout.String())
@@ -356,15 +502,39 @@ func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Co
 			}
 		}
 	}
-	return want, stdout.String()
+	if out.AdmissionPasses == 0 {
+		t.Errorf("the number of admission passes is unknown: the scenario must give every input")
+	}
+	for k := range want {
+		want[k] *= out.AdmissionPasses
+	}
+	p := prediction{passes: out.AdmissionPasses, rejected: out.RejectedAt != "", mutating: map[string]bool{}}
+	for _, list := range [][]struct{ Configuration, Webhook, Decision, Reason string }{out.Mutating, out.Reinvocations} {
+		for _, c := range list {
+			if mine(c.Configuration) {
+				p.mutating[c.Webhook] = true
+				if c.Decision == "called" {
+					p.mutatingOrder = append(p.mutatingOrder, c.Webhook)
+				}
+			}
+		}
+	}
+	return want, p, stdout.String()
 }
 
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
+// callsMatch compares the calls the server made with the prediction: the
+// same webhooks, each called as often as predicted. The one tolerance is a
+// storage retry on DELETE: when the watch cache has not yet seen the
+// deletion mark, the removal is retried and admitted once more
+// (etcd3 store conditionalDelete), which no simulation can foresee.
+func callsMatch(got, want map[string]int, passes int, isDelete bool) bool {
+	if len(got) != len(want) {
 		return false
 	}
-	for k, v := range a {
-		if b[k] != v {
+	for k, w := range want {
+		g := got[k]
+		retried := isDelete && passes > 0 && g == w+w/passes
+		if g != w && !retried {
 			return false
 		}
 	}
@@ -412,6 +582,7 @@ func createSimConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface,
 		sideEffects *regv1.SideEffectClass
 		matchPolicy *regv1.MatchPolicyType
 		reinvoke    *regv1.ReinvocationPolicyType
+		failClosed  bool
 	}
 	pods := []string{"pods"}
 	crud := []regv1.OperationType{regv1.Create, regv1.Update, regv1.Delete}
@@ -433,12 +604,20 @@ func createSimConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface,
 			conds: []regv1.MatchCondition{{Name: "tier-added", Expression: `!has(oldObject.metadata.labels.tier) && has(object.metadata.labels.tier)`}}},
 		{short: "broken", rules: rule("", "v1", pods, regv1.Create),
 			conds: []regv1.MatchCondition{{Name: "wrong-path", Expression: `object.spec.template.spec.containers.size() > 0`}}},
+		// Fails closed, but only for pods labelled cel-error=yes in this
+		// run's namespaces: its matchCondition cannot evaluate on pods.
+		{short: "broken-fail", rules: rule("", "v1", pods, regv1.Create), failClosed: true,
+			obj:   &metav1.LabelSelector{MatchLabels: map[string]string{"cel-error": "yes"}},
+			conds: []regv1.MatchCondition{{Name: "wrong-path", Expression: `object.spec.template.spec.containers.size() > 0`}}},
 		{short: "exec", rules: rule("", "v1", []string{"pods/exec", "pods/attach"}, regv1.Connect)},
 		{short: "exec-selected", rules: rule("", "v1", []string{"pods/exec"}, regv1.Connect),
 			obj: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "debug", Operator: metav1.LabelSelectorOpDoesNotExist}}}},
 		{short: "hpa-equivalent", rules: rule("autoscaling", "v1", []string{"horizontalpodautoscalers"}, regv1.Create)},
 		{short: "hpa-exact", rules: rule("autoscaling", "v1", []string{"horizontalpodautoscalers"}, regv1.Create), matchPolicy: &exact},
 		{short: "events", rules: rule("events.k8s.io", "v1", []string{"events"}, regv1.Create)},
+		// A custom resource served as v1 and v2: Equivalent matches v2 requests.
+		{short: "widgets-equivalent", rules: rule(f.crdGroup(), "v1", []string{"widgets"}, regv1.Create)},
+		{short: "widgets-exact", rules: rule(f.crdGroup(), "v1", []string{"widgets"}, regv1.Create), matchPolicy: &exact},
 		{short: "namespaces", rules: rule("", "v1", []string{"namespaces"}, regv1.Create), ns: mine(map[string]string{"team": "a"})},
 	}
 	fill := func(h hook) (string, []regv1.RuleWithOperations, *metav1.LabelSelector, *regv1.SideEffectClass) {
@@ -473,12 +652,17 @@ func createSimConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface,
 		})
 	}
 	v := &regv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: f.val}}
+	fail := regv1.Fail
 	for _, h := range val {
 		name, rules, ns, se := fill(h)
+		policy := &ignore
+		if h.failClosed {
+			policy = &fail
+		}
 		v.Webhooks = append(v.Webhooks, regv1.ValidatingWebhook{
 			Name: name, ClientConfig: client(name), Rules: rules, NamespaceSelector: ns, ObjectSelector: h.obj,
 			MatchConditions: h.conds, SideEffects: se, MatchPolicy: h.matchPolicy,
-			FailurePolicy: &ignore, TimeoutSeconds: &timeout, AdmissionReviewVersions: []string{"v1"},
+			FailurePolicy: policy, TimeoutSeconds: &timeout, AdmissionReviewVersions: []string{"v1"},
 		})
 	}
 	_, err := c.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, v, metav1.CreateOptions{})

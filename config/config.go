@@ -1,6 +1,6 @@
 // Package config reads .webhooklint.yaml: which rules run and how severe
-// they are, rule options, the target Kubernetes version and platform, and
-// paths to skip.
+// they are, rule options, the target Kubernetes version and platform,
+// paths to skip and how to render Helm charts.
 // Every mistake in the file is an error with a position, because a typo
 // that silently disables nothing is worse than no configuration at all.
 package config
@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/internal/suggest"
+	"github.com/webhooklint/webhooklint/manifest"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -52,6 +53,8 @@ type Config struct {
 	InlineSuppressions *bool
 	// Suppressions silence single rules on matching files.
 	Suppressions []Suppression
+	// Charts say how to render particular charts.
+	Charts []Chart
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -108,7 +111,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return c, nil // an empty file is the default configuration
 		}
-		line, msg := yamlError(err)
+		line, msg := manifest.SyntaxErrorLine(data, err)
 		return nil, &Error{File: path, Line: line, Msg: "not valid YAML: " + msg}
 	}
 	var extra yaml.Node
@@ -161,6 +164,8 @@ func Parse(path string, data []byte) (*Config, error) {
 					c.Suppressions = append(c.Suppressions, s)
 				}
 			})
+		case "charts":
+			c.Charts = append(c.Charts, p.charts(val, c.Dir)...)
 		case "rules":
 			p.mapping(val, "rules", func(k, v *yaml.Node) {
 				r, ok := lookupRule(k.Value)
@@ -171,7 +176,7 @@ func Parse(path string, data []byte) (*Config, error) {
 				c.Rules[r.Name] = p.rule(r, v)
 			})
 		default:
-			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions or rules)", key.Value)
+			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)", key.Value)
 		}
 	})
 	if len(p.errs) > 0 {
@@ -354,17 +359,6 @@ func tagNames(tags []string) string {
 		return out[0] // "1.37" may be written unquoted; say what is meant
 	}
 	return strings.Join(out, " or ")
-}
-
-// yamlError splits "yaml: line N: msg" into its line and message.
-func yamlError(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	var line int
-	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
-		_, rest, _ := strings.Cut(msg, ": ")
-		return line, rest
-	}
-	return 0, msg
 }
 
 func ruleNames() []string {

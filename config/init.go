@@ -48,6 +48,16 @@ suppressions: []
 #    webhook: pods.policy.example.com
 #    reason: the backend runs outside the cluster
 
+# How to render Helm charts (as helm template would be told); paths are
+# relative to this file's folder. A chart named twice is linted with each.
+charts: []
+#  - path: deploy/chart
+#    values: [deploy/chart/values-prod.yaml]
+#    set: ["webhook.failurePolicy=Fail"]
+#    setString: []
+#    releaseName: my-app
+#    namespace: my-app-system
+
 # Per rule: enabled (true/false), severity (error, warning or info) and
 # options. ` + "`webhooklint --explain RULE`" + ` documents each rule.
 rules:

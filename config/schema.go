@@ -83,6 +83,23 @@ func JSONSchema() []byte {
 					},
 				},
 			},
+			"charts": map[string]any{
+				"description": "How to render Helm charts, as helm template would be told; a chart named by two entries is linted with each.",
+				"type":        []string{"array", "null"},
+				"items": map[string]any{
+					"type":                 "object",
+					"additionalProperties": false,
+					"required":             []string{"path"},
+					"properties": map[string]any{
+						"path":        map[string]any{"description": "Chart folder, relative to the configuration file's folder.", "type": "string", "minLength": 1},
+						"values":      map[string]any{"description": "Values files, in order (helm --values), relative to the configuration file's folder.", "type": []string{"array", "null"}, "items": map[string]any{"type": "string"}},
+						"set":         map[string]any{"description": "helm --set expressions (a.b=c,list[0]=d).", "type": []string{"array", "null"}, "items": map[string]any{"type": "string"}},
+						"setString":   map[string]any{"description": "helm --set-string expressions.", "type": []string{"array", "null"}, "items": map[string]any{"type": "string"}},
+						"releaseName": map[string]any{"description": "Release name (.Release.Name); default release-name.", "type": "string"},
+						"namespace":   map[string]any{"description": "Release namespace (.Release.Namespace); default default.", "type": "string"},
+					},
+				},
+			},
 			"rules": map[string]any{
 				"description":          "Per-rule settings, by rule name.",
 				"type":                 []string{"object", "null"},

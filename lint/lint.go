@@ -77,8 +77,12 @@ type Result struct {
 }
 
 // Paths expands command-line arguments, loads every file (in parallel) and
-// lints it. Only argument errors (a missing path, a bad glob) are returned
-// as errors; everything wrong with the input is a diagnostic.
+// lints each file as its own deployment unit: cross-object rules compare
+// the objects of one file, never of unrelated files that happen to share a
+// folder (kustomizations and charts, which make units of several files,
+// are the source package's business). Only argument errors (a missing
+// path, a bad glob) are returned as errors; everything wrong with the
+// input is a diagnostic.
 func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Result, error) {
 	sources, err := manifest.Expand(args, stdinName)
 	if err != nil {
@@ -87,50 +91,71 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	if opts.Skip != nil {
 		sources = slices.DeleteFunc(sources, func(s manifest.Source) bool { return !s.Stdin && opts.Skip(s.Name) })
 	}
+	opts = opts.withDefaults()
+	// Each file is read, parsed and linted by one worker, and only its
+	// name is kept afterwards (the report re-reads it from disk for
+	// snippets): its node trees are dropped as soon as its findings are
+	// made. One file alone gets every worker for its documents.
+	inner := opts
+	if len(sources) > 1 {
+		inner.Jobs = 1
+	}
 	files := make([]*manifest.File, len(sources))
-	chunks := make([][]manifest.Chunk, len(sources))
+	results := make([]*Result, len(sources))
 	parallel(len(sources), opts.jobs(), func(i int) {
 		s := sources[i]
 		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
+		var f *manifest.File
 		if err != nil {
 			// One finding on that path; the other files are linted.
-			files[i] = manifest.Unreadable(s.Name, err)
-			return
+			f = manifest.Unreadable(s.Name, err)
+		} else {
+			var chunks []manifest.Chunk
+			f, chunks = manifest.Split(s.Name, data)
+			for _, c := range chunks {
+				f.Add(c.Parse(f.Name))
+			}
 		}
-		files[i], chunks[i] = manifest.Split(s.Name, data)
+		results[i] = LintUnit(Unit{Files: []*manifest.File{f}}, inner)
+		files[i] = &manifest.File{Name: f.Name}
+		if s.Stdin {
+			files[i].Data = f.Data
+		}
 	})
-	// Documents, not files, are the unit of parallel work, so one large
-	// file uses every CPU too.
-	type task struct{ file, chunk int }
-	var tasks []task
-	for i := range chunks {
-		for j := range chunks[i] {
-			tasks = append(tasks, task{i, j})
-		}
+	res := &Result{Files: files}
+	for _, r := range results {
+		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
+		res.Configs += r.Configs
+		res.Internal = append(res.Internal, r.Internal...)
 	}
-	parsed := make([]manifest.Parsed, len(tasks))
-	parallel(len(tasks), opts.jobs(), func(k int) {
-		t := tasks[k]
-		parsed[k] = chunks[t.file][t.chunk].Parse(files[t.file].Name)
-	})
-	for k, t := range tasks {
-		files[t.file].Add(parsed[k])
-	}
-	for i, s := range sources {
-		if !s.Stdin {
-			files[i].Data = nil // the report re-reads it from disk for snippets
-		}
-	}
-	return Files(files, opts), nil
+	res.Diagnostics = diag.Normalize(res.Diagnostics)
+	return res, nil
 }
 
-// Files lints already-parsed files. Cross-object rules see every object of
-// every file.
+// Unit is one deployment unit: what is installed together (a kustomize
+// build, a rendered chart, a loose manifest file). Cross-object rules see
+// its objects and nothing else.
+type Unit struct {
+	Files []*manifest.File
+	// Base marks a kustomize base linted without its overlay (see
+	// rules.Inventory.Base): findings that depend on the overlay are
+	// reported at info.
+	Base bool
+}
+
+// Files lints already-parsed files as one unit.
 func Files(files []*manifest.File, opts Options) *Result {
+	return LintUnit(Unit{Files: files}, opts)
+}
+
+// LintUnit lints one deployment unit.
+func LintUnit(u Unit, opts Options) *Result {
 	opts = opts.withDefaults()
+	files := u.Files
 	res := &Result{Files: files}
 	inv := manifest.Inventory(files)
 	inv.Live = opts.Live
+	inv.Base = u.Base
 	var docs []*manifest.Document
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
@@ -192,11 +217,20 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	obj := d.Object()
 	for _, f := range findings {
 		at := d.Locate(f.Path, f.AtKey)
-		ds = append(ds, diag.Diagnostic{
+		if f.Within != nil {
+			if r, ok := d.LocateWithin(f.Path, f.Within.Start, f.Within.End); ok {
+				at = r
+			}
+		}
+		dg := diag.Diagnostic{
 			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
 			Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
 			Object: obj, Webhook: f.Webhook,
-		})
+		}
+		if inv.Base && f.DependsOnOverlay {
+			dg.Severity, dg.DependsOnOverlay = diag.Info, true
+		}
+		ds = append(ds, dg)
 	}
 	return applySuppressions(d, ds, opts), errs
 }
@@ -303,7 +337,7 @@ func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 		if !opts.enabled(d.Rule) {
 			continue
 		}
-		if s, ok := opts.Severity[d.Rule]; ok {
+		if s, ok := opts.Severity[d.Rule]; ok && !d.DependsOnOverlay {
 			d.Severity = s
 		}
 		kept = append(kept, d)

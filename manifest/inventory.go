@@ -6,6 +6,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
@@ -18,6 +19,7 @@ type inventoryItem struct {
 	workload  *rules.Workload
 	budget    *rules.DisruptionBudget
 	scaler    *rules.Autoscaler
+	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -48,6 +50,9 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), RuleSchema, diag.Error, "", budgetMessage))
 		}
 	}()
+	if crd, ok := readCRD(src, obj, apiVersion, kind, b); ok {
+		return inventoryItem{crd: crd}
+	}
 	switch {
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
@@ -127,6 +132,8 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
 			case d.inventory.scaler != nil:
 				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
+			case d.inventory.crd != nil:
+				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			}
 		}
 	}

@@ -65,6 +65,8 @@ type Document struct {
 
 	// Cross-object data, for rules that look beyond one configuration.
 	inventory inventoryItem
+	// src is the document's text, to point inside string values (LocateWithin).
+	src *source
 }
 
 // Object identifies the document in diagnostics.
@@ -104,6 +106,9 @@ func Parse(name string, data []byte) *File {
 // memory. Rendered bundles of whole clusters hold a few thousand.
 const MaxObjects = 50_000
 
+// objectLimit is MaxObjects; tests lower it.
+var objectLimit = MaxObjects
+
 // Split prepares a file for parsing: it checks its size and encoding and
 // cuts it into document chunks, which may then be parsed concurrently and
 // added back in order with Add.
@@ -128,9 +133,9 @@ func Split(name string, data []byte) (*File, []Chunk) {
 			continue
 		}
 		for _, part := range splitJSONStream(c) {
-			if len(out) == MaxObjects {
+			if len(out) == objectLimit {
 				f.Diagnostics = append(f.Diagnostics, fileDiag(name, part.firstLine, 1, RuleSyntax,
-					fmt.Sprintf("file has more than %d documents; from here on it is not linted: split it", MaxObjects)))
+					fmt.Sprintf("file has more than %d documents; from here on it is not linted: split it", objectLimit)))
 				return f, out
 			}
 			part.index = len(out)
@@ -399,7 +404,7 @@ func (p *docParser) addItems(items []*yaml.Node, listVersion, listKind string, d
 		if p.items == 0 {
 			at := p.src.rangeOf(item)
 			p.f.Diagnostics = append(p.f.Diagnostics, fileDiag(p.f.Name, at.Line, at.Column, RuleSyntax,
-				fmt.Sprintf("file has more than %d objects; from this List item on it is not linted: split it", MaxObjects)))
+				fmt.Sprintf("file has more than %d objects; from this List item on it is not linted: split it", objectLimit)))
 			p.items = -1
 		}
 		if p.items < 0 {
@@ -415,9 +420,9 @@ func (p *docParser) addItems(items []*yaml.Node, listVersion, listKind string, d
 // List nor many Lists exceed it.
 func (c Chunk) itemShare() int {
 	if c.fileSize <= 0 {
-		return MaxObjects
+		return objectLimit
 	}
-	return max(1, int(int64(MaxObjects)*int64(len(c.data))/int64(c.fileSize)))
+	return max(1, int(int64(objectLimit)*int64(len(c.data))/int64(c.fileSize)))
 }
 
 func looksLikeObject(n *yaml.Node) bool {
@@ -446,18 +451,10 @@ func (f *File) checkTrailing(c Chunk, dec *yaml.Decoder) {
 
 // syntaxError positions a YAML parser error.
 func (c Chunk) syntaxError(file string, err error) diag.Diagnostic {
-	line, msg := c.firstLine, strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		// The parser reports errors found at the end of input on the
-		// line after it; point at the last line that has content.
-		if !scannerProblem(m[2]) {
-			// The parser (unlike the scanner) reports the 0-based line
-			// of the construct it was parsing.
-			n++
-		}
-		n = min(n, lastContentLine(c.data))
-		line, msg = c.firstLine+n-1, m[2]
+	line := c.firstLine
+	n, msg := SyntaxErrorLine(c.data, err)
+	if n > 0 {
+		line = c.firstLine + n - 1
 	}
 	if strings.HasPrefix(msg, "control characters are not allowed") {
 		// The reader says neither where nor which: find it.
@@ -504,7 +501,7 @@ func listItems(top *yaml.Node, kind string) []*yaml.Node {
 func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind string, docIndex, item int, b *budget) {
 	d := &Document{
 		File: f.Name, Index: docIndex, Item: item, Line: src.lineOffset + obj.Line,
-		APIVersion: apiVersion, Kind: kind,
+		APIVersion: apiVersion, Kind: kind, src: src,
 	}
 	if md := mapValue(obj, "metadata"); md != nil {
 		d.Name = scalarField(md, "name")

@@ -128,11 +128,14 @@ func checkCABundle(p *Pass) {
 		}
 		who = fmt.Sprintf("%s and %d %s of this configuration call services", quoteWebhook(first), len(missing)-1, others)
 	}
-	p.Reportf(first.Path().Child("clientConfig", "caBundle"), "%s with an empty caBundle and no CA injector annotation: "+
-		"the API server then verifies the serving certificate against its system trust roots (x509: certificate "+
-		"signed by unknown authority), so every call fails unless a controller fills caBundle in at runtime; set "+
-		"caBundle, or annotate the configuration with cert-manager.io/inject-ca-from or "+
-		"service.beta.openshift.io/inject-cabundle: \"true\"", who)
+	// An overlay usually adds the injector annotation (kubebuilder's
+	// config/default), so on a base this depends on the overlay.
+	p.Emit(Finding{Path: PathString(first.Path().Child("clientConfig", "caBundle")), DependsOnOverlay: true,
+		Message: fmt.Sprintf("%s with an empty caBundle and no CA injector annotation: "+
+			"the API server then verifies the serving certificate against its system trust roots (x509: certificate "+
+			"signed by unknown authority), so every call fails unless a controller fills caBundle in at runtime; set "+
+			"caBundle, or annotate the configuration with cert-manager.io/inject-ca-from or "+
+			"service.beta.openshift.io/inject-cabundle: \"true\"", who)})
 }
 
 // caInjectorOf finds an active injector annotation on the configuration and

@@ -5,6 +5,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -210,9 +211,20 @@ type Inventory struct {
 	// Autoscalers are the HorizontalPodAutoscalers of the input: they, not
 	// spec.replicas, decide how many pods the workloads they target run.
 	Autoscalers []Autoscaler
+	// CRDs are the CustomResourceDefinitions (apiextensions.k8s.io/v1),
+	// whose per-version schemas type what webhooks on custom resources
+	// receive.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
+	// Base is set when the unit is a kustomize base linted without the
+	// overlay that deploys it (kubebuilder's namespace "system" and
+	// webhook-service): its namespaces, names, selectors and CA injection
+	// are placeholders an overlay rewrites. Rules whose findings depend on
+	// them mark those findings DependsOnOverlay, and avoid suggesting fixes
+	// the overlay would break.
+	Base bool
 
 	// derived holds what rules compute from the whole input, once per run
 	// rather than once per configuration (see Derived).

@@ -56,6 +56,9 @@ type Rule struct {
 	Since    string // webhooklint version that introduced it
 	Doc      Doc
 	Options  []Option
+	// DependsOnOverlay marks rules all of whose findings judge what a
+	// kustomize overlay changes (see Finding.DependsOnOverlay).
+	DependsOnOverlay bool
 	// Check runs once per webhook configuration. Rules whose findings come
 	// from a front end (YAML syntax, strict decoding) have a nil Check.
 	Check func(*Pass)

@@ -20,7 +20,10 @@ func init() {
 		Summary:  "a fail-closed webhook can block the requests that bring its own backend back",
 		Severity: diag.Warning,
 		Category: Practice,
-		Since:    "0.1.0",
+		// The backend's namespace, the Service and the selectors are what
+		// a kustomize overlay sets.
+		DependsOnOverlay: true,
+		Since:            "0.1.0",
 		Doc: Doc{
 			Why: "A webhook served from inside the cluster needs pods to answer. If it fails closed " +
 				"(`failurePolicy: Fail`, the v1 default) and its rules, selectors and matchConditions also " +
@@ -268,7 +271,7 @@ func checkSelfDeadlock(p *Pass) {
 		}
 		b := findBackend(p.Input, ref)
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
-			p.Reportf(w.Path().Child("rules").Index(own.rule), "%s", deadlockMessage(b, own.hits, own.conditional))
+			p.Reportf(w.Path().Child("rules").Index(own.rule), "%s", deadlockMessage(b, own.hits, own.conditional, p.Input.Base))
 			continue
 		}
 		checkDependencyLoops(p, w, b)
@@ -404,7 +407,7 @@ func requestsOf(hits []backendRequest, who string) []string {
 	return reqs
 }
 
-func deadlockMessage(b backend, hits []backendRequest, conditional bool) string {
+func deadlockMessage(b backend, hits []backendRequest, conditional, base bool) string {
 	var parts []string
 	for _, who := range uniqueWho(hits) {
 		reqs := requestsOf(hits, who)
@@ -425,8 +428,15 @@ func deadlockMessage(b backend, hits []backendRequest, conditional bool) string 
 	if conditional {
 		msg.WriteString(", unless its matchConditions exclude them")
 	}
-	fmt.Fprintf(&msg, "; while no backend pod is ready these requests are rejected and the backend cannot be recreated; "+
-		"exclude namespace %q (namespaceSelector %s NotIn [%s]) or fail open", b.Namespace, LabelMetadataName, b.Namespace)
+	msg.WriteString("; while no backend pod is ready these requests are rejected and the backend cannot be recreated; ")
+	if base {
+		// kustomize's namespace transformer rewrites the Service's
+		// namespace but not selector values: NotIn [system] would exclude
+		// a namespace that no longer exists once the overlay is applied.
+		msg.WriteString("in the overlay, exclude the namespace it deploys the backend into, or fail open")
+		return msg.String()
+	}
+	fmt.Fprintf(&msg, "exclude namespace %q (namespaceSelector %s NotIn [%s]) or fail open", b.Namespace, LabelMetadataName, b.Namespace)
 	return msg.String()
 }
 

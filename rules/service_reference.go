@@ -18,7 +18,10 @@ func init() {
 		Summary:  "clientConfig.service names a Service, port or pods that cannot answer",
 		Severity: diag.Warning,
 		Category: Practice,
-		Since:    "0.1.0",
+		// The backend's namespace, the Service and the selectors are what
+		// a kustomize overlay sets.
+		DependsOnOverlay: true,
+		Since:            "0.1.0",
 		Doc: Doc{
 			Why: "The API server only checks that `clientConfig.service.name` and `.namespace` are not empty. " +
 				"A Service name must be a DNS-1035 label and a namespace name a DNS-1123 label; a reference " +
@@ -126,7 +129,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if !firstForService {
 			return
 		}
-		p.Reportf(path, "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
+		reportBackend(p, p.rule.Severity, path, "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
 			"remove clusterIP: None", id, fails)
 		return
 	}
@@ -136,7 +139,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if ref.Port != nil {
 			portPath = path.Child("port")
 		}
-		p.Reportf(portPath, "no service port %d found for service %q (it has %s), so %s; set clientConfig.service.port to one of them",
+		reportBackend(p, p.rule.Severity, portPath, "no service port %d found for service %q (it has %s), so %s; set clientConfig.service.port to one of them",
 			serviceRefPort(ref), id, describePorts(svc.Spec.Ports), fails)
 		return
 	}
@@ -148,7 +151,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 			return
 		}
 		if others := workloadsIn(p.Input, ref.Namespace); len(others) > 0 {
-			p.Reportf(path, "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
+			reportBackend(p, p.rule.Severity, path, "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
 				id, labels.SelectorFromSet(svc.Spec.Selector), listNames(others, 2), fails)
 		}
 		return
@@ -177,7 +180,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		return
 	}
 	g := judged[0]
-	p.Reportf(path, "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
+	reportBackend(p, p.rule.Severity, path, "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
 		"use a declared port's name or number", describeTargetPort(target), id, g.Who, declaredPorts(g.Pod), fails)
 }
 

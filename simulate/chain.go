@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -136,7 +138,15 @@ type Chain struct {
 	BackendDown BackendDown
 	// KubeVersion is the API server version simulated.
 	KubeVersion rules.KubeVersion
-	Notes       []string
+	// AdmissionPasses is how many times the server runs the chain for the
+	// request: 2 for the deletion of a pod that is not running (a graceful
+	// deletion with grace period 0 is admitted when the pod is marked and
+	// again when it is removed); 0 when that depends on what is unknown.
+	AdmissionPasses int
+	PassesReason    string
+	Notes           []string
+
+	noPolicies bool
 }
 
 // ExitCode is simulate's exit status: 1 when the API server can reject
@@ -160,6 +170,9 @@ type Options struct {
 	// EquivalentVersions returns the served versions of group/resource for
 	// matchPolicy Equivalent; nil, or a nil result, uses the built-in table.
 	EquivalentVersions func(group, resource, subresource string) []string
+	// NoMutatingPolicies says no MutatingAdmissionPolicy is bound (a
+	// cluster that has none), so none can trigger reinvocation.
+	NoMutatingPolicies bool
 }
 
 // Simulate runs req through configs (both kinds, in any order).
@@ -167,7 +180,8 @@ func Simulate(configs []*rules.Config, req *Request, o Options) *Chain {
 	if o.KubeVersion.Major == 0 {
 		o.KubeVersion = rules.DefaultKubeVersion
 	}
-	ch := &Chain{Request: req, KubeVersion: o.KubeVersion}
+	ch := &Chain{Request: req, KubeVersion: o.KubeVersion, noPolicies: o.NoMutatingPolicies}
+	ch.AdmissionPasses, ch.PassesReason = admissionPasses(req)
 	rreq := ch.rulesRequest(o)
 	ev := newConditionEvaluator(req, o.KubeVersion)
 	if ev.note != "" {
@@ -593,13 +607,15 @@ func (ch *Chain) reinvoke() {
 		case len(maybe) > 0:
 			r.Decision = MaybeCalled
 			r.Reason = "if " + strings.Join(maybe, " or ") + " changes the object after it"
+		case ch.noPolicies:
+			r.Decision = NotCalled
+			r.Reason = "no webhook called after it changes the object, and no MutatingAdmissionPolicy is bound"
+		case ch.Request.Changes != nil:
+			r.Decision = NotCalled
+			r.Reason = "no webhook called after it changes the object (--changes)"
 		default:
 			r.Decision = MaybeCalled
 			r.Reason = "only if a MutatingAdmissionPolicy changes the object: no webhook called after it does"
-			if ch.Request.Changes != nil {
-				r.Decision = NotCalled
-				r.Reason = "no webhook called after it changes the object (unless a MutatingAdmissionPolicy does)"
-			}
 		}
 		call.Reinvocation = string(r.Decision) + " again: " + r.Reason
 		ch.Reinvocations = append(ch.Reinvocations, r)
@@ -607,6 +623,35 @@ func (ch *Chain) reinvoke() {
 	if len(ch.Reinvocations) > 0 {
 		ch.Notes = append(ch.Notes, "in the second round the server evaluates the webhook's selectors and matchConditions again, on the changed object")
 	}
+}
+
+// admissionPasses follows the generic registry's Delete
+// (k8s.io/apiserver pkg/registry/generic/registry/store.go): a graceful
+// deletion, or one that must update finalizers, runs delete admission
+// inside that update, and again for the removal itself when it happens at
+// once. Pods are deleted gracefully, with grace period 0 when they are not
+// on a node or have terminated; an object with finalizers is only marked.
+// A dry run stops after the update.
+func admissionPasses(req *Request) (int, string) {
+	if req.Operation != admissionv1.Delete {
+		return 1, ""
+	}
+	old := req.OldObject
+	if old != nil && len(old.GetFinalizers()) > 0 {
+		return 1, "the object has finalizers: the deletion only marks it, and the removal later is not admitted"
+	}
+	if req.Group != "" || req.Resource != "pods" || req.Subresource != "" || req.DryRun {
+		return 1, ""
+	}
+	if old == nil {
+		return 0, "deleting a pod is admitted twice when it is not running on a node (grace period 0), once otherwise; give --old-object"
+	}
+	node, _, _ := unstructured.NestedString(old.Object, "spec", "nodeName")
+	phase, _, _ := unstructured.NestedString(old.Object, "status", "phase")
+	if node == "" || phase == string(corev1.PodSucceeded) || phase == string(corev1.PodFailed) {
+		return 2, "the pod is not running on a node, so its deletion is immediate and admitted twice: when the pod is marked deleted and when it is removed (three times when the server retries the removal because its cache lags)"
+	}
+	return 1, "the pod runs on a node: the deletion is graceful and the kubelet's final deletion is a request of its own"
 }
 
 func (ch *Chain) latency() {
@@ -639,6 +684,14 @@ func (ch *Chain) latency() {
 	l.ValidatingSeconds = maxVal
 	l.TotalSeconds = l.MutatingSeconds + l.ReinvocationSeconds + l.ValidatingSeconds
 	l.WithMaybeSeconds = l.MutatingSeconds + maybeMut + l.ReinvocationSeconds + maybeRe + max(maxVal, maxMaybeVal)
+	// The figures above are per pass; the totals count every pass, an
+	// unknown number of passes (0) as one certain and two at worst.
+	passes, worst := int64(ch.AdmissionPasses), int64(ch.AdmissionPasses)
+	if passes == 0 {
+		passes, worst = 1, 2
+	}
+	l.TotalSeconds *= passes
+	l.WithMaybeSeconds *= worst
 	if l.WithMaybeSeconds > defaultRequestTimeout {
 		ch.Notes = append(ch.Notes, fmt.Sprintf("the worst case exceeds the API server's default request timeout of %ds (--request-timeout): with every backend hanging, the request times out before the chain ends", defaultRequestTimeout))
 	}

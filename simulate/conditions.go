@@ -83,9 +83,16 @@ func (ev *conditionEvaluator) missing(vars []string, invokedAs *GroupVersionReso
 			if v == "request" && req.Name == "" {
 				add("the object name (--name)")
 			}
+			if v == "request" && req.Kind == "" {
+				add("the kind (--kind)")
+			}
 		case "request.name":
 			if req.Name == "" {
 				add("the object name (--name)")
+			}
+		case "request.kind", "request.requestKind":
+			if req.Kind == "" {
+				add("the kind (--kind)")
 			}
 		}
 	}

@@ -47,6 +47,8 @@ type jsonChain struct {
 	Reinvocations     []*Reinvocation `json:"reinvocations"`
 	Validating        []*Call         `json:"validating"`
 	RejectedAt        string          `json:"rejectedAt,omitempty"`
+	AdmissionPasses   int             `json:"admissionPasses"`
+	PassesReason      string          `json:"admissionPassesReason,omitempty"`
 	Latency           Latency         `json:"latency"`
 	BackendDown       BackendDown     `json:"ifBackendDown"`
 	Notes             []string        `json:"notes"`
@@ -68,7 +70,7 @@ func (c *Chain) WriteJSON(w io.Writer) error {
 			Object: r.ObjectState.String(), OldObject: r.OldObjectState.String(),
 		},
 		NeverSent: c.NeverSent, Mutating: nonNil(c.Mutating), Reinvocations: nonNil(c.Reinvocations),
-		Validating: nonNil(c.Validating), RejectedAt: c.Rejected, Latency: c.Latency, BackendDown: c.BackendDown,
+		Validating: nonNil(c.Validating), RejectedAt: c.Rejected, AdmissionPasses: c.AdmissionPasses, PassesReason: c.PassesReason, Latency: c.Latency, BackendDown: c.BackendDown,
 		Notes: nonNil(c.Notes), ExitCode: c.ExitCode(),
 	}
 	if r.UserKnown {
@@ -106,6 +108,12 @@ func (c *Chain) WriteText(w io.Writer) error {
 	if c.NeverSent != "" {
 		fmt.Fprintf(&b, "No webhook sees this request: %s.\n", c.NeverSent)
 	}
+	switch {
+	case c.AdmissionPasses == 0:
+		fmt.Fprintf(&b, "Admission passes: 1 or 2: %s.\n", c.PassesReason)
+	case c.AdmissionPasses > 1 || c.PassesReason != "":
+		fmt.Fprintf(&b, "Admission passes: %d: %s.\n", c.AdmissionPasses, c.PassesReason)
+	}
 	b.WriteString("\nMutating webhooks (one after the other: configurations by name, webhooks in order):\n")
 	writeCalls(&b, c.Mutating, true)
 	if len(c.Reinvocations) > 0 {
@@ -117,8 +125,12 @@ func (c *Chain) WriteText(w io.Writer) error {
 	b.WriteString("\nValidating webhooks (in parallel):\n")
 	writeCalls(&b, c.Validating, false)
 	l := c.Latency
-	fmt.Fprintf(&b, "\nWorst-case latency: %ds (mutating %ds + reinvocation %ds + validating %ds)", l.TotalSeconds,
+	fmt.Fprintf(&b, "\nWorst-case latency: %ds (mutating %ds + reinvocation %ds + validating %ds", l.TotalSeconds,
 		l.MutatingSeconds, l.ReinvocationSeconds, l.ValidatingSeconds)
+	if c.AdmissionPasses != 1 {
+		b.WriteString(", per admission pass")
+	}
+	b.WriteString(")")
 	if l.WithMaybeSeconds != l.TotalSeconds {
 		fmt.Fprintf(&b, "; %ds if every maybe-called webhook is called", l.WithMaybeSeconds)
 	}

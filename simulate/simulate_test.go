@@ -294,6 +294,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--namespace-labels=a=b=c"}, "--namespace-labels"},
 		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/missing.yaml"}, "no such file"},
 		{[]string{"--operation=CREATE", "--resource=pods.apps", "--namespace=x"}, `apps API group has no resource "pods.apps"`},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/empty.yaml"}, "holds no object"},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/list.yaml"}, "not a YAML or JSON object"},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/metadata.yaml"}, "metadata is not an object"},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/labels.yaml"}, "metadata.labels must map strings to strings"},
 	} {
 		fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 		var f Flags
@@ -353,5 +357,62 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file (go test ./simulate -run TestGolden -update to accept):\n%s", name, got)
+	}
+}
+
+// A pod's deletion is admitted twice when it is immediate (store.go Delete).
+func TestDeletePasses(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		passes int
+		total  int64
+	}{
+		{[]string{"--old-object=pod.yaml"}, 2, 2 * 10},
+		{[]string{"--old-object=pod-on-node.yaml"}, 1, 10},
+		{[]string{"--old-object=pod-finalizer.yaml"}, 1, 10},
+		{[]string{"--old-object=pod.yaml", "--dry-run"}, 1, 10},
+		{[]string{"--name=web"}, 0, 10},
+	} {
+		args := append([]string{"--operation=DELETE", "--resource=pods", "--namespace=default"}, tc.args...)
+		ch := run(t, args, "delete.yaml")
+		if ch.AdmissionPasses != tc.passes || ch.Latency.TotalSeconds != tc.total {
+			t.Errorf("%v: %d passes (%s), total %ds; want %d, %ds", tc.args, ch.AdmissionPasses, ch.PassesReason, ch.Latency.TotalSeconds, tc.passes, tc.total)
+		}
+	}
+}
+
+// Custom resources take group, version and kind from the flags; what the
+// flags do not say is missing, not guessed.
+func TestCustomResource(t *testing.T) {
+	cfg := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: widgets}
+webhooks:
+- name: widgets.example.com
+  clientConfig: {url: "https://example.com/w"}
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  rules:
+  - {operations: [CREATE], apiGroups: [example.com], apiVersions: [v1], resources: [widgets], scope: Namespaced}
+  matchConditions:
+  - {name: kind, expression: 'request.kind.kind == "Widget"'}
+`
+	configs := manifest.Inventory([]*manifest.File{manifest.Parse("w.yaml", []byte(cfg))}).Configs
+	for _, tc := range []struct {
+		spec Spec
+		want Decision
+	}{
+		{Spec{Operation: "CREATE", Resource: "widgets.example.com", APIVersion: "v1", Namespace: "ns", Kind: "Widget"}, Called},
+		{Spec{Operation: "CREATE", Resource: "widgets.example.com", APIVersion: "v1", Namespace: "ns"}, MaybeCalled},
+		{Spec{Operation: "CREATE", Resource: "widgets", APIGroup: "example.com", APIVersion: "v1", Namespace: "ns", Kind: "Gadget"}, NotCalled},
+		{Spec{Operation: "CREATE", Resource: "widgets.example.com", APIVersion: "v1", Kind: "Widget"}, NotCalled}, // cluster-scoped request, Namespaced rule
+	} {
+		req, err := tc.spec.Resolve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Simulate(configs, req, Options{}).Validating[0]; got.Decision != tc.want {
+			t.Errorf("%+v: %q (%s), want %q", tc.spec, got.Decision, got.Reason, tc.want)
+		}
 	}
 }

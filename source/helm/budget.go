@@ -139,14 +139,22 @@ func (b *budget) funcs() map[string]any {
 // iterations refuses a list of more than MaxIterations elements before it
 // is allocated.
 func iterations(fn string, stop, start, step int) error {
-	if step == 0 {
-		return nil // the sprig function returns an empty list
-	}
-	n := (int64(stop) - int64(start)) / int64(step)
-	if n > MaxIterations {
+	if n := listLen(stop, start, step); n > MaxIterations {
 		return fmt.Errorf("%s of %d elements is more than the %d webhooklint renders", fn, n, MaxIterations)
 	}
 	return nil
+}
+
+// listLen is how many elements start, start+step, … before stop are,
+// without overflow (the difference of two ints may not fit in one).
+func listLen(stop, start, step int) uint64 {
+	switch {
+	case step > 0 && stop > start:
+		return (uint64(stop) - uint64(start)) / uint64(step)
+	case step < 0 && start > stop:
+		return (uint64(start) - uint64(stop)) / (^uint64(step) + 1)
+	}
+	return 0 // the sprig functions return an empty list
 }
 
 // wrap returns fn with the budget checked before each call.

@@ -26,6 +26,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
+	"helm.sh/helm/v4/pkg/strvals"
 )
 
 // ReleaseName and Namespace are what `helm template` uses by default.
@@ -38,9 +39,22 @@ const (
 type Options struct {
 	// ValuesFiles are merged over the chart's values.yaml, in order.
 	ValuesFiles []string
+	// Set and SetString are --set and --set-string values (Helm's strvals
+	// syntax: a.b=c,d[0]=e), applied over the values files in order.
+	Set, SetString []string
+	// ReleaseName and Namespace are .Release.Name and .Release.Namespace;
+	// empty means what `helm template` uses.
+	ReleaseName, Namespace string
 	// KubeVersion is reported to templates as .Capabilities.KubeVersion,
 	// e.g. "v1.37.0"; empty keeps Helm's default.
 	KubeVersion string
+}
+
+// Dependency is a dependency Chart.yaml declares.
+type Dependency struct {
+	Name, Repository string
+	// Line and Column locate its entry in Chart.yaml (0 when unknown).
+	Line, Column int
 }
 
 // Template is one rendered template file.
@@ -65,6 +79,12 @@ type Chart struct {
 	// passed a limit of the render (time, memory, output size); the
 	// other templates were rendered without them.
 	Skipped []*Error
+	// MissingDeps are enabled dependencies that are neither vendored
+	// under charts/ nor a local file:// chart: rendering needs the
+	// network, so the chart was rendered without them.
+	MissingDeps []Dependency
+	// LocalDeps are the folders of file:// dependencies rendered with it.
+	LocalDeps []string
 }
 
 // Error is a chart that cannot be rendered, located where possible.
@@ -89,7 +109,8 @@ func Render(dir string, opts Options) (*Chart, error) {
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
 	}
-	if err := missingDependencies(c, dir); err != nil {
+	localDirs, err := loadLocalDependencies(c, dir)
+	if err != nil {
 		return nil, err
 	}
 	vals := map[string]any{}
@@ -99,6 +120,16 @@ func Render(dir string, opts Options) (*Chart, error) {
 			return nil, &Error{File: f, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", f, err)}
 		}
 		vals = loader.MergeMaps(vals, v)
+	}
+	for _, s := range opts.Set {
+		if err := strvals.ParseInto(s, vals); err != nil {
+			return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("--set %s: %v", s, err)}
+		}
+	}
+	for _, s := range opts.SetString {
+		if err := strvals.ParseIntoString(s, vals); err != nil {
+			return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("--set-string %s: %v", s, err)}
+		}
 	}
 	if err := chartutil.ProcessDependencies(c, vals); err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
@@ -110,9 +141,14 @@ func Render(dir string, opts Options) (*Chart, error) {
 			caps.KubeVersion = *kv
 		}
 	}
-	top, err := util.ToRenderValues(c, vals, common.ReleaseOptions{
-		Name: ReleaseName, Namespace: Namespace, Revision: 1, IsInstall: true,
-	}, caps)
+	release := common.ReleaseOptions{Name: ReleaseName, Namespace: Namespace, Revision: 1, IsInstall: true}
+	if opts.ReleaseName != "" {
+		release.Name = opts.ReleaseName
+	}
+	if opts.Namespace != "" {
+		release.Namespace = opts.Namespace
+	}
+	top, err := util.ToRenderValues(c, vals, release, caps)
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
 	}
@@ -122,7 +158,11 @@ func Render(dir string, opts Options) (*Chart, error) {
 	}
 	sources := map[string][]byte{}
 	collectSources(c, "", sources)
-	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped}
+	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped, MissingDeps: missingDependencies(c, chartFile)}
+	for _, d := range localDirs {
+		res.LocalDeps = append(res.LocalDeps, d)
+	}
+	slices.Sort(res.LocalDeps)
 	names := make([]string, 0, len(out))
 	for n := range out {
 		names = append(names, n)
@@ -134,21 +174,49 @@ func Render(dir string, opts Options) (*Chart, error) {
 			continue
 		}
 		if len(out[n]) > MaxOutput {
-			res.Skipped = append(res.Skipped, &Error{File: fileOf(dir, n), Line: 1, Column: 1,
+			res.Skipped = append(res.Skipped, &Error{File: fileOf(dir, n, localDirs), Line: 1, Column: 1,
 				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(out[n]), MaxOutput>>20)})
 			continue
 		}
 		res.Templates = append(res.Templates, &Template{
-			Name: n, File: fileOf(dir, n), Rendered: []byte(out[n]), Source: sources[n],
+			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n],
 		})
 	}
 	return res, nil
 }
 
-// missingDependencies reports dependencies Chart.yaml declares that are
-// not under charts/: rendering without them would silently drop their
-// manifests, and fetching them needs the network.
-func missingDependencies(c *chart.Chart, dir string) error {
+// loadLocalDependencies adds the file:// dependencies Chart.yaml declares
+// and charts/ does not hold, read from their folders as `helm dependency
+// build` would copy them (offline). It returns their folders by name.
+func loadLocalDependencies(c *chart.Chart, dir string) (map[string]string, error) {
+	dirs := map[string]string{}
+	if c.Metadata == nil {
+		return dirs, nil
+	}
+	have := map[string]bool{}
+	for _, d := range c.Dependencies() {
+		have[d.Name()] = true
+	}
+	for _, d := range c.Metadata.Dependencies {
+		if d == nil || have[d.Name] || !strings.HasPrefix(d.Repository, "file://") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(d.Repository, "file://")))
+		sub, err := loader.Load(p)
+		if err != nil {
+			return nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+				Msg: fmt.Sprintf("chart %s: cannot load dependency %s from %s: %v", c.Name(), d.Name, d.Repository, err)}
+		}
+		c.AddDependency(sub)
+		have[d.Name] = true
+		dirs[sub.Name()] = p
+	}
+	return dirs, nil
+}
+
+// missingDependencies lists the enabled dependencies that could not be
+// loaded offline (ProcessDependencies has removed the disabled ones).
+func missingDependencies(c *chart.Chart, chartFile string) []Dependency {
 	if c.Metadata == nil {
 		return nil
 	}
@@ -156,24 +224,29 @@ func missingDependencies(c *chart.Chart, dir string) error {
 	for _, d := range c.Dependencies() {
 		have[d.Name()] = true
 	}
-	var missing []string
+	var out []Dependency
 	for _, d := range c.Metadata.Dependencies {
 		if d != nil && !have[d.Name] {
-			s := d.Name
-			if d.Repository != "" {
-				s += " (" + d.Repository + ")"
-			}
-			missing = append(missing, s)
+			line, col := dependencyLine(chartFile, d.Name)
+			out = append(out, Dependency{Name: d.Name, Repository: d.Repository, Line: line, Column: col})
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	return out
+}
+
+// dependencyLine finds the "name: X" line of a dependency in Chart.yaml.
+func dependencyLine(chartFile, name string) (line, col int) {
+	data, err := os.ReadFile(chartFile)
+	if err != nil {
+		return 0, 0
 	}
-	return &Error{
-		File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
-		Msg: fmt.Sprintf("chart %s depends on %s, missing from %s: webhooklint renders offline and does not download dependencies; run `helm dependency build %s` first",
-			c.Name(), strings.Join(missing, ", "), filepath.Join(dir, "charts"), dir),
+	for i, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimLeft(l, " -")
+		if v, ok := strings.CutPrefix(t, "name:"); ok && strings.Trim(strings.TrimSpace(v), `"'`) == name {
+			return i + 1, len(l) - len(t) + 1
+		}
 	}
+	return 0, 0
 }
 
 // collectSources maps Helm's template names to their text, subcharts
@@ -190,10 +263,13 @@ func collectSources(c *chart.Chart, prefix string, out map[string][]byte) {
 
 // fileOf maps a template name to its file on disk (for directory charts;
 // a packaged subchart's templates have no file of their own).
-func fileOf(dir, name string) string {
+func fileOf(dir, name string, localDirs map[string]string) string {
 	_, rest, ok := strings.Cut(name, "/")
 	if !ok {
 		return filepath.Join(dir, name)
+	}
+	if sub, inDep, ok := strings.Cut(strings.TrimPrefix(rest, "charts/"), "/"); ok && strings.HasPrefix(rest, "charts/") && localDirs[sub] != "" {
+		return filepath.Join(localDirs[sub], filepath.FromSlash(inDep))
 	}
 	return filepath.Join(dir, filepath.FromSlash(rest))
 }
@@ -280,13 +356,13 @@ func templateError(dir, chartName string, err error) (*Error, string) {
 	all := templateErrPos.FindAllStringSubmatch(msg, -1)
 	if len(all) == 0 {
 		if m := regexp.MustCompile(`\(([^\s()]+/templates/[^\s()]+)\)`).FindStringSubmatch(msg); m != nil {
-			e.File = fileOf(dir, m[1])
+			e.File = fileOf(dir, m[1], nil)
 			return e, m[1]
 		}
 		return e, ""
 	}
 	m := all[len(all)-1]
-	e.File = fileOf(dir, m[1])
+	e.File = fileOf(dir, m[1], nil)
 	e.Line, _ = strconv.Atoi(m[2])
 	e.Column = 1
 	if m[3] != "" {

@@ -1,11 +1,11 @@
 package helm
 
 import (
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -97,14 +97,19 @@ func TestTraceWebhookTemplate(t *testing.T) {
 	}
 }
 
-func TestMissingDependencyIsReportedNotFetched(t *testing.T) {
+// A dependency that would have to be downloaded is skipped, not fetched,
+// and said so; the chart's own templates still render.
+func TestMissingDependencyIsSkippedNotFetched(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: common\n  version: 1.x\n  repository: https://charts.example.com\n")
 	write(t, filepath.Join(dir, "templates", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
-	_, err := Render(dir, Options{})
-	var he *Error
-	if !errors.As(err, &he) || !strings.Contains(he.Msg, "common (https://charts.example.com)") || !strings.Contains(he.Msg, "helm dependency build") {
-		t.Fatalf("got %v", err)
+	c, err := Render(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Dependency{{Name: "common", Repository: "https://charts.example.com", Line: 5, Column: 3}}
+	if len(c.Templates) != 1 || !reflect.DeepEqual(c.MissingDeps, want) {
+		t.Fatalf("templates %d, missing %+v", len(c.Templates), c.MissingDeps)
 	}
 }
 
@@ -197,8 +202,8 @@ data:
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: net\nversion: 0.1.0\ndependencies:\n- name: dep\n  version: 1.x\n  repository: "+srv.URL+"\n")
-	if _, err := Render(dir, Options{}); err == nil {
-		t.Fatal("a missing dependency rendered")
+	if c, err := Render(dir, Options{}); err != nil || len(c.MissingDeps) != 1 {
+		t.Fatalf("a missing dependency is not skipped and reported: %v", err)
 	}
 	if n := requests.Load(); n != 0 {
 		t.Fatalf("rendering made %d requests", n)

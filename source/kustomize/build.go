@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -38,6 +39,9 @@ type Build struct {
 	Dir     string // the kustomization directory, as given
 	File    string // its kustomization file
 	Objects []*Object
+	// Warnings are what kustomize warned about (deprecated fields), as
+	// findings rather than raw text on stderr.
+	Warnings []Warning
 
 	tree  *kust
 	cache map[string][]*originDoc
@@ -67,7 +71,20 @@ func Run(dir string) (*Build, error) {
 	// Load restrictions stay RootOnly, kustomize's default: a build that
 	// works with `kustomize build` works here.
 	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
-	m, err := krusty.MakeKustomizer(opts).Run(fs, abs)
+	_, _, kusts := tree.files()
+	b.Warnings = deprecations(kusts)
+	var m resmap.ResMap
+	build := func() (err error) {
+		m, err = krusty.MakeKustomizer(opts).Run(fs, abs)
+		return err
+	}
+	if len(b.Warnings) == 0 {
+		err = build()
+	} else {
+		var printed string
+		printed, err = quietly(build)
+		b.Warnings = append(b.Warnings, unexpected(printed, tree.file)...)
+	}
 	if len(fs.problems) > 0 {
 		return b, fs.problems
 	}

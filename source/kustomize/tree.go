@@ -120,6 +120,15 @@ func loadKust(dir string, seen map[string]bool, problems *Problems) (*kust, erro
 				for f := range sub.resources {
 					k.resources[f] = true
 				}
+				if field == "components" {
+					// A component's own patches apply to what the
+					// kustomization including it has accumulated.
+					for _, pt := range sub.patches {
+						if pt.owner == sub {
+							pt.owner = k
+						}
+					}
+				}
 				k.patches = append(k.patches, sub.patches...)
 			case statErr == nil:
 				// Its aliases are checked as kustomize reads it (originFS).
