@@ -156,8 +156,8 @@ func checkBackendAvailability(p *Pass) {
 		case others > 1:
 			webhooks = fmt.Sprintf("this and %d other fail-closed webhooks", others)
 		}
-		p.ReportSeverity(sev, w.Path().Child("clientConfig", "service"), fmt.Sprintf(
-			"%s: a node drain can leave %s without a ready pod; %s", named, webhooks, strings.Join(fixes, ", ")))
+		reportBackend(p, sev, w.Path().Child("clientConfig", "service"),
+			"%s: a node drain can leave %s without a ready pod; %s", named, webhooks, strings.Join(fixes, ", "))
 	}
 }
 

@@ -12,6 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // The backend checks (service-reference, backend-availability,
@@ -324,4 +327,12 @@ func firstCaller(in *Inventory, w *Webhook, c callers) (first bool, others int) 
 		}
 	}
 	return first, others
+}
+
+// reportBackend reports a finding about a webhook's backend objects. They
+// are what kustomize overlays rewrite (names, selectors, replicas, added
+// PodDisruptionBudgets), so on a base linted alone the engine lowers it to
+// info.
+func reportBackend(p *Pass, sev diag.Severity, path *field.Path, format string, args ...any) {
+	p.Emit(Finding{Severity: sev, Path: PathString(path), Message: fmt.Sprintf(format, args...), DependsOnOverlay: true})
 }

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -103,9 +101,9 @@ func checkControlPlanePort(p *Pass) {
 		if first, _ := firstCaller(p.Input, w, callers{samePort: true}); !first {
 			continue
 		}
-		p.ReportSeverity(sev, w.Path().Child("clientConfig", "service"), fmt.Sprintf(
+		reportBackend(p, sev, w.Path().Child("clientConfig", "service"),
 			"pods of service %q listen on %d, %s: calls time out and %s; use 443 or 10250, or %s",
-			ref.Name, port, explain, callFailure(w), fix))
+			ref.Name, port, explain, callFailure(w), fix)
 	}
 }
 

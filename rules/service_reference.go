@@ -129,7 +129,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if !firstForService {
 			return
 		}
-		p.Reportf(path, "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
+		reportBackend(p, p.rule.Severity, path, "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
 			"remove clusterIP: None", id, fails)
 		return
 	}
@@ -139,7 +139,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if ref.Port != nil {
 			portPath = path.Child("port")
 		}
-		p.Reportf(portPath, "no service port %d found for service %q (it has %s), so %s; set clientConfig.service.port to one of them",
+		reportBackend(p, p.rule.Severity, portPath, "no service port %d found for service %q (it has %s), so %s; set clientConfig.service.port to one of them",
 			serviceRefPort(ref), id, describePorts(svc.Spec.Ports), fails)
 		return
 	}
@@ -151,7 +151,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 			return
 		}
 		if others := workloadsIn(p.Input, ref.Namespace); len(others) > 0 {
-			p.Reportf(path, "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
+			reportBackend(p, p.rule.Severity, path, "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
 				id, labels.SelectorFromSet(svc.Spec.Selector), listNames(others, 2), fails)
 		}
 		return
@@ -180,7 +180,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		return
 	}
 	g := judged[0]
-	p.Reportf(path, "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
+	reportBackend(p, p.rule.Severity, path, "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
 		"use a declared port's name or number", describeTargetPort(target), id, g.Who, declaredPorts(g.Pod), fails)
 }
 
