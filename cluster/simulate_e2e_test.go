@@ -44,6 +44,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -58,6 +61,7 @@ type simBackend struct {
 
 	mu    sync.Mutex
 	calls map[string]int // webhook name → calls since reset
+	seq   []string       // webhook names in call order since reset
 	dry   map[string]bool
 }
 
@@ -108,6 +112,7 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	b.mu.Lock()
 	b.calls[name]++
+	b.seq = append(b.seq, name)
 	b.dry[name] = review.Request.DryRun != nil && *review.Request.DryRun
 	patch := b.patchers[name]
 	b.mu.Unlock()
@@ -125,7 +130,20 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 func (b *simBackend) reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.calls, b.dry = map[string]int{}, map[string]bool{}
+	b.calls, b.dry, b.seq = map[string]int{}, map[string]bool{}, nil
+}
+
+// sequence returns the calls to the given webhooks, in order.
+func (b *simBackend) sequence(of map[string]bool) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, n := range b.seq {
+		if of[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (b *simBackend) recorded() map[string]int {
@@ -148,6 +166,43 @@ type simFixture struct {
 }
 
 func (f *simFixture) hook(short string) string { return short + "." + f.id + ".simulate.example.com" }
+
+func (f *simFixture) crdGroup() string { return f.id + ".simulate.example.com" }
+
+// createWidgetCRD registers a custom resource served as v1 and v2 (no
+// conversion) and waits until discovery lists both versions.
+func createWidgetCRD(t *testing.T, ctx context.Context, c kubernetes.Interface, dyn dynamic.Interface, f *simFixture) {
+	t.Helper()
+	version := func(name string, storage bool) map[string]any {
+		return map[string]any{"name": name, "served": true, "storage": storage,
+			"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}
+	}
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets." + f.crdGroup()},
+		"spec": map[string]any{
+			"group": f.crdGroup(), "scope": "Namespaced",
+			"names":    map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{version("v1", true), version("v2", false)},
+		},
+	}}
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	_, err := crds.Create(ctx, crd, metav1.CreateOptions{})
+	must(t, err)
+	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err1 := c.Discovery().ServerResourcesForGroupVersion(f.crdGroup() + "/v1")
+		_, err2 := c.Discovery().ServerResourcesForGroupVersion(f.crdGroup() + "/v2")
+		if err1 == nil && err2 == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the custom resource is not served after 30s: %v, %v", err1, err2)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
 
 func TestE2ESimulate(t *testing.T) {
 	c, cfg := e2e(t)
@@ -178,6 +233,9 @@ func TestE2ESimulate(t *testing.T) {
 			must(t, err)
 		}
 	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	must(t, err)
+	createWidgetCRD(t, ctx, c, dyn, f)
 	createSimConfigs(t, ctx, c, f, backend)
 
 	dir := t.TempDir()
@@ -234,10 +292,10 @@ func TestE2ESimulate(t *testing.T) {
 		{"create hpa through autoscaling/v2 (matchPolicy Equivalent)", append([]string{"--operation=CREATE",
 			"--resource=horizontalpodautoscalers.autoscaling", "--namespace=" + f.nsA, "--name=hpa"}, user...),
 			func() error {
-				min := int32(1)
+				minReplicas := int32(1)
 				_, err := c.AutoscalingV2().HorizontalPodAutoscalers(f.nsA).Create(ctx, &autoscalingv2.HorizontalPodAutoscaler{
 					ObjectMeta: metav1.ObjectMeta{Name: "hpa"},
-					Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: &min, MaxReplicas: 3,
+					Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: &minReplicas, MaxReplicas: 3,
 						ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}},
 				}, metav1.CreateOptions{})
 				return err
@@ -252,6 +310,15 @@ func TestE2ESimulate(t *testing.T) {
 				return err
 			}},
 		{"create namespace (its own labels)", nil, nil},
+		{"create custom resource as v2 (matchPolicy Equivalent through discovery)", append([]string{"--operation=CREATE",
+			"--resource=widgets." + f.crdGroup(), "--api-version=v2", "--kind=Widget", "--namespace=" + f.nsA, "--name=w"}, user...),
+			func() error {
+				w := &unstructured.Unstructured{Object: map[string]any{
+					"apiVersion": f.crdGroup() + "/v2", "kind": "Widget", "metadata": map[string]any{"name": "w"}}}
+				_, err := dyn.Resource(schema.GroupVersionResource{Group: f.crdGroup(), Version: "v2", Resource: "widgets"}).
+					Namespace(f.nsA).Create(ctx, w, metav1.CreateOptions{})
+				return err
+			}},
 		{"delete pod with finalizer (only marked)", nil, nil},
 		{"matchCondition error under Fail: no validating webhook is called", append([]string{"--operation=CREATE", "--resource=pods",
 			"--namespace=" + f.nsB, "--object=" + writeObj("bad.yaml", badPod), "--changes=" + f.patcher}, user...),
@@ -325,7 +392,8 @@ func TestE2ESimulate(t *testing.T) {
 			}
 		}
 		t.Run(fmt.Sprintf("%d %s", i, sc.name), func(t *testing.T) {
-			want, passes, rejected, dump := predictCalls(t, ctx, sc.args, cfg, id)
+			want, p, dump := predictCalls(t, ctx, sc.args, cfg, id)
+			passes, rejected := p.passes, p.rejected
 			if len(want) == 0 {
 				t.Errorf("the simulation predicts no call: the scenario tests nothing\n%s", dump)
 			}
@@ -343,6 +411,15 @@ func TestE2ESimulate(t *testing.T) {
 			t.Logf("the API server called %v", sortedCalls(got))
 			if !callsMatch(got, want, passes, slices.Contains(sc.args, "--operation=DELETE")) {
 				t.Errorf("the API server called %v; the simulation predicted %v\n%s", sortedCalls(got), sortedCalls(want), dump)
+			}
+			// Mutating webhooks run one after the other: the order is the
+			// prediction's (configurations by name, then the second round).
+			if passes == 1 {
+				got := backend.sequence(p.mutating)
+				t.Logf("mutating order %v", got)
+				if !slices.Equal(got, p.mutatingOrder) {
+					t.Errorf("mutating calls in order %v; the simulation predicted %v", got, p.mutatingOrder)
+				}
 			}
 			if slices.Contains(sc.args, "--dry-run") {
 				for name := range got {
@@ -384,7 +461,15 @@ func withKind(p *corev1.Pod) *corev1.Pod {
 // predictCalls runs `webhooklint cluster simulate --format json` and counts
 // the calls it predicts for this run's webhooks; every one of them must be
 // decided (no "maybe").
-func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Config, id string) (map[string]int, int, bool, string) {
+// prediction is what cluster simulate says beyond the call counts.
+type prediction struct {
+	passes        int
+	rejected      bool
+	mutating      map[string]bool // every mutating webhook of the run
+	mutatingOrder []string        // predicted mutating calls, in order
+}
+
+func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Config, id string) (map[string]int, prediction, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, append([]string{"simulate", "--format=json"}, args...), &stdout, &stderr, cfg)
@@ -423,7 +508,18 @@ func predictCalls(t *testing.T, ctx context.Context, args []string, cfg *rest.Co
 	for k := range want {
 		want[k] *= out.AdmissionPasses
 	}
-	return want, out.AdmissionPasses, out.RejectedAt != "", stdout.String()
+	p := prediction{passes: out.AdmissionPasses, rejected: out.RejectedAt != "", mutating: map[string]bool{}}
+	for _, list := range [][]struct{ Configuration, Webhook, Decision, Reason string }{out.Mutating, out.Reinvocations} {
+		for _, c := range list {
+			if mine(c.Configuration) {
+				p.mutating[c.Webhook] = true
+				if c.Decision == "called" {
+					p.mutatingOrder = append(p.mutatingOrder, c.Webhook)
+				}
+			}
+		}
+	}
+	return want, p, stdout.String()
 }
 
 // callsMatch compares the calls the server made with the prediction: the
@@ -519,6 +615,9 @@ func createSimConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface,
 		{short: "hpa-equivalent", rules: rule("autoscaling", "v1", []string{"horizontalpodautoscalers"}, regv1.Create)},
 		{short: "hpa-exact", rules: rule("autoscaling", "v1", []string{"horizontalpodautoscalers"}, regv1.Create), matchPolicy: &exact},
 		{short: "events", rules: rule("events.k8s.io", "v1", []string{"events"}, regv1.Create)},
+		// A custom resource served as v1 and v2: Equivalent matches v2 requests.
+		{short: "widgets-equivalent", rules: rule(f.crdGroup(), "v1", []string{"widgets"}, regv1.Create)},
+		{short: "widgets-exact", rules: rule(f.crdGroup(), "v1", []string{"widgets"}, regv1.Create), matchPolicy: &exact},
 		{short: "namespaces", rules: rule("", "v1", []string{"namespaces"}, regv1.Create), ns: mine(map[string]string{"team": "a"})},
 	}
 	fill := func(h hook) (string, []regv1.RuleWithOperations, *metav1.LabelSelector, *regv1.SideEffectClass) {

@@ -309,29 +309,6 @@ func TestDefaultFileWithRealRules(t *testing.T) {
 	}
 }
 
-// A syntax error is reported on the line the manifest loader would name
-// for the same text: the parser's lines are 0-based, the scanner's not.
-func TestSyntaxErrorLine(t *testing.T) {
-	cases := []struct {
-		text string
-		line int
-	}{
-		{"a: 1\nb: [1, 2\nc: 3\n", 2},
-		{"a:\n  - b\n  c: 1\n", 2},
-		{"a: 1\n- b\n", 2},
-		{"a: 1\nb: : :\n", 2},
-		{"a: 1\n\tb: 2\n", 2},
-		{"rules:\n  foo: [\n", 2},
-	}
-	for _, c := range cases {
-		_, err := Parse("c.yaml", []byte(c.text))
-		var e *Error
-		if !errors.As(err, &e) || e.Line != c.line {
-			t.Errorf("%q: got %v, want line %d", c.text, err, c.line)
-		}
-	}
-}
-
 // charts: entries resolve their paths against the configuration's folder
 // and keep their Helm settings.
 func TestParseCharts(t *testing.T) {
@@ -355,5 +332,28 @@ func TestParseCharts(t *testing.T) {
 	}, {Path: filepath.Join("repo", "deploy", "chart")}}
 	if !reflect.DeepEqual(c.Charts, want) {
 		t.Errorf("charts = %#v", c.Charts)
+	}
+}
+
+// A syntax error is reported on the line the manifest loader would name
+// for the same text: the parser's lines are 0-based, the scanner's not.
+func TestSyntaxErrorLine(t *testing.T) {
+	cases := []struct {
+		text string
+		line int
+	}{
+		{"a: 1\nb: [1, 2\nc: 3\n", 2},
+		{"a:\n  - b\n  c: 1\n", 2},
+		{"a: 1\n- b\n", 2},
+		{"a: 1\nb: : :\n", 2},
+		{"a: 1\n\tb: 2\n", 2},
+		{"rules:\n  foo: [\n", 2},
+	}
+	for _, c := range cases {
+		_, err := Parse("c.yaml", []byte(c.text))
+		var e *Error
+		if !errors.As(err, &e) || e.Line != c.line {
+			t.Errorf("%q: got %v, want line %d", c.text, err, c.line)
+		}
 	}
 }

@@ -1,38 +1,154 @@
 #!/usr/bin/env bash
-# Performance figures, all measured in one run on this machine:
-#   - BenchmarkBareDecode: decoding the workload into YAML node trees, one
-#     core (the floor any YAML linter pays);
-#   - BenchmarkLint: webhooklint on the same 1,224 documents, end to end;
-#   - BenchmarkAPIServerDryRun: the real kube-apiserver's dry-run verdict on
-#     the same webhook configurations (a server is started on loopback);
-#   - the whole real-world corpus through the CLI, and one small file end to
-#     end, process start included.
-# Usage: hack/bench.sh [-benchtime N]   (needs etcd; builds kube-apiserver on first use)
+# Performance figures, all measured in one run on this machine.
+#
+# First the scale tables (issue 11), on workloads generated here:
+#   - 3,000 webhook configurations, one per file; the same ×2, ×4, ×8;
+#   - 40,000 mixed documents (20,000 Deployments + 20,000 Services) in 200 files;
+#   - one small file end to end, process start included.
+# Each is timed (best wall time of $RUNS runs, with its user+sys CPU time)
+# with its peak RSS (/usr/bin/time %M, Debian package "time"), next to the
+# floor: hack/yamlfloor decoding the same files into go.yaml.in/yaml/v3 node
+# trees on one core, what any YAML linter pays.
+#
+# Then the Go benchmarks: BenchmarkBareDecode, BenchmarkLint and
+# BenchmarkAPIServerDryRun (the real kube-apiserver's dry-run on the same
+# configurations; needs etcd, builds kube-apiserver on first use — set
+# SKIP_APISERVER=1 to leave it out), and the real-world corpus.
+#
+# Usage: hack/bench.sh            BASELINE=/path/to/old/webhooklint adds its column
+#        RUNS=3 BENCHTIME=10x SKIP_APISERVER=1
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BENCHTIME="${BENCHTIME:-10x}"
-export E2E_DIR=/tmp/webhooklint-bench ETCD_PORT=42379 APISERVER_PORT=46443
+RUNS="${RUNS:-3}"
+[ -x /usr/bin/time ] || { echo "bench.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 
-hack/build-kube-apiserver.sh >/dev/null
-trap 'hack/e2e-apiserver.sh stop >/dev/null' EXIT
-hack/e2e-apiserver.sh start >/dev/null
-set -a; . "$E2E_DIR/env"; set +a
-
-echo "== benchmarks (benchtime $BENCHTIME)"
-WEBHOOKLINT_BENCH_KUBECONFIG="$WEBHOOKLINT_E2E_KUBECONFIG" \
-  go test -run '^$' -bench 'BareDecode|BenchmarkLint$|APIServerDryRun' -benchtime "$BENCHTIME" ./lint/ |
-  grep -E '^Benchmark'
-
-bin="$(mktemp -d)/webhooklint"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+bin="$work/webhooklint"
 go build -o "$bin" ./cmd/webhooklint
+go build -o "$work/yamlfloor" ./hack/yamlfloor
+
+# gen_configs DIR FROM TO: webhook configurations FROM..TO-1, one per file,
+# two webhooks each (rules, selectors, a matchCondition; some invalid).
+gen_configs() {
+  mkdir -p "$1"
+  awk -v dir="$1" -v from="$2" -v to="$3" 'BEGIN {
+    for (i = from; i < to; i++) {
+      f = sprintf("%s/hook-%05d.yaml", dir, i)
+      kind = (i % 2) ? "MutatingWebhookConfiguration" : "ValidatingWebhookConfiguration"
+      fp = (i % 3) ? "Fail" : "Ignore"
+      to_ = (i % 5) ? 5 : 31
+      printf "apiVersion: admissionregistration.k8s.io/v1\nkind: %s\nmetadata:\n  name: hook-%d\n  labels: {app.kubernetes.io/name: hooks-%d}\nwebhooks:\n", kind, i, i % 50 > f
+      for (w = 0; w < 2; w++) {
+        printf "- name: w%d.hook-%d.example.com\n  failurePolicy: %s\n  sideEffects: None\n  admissionReviewVersions: [\"v1\"]\n  timeoutSeconds: %d\n", w, i, fp, to_ > f
+        printf "  clientConfig:\n    service: {name: hooks-%d, namespace: hooks-%d, path: /validate}\n", i % 50, i % 50 > f
+        printf "  namespaceSelector:\n    matchExpressions:\n    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}\n" > f
+        printf "  matchConditions:\n  - name: not-system\n    expression: \"!request.userInfo.username.startsWith(\x27system:\x27)\"\n" > f
+        printf "  rules:\n  - apiGroups: [\"\"]\n    apiVersions: [v1]\n    operations: [CREATE, UPDATE]\n    resources: [pods, configmaps]\n    scope: Namespaced\n" > f
+      }
+      close(f)
+    }
+  }'
+}
+# gen_mixed DIR FILES PER: FILES files of PER documents, a Deployment and
+# its Service in turn (a GitOps repository).
+gen_mixed() {
+  mkdir -p "$1"
+  awk -v dir="$1" -v files="$2" -v per="$3" 'BEGIN {
+    for (i = 0; i < files; i++) {
+      f = sprintf("%s/apps-%03d.yaml", dir, i)
+      for (j = 0; j < per; j += 2) {
+        n = sprintf("app-%d-%d", i, j)
+        printf "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\n  namespace: team-%d\n  labels: {app: %s}\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: %s}\n  template:\n    metadata:\n      labels: {app: %s, tier: web}\n    spec:\n      serviceAccountName: %s\n      containers:\n      - name: web\n        image: registry.example.com/%s:1.0\n        ports: [{containerPort: 8080}]\n        resources: {requests: {cpu: 100m, memory: 128Mi}}\n", n, i, n, n, n, n, n > f
+        printf "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n  namespace: team-%d\nspec:\n  selector: {app: %s}\n  ports:\n  - {name: http, port: 80, targetPort: 8080}\n", n, i, n > f
+      }
+      close(f)
+    }
+  }'
+}
+
+# The ×k workloads share files: ×2 is ×1 plus 3,000 more, and so on.
+for k in 1 2 4 8; do
+  mkdir -p "$work/x$k"
+  [ "$k" = 1 ] || cp -l "$work/x$((k / 2))"/* "$work/x$k"/
+  gen_configs "$work/x$k" $((3000 * k / 2 * (k > 1))) $((3000 * k))
+done
+gen_mixed "$work/mixed" 200 200
+small=examples/good-webhooks.yaml
+
+# measure CMD...: best wall time of $RUNS runs; prints "wall cpu rss_kib".
+measure() {
+  local best="" cpu="" rss=0 out
+  for _ in $(seq "$RUNS"); do
+    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || true
+    read -r w u s m < <(tail -1 "$work/time")
+    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a<b)}'; then
+      best=$w; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
+    fi
+    [ "$m" -gt "$rss" ] && rss=$m
+  done
+  echo "$best $cpu $rss"
+}
+# measure_lint BIN DIR
+measure_lint() { measure "$1" --fail-on never --format counts "$2"; }
+
+row() { # row LABEL DIR
+  local f l b
+  read -r fw fc fm <<<"$(measure "$work/yamlfloor" "$2")"
+  read -r lw lc lm <<<"$(measure_lint "$bin" "$2")"
+  l=$(awk -v w="$lw" -v c="$lc" -v m="$lm" -v f="$fw" 'BEGIN{printf "%6.2f s (cpu %5.2f s) %5.2f× %5d MB", w, c, w/f, m/1024}')
+  b=""
+  if [ -n "${BASELINE:-}" ]; then
+    read -r bw bc bm <<<"$(measure_lint "$BASELINE" "$2")"
+    b=$(awk -v w="$bw" -v c="$bc" -v m="$bm" -v f="$fw" 'BEGIN{printf " | %6.2f s (cpu %5.2f s) %5.2f× %5d MB", w, c, w/f, m/1024}')
+  fi
+  printf "%-34s | %5.2f s %4d MB | %s%s\n" "$1" "$fw" $((fm / 1024)) "$l" "$b"
+}
+
+echo "== scale (best of $RUNS runs; wall, cpu = user+sys, × = wall / floor wall, peak RSS)"
+hdr="webhooklint"
+[ -n "${BASELINE:-}" ] && hdr="$hdr | baseline ($BASELINE)"
+printf "%-34s | %-15s | %s\n" "workload" "floor (1 core)" "$hdr"
+row "3,000 configs, one per file" "$work/x1"
+row "24,000 configs (×8)" "$work/x8"
+row "40,000 mixed docs in 200 files" "$work/mixed"
+printf "%-34s | %-15s | " "one small file, process start" "—"
+start=$(date +%s%N)
+for _ in $(seq 20); do "$bin" "$small" >/dev/null || true; done
+ms=$(( ($(date +%s%N) - start) / 20000000 ))
+read -r _ _ sm <<<"$(measure "$bin" "$small")"
+echo "$ms ms per run (mean of 20), $((sm / 1024)) MB"
+printf "%-34s | %-15s | " "process floor: --version" "—"
+read -r vw _ vm <<<"$(measure "$bin" --version)"
+echo "$vw s, $((vm / 1024)) MB (the binary's own pages)"
+
+echo
+echo "== linear in the input (configs one per file)"
+printf "%-6s | %-8s | %-9s | %-10s | %s\n" "size" "configs" "wall" "cpu" "peak RSS"
+for k in 1 2 4 8; do
+  read -r w c m <<<"$(measure_lint "$bin" "$work/x$k")"
+  printf "%-6s | %8d | %7.2f s | %8.2f s | %5d MB\n" "${k}×" $((3000 * k)) "$w" "$c" $((m / 1024))
+done
+
+if [ -n "${SKIP_APISERVER:-}" ]; then
+  echo; echo "== Go benchmarks (benchtime $BENCHTIME; API server left out)"
+  go test -run '^$' -bench 'BareDecode|BenchmarkLint$|Scale' -benchtime "$BENCHTIME" ./lint/ | grep -E '^Benchmark'
+else
+  export E2E_DIR=/tmp/webhooklint-bench ETCD_PORT=42379 APISERVER_PORT=46443
+  hack/build-kube-apiserver.sh >/dev/null
+  trap 'hack/e2e-apiserver.sh stop >/dev/null; rm -rf "$work"' EXIT
+  hack/e2e-apiserver.sh start >/dev/null
+  set -a; . "$E2E_DIR/env"; set +a
+  echo; echo "== Go benchmarks (benchtime $BENCHTIME)"
+  WEBHOOKLINT_BENCH_KUBECONFIG="$WEBHOOKLINT_E2E_KUBECONFIG" \
+    go test -run '^$' -bench 'BareDecode|BenchmarkLint$|Scale|APIServerDryRun' -benchtime "$BENCHTIME" ./lint/ |
+    grep -E '^Benchmark'
+fi
+
 corpus=../shared/corpus/real
 if [ -d "$corpus" ]; then
-  echo "== whole corpus ($corpus) through the CLI, 5 runs"
-  for _ in 1 2 3 4 5; do
-    /usr/bin/time -f "%e s wall, %U s user, %S s sys, %M KiB max RSS" "$bin" --fail-on never --format counts "$corpus" >/dev/null
-  done
+  echo; echo "== whole corpus ($corpus) through the CLI"
+  read -r w c m <<<"$(measure_lint "$bin" "$corpus")"
+  echo "$w s wall, $c s cpu, $((m / 1024)) MB peak RSS"
 fi
-echo "== one small file end to end (examples/good-webhooks.yaml), 20 runs"
-start=$(date +%s%N)
-for _ in $(seq 20); do "$bin" examples/good-webhooks.yaml >/dev/null; done
-echo "$(( ($(date +%s%N) - start) / 20000000 )) ms per run (process start included)"

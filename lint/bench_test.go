@@ -241,3 +241,46 @@ func BenchmarkAPIServerDryRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(objs)*b.N)/b.Elapsed().Seconds(), "docs/s")
 }
+
+// BenchmarkScaleConfigsOnePerFile is the scale workload of hack/bench.sh
+// in process: n webhook configurations, one per file, for n = 375, 750,
+// 1,500 and 3,000. Time and bytes allocated per configuration should stay
+// flat as n grows (cost linear in the input).
+func BenchmarkScaleConfigsOnePerFile(b *testing.B) {
+	for _, n := range []int{375, 750, 1500, 3000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := b.TempDir()
+			for i := range n {
+				doc := fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: hook-%d}
+webhooks:
+- name: w.hook-%d.example.com
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+  timeoutSeconds: %d
+  clientConfig:
+    service: {name: hooks-%d, namespace: hooks-%d, path: /validate}
+  matchConditions:
+  - {name: not-system, expression: "!request.userInfo.username.startsWith('system:')"}
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods, configmaps], scope: Namespaced}
+`, i, i, 5+i%26, i%50, i%50)
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("hook-%05d.yaml", i)), []byte(doc), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			defer debug.SetGCPercent(debug.SetGCPercent(cli.GCPercent))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				res, err := lint.Paths([]string{dir}, nil, "", lint.Options{})
+				if err != nil || res.Configs != n {
+					b.Fatalf("linted %v configurations, want %d (%v)", res, n, err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n*b.N), "µs/config")
+		})
+	}
+}

@@ -106,6 +106,9 @@ func Parse(name string, data []byte) *File {
 // memory. Rendered bundles of whole clusters hold a few thousand.
 const MaxObjects = 50_000
 
+// objectLimit is MaxObjects; tests lower it.
+var objectLimit = MaxObjects
+
 // Split prepares a file for parsing: it checks its size and encoding and
 // cuts it into document chunks, which may then be parsed concurrently and
 // added back in order with Add.
@@ -130,9 +133,9 @@ func Split(name string, data []byte) (*File, []Chunk) {
 			continue
 		}
 		for _, part := range splitJSONStream(c) {
-			if len(out) == MaxObjects {
+			if len(out) == objectLimit {
 				f.Diagnostics = append(f.Diagnostics, fileDiag(name, part.firstLine, 1, RuleSyntax,
-					fmt.Sprintf("file has more than %d documents; from here on it is not linted: split it", MaxObjects)))
+					fmt.Sprintf("file has more than %d documents; from here on it is not linted: split it", objectLimit)))
 				return f, out
 			}
 			part.index = len(out)
@@ -401,7 +404,7 @@ func (p *docParser) addItems(items []*yaml.Node, listVersion, listKind string, d
 		if p.items == 0 {
 			at := p.src.rangeOf(item)
 			p.f.Diagnostics = append(p.f.Diagnostics, fileDiag(p.f.Name, at.Line, at.Column, RuleSyntax,
-				fmt.Sprintf("file has more than %d objects; from this List item on it is not linted: split it", MaxObjects)))
+				fmt.Sprintf("file has more than %d objects; from this List item on it is not linted: split it", objectLimit)))
 			p.items = -1
 		}
 		if p.items < 0 {
@@ -417,9 +420,9 @@ func (p *docParser) addItems(items []*yaml.Node, listVersion, listKind string, d
 // List nor many Lists exceed it.
 func (c Chunk) itemShare() int {
 	if c.fileSize <= 0 {
-		return MaxObjects
+		return objectLimit
 	}
-	return max(1, int(int64(MaxObjects)*int64(len(c.data))/int64(c.fileSize)))
+	return max(1, int(int64(objectLimit)*int64(len(c.data))/int64(c.fileSize)))
 }
 
 func looksLikeObject(n *yaml.Node) bool {

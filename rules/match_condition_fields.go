@@ -166,11 +166,18 @@ func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []o
 	for k := range groups {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b issueKey) int {
-		if a.offset != b.offset {
-			return a.offset - b.offset
+	// In the order they are written: by where the finding points.
+	at := func(k issueKey) int {
+		if is := groups[k].issue; is.FieldOffset >= 0 {
+			return is.FieldOffset
 		}
-		return strings.Compare(a.expr+a.field+a.op, b.expr+b.field+b.op)
+		return k.offset
+	}
+	slices.SortFunc(keys, func(a, b issueKey) int {
+		if d := at(a) - at(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a.expr+"|"+a.field+"|"+a.op, b.expr+"|"+b.field+"|"+b.op)
 	})
 	path := PathString(w.Path().Child("matchConditions").Index(j).Child("expression"))
 	// One cause, one finding: several reads of one missing field (has(a.b)
@@ -238,14 +245,18 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 		where = " for " + resourceNames(failing)
 	}
 	types := typeNames(failing)
+	if !everywhere && strings.Contains(types, " more") {
+		// Many kinds: the resources already name them.
+		types = "their kinds"
+	}
 	var what string
 	switch is.Kind {
 	case celcheck.NoSuchField:
-		what = fmt.Sprintf("`%s` fails with \"no such key\"%s: %s has no field %q there", is.Expr, where, types, is.Field)
+		what = fmt.Sprintf("`%s` fails with \"no such key\"%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
 	case celcheck.NoSuchFieldTested:
-		what = fmt.Sprintf("`%s` is always false%s: %s has no field %q there", is.Expr, where, types, is.Field)
+		what = fmt.Sprintf("`%s` is always false%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
 	case celcheck.NoSuchFieldOptional:
-		what = fmt.Sprintf("`%s` is always empty%s: %s has no field %q there", is.Expr, where, types, is.Field)
+		what = fmt.Sprintf("`%s` is always empty%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
 	case celcheck.NoFields:
 		what = fmt.Sprintf("`%s` fails%s: in %s it selects %q on a %s, which has no fields", is.Expr, where, types, is.Field, is.Types)
 	case celcheck.NeverEqual:
@@ -253,8 +264,8 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 		if is.Operator == operators.NotEquals {
 			always = "true"
 		}
-		what = fmt.Sprintf("`%s` is always %s%s: in %s it compares %s, which are never equal",
-			is.Expr, always, where, types, strings.Replace(argumentTypes(is.Types), ", ", " with ", 1))
+		what = fmt.Sprintf("`%s` is always %s%s: it compares %s in %s",
+			is.Expr, always, where, strings.Replace(argumentTypes(is.Types), ", ", " with ", 1), types)
 	case celcheck.NoOverload:
 		what = fmt.Sprintf("`%s` fails with \"no such overload\"%s: in %s %s does not take %s",
 			is.Expr, where, types, operatorName(is.Operator), argumentTypes(is.Types))
@@ -266,7 +277,7 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 		if suggestion != "" {
 			what += fmt.Sprintf(" (it has `%s`)", suggestion)
 		}
-		fix = "test `request.resource.resource` before reading fields only some kinds have"
+		fix = "check `request.resource.resource` before reading it"
 	case suggestion != "":
 		fix = fmt.Sprintf("did you mean `%s`?", suggestion)
 	case is.Kind == celcheck.NeverEqual || is.Kind == celcheck.NoOverload:
@@ -275,6 +286,14 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 		fix = "fix the field path"
 	}
 	return fmt.Sprintf("condition %q: %s; %s", name, what, fix)
+}
+
+// have agrees with a list of kinds.
+func have(kinds string) string {
+	if strings.Contains(kinds, ", ") || strings.HasPrefix(kinds, "their ") {
+		return "have"
+	}
+	return "has"
 }
 
 // argumentTypes renders a checker signature: "(int, string)" as

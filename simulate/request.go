@@ -233,7 +233,13 @@ func (r *Request) readObjects(s Spec) error {
 		if err := yaml.Unmarshal(data, &m); err != nil {
 			return nil, usagef("%s %s: not a YAML or JSON object: %v", flagName, path, err)
 		}
+		if len(m) == 0 {
+			return nil, usagef("%s %s: the file holds no object", flagName, path)
+		}
 		u := &unstructured.Unstructured{Object: m}
+		if err := checkMetadata(u); err != nil {
+			return nil, usagef("%s %s: %v (the API server rejects such an object before admission)", flagName, path, err)
+		}
 		if k := u.GetKind(); k != "" && r.Kind != "" && k != r.Kind {
 			return nil, usagef("%s %s is a %s, but requests on %s carry a %s", flagName, path, k, r.resourceName(), r.Kind)
 		}
@@ -253,6 +259,28 @@ func (r *Request) readObjects(s Spec) error {
 				r.Kind = o.GetKind()
 				break
 			}
+		}
+	}
+	return nil
+}
+
+// checkMetadata rejects metadata the matchers would silently misread.
+func checkMetadata(u *unstructured.Unstructured) error {
+	md, ok := u.Object["metadata"]
+	if !ok || md == nil {
+		return nil
+	}
+	if _, ok := md.(map[string]any); !ok {
+		return fmt.Errorf("metadata is not an object")
+	}
+	for _, f := range []string{"labels", "annotations"} {
+		if _, _, err := unstructured.NestedStringMap(u.Object, "metadata", f); err != nil {
+			return fmt.Errorf("metadata.%s must map strings to strings", f)
+		}
+	}
+	for _, f := range []string{"name", "namespace", "generateName"} {
+		if _, _, err := unstructured.NestedString(u.Object, "metadata", f); err != nil {
+			return fmt.Errorf("metadata.%s must be a string", f)
 		}
 	}
 	return nil

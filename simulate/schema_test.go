@@ -26,7 +26,7 @@ func validateSchema(t *testing.T, out []byte) {
 			schemaErr = err
 			return
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only
 		doc, err := jsonschema.UnmarshalJSON(f)
 		if err != nil {
 			schemaErr = err

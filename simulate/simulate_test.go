@@ -294,6 +294,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--namespace-labels=a=b=c"}, "--namespace-labels"},
 		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/missing.yaml"}, "no such file"},
 		{[]string{"--operation=CREATE", "--resource=pods.apps", "--namespace=x"}, `apps API group has no resource "pods.apps"`},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/empty.yaml"}, "holds no object"},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/list.yaml"}, "not a YAML or JSON object"},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/metadata.yaml"}, "metadata is not an object"},
+		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/labels.yaml"}, "metadata.labels must map strings to strings"},
 	} {
 		fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 		var f Flags
