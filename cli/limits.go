@@ -53,8 +53,8 @@ func limitMemory(stderr io.Writer) {
 }
 
 // memoryLimit is GOMEMLIMIT when set, else three quarters of the
-// smallest of physical memory, the cgroup limit and half the address
-// space limit (Go reserves address space well beyond its heap).
+// smallest of physical memory, the cgroup limit and the address space
+// limit (see systemLimits).
 func memoryLimit() int64 {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		return debug.SetMemoryLimit(-1)

@@ -8,7 +8,10 @@ import (
 )
 
 // systemLimits are the memory bounds of this process on Linux: physical
-// memory, the cgroup v2 memory.max, and half of RLIMIT_AS.
+// memory, the cgroup v2 memory.max, and for RLIMIT_AS a quarter of the
+// address space not yet reserved: the runtime reserves over a gigabyte
+// at start, keeps the address space of freed heap, and a growing buffer
+// briefly holds its old and new copies.
 func systemLimits() []int64 {
 	var out []int64
 	var si syscall.Sysinfo_t
@@ -23,7 +26,24 @@ func systemLimits() []int64 {
 	var rl syscall.Rlimit
 	// RLIM_INFINITY is all ones, far above 1<<62.
 	if syscall.Getrlimit(syscall.RLIMIT_AS, &rl) == nil && rl.Cur < 1<<62 {
-		out = append(out, int64(rl.Cur/2))
+		if free := int64(rl.Cur) - reserved(); free > 0 {
+			out = append(out, free/4)
+		}
 	}
 	return out
+}
+
+// reserved is the address space the process holds now (VmSize).
+func reserved() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmSize:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }

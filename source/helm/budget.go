@@ -3,6 +3,7 @@ package helm
 import (
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
@@ -41,8 +42,14 @@ type budget struct {
 // maxRenderHeap is MaxRenderHeap; tests lower it.
 var maxRenderHeap uint64 = MaxRenderHeap
 
+// The heap bound is also at most half the process's memory limit, so a
+// render stops with a finding before the run has to stop (cli's watchdog).
 func newBudget() *budget {
-	return &budget{deadline: time.Now().Add(RenderTimeout), heapStart: heapBytes(), maxHeap: maxRenderHeap}
+	b := &budget{deadline: time.Now().Add(RenderTimeout), heapStart: heapBytes(), maxHeap: maxRenderHeap}
+	if l := debug.SetMemoryLimit(-1); l > 0 && uint64(l)/2 < b.maxHeap {
+		b.maxHeap = uint64(l) / 2
+	}
+	return b
 }
 
 // budgetExceeded is the panic value of a spent budget; text/template turns
