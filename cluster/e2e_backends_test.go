@@ -189,9 +189,9 @@ func TestE2EBackendChecks(t *testing.T) {
 		want     string              // "" for no finding
 	}{
 		{"one bare replica", backendPodSpec{}, 1, nil,
-			`Deployment "backends-e2e/checker" has 1 replica, no PodDisruptionBudget, no readinessProbe`},
+			`Deployment "checker" has 1 replica, no PodDisruptionBudget, no readinessProbe:`},
 		{"a budget allowing no disruption", backendPodSpec{ready: true}, 2, ptrTo(intstr.FromString("100%")),
-			`Deployment "backends-e2e/checker" has PodDisruptionBudget "checker" allowing no disruption (it blocks node drains), 2 replicas without podAntiAffinity or topologySpreadConstraints across nodes`},
+			`Deployment "checker" has PodDisruptionBudget "checker" allowing no disruption (it blocks drains), 2 replicas not spread across nodes:`},
 		{"available", backendPodSpec{ready: true, spread: true}, 2, ptrTo(intstr.FromInt32(1)), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,7 +230,7 @@ func TestE2EBackendChecks(t *testing.T) {
 			unavailable = d.Message
 		}
 	}
-	if want := `targetPort "webhok" names no container port of Deployment "backends-e2e/checker" (it declares ports 9443 ("webhook"))`; !strings.Contains(unavailable, want) {
+	if want := `targetPort "webhok" names no container port of Deployment "checker" (it declares ports 9443 ("webhook"))`; !strings.Contains(unavailable, want) {
 		t.Errorf("service-unavailable: %q, want it to contain %q", unavailable, want)
 	}
 }

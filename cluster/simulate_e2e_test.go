@@ -292,10 +292,10 @@ func TestE2ESimulate(t *testing.T) {
 		{"create hpa through autoscaling/v2 (matchPolicy Equivalent)", append([]string{"--operation=CREATE",
 			"--resource=horizontalpodautoscalers.autoscaling", "--namespace=" + f.nsA, "--name=hpa"}, user...),
 			func() error {
-				min := int32(1)
+				minReplicas := int32(1)
 				_, err := c.AutoscalingV2().HorizontalPodAutoscalers(f.nsA).Create(ctx, &autoscalingv2.HorizontalPodAutoscaler{
 					ObjectMeta: metav1.ObjectMeta{Name: "hpa"},
-					Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: &min, MaxReplicas: 3,
+					Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MinReplicas: &minReplicas, MaxReplicas: 3,
 						ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}},
 				}, metav1.CreateOptions{})
 				return err

@@ -96,3 +96,13 @@ func readAutoscaler(obj *yaml.Node, d *Document) *rules.Autoscaler {
 	}
 	return a
 }
+
+// MarkReplicasFromValues records that a workload document's replica count
+// is written by a template action (a chart value), not in the manifest:
+// findings about it then describe the values rendered, not the chart. It
+// does nothing for other documents.
+func (d *Document) MarkReplicasFromValues() {
+	if w := d.inventory.workload; w != nil {
+		w.ReplicasFromValues = true
+	}
+}

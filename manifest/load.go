@@ -36,7 +36,8 @@ const RuleInputFile = rules.InputFileRule
 // files instead of stopping.
 func Unreadable(name string, err error) *File {
 	return &File{Name: name, Diagnostics: []diag.Diagnostic{
-		fileDiag(name, 1, 1, RuleInputFile, err.Error()+"; nothing in it was linted"),
+		// The finding names the path already.
+		fileDiag(name, 1, 1, RuleInputFile, strings.TrimPrefix(err.Error(), name+": ")+"; nothing in it was linted"),
 	}}
 }
 

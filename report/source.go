@@ -31,6 +31,11 @@ func FileSource(inMemory map[string][]byte, limit int64) func(string) []byte {
 }
 
 func readLimited(name string, limit int64) []byte {
+	// Stat before opening: opening a named pipe blocks until a writer
+	// comes, so checking the open file would be too late.
+	if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil

@@ -38,7 +38,9 @@ var _ = register(&Rule{
 			"once per backend what is missing. It is silent for `failurePolicy: Ignore`, where a short outage " +
 			"only skips the webhook, and for DaemonSets' replica count and budget (one pod per node; drains " +
 			"leave DaemonSet pods alone). A HorizontalPodAutoscaler targeting the workload decides its " +
-			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`.",
+			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`. In a Helm chart " +
+			"whose template takes the replica count from values, a single replica is the values' choice, " +
+			"which whoever installs the chart makes: that finding is reported as info.",
 		Bad: "apiVersion: apps/v1\n" +
 			"kind: Deployment\n" +
 			"metadata: {name: policy-webhook, namespace: policy}\n" +
@@ -113,46 +115,76 @@ func checkBackendAvailability(p *Pass) {
 		if !first {
 			continue
 		}
-		var parts []string
+		// One workload is named (the Service rarely selects more); the
+		// severity is the rule's unless only chart values are to blame.
+		var named string
+		var fixes []string
+		more := 0
+		sev := diag.Info
 		for _, g := range bp.Groups {
-			if gaps := availabilityGaps(p.Input, bp.Live, g); len(gaps) > 0 {
-				parts = append(parts, fmt.Sprintf("%s has %s", g.Who, strings.Join(gaps, ", ")))
+			gaps, noReadiness := availabilityGaps(p.Input, bp.Live, g)
+			if len(gaps) == 0 {
+				continue
+			}
+			if named != "" {
+				more++
+				continue
+			}
+			var text []string
+			for _, gp := range gaps {
+				text = append(text, gp.what)
+				fixes = append(fixes, gp.fix)
+			}
+			named = fmt.Sprintf("%s has %s", g.Who, strings.Join(text, ", "))
+			// Replicas, budgets and affinity are what chart values choose;
+			// a missing probe is the template's own.
+			if !g.FromValues || g.Replicas > 1 || noReadiness {
+				sev = p.rule.Severity
 			}
 		}
-		if len(parts) == 0 {
+		if named == "" {
 			continue
 		}
-		also := ""
-		if others > 0 {
-			also = fmt.Sprintf(" (as are %d other fail-closed webhooks calling it)", others)
+		if more > 0 {
+			named += fmt.Sprintf(" (and %d more workloads behind the Service)", more)
+			sev = p.rule.Severity
 		}
-		p.Reportf(w.Path().Child("clientConfig", "service"),
-			"webhook fails closed, but its backend can be left without a ready pod%s: %s; a rollout, node drain or crash "+
-				"then rejects every request it matches; run 2+ replicas spread across nodes with a PodDisruptionBudget "+
-				"allowing 1 disruption and a readinessProbe",
-			also, strings.Join(parts, "; "))
+		webhooks := "this fail-closed webhook"
+		switch {
+		case others == 1:
+			webhooks = "this and 1 other fail-closed webhook"
+		case others > 1:
+			webhooks = fmt.Sprintf("this and %d other fail-closed webhooks", others)
+		}
+		reportBackend(p, sev, w.Path().Child("clientConfig", "service"),
+			"%s: a node drain can leave %s without a ready pod; %s", named, webhooks, strings.Join(fixes, ", "))
 	}
 }
 
+// gap is one availability shortfall and its fix.
+type gap struct{ what, fix string }
+
 // availabilityGaps lists what keeps a group of backend pods from staying
-// available, in the order a reader fixes them.
-func availabilityGaps(in *Inventory, live bool, g podGroup) []string {
-	var gaps []string
+// available, in the order a reader fixes them, and says whether a
+// readiness probe is among them.
+func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap, noReadiness bool) {
 	if g.Replicas == 1 {
 		switch {
 		case g.Autoscaler != "":
-			gaps = append(gaps, fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler))
+			gaps = append(gaps, gap{fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler), "run 2+ replicas"})
+		case g.FromValues:
+			gaps = append(gaps, gap{"1 replica (from the chart values)", "run 2+ replicas"})
 		case g.Defaulted:
-			gaps = append(gaps, "1 replica (replicas unset)")
+			gaps = append(gaps, gap{"1 replica (replicas unset)", "run 2+ replicas"})
 		default:
-			gaps = append(gaps, "1 replica")
+			gaps = append(gaps, gap{"1 replica", "run 2+ replicas"})
 		}
 	}
 	if g.Replicas > 0 {
 		if covering, known := budgetsFor(in, live, g); known {
 			switch {
 			case len(covering) == 0:
-				gaps = append(gaps, "no PodDisruptionBudget")
+				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget"})
 			case g.Replicas > 1 || len(gaps) == 0:
 				// With one replica any budget must block drains or allow the
 				// outage; the missing replica is the finding then.
@@ -163,7 +195,8 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) []string {
 					}
 				}
 				if blocking {
-					gaps = append(gaps, fmt.Sprintf("PodDisruptionBudget %q allowing no disruption (it blocks node drains)", covering[0].Name))
+					gaps = append(gaps, gap{fmt.Sprintf("PodDisruptionBudget %q allowing no disruption (it blocks drains)", covering[0].Name),
+						"let it allow 1 disruption"})
 				}
 			}
 		}
@@ -174,11 +207,13 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) []string {
 			ready = ready || c.Readiness
 		}
 		if !ready && len(g.Pod.Containers) > 0 {
-			gaps = append(gaps, "no readinessProbe")
+			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe"})
+			noReadiness = true
 		}
 		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
-			gaps = append(gaps, fmt.Sprintf("%d replicas without podAntiAffinity or topologySpreadConstraints across nodes", g.Replicas))
+			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread across nodes", g.Replicas),
+				"spread them across nodes"})
 		}
 	}
-	return gaps
+	return gaps, noReadiness
 }

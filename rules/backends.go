@@ -12,6 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // The backend checks (service-reference, backend-availability,
@@ -75,7 +78,7 @@ func SummarizePod(podLabels map[string]string, spec *corev1.PodSpec) *PodSummary
 // podGroup is one set of identical pods behind a Service: a workload of
 // the input, or the live pods of one controller.
 type podGroup struct {
-	Who       string // e.g. Deployment "policy/checker"
+	Who       string // e.g. Deployment "checker" (in the Service's namespace)
 	Namespace string
 	// Replicas is how many pods the group keeps (0: not a fixed number).
 	Replicas  int32
@@ -83,6 +86,8 @@ type podGroup struct {
 	// Autoscaler names the HorizontalPodAutoscaler whose minReplicas
 	// Replicas is, if one targets the workload.
 	Autoscaler string
+	// FromValues is set when a chart's values chose Replicas.
+	FromValues bool
 	Labels     map[string]string
 	Pod        *PodSummary // nil: not known
 }
@@ -121,15 +126,15 @@ func servingPods(in *Inventory, ref *admissionv1.ServiceReference) backendPods {
 	out := backendPods{Service: b.Service}
 	for _, w := range b.Workloads {
 		g := podGroup{
-			Who:       fmt.Sprintf("%s %q", w.Object.Kind, b.Namespace+"/"+w.Object.Name),
+			Who:       fmt.Sprintf("%s %q", w.Object.Kind, w.Object.Name),
 			Namespace: b.Namespace,
-			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted,
+			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted, FromValues: w.ReplicasFromValues,
 			Labels: w.PodLabels, Pod: w.Pod,
 		}
 		for _, a := range in.Autoscalers {
 			if a.TargetKind == w.Object.Kind && a.TargetName == w.Object.Name &&
 				(a.Namespace == w.Object.Namespace || a.Namespace == "" || w.Object.Namespace == "") {
-				g.Replicas, g.Defaulted, g.Autoscaler = a.MinReplicas, false, a.Name
+				g.Replicas, g.Defaulted, g.FromValues, g.Autoscaler = a.MinReplicas, false, false, a.Name
 			}
 		}
 		out.Groups = append(out.Groups, g)
@@ -157,7 +162,7 @@ func livePodGroups(pods []*corev1.Pod, namespace string, sel labels.Selector) []
 				kind, name = "Deployment", strings.TrimSuffix(name, "-"+hash)
 			}
 		}
-		who := fmt.Sprintf("%s %q", kind, namespace+"/"+name)
+		who := fmt.Sprintf("%s %q", kind, name) // the namespace is the Service's
 		g, ok := groups[who]
 		if !ok {
 			g = &podGroup{Who: who, Namespace: namespace, Labels: p.Labels, Pod: SummarizePod(p.Labels, &p.Spec)}
@@ -322,4 +327,12 @@ func firstCaller(in *Inventory, w *Webhook, c callers) (first bool, others int) 
 		}
 	}
 	return first, others
+}
+
+// reportBackend reports a finding about a webhook's backend objects. They
+// are what kustomize overlays rewrite (names, selectors, replicas, added
+// PodDisruptionBudgets), so on a base linted alone the engine lowers it to
+// info.
+func reportBackend(p *Pass, sev diag.Severity, path *field.Path, format string, args ...any) {
+	p.Emit(Finding{Severity: sev, Path: PathString(path), Message: fmt.Sprintf(format, args...), DependsOnOverlay: true})
 }

@@ -252,11 +252,11 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 	var what string
 	switch is.Kind {
 	case celcheck.NoSuchField:
-		what = fmt.Sprintf("`%s` fails with \"no such key\"%s: %s %s no field %q there", is.Expr, where, types, have(types), is.Field)
+		what = fmt.Sprintf("`%s` fails with \"no such key\"%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
 	case celcheck.NoSuchFieldTested:
-		what = fmt.Sprintf("`%s` is always false%s: %s %s no field %q there", is.Expr, where, types, have(types), is.Field)
+		what = fmt.Sprintf("`%s` is always false%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
 	case celcheck.NoSuchFieldOptional:
-		what = fmt.Sprintf("`%s` is always empty%s: %s %s no field %q there", is.Expr, where, types, have(types), is.Field)
+		what = fmt.Sprintf("`%s` is always empty%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
 	case celcheck.NoFields:
 		what = fmt.Sprintf("`%s` fails%s: in %s it selects %q on a %s, which has no fields", is.Expr, where, types, is.Field, is.Types)
 	case celcheck.NeverEqual:
@@ -264,8 +264,8 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 		if is.Operator == operators.NotEquals {
 			always = "true"
 		}
-		what = fmt.Sprintf("`%s` is always %s%s: in %s it compares %s, which are never equal",
-			is.Expr, always, where, types, strings.Replace(argumentTypes(is.Types), ", ", " with ", 1))
+		what = fmt.Sprintf("`%s` is always %s%s: it compares %s in %s",
+			is.Expr, always, where, strings.Replace(argumentTypes(is.Types), ", ", " with ", 1), types)
 	case celcheck.NoOverload:
 		what = fmt.Sprintf("`%s` fails with \"no such overload\"%s: in %s %s does not take %s",
 			is.Expr, where, types, operatorName(is.Operator), argumentTypes(is.Types))
@@ -277,7 +277,7 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 		if suggestion != "" {
 			what += fmt.Sprintf(" (it has `%s`)", suggestion)
 		}
-		fix = "test `request.resource.resource` before reading fields only some kinds have"
+		fix = "check `request.resource.resource` before reading it"
 	case suggestion != "":
 		fix = fmt.Sprintf("did you mean `%s`?", suggestion)
 	case is.Kind == celcheck.NeverEqual || is.Kind == celcheck.NoOverload:

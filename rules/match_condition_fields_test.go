@@ -38,7 +38,7 @@ func TestMatchConditionFieldsWildcard(t *testing.T) {
 	for i, want := range []string{
 		"`object.spec` fails with \"no such key\" for bindings, ",
 		"`object.spec.replicas` fails with \"no such key\" for ",
-		"`object.spec` fails with \"no such key\" for pods/binding, pods/eviction: Binding (v1), Eviction (policy/v1) have no field \"spec\" there",
+		"`object.spec` fails with \"no such key\" for pods/binding, pods/eviction: Binding (v1), Eviction (policy/v1) have no field \"spec\"",
 	} {
 		if !strings.Contains(got[i], want) {
 			t.Errorf("finding %d = %s\nwant it to contain %s", i, got[i], want)

@@ -258,6 +258,10 @@ type Workload struct {
 	// completion, a value that is not a number).
 	Replicas          int32
 	ReplicasDefaulted bool
+	// ReplicasFromValues is set when a chart template writes the replica
+	// count from its values: the count is the rendered values', which the
+	// user installing the chart chooses.
+	ReplicasFromValues bool
 	// Pod summarizes the pod template; nil when it could not be read.
 	Pod *PodSummary
 }

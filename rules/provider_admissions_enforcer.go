@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -92,10 +93,13 @@ func checkAdmissionsEnforcer(p *Pass) {
 	if first.NamespaceSelector == nil {
 		path = first.Path()
 	}
-	p.Emit(Finding{Severity: p.rule.Severity, Path: PathString(path), AtKey: first.NamespaceSelector != nil, Message: "on AKS the admissions " +
-		"enforcer adds control-plane and kubernetes.azure.com/managedby NotIn [aks] expressions to the namespaceSelector of " +
-		listNames(rewritten, 2) + ": tools re-applying this manifest fight the edit and kube-system is never sent; annotate " +
-		"the configuration " + enforcerOptOut + ": \"true\" or write those expressions in"})
+	which := rewritten[0]
+	if len(rewritten) > 1 {
+		which = fmt.Sprintf("%d webhooks", len(rewritten))
+	}
+	p.Emit(Finding{Severity: p.rule.Severity, Path: PathString(path), AtKey: first.NamespaceSelector != nil, Message: fmt.Sprintf(
+		"AKS's admissions enforcer will add namespaceSelector expressions to %s, and tools re-applying this manifest fight it; "+
+			"annotate %s: \"true\" or write them in", which, enforcerOptOut)})
 }
 
 // hasEnforcerExpressions reports whether a selector already excludes what

@@ -88,7 +88,7 @@ func checkProviderCAInjector(p *Pass) {
 	if len(empty) == 0 {
 		return
 	}
-	p.Reportf(field.NewPath("metadata", "annotations").Key(openShiftInjector), "%s relies on OpenShift's service-ca operator, "+
-		"which %s does not run: caBundle of %s stays empty and every call fails (x509: certificate signed by unknown authority); "+
-		"use cert-manager.io/inject-ca-from or set caBundle", openShiftInjector, p.provider().Name(), listNames(empty, 2))
+	p.Reportf(field.NewPath("metadata", "annotations").Key(openShiftInjector), "%s has no service-ca operator for this "+
+		"annotation: caBundle of %s stays empty and every call fails (x509: unknown authority); "+
+		"use cert-manager.io/inject-ca-from or set caBundle", p.provider().Name(), listNames(empty, 2))
 }

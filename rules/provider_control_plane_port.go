@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -70,15 +68,15 @@ var _ = register(&Rule{
 var controlPlanePorts = map[int32]bool{443: true, 10250: true}
 
 func checkControlPlanePort(p *Pass) {
-	sev, explain := diag.Warning, ""
+	sev, explain, fix := diag.Warning, "", ""
 	switch p.provider() {
 	case GKE:
-		explain = "on GKE private clusters the control plane reaches nodes only on ports 443 and 10250, so calls time out " +
-			"(context deadline exceeded)"
+		explain = "which a GKE private cluster's control plane cannot reach (only 443, 10250)"
+		fix = "add a firewall rule"
 	case EKS:
 		sev = diag.Info
-		explain = "on EKS, unless the nodes use the cluster security group, their security group must let the control plane " +
-			"in on that port or calls time out"
+		explain = "which EKS nodes outside the cluster security group must open to the control plane"
+		fix = "open it in the node security group"
 	default:
 		return
 	}
@@ -103,9 +101,9 @@ func checkControlPlanePort(p *Pass) {
 		if first, _ := firstCaller(p.Input, w, callers{samePort: true}); !first {
 			continue
 		}
-		p.ReportSeverity(sev, w.Path().Child("clientConfig", "service"), fmt.Sprintf(
-			"service %q sends calls to port %d of its pods: %s, and %s; serve the webhook on 443 or 10250, or allow "+
-				"the control plane to reach port %d", ref.Namespace+"/"+ref.Name, port, explain, callFailure(w), port))
+		reportBackend(p, sev, w.Path().Child("clientConfig", "service"),
+			"pods of service %q listen on %d, %s: calls time out and %s; use 443 or 10250, or %s",
+			ref.Name, port, explain, callFailure(w), fix)
 	}
 }
 

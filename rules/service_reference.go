@@ -129,8 +129,8 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if !firstForService {
 			return
 		}
-		p.Reportf(path, "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
-			"remove clusterIP: None from the Service", id, fails)
+		reportBackend(p, p.rule.Severity, path, "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
+			"remove clusterIP: None", id, fails)
 		return
 	}
 	sp := servicePort(svc, ref)
@@ -139,8 +139,8 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if ref.Port != nil {
 			portPath = path.Child("port")
 		}
-		p.Reportf(portPath, "no service port %d found for service %q (it has %s), so %s; set clientConfig.service.port to "+
-			"one of the Service's ports", serviceRefPort(ref), id, describePorts(svc.Spec.Ports), fails)
+		reportBackend(p, p.rule.Severity, portPath, "no service port %d found for service %q (it has %s), so %s; set clientConfig.service.port to one of them",
+			serviceRefPort(ref), id, describePorts(svc.Spec.Ports), fails)
 		return
 	}
 	if len(svc.Spec.Selector) == 0 {
@@ -151,8 +151,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 			return
 		}
 		if others := workloadsIn(p.Input, ref.Namespace); len(others) > 0 {
-			p.Reportf(path, "service %q selects no pods: its selector %s matches the pod labels of no workload in the input (%s), "+
-				"so it has no endpoints and %s; make the selector match the webhook server's pod labels",
+			reportBackend(p, p.rule.Severity, path, "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
 				id, labels.SelectorFromSet(svc.Spec.Selector), listNames(others, 2), fails)
 		}
 		return
@@ -181,17 +180,16 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		return
 	}
 	g := judged[0]
-	p.Reportf(path, "targetPort %s of service %q port %d names no container port of %s (it declares %s), so the Service "+
-		"has no endpoints and %s; use the name or number of the webhook server's container port",
-		describeTargetPort(target), id, sp.Port, g.Who, declaredPorts(g.Pod), fails)
+	reportBackend(p, p.rule.Severity, path, "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
+		"use a declared port's name or number", describeTargetPort(target), id, g.Who, declaredPorts(g.Pod), fails)
 }
 
 // callFailure says what happens to requests when every call fails.
 func callFailure(w *Webhook) string {
 	if w.FailsClosed() {
-		return "every request the webhook matches is rejected (failurePolicy Fail)"
+		return "requests it matches are rejected"
 	}
-	return "the webhook is silently skipped (failurePolicy Ignore)"
+	return "it is silently skipped (failurePolicy Ignore)"
 }
 
 // workloadsIn names the input's workloads stated to run in namespace: the

@@ -140,6 +140,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		files = append(files, manifest.Parse(t.File, t.Rendered))
 		byName[t.File] = t
 	}
+	markValueDriven(files, byName)
 	res := lint.LintUnit(lint.Unit{Files: files}, lo)
 	docsOf := map[string]*manifest.File{}
 	for _, f := range files {
@@ -203,6 +204,26 @@ func renderedDoc(f *manifest.File, line int) (doc, count int) {
 }
 
 func templateChunks(t *helm.Template) int { return helm.Chunks(t.Source) }
+
+// markValueDriven tells the backend checks which workloads take spec.replicas
+// from a template action: a chart that defaults to one replica but lets
+// users choose is judged on the values rendered, at a lower severity.
+func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
+	for _, f := range files {
+		t := byName[f.Name]
+		if t == nil || t.Source == nil {
+			continue
+		}
+		if _, docs := renderedDoc(f, 0); docs != templateChunks(t) {
+			continue // conditionals changed the document count: no mapping
+		}
+		for _, d := range f.Docs {
+			if tr := t.Trace(d.Index, "spec.replicas"); tr.Exact && !tr.Literal {
+				d.MarkReplicasFromValues()
+			}
+		}
+	}
+}
 
 // isAtKey reports whether a diagnostic on rendered text points at its
 // field's key (an unknown or duplicate field) rather than its value.

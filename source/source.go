@@ -361,8 +361,12 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		if withFindings[name] {
 			if stdin {
 				f.Data = stdinData[name]
-			} else if data, err := os.ReadFile(name); err == nil {
-				f.Data = data
+			} else if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() {
+				// Only regular files: opening a named pipe again would
+				// block the run.
+				if data, err := os.ReadFile(name); err == nil {
+					f.Data = data
+				}
 			}
 		}
 		out.Files = append(out.Files, f)

@@ -308,3 +308,14 @@ func TestKustomizeBuildErrorLine(t *testing.T) {
 		t.Errorf("want one kustomize-build finding at 3:3:%s", dump(res.Diagnostics))
 	}
 }
+
+// A chart whose template takes the replica count from values is judged on
+// the values rendered: one replica is the installer's choice, reported as
+// info, not the chart's mistake.
+func TestHelmReplicasFromValues(t *testing.T) {
+	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}})
+	found := find(res.Diagnostics, "backend-availability", "templates/webhook.yaml")
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "has 1 replica (from the chart values), no PodDisruptionBudget:") {
+		t.Errorf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
+	}
+}

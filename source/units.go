@@ -534,16 +534,16 @@ func (d *discovery) chartUnits(dir string) []*unit {
 	var out []*unit
 	for _, c := range d.so.ChartConfigs {
 		if absPath(c.Dir) == dir {
-			out = append(out, d.chartUnit(dir, c))
+			out = append(out, d.newChartUnit(dir, c))
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, d.chartUnit(dir, Chart{Dir: dir}))
+		out = append(out, d.newChartUnit(dir, Chart{Dir: dir}))
 	}
 	return out
 }
 
-func (d *discovery) chartUnit(dir string, c Chart) *unit {
+func (d *discovery) newChartUnit(dir string, c Chart) *unit {
 	c.Dir = dir
 	c.ValuesFiles = append(slices.Clip(c.ValuesFiles), d.so.ValuesFiles...)
 	c.Set = append(slices.Clip(c.Set), d.so.Set...)

@@ -63,7 +63,14 @@ type typedEntry struct {
 // arrays without properties or items. Those are dyn here, so that no field
 // is reported missing that a request can carry. Strings with a format
 // (date-time, duration, byte) stay strings: a webhook sees the JSON text.
-func NewObjectType(name string, s, objectMeta celcommon.Schema) *ObjectType {
+func NewObjectType(name string, s, objectMeta celcommon.Schema) (t *ObjectType) {
+	defer func() {
+		// A schema the server's converter cannot handle types nothing: the
+		// resource is then not checked, and the linter does not crash.
+		if recover() != nil {
+			t = nil
+		}
+	}()
 	decl := celcommon.SchemaDeclType(&runtimeSchema{Schema: s, meta: objectMeta}, true)
 	if decl == nil {
 		return nil

@@ -172,7 +172,7 @@ func aliasBomb(file string, data []byte) *Problem {
 			}
 			return &Problem{
 				File: file, Line: max(at.Line, 1), Column: max(at.Column, 1), EndCol: max(at.Column, 1) + 1,
-				Msg: fmt.Sprintf("aliases expand this file to more than %d YAML nodes (an alias bomb?); the kustomization is not built", maxExpandedNodes),
+				Msg: fmt.Sprintf("aliases expand this file to more than %d YAML nodes (an alias bomb?)", maxExpandedNodes),
 			}
 		}
 	}
