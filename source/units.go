@@ -44,6 +44,9 @@ type unit struct {
 	// and its file:// dependencies).
 	reads    map[string]bool
 	readDirs []string
+	// fileAbs is file's absolute path, once computed (covers is asked for
+	// every finding and unit: filepath.Abs each time was most of a run).
+	fileAbs string
 }
 
 // key identifies a unit: the same chart rendered with other values is
@@ -100,7 +103,13 @@ func (u *unit) covers(abs string) bool {
 		}
 		return false
 	}
-	return !u.file.Stdin && absPath(u.file.Name) == abs
+	if u.file.Stdin {
+		return false
+	}
+	if u.fileAbs == "" {
+		u.fileAbs = absPath(u.file.Name)
+	}
+	return u.fileAbs == abs
 }
 
 // discovery finds the units each file belongs to. It reads kustomization
