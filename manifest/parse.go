@@ -478,7 +478,7 @@ func firstControl(data []byte) (line, col int, r rune, ok bool) {
 			line, col = line+1, 1
 			continue
 		case r == '\t' || r == '\r' || r == 0x85 || r == utf8.RuneError:
-		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xFEFF && !(line == 1 && col == 1) ||
+		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xFEFF && (line != 1 || col != 1) ||
 			(r >= 0xD800 && r < 0xE000) || r == 0xFFFE || r == 0xFFFF:
 			return line, col, r, true
 		}

@@ -8,10 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // unitKind says how a unit is loaded.
