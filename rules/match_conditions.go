@@ -74,8 +74,8 @@ func checkMatchConditions(p *Pass) {
 			} else if fe := compiler.Compile(expr).FieldError(at.Child("expression")); fe != nil {
 				if minor, ok := compiler.MinimumKubeMinor(expr); ok {
 					p.Emit(Finding{Severity: p.Rule().Severity, Path: fe.Field, Message: fmt.Sprintf(
-						"%s (a Kubernetes 1.%d API server compiles new expressions with the CEL libraries of 1.%d; this "+
-							"expression needs Kubernetes 1.%d or newer)", fe.Error(), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
+						"%s (Kubernetes 1.%d compiles new expressions with the CEL libraries of 1.%d; this one needs 1.%d)",
+						conciseServerMessage(fe.Error()), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
 				} else {
 					errs = append(errs, fe)
 				}

@@ -234,6 +234,16 @@ type Workload struct {
 	// Controllers the API server will create on the workload's behalf, as
 	// group/resource pairs (for a Deployment: apps/replicasets, then pods).
 	Creates []GroupResource
+	// Containers are the pod template's init containers and containers:
+	// what they run tells, for example, whether the workload writes its
+	// webhook's caBundle itself.
+	Containers []Container
+}
+
+// Container is what a pod template's container runs.
+type Container struct {
+	Image         string
+	Command, Args []string
 }
 
 // GroupResource names a resource kind the way webhook rules do.

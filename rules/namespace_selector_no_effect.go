@@ -70,10 +70,9 @@ func checkNamespaceSelectorNoEffect(p *Pass) {
 			continue
 		}
 		if targets, ok := clusterScopedOnly(w.Rules); ok {
-			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect: the rules only "+
-				"match cluster-scoped resources (%s), whose requests carry no namespace, so the API server calls "+
-				"the webhook for them whatever the selector says; remove it and narrow the webhook with an "+
-				"objectSelector or matchConditions instead", quoteWebhook(w), listNames(targets, 5))
+			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect on the "+
+				"cluster-scoped resources its rules match (%s); remove it and narrow with objectSelector or "+
+				"matchConditions", quoteWebhook(w), listNames(targets, 2))
 		}
 	}
 }

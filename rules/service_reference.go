@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -64,19 +62,13 @@ func checkServiceReference(p *Pass) {
 		}
 		path := w.Path().Child("clientConfig", "service")
 		// Empty values are the server's Required errors.
-		if svc.Name != "" {
-			if errs := validation.IsDNS1035Label(svc.Name); len(errs) > 0 {
-				p.Reportf(path.Child("name"), "%s: service name %q is not a valid Service name (%s): the API "+
-					"server accepts it, but no Service can have this name, so every call fails; use the name of "+
-					"the Service in front of the webhook", quoteWebhook(w), svc.Name, strings.Join(errs, "; "))
-			}
+		if svc.Name != "" && len(validation.IsDNS1035Label(svc.Name)) > 0 {
+			p.Reportf(path.Child("name"), "%s: service name %q is not a DNS-1035 label, so no Service has it and "+
+				"every call fails; use the name of the Service in front of the webhook", quoteWebhook(w), excerpt(svc.Name, maxQuoted))
 		}
-		if svc.Namespace != "" {
-			if errs := validation.IsDNS1123Label(svc.Namespace); len(errs) > 0 {
-				p.Reportf(path.Child("namespace"), "%s: service namespace %q is not a valid namespace name (%s): "+
-					"the API server accepts it, but no namespace can have this name, so every call fails; use the "+
-					"namespace of the Service in front of the webhook", quoteWebhook(w), svc.Namespace, strings.Join(errs, "; "))
-			}
+		if svc.Namespace != "" && len(validation.IsDNS1123Label(svc.Namespace)) > 0 {
+			p.Reportf(path.Child("namespace"), "%s: service namespace %q is not a DNS-1123 label, so no namespace "+
+				"has it and every call fails; use the Service's namespace", quoteWebhook(w), excerpt(svc.Namespace, maxQuoted))
 		}
 	}
 }

@@ -60,7 +60,9 @@ func init() {
 			Doc:     "largest effective timeoutSeconds accepted for a webhook that fails closed",
 			Default: 10,
 		}},
-		Check: checkTimeoutTooLong,
+		// A v1beta1 default is fixed by moving to v1, which unserved-api-version asks for.
+		ExplainedBy: []Explanation{{Root: UnservedAPIVersionRule, DefaultsOnly: true}},
+		Check:       checkTimeoutTooLong,
 	})
 }
 
@@ -74,14 +76,13 @@ func checkTimeoutTooLong(p *Pass) {
 		}
 		path, why := w.Path().Child("timeoutSeconds"), ""
 		if w.TimeoutSeconds == nil {
-			path, why = w.Path(), " (the admissionregistration.k8s.io/v1beta1 default, timeoutSeconds is not set)"
+			// On the webhook, not the field: the version's default decides.
+			path, why = w.Path(), " (the v1 default)"
+			if p.Config.IsV1beta1() {
+				why = " (the v1beta1 default)"
+			}
 		}
-		policy := "failurePolicy: Fail"
-		if w.FailurePolicy == nil {
-			policy = "failurePolicy Fail by default"
-		}
-		p.Reportf(path, "%s fails closed (%s) with timeoutSeconds %d%s: while its backend is down or slow, every "+
-			"matching request waits %d s and is then rejected; set timeoutSeconds to %d or less, or fail open if "+
-			"skipping the webhook is acceptable", quoteWebhook(w), policy, t, why, t, limit)
+		p.Reportf(path, "%s fails closed with timeoutSeconds %d%s: if its backend is down, requests hang %d s, "+
+			"then fail; set it to %d or less, or fail open", quoteWebhook(w), t, why, t, limit)
 	}
 }

@@ -2,9 +2,13 @@ package rules
 
 import "github.com/webhooklint/webhooklint/diag"
 
+// UnservedAPIVersionRule is the name of the rule the front end reports a
+// removed or never-served apiVersion under.
+const UnservedAPIVersionRule = "unserved-api-version"
+
 func init() {
 	register(&Rule{
-		Name:     "unserved-api-version",
+		Name:     UnservedAPIVersionRule,
 		Summary:  "webhook configurations are served only in admissionregistration.k8s.io/v1 (v1beta1 was removed in 1.22)",
 		Severity: diag.Warning,
 		Category: Server,
