@@ -198,11 +198,11 @@ func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
 		what = fmt.Sprintf("errors on every request: webhooks never get namespaceObject (`%s`)", h.Expr)
 		fix = "select namespaces with namespaceSelector"
 	case celcheck.MissingKey:
-		absent := h.Missing
+		absent := "`" + h.Missing + "`"
 		if h.Container != "" {
-			absent = h.Container + " or " + h.Missing
+			absent = "`" + h.Container + "` or " + absent
 		}
-		what = fmt.Sprintf("errors when `%s` is absent", absent)
+		what = fmt.Sprintf("errors when %s is absent", absent)
 		fix = "test it with `has(…)` or read it with `.?` and `orValue(…)`"
 	}
 	return fmt.Sprintf("condition %q %s; %s; %s", name, what, consequence(w), fix)

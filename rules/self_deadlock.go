@@ -190,7 +190,7 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 	// at startup (cert rotators in Gatekeeper, Kyverno, Knative), and Helm
 	// keeps its release records there, so repairing the install needs
 	// them too; their labels are unknown.
-	secrets := "Secrets (serving certificates, Helm releases)"
+	secrets := secretsWho
 	for _, op := range []admissionv1.OperationType{admissionv1.Create, admissionv1.Update} {
 		out = append(out, backendRequest{secrets, statusUpdate(mk(op, "", "secrets", "", &Labels{Partial: true}))})
 	}
@@ -211,6 +211,10 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 	}
 	return out
 }
+
+// secretsWho names the backend's Secrets in messages; what is done to them
+// (create, update) goes without saying.
+const secretsWho = "its Secrets (serving certificates, Helm releases)"
 
 // statusUpdate makes an update request carry the same labels old and new.
 func statusUpdate(r *Request) *Request {
@@ -404,6 +408,10 @@ func deadlockMessage(b backend, hits []backendRequest, conditional bool) string 
 				reason = "no workload matches its Service"
 			}
 			parts = append(parts, fmt.Sprintf("pods in %q (%s)", b.Namespace, reason))
+			continue
+		}
+		if who == secretsWho {
+			parts = append(parts, who)
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", who, listNames(requestsOf(hits, who), 3)))

@@ -126,7 +126,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`warning webhooks[0].rules[0]: webhook fails closed on what its backend needs to restart: Secrets (serving certificates, Helm releases) (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].rules[0]: webhook fails closed on what its backend needs to restart: its Secrets (serving certificates, Helm releases); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {
