@@ -39,8 +39,14 @@ func init() {
 				"`inject-ca-from-secret`, `inject-apiserver-ca`) and OpenShift's service-ca operator " +
 				"(`service.beta.openshift.io/inject-cabundle: \"true\"`). Webhooks without rules are left " +
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
-				"pattern). With an injector annotation, a caBundle written in the manifest is overwritten, and " +
-				"GitOps tools that re-apply it keep bringing back the stale CA.",
+				"pattern), and so are webhooks whose certificate something in the same input manages at runtime: a " +
+				"kube-webhook-certgen `patch` Job that names the configuration (`--webhook-name`), or a backend " +
+				"whose image rotates its own certificate and writes caBundle (Gatekeeper and MetalLB through " +
+				"cert-controller unless `--disable-cert-rotation`, Kueue's internal certificate management, " +
+				"CloudNativePG, istiod). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
+				"one, but reported as not PEM. With an injector annotation, a caBundle written in the manifest is " +
+				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
+				"configuration with the same problem share one finding: the cure is one edit.",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
 				"kind: ValidatingWebhookConfiguration\n" +
 				"metadata:\n" +
@@ -72,9 +78,11 @@ func init() {
 				"renew it well before it expires, or let cert-manager or OpenShift inject it and remove the " +
 				"caBundle from the manifest.",
 			Sources: []string{
-				"webhook-facts.md A.7 (caBundle content not validated), C11 (REST client errors from a bad caBundle are subject to failurePolicy), C15 (empty caBundle uses system roots), C21 (CA injection annotations), D32, G12",
-				"webhook-facts.md F15 (x509: certificate has expired / signed by unknown authority incidents)",
-				"https://cert-manager.io/docs/concepts/ca-injector/",
+				docsWebhooks + "#contacting-the-webhook",
+				srcWebhookClient,
+				docsCAInjector,
+				issueEmptyCABundle,
+				issueExpiredCA,
 			},
 		},
 		Options: []Option{{

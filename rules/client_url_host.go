@@ -52,8 +52,8 @@ func init() {
 			Fix: "Use `clientConfig.service` for a backend running in the cluster (the API server then " +
 				"routes to the Service itself), or a URL with a host the API server can resolve and reach.",
 			Sources: []string{
-				"webhook-facts.md C15 (url host resolved by the API server's resolver), D24, A.7 (url host not validated)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#url",
+				docsWebhooks + "#url",
+				srcWebhookClient,
 			},
 		},
 		Check: checkClientURLHost,

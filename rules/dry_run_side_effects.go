@@ -49,9 +49,11 @@ func init() {
 			Fix: "Set `sideEffects: None` when the webhook has no side effects outside the AdmissionReview " +
 				"response, or `NoneOnDryRun` when it has some but skips them for requests with `dryRun: true`.",
 			Sources: []string{
-				"webhook-facts.md C10 (dry-run rejection is not subject to failurePolicy), B09 (v1beta1 default Unknown), A27",
-				"webhook-facts.md F12 (kubectl diff, --dry-run=server and Terraform plan failing with \"does not support dry run\")",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#side-effects",
+				docsWebhooks + "#side-effects",
+				srcValidatingCalls,
+				srcDefaultsV1beta1,
+				issueDryRunGatekeeper,
+				issueDryRunKnative,
 			},
 		},
 		// A v1beta1 default is fixed by moving to v1, which unserved-api-version asks for.

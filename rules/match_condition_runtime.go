@@ -32,7 +32,10 @@ func init() {
 				"abstractly for every operation the webhook's rules match, with CEL's semantics (`false && error` is " +
 				"`false`, so guards may come before or after the read, and a false condition hides the errors of the " +
 				"others); its claims are checked against the API server's own matcher in webhooklint's tests and on a " +
-				"real API server (`hack/verify-match-condition-runtime.sh`). Reads of " +
+				"real API server (`hack/verify-match-condition-runtime.sh`). Under failurePolicy Ignore an error " +
+				"is not reported when it sits where a guarded read would make the condition false (outside " +
+				"negations, ternary conditions and comprehensions, as in `object.metadata.labels['app'] == 'web'`): " +
+				"skipping the webhook is then exactly what the condition meant. Reads of " +
 				"other object fields (`object.spec.nodeName` on a pod that has none also fails) are not checked: the " +
 				"server compiles webhook conditions without schemas.",
 			Bad: "rules:\n" +
@@ -52,10 +55,9 @@ func init() {
 				"`has(object.metadata.labels) && 'k' in object.metadata.labels && …` before a label; or read optional " +
 				"values with `.?` / `[?…]` and `orValue(…)`. Select namespaces with namespaceSelector, not namespaceObject.",
 			Sources: []string{
-				"webhook-facts §C09 (matchConditions at runtime), §F18 (ovn-kubernetes/ovn-kubernetes#6053), §G02",
-				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/matchconditions/matcher.go, pkg/admission/plugin/cel/activation.go",
-				"hack/verify-match-condition-runtime.sh (23 scenarios on a v1.37.2 kube-apiserver)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+				docsWebhooks + "#matching-requests-matchconditions",
+				srcMatchConditions,
+				issueMatchConditionNull,
 			},
 		},
 		Check: checkMatchConditionRuntime,

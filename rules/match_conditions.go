@@ -47,10 +47,10 @@ func init() {
 			Fix: "Make names unique qualified names, compare dynamic fields explicitly so the result is `bool`, and use " +
 				"only libraries the oldest API server you deploy to accepts (or raise `--kube-version`).",
 			Sources: []string{
-				"webhook-facts §A.8 (A49–A56)",
-				"kubernetes v1.37.2 pkg/apis/admissionregistration/validation/validation.go validateMatchConditions",
-				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/cel/compile.go, pkg/cel/environment/base.go",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+				docsWebhooks + "#matching-requests-matchconditions",
+				srcValidation,
+				srcCELCompile,
+				docsKEP3716,
 			},
 		},
 		Check: checkMatchConditions,

@@ -55,8 +55,8 @@ func init() {
 			Fix: "Remove the namespaceSelector, and narrow the webhook with an objectSelector or " +
 				"matchConditions (on the object or on `request.userInfo`) instead.",
 			Sources: []string{
-				"webhook-facts.md C07 (cluster-scoped requests other than namespaces are never skipped by namespaceSelector), C04 (scope Cluster includes namespaces)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-namespaceselector",
+				docsWebhooks + "#matching-requests-namespaceselector",
+				srcNamespaceMatcher,
 			},
 		},
 		Check: checkNamespaceSelectorNoEffect,

@@ -93,10 +93,12 @@ func init() {
 				"configuration use RBAC or a ValidatingAdmissionPolicy; never intercept TokenReviews or " +
 				"SubjectAccessReviews on clusters older than 1.37.",
 			Sources: []string{
-				"webhook-facts.md C01 (predicates/rules IsExemptAdmissionConfigurationResource)",
-				"webhook-facts.md C02, D06, F17 (kubernetes/kubernetes#140019, KEP-5793)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-rules",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+				docsWebhooks + "#matching-requests-rules",
+				srcRulesMatcher,
+				srcExclusion,
+				prExcludeReviews,
+				issueAuthnReviews,
+				docsGoodPractices,
 			},
 		},
 		Check: checkNeverSentResources,

@@ -74,9 +74,10 @@ func init() {
 				"matchConditions on `request.userInfo`. If label-based exemptions are required, protect the " +
 				"label with a policy that restricts who may set it.",
 			Sources: []string{
-				"webhook-facts.md C06 (objectSelector is evaluated on the request's object; users who can set labels can opt out), D16, F07 (IBM/portieris#145: a selector added against self-deadlock became an enforcement bypass)",
-				"webhook-facts.md B12 (kubernetes.io/metadata.name set on every namespace), D14 (mutating webhooks should fail open)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-objectselector",
+				docsWebhooks + "#matching-requests-objectselector",
+				srcObjectMatcher,
+				issueSelectorBypass,
+				docsGoodPractices,
 			},
 		},
 		Check: checkObjectSelectorBypass,

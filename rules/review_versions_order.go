@@ -47,8 +47,8 @@ func init() {
 			Fix: "List `v1` first. Keep `v1beta1` after it only if the webhook must also run on API servers " +
 				"older than 1.16.",
 			Sources: []string{
-				"webhook-facts.md A.5 (the server sends the first listed version it supports), C16 (the response must use the version sent), B10 (v1beta1 default [v1beta1])",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request",
+				docsWebhooks + "#request",
+				srcDefaultsV1beta1,
 			},
 		},
 		// A v1beta1 default is fixed by moving to v1, which unserved-api-version asks for.

@@ -60,8 +60,9 @@ func init() {
 			Fix: "Remove the contradicting requirement. For CONNECT requests drop the objectSelector and narrow " +
 				"with matchConditions on `request` (namespace, name, userInfo), or look the pod up in the webhook.",
 			Sources: []string{
-				"webhook-facts.md C06 (objectSelector: objects without metadata never match; CONNECT options objects), B12 (kubernetes.io/metadata.name on every namespace), G13",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-objectselector",
+				docsWebhooks + "#matching-requests-objectselector",
+				srcObjectMatcher,
+				srcNamespaceStrategy,
 			},
 		},
 		Check: checkSelectorNeverMatches,

@@ -85,9 +85,11 @@ func init() {
 				"(`failurePolicy: Ignore`) also breaks the loop, at the price of not enforcing while the " +
 				"backend is down.",
 			Sources: []string{
-				"webhook-facts.md D08, D09, G08; incidents F04–F08",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#avoid-self-mutations",
+				docsWebhooks + "#avoiding-deadlocks-in-self-hosted-webhooks",
+				docsGoodPractices + "#avoid-self-mutations",
+				issueCNIDeadlock,
+				issueOwnReplicaSets,
+				issueSelectorBypass,
 			},
 		},
 		Check: checkSelfDeadlock,

@@ -45,8 +45,9 @@ func init() {
 				"  admissionReviewVersions: [v1]\n",
 			Fix: "Use the exact name and namespace of the Service in front of the webhook server.",
 			Sources: []string{
-				"webhook-facts.md A.7 (service name and namespace format not validated by the server; its Required errors name the wrong field), C15 (service reference becomes <name>.<namespace>.svc)",
-				"https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#rfc-1035-label-names",
+				docsNames + "#rfc-1035-label-names",
+				srcWebhookValidation,
+				srcWebhookClient,
 			},
 		},
 		Check: checkServiceReference,

@@ -39,6 +39,9 @@ func init() {
 				"opt-out label such as `control-plane DoesNotExist` that the namespace may carry) or a " +
 				"matchCondition on `request.namespace` or `request.userInfo.groups` is recognized. " +
 				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
+				"When the webhook's own backend runs in kube-system and self-deadlock reports it, the kube-system " +
+				"requests are that finding's (excluding the backend's namespace fixes both) and this rule reports " +
+				"only the rest.\n\n" +
 				"Like every finding on a configuration the API server accepts, this is a warning; the " +
 				"message says when the webhook reaches node heartbeats, leader election or (before 1.37) " +
 				"the authentication and authorization reviews, where an outage spreads to the whole " +
@@ -84,10 +87,14 @@ func init() {
 				"CertificateSigningRequests out of the rules (or exclude `system:nodes` with a " +
 				"matchCondition); or fail open (`failurePolicy: Ignore`) where enforcement is not critical.",
 			Sources: []string{
-				"webhook-facts.md D04, D05, D06, D07, D18, D22, D25, G07; incidents F01–F03, F10, F17",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-operating-on-the-kube-system-namespace",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
-				"https://cloud.google.com/kubernetes-engine/docs/how-to/optimize-webhooks",
+				docsWebhooks + "#avoiding-operating-on-the-kube-system-namespace",
+				docsGoodPractices,
+				docsGKEWebhooks,
+				incidentGKEOutage,
+				issueLeaderElection,
+				issueNodeLeases,
+				issueAuthnReviews,
+				issueBroadRules,
 			},
 		},
 		Check: checkSystemCriticalScope,

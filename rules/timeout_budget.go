@@ -103,9 +103,10 @@ func init() {
 				"fewer webhooks see the same request, merge webhooks of one backend, or drop `IfNeeded` where " +
 				"reinvocation is not needed.",
 			Sources: []string{
-				"webhook-facts.md C12 (per-call timeouts inside the request deadline; Ignore cannot save an expired request), C13 (mutating webhooks run serially, validating in parallel), C14 (IfNeeded reinvocation at most once more)",
-				"webhook-facts.md C04, C05 (rule matching and matchPolicy Equivalent), D23, D31, G07",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#timeouts",
+				docsWebhooks + "#timeouts",
+				srcMutatingCalls,
+				srcServerConfig,
+				srcGenericWebhook,
 			},
 		},
 		Options: []Option{{

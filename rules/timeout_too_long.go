@@ -50,9 +50,13 @@ func init() {
 				"10 s) and make the backend answer well within it; or, if a slow answer is acceptable to skip, " +
 				"fail open with `failurePolicy: Ignore`.",
 			Sources: []string{
-				"webhook-facts.md D03, D31 (small timeouts; timeout ≥ caller deadline), B05 (v1 default 10 s, v1beta1 30 s), C12",
-				"webhook-facts.md F01 (GKE outage with a 30 s v1beta1 default), F03 (leader election lost behind a slow webhook), F16 (timeouts near 30 s block managed upgrades)",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+				docsGoodPractices,
+				docsWebhooks + "#timeouts",
+				srcDefaultsV1,
+				srcDefaultsV1beta1,
+				incidentGKEOutage,
+				issueGatekeeperLeases,
+				issueUpgradeTimeouts,
 			},
 		},
 		Options: []Option{{

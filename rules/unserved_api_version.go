@@ -25,8 +25,9 @@ func init() {
 			Good: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nwebhooks:\n- name: check.example.com\n  failurePolicy: Ignore      # what v1beta1 did implicitly\n  sideEffects: None\n  admissionReviewVersions: [v1]",
 			Fix:  "Move to v1 and write out the v1beta1 defaults you relied on.",
 			Sources: []string{
-				"webhook-facts §A.9 (A57) and §B",
-				"https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-22",
+				docsDeprecation,
+				srcDefaultsV1beta1,
+				srcDefaultsV1,
 			},
 		},
 	})
