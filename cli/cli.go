@@ -13,8 +13,10 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source"
 )
 
 // Exit codes, documented in the README.
@@ -22,7 +24,7 @@ const (
 	ExitOK       = 0 // nothing at or above --fail-on
 	ExitFindings = 1 // findings at or above --fail-on
 	ExitUsage    = 2 // bad flags, arguments or configuration
-	ExitInternal = 3 // a bug in webhooklint
+	ExitInternal = 3 // a bug in webhooklint, or a run that cannot go on
 )
 
 // Version is set at build time (-ldflags "-X …cli.Version=v1.2.3"); when
@@ -76,26 +78,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
+	offline()
+	limitMemory(stderr)
 	return o.run(stdin, stdout, stderr)
 }
-
-// tuneGC trades memory for speed: a lint run allocates many short-lived
-// YAML nodes and exits, so collecting less often saves a third of its CPU
-// time. A GOGC set by the user wins.
-func tuneGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(GCPercent)
-	}
-}
-
-// GCPercent is the garbage collector target the command line runs with.
-const GCPercent = 400
 
 // options are the parsed command line.
 type options struct {
 	format        string
 	failOn        string
 	kubeVersion   rules.KubeVersion
+	provider      rules.Provider
 	stdinFilename string
 	listRules     bool
 	explain       string
@@ -103,29 +96,30 @@ type options struct {
 	jobs          int
 	color         string
 	paths         []string
-	extra         []func(*runContext) error // hooks other files of this package add
+	config        configFlags   // config_flags.go
+	outputs       []string      // output_flags.go: FORMAT=PATH
+	sources       sourceFlags   // sources.go
+	flags         *flag.FlagSet // to tell flags given from defaults
 }
 
-// runContext is what flag hooks may adjust before linting.
+// runContext is the run being prepared: lint options that the
+// configuration file and flags adjust, and what to do after the report.
 type runContext struct {
-	opts   *lint.Options
-	paths  []string
-	failOn diag.Severity
-	never  bool
-	report report.Options
-	stdout io.Writer
-	stderr io.Writer
-	// lint runs the linting; hooks may replace it (source-aware linting
-	// of kustomizations and charts). Default: lint.Paths.
-	lint func(paths []string, stdin io.Reader, stdinName string, opts lint.Options) (*lint.Result, error)
+	opts    *lint.Options
+	sources source.Options
+	paths   []string
+	failOn  diag.Severity
+	never   bool
+	report  report.Options
+	stdout  io.Writer
+	stderr  io.Writer
 	// afterRun receives the finished run after the main report is written
 	// (extra reports of --output).
 	afterRun []func(*report.Run) error
+	// afterLint adjusts the lint result before anything is reported (the
+	// configuration's suppressions), whichever lint function ran.
+	afterLint []func(*lint.Result)
 }
-
-// flagHooks let other files of this package add flags without editing
-// this one.
-var flagHooks []func(fs *flag.FlagSet, o *options)
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	o := &options{kubeVersion: rules.DefaultKubeVersion}
@@ -142,15 +136,24 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.kubeVersion = v
 		return nil
 	})
+	fs.Func("provider", "platform the manifests are installed on: generic, gke, eks, aks or openshift (default generic)", func(s string) error {
+		v, err := rules.ParseProvider(s)
+		if err != nil {
+			return err
+		}
+		o.provider = v
+		return nil
+	})
 	fs.StringVar(&o.stdinFilename, "stdin-filename", "", "file name to report for input read from stdin (-)")
 	fs.BoolVar(&o.listRules, "list-rules", false, "list every rule and exit")
 	fs.StringVar(&o.explain, "explain", "", "print the documentation of a rule and exit")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.IntVar(&o.jobs, "jobs", 0, "files and documents linted in parallel (default: one per CPU)")
 	fs.StringVar(&o.color, "color", "auto", "color in text output: auto, always or never (NO_COLOR disables auto)")
-	for _, h := range flagHooks {
-		h(fs, o)
-	}
+	o.config.register(fs)
+	registerOutputFlag(fs, &o.outputs)
+	o.sources.register(fs)
+	o.flags = fs
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -164,13 +167,14 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 func usage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, `Usage: webhooklint [flags] [PATH...]
        webhooklint cluster [flags]   (lint a live cluster; see webhooklint cluster --help)
+       webhooklint simulate [flags] [PATH...]   (which webhooks a request meets; see webhooklint simulate --help)
 
 Lints Kubernetes ValidatingWebhookConfiguration and MutatingWebhookConfiguration
 manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs, and - for
 stdin. With no PATH it lints the current folder.
 
 Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or
-configuration error, 3 internal error.
+configuration error, 3 internal error or a run that cannot go on (memory).
 
 Flags:
 `)
@@ -197,12 +201,14 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 
 	settings := rules.DefaultSettings()
 	settings.KubeVersion = o.kubeVersion
+	if o.provider != "" {
+		settings.Provider = o.provider
+	}
 	rc := &runContext{
 		opts:   &lint.Options{Settings: settings, Jobs: o.jobs},
 		paths:  o.paths,
 		stdout: stdout,
 		stderr: stderr,
-		lint:   lint.Paths,
 	}
 	switch o.failOn {
 	case "never", "none":
@@ -221,8 +227,15 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	rc.report.Color = color
-	for _, h := range o.extra {
-		if err := h(rc); err != nil {
+	// The run is prepared in this order: the configuration file, then the
+	// flags that refine it, then the extra outputs (created before any
+	// linting, so a path that cannot be written is a usage error).
+	for _, step := range []func(*runContext) error{
+		func(rc *runContext) error { return o.config.apply(rc, o.flags) },
+		o.sources.apply,
+		func(rc *runContext) error { return openOutputs(rc, o.outputs) },
+	} {
+		if err := step(rc); err != nil {
 			var done exitNow
 			if errors.As(err, &done) {
 				return int(done)
@@ -237,15 +250,24 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 
-	res, err := rc.lint(rc.paths, stdin, o.stdinFilename, *rc.opts)
+	res, err := source.Lint(rc.paths, stdin, o.stdinFilename, *rc.opts, rc.sources)
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
-	sources := map[string][]byte{}
+	for _, after := range rc.afterLint {
+		after(res)
+	}
+	// Texts that exist only in memory (stdin, rendered output); the report
+	// re-reads every other file from disk for its snippets.
+	inMemory := map[string][]byte{}
+	var names []string
 	for _, file := range res.Files {
 		if file != nil {
-			sources[file.Name] = file.Data
+			names = append(names, file.Name)
+		}
+		if file != nil && file.Data != nil {
+			inMemory[file.Name] = file.Data
 		}
 	}
 	// The status is known before the report is written, so formats that
@@ -258,8 +280,8 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		code = ExitFindings
 	}
 	run := &report.Run{
-		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs,
-		Source:      func(name string) []byte { return sources[name] },
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, FileNames: names,
+		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,
 	}

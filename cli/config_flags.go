@@ -8,23 +8,31 @@ import (
 	"os"
 
 	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/source"
 )
 
-// Configuration flags: --config and --init-config. Flags on the command
-// line win over the file (--kube-version over kubeVersion).
-func init() {
-	flagHooks = append(flagHooks, func(fset *flag.FlagSet, o *options) {
-		var path string
-		var initConfig bool
-		fset.StringVar(&path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
-		fset.BoolVar(&initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
-		o.extra = append(o.extra, func(rc *runContext) error {
-			if initConfig {
-				return writeDefaultConfig(rc)
-			}
-			return applyConfig(rc, fset, path)
-		})
-	})
+// configFlags are --config, --init-config and --no-inline-suppressions.
+// Flags on the command line win over the file (--kube-version over
+// kubeVersion, --provider over provider).
+type configFlags struct {
+	path                 string
+	initConfig, noInline bool
+}
+
+func (c *configFlags) register(fset *flag.FlagSet) {
+	fset.StringVar(&c.path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
+	fset.BoolVar(&c.initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
+	fset.BoolVar(&c.noInline, "no-inline-suppressions", false, "report webhooklint:ignore comments and "+
+		"webhooklint.io/ignore annotations as findings instead of obeying them (the configuration's suppressions still apply)")
+}
+
+func (c *configFlags) apply(rc *runContext, fset *flag.FlagSet) error {
+	if c.initConfig {
+		return writeDefaultConfig(rc)
+	}
+	rc.opts.NoInlineSuppressions = c.noInline
+	return applyConfig(rc, fset, c.path)
 }
 
 func writeDefaultConfig(rc *runContext) error {
@@ -66,10 +74,16 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 		}
 		return fmt.Errorf("--config: %w", err)
 	}
-	kubeFlagSet := false
-	fset.Visit(func(f *flag.Flag) { kubeFlagSet = kubeFlagSet || f.Name == "kube-version" })
+	kubeFlagSet, providerFlagSet := false, false
+	fset.Visit(func(f *flag.Flag) {
+		kubeFlagSet = kubeFlagSet || f.Name == "kube-version"
+		providerFlagSet = providerFlagSet || f.Name == "provider"
+	})
 	if c.KubeVersion.Major != 0 && !kubeFlagSet {
 		rc.opts.Settings.KubeVersion = c.KubeVersion
+	}
+	if c.Provider != "" && !providerFlagSet {
+		rc.opts.Settings.Provider = c.Provider
 	}
 	rc.opts.Enabled = c.Enabled
 	sev := c.Severities()
@@ -82,6 +96,19 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 	rc.opts.Settings.Options = c.Options()
 	if len(c.Ignore) > 0 {
 		rc.opts.Skip = c.Ignored
+	}
+	for _, ch := range c.Charts {
+		rc.sources.ChartConfigs = append(rc.sources.ChartConfigs, source.Chart{
+			Dir: ch.Path, ValuesFiles: ch.Values, Set: ch.Set, SetString: ch.SetString,
+			ReleaseName: ch.ReleaseName, Namespace: ch.Namespace,
+		})
+	}
+	// The flag can only forbid: a file cannot re-allow what CI forbade.
+	if c.InlineSuppressions != nil && !*c.InlineSuppressions {
+		rc.opts.NoInlineSuppressions = true
+	}
+	if len(c.Suppressions) > 0 {
+		rc.afterLint = append(rc.afterLint, func(res *lint.Result) { res.Diagnostics = c.Suppress(res.Diagnostics) })
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func TestConfigErrorsExit2WithPositions(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "kubeVersion: \"1.30\"\nrulez: {}\nrules:\n  no-such-rule: {}\n")
 	code, out, errOut := runCLI(t, dir)
 	cfg := filepath.Join(dir, ".webhooklint.yaml")
-	want := cfg + ":2:1: unknown key \"rulez\" (want kubeVersion, ignore or rules)\n" +
+	want := cfg + ":2:1: unknown key \"rulez\" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)\n" +
 		cfg + ":4:3: unknown rule \"no-such-rule\"\n" +
 		"webhooklint: invalid configuration " + cfg + "\n"
 	if code != ExitUsage || out != "" || errOut != want {
@@ -192,5 +192,40 @@ func TestConfigRuleOption(t *testing.T) {
 	code, out, _ := runCLI(t, dir)
 	if code != ExitFindings || !strings.Contains(out, "[timeout-too-long]") {
 		t.Errorf("threshold 3: exit %d\n%s", code, out)
+	}
+}
+
+// The platform comes from --provider or the file's provider, the flag
+// winning; generic (the default) runs no provider-specific check.
+func TestProvider(t *testing.T) {
+	dir := t.TempDir()
+	bundle, err := os.ReadFile(filepath.Join("..", "testdata", "rules", "provider-control-plane-port", "generic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "w.yaml"), string(bundle))
+	found := func(args ...string) bool {
+		t.Helper()
+		code, out, errOut := runCLI(t, append(args, "--color", "never", dir)...)
+		if code == ExitUsage || code == ExitInternal {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return strings.Contains(out, "[provider-control-plane-port]")
+	}
+	if found() {
+		t.Error("generic provider reported a control-plane port")
+	}
+	if !found("--provider", "gke") {
+		t.Error("--provider gke: no control-plane port finding")
+	}
+	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "provider: eks\n")
+	if !found() {
+		t.Error("provider eks from the file: no control-plane port finding")
+	}
+	if found("--provider", "generic") {
+		t.Error("--provider generic did not win over the file")
+	}
+	if code, _, errOut := runCLI(t, "--provider", "gcp", dir); code != ExitUsage || !strings.Contains(errOut, `unknown provider "gcp"`) {
+		t.Errorf("--provider gcp: exit %d, %s", code, errOut)
 	}
 }

@@ -12,38 +12,36 @@ import (
 
 // --output FORMAT=PATH writes the same run in another format to a file,
 // so CI gets annotations, SARIF and a summary from one lint run.
-func init() {
-	flagHooks = append(flagHooks, func(fset *flag.FlagSet, o *options) {
-		var outputs []string
-		fset.Func("output", "also write the report in `FORMAT=PATH` (repeatable; e.g. sarif=webhooklint.sarif)", func(s string) error {
-			format, path, ok := strings.Cut(s, "=")
-			if !ok || format == "" || path == "" {
-				return errors.New("want FORMAT=PATH, e.g. sarif=webhooklint.sarif")
-			}
-			if _, err := report.New(format, report.Options{}); err != nil {
-				return err
-			}
-			outputs = append(outputs, s)
-			return nil
-		})
-		o.extra = append(o.extra, func(rc *runContext) error {
-			for _, s := range outputs {
-				format, path, _ := strings.Cut(s, "=")
-				// Files never get color, whatever the terminal.
-				f, _ := report.New(format, report.Options{})
-				// Created now, so a path that cannot be written is a usage
-				// error before any linting.
-				file, err := os.Create(path)
-				if err != nil {
-					return fmt.Errorf("--output: %w", err)
-				}
-				rc.afterRun = append(rc.afterRun, func(run *report.Run) error {
-					return writeReport(f, file, run)
-				})
-			}
-			return nil
-		})
+func registerOutputFlag(fset *flag.FlagSet, outputs *[]string) {
+	fset.Func("output", "also write the report in `FORMAT=PATH` (repeatable; e.g. sarif=webhooklint.sarif)", func(s string) error {
+		format, path, ok := strings.Cut(s, "=")
+		if !ok || format == "" || path == "" {
+			return errors.New("want FORMAT=PATH, e.g. sarif=webhooklint.sarif")
+		}
+		if _, err := report.New(format, report.Options{}); err != nil {
+			return err
+		}
+		*outputs = append(*outputs, s)
+		return nil
 	})
+}
+
+// openOutputs creates the --output files now, so a path that cannot be
+// written is a usage error before any linting.
+func openOutputs(rc *runContext, outputs []string) error {
+	for _, s := range outputs {
+		format, path, _ := strings.Cut(s, "=")
+		// Files never get color, whatever the terminal.
+		f, _ := report.New(format, report.Options{})
+		file, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("--output: %w", err)
+		}
+		rc.afterRun = append(rc.afterRun, func(run *report.Run) error {
+			return writeReport(f, file, run)
+		})
+	}
+	return nil
 }
 
 func writeReport(f report.Formatter, file *os.File, run *report.Run) error {

@@ -3,41 +3,44 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
-	"github.com/webhooklint/webhooklint/source"
 )
 
-// Flags for the sources people keep (issue 7): Helm charts, values files,
-// kustomize, and how serious an unsubstituted placeholder is.
-func init() {
-	flagHooks = append(flagHooks, func(fs *flag.FlagSet, o *options) {
-		so := &source.Options{}
-		placeholders := ""
-		fs.Func("helm", "render the chart in this folder with Helm (offline) and lint the result; repeatable", func(s string) error {
-			so.Charts = append(so.Charts, s)
-			return nil
-		})
-		fs.Func("values", "values file merged over the charts' values.yaml, as helm --values; repeatable", func(s string) error {
-			so.ValuesFiles = append(so.ValuesFiles, s)
-			return nil
-		})
-		fs.BoolVar(&so.NoKustomize, "no-kustomize", false, "lint folders with a kustomization.yaml file by file instead of building them")
-		fs.StringVar(&placeholders, "placeholders", "", "severity of unsubstituted placeholders (${CA_BUNDLE}, __X__): error, warning, info or off (default warning)")
-		o.extra = append(o.extra, func(rc *runContext) error {
-			if err := setPlaceholders(rc.opts, placeholders); err != nil {
-				return err
-			}
-			rc.lint = func(paths []string, stdin io.Reader, stdinName string, opts lint.Options) (*lint.Result, error) {
-				return source.Lint(paths, stdin, stdinName, opts, *so)
-			}
-			return nil
-		})
-	})
+// sourceFlags are the flags for the sources people keep: Helm charts and
+// their values, kustomize, and how serious an unsubstituted placeholder is.
+type sourceFlags struct {
+	helm, values, set, setString []string
+	noKustomize                  bool
+	placeholders                 string
+}
+
+func (s *sourceFlags) register(fs *flag.FlagSet) {
+	appendTo := func(list *[]string) func(string) error {
+		return func(v string) error { *list = append(*list, v); return nil }
+	}
+	fs.Func("helm", "render the chart in this folder with Helm (offline) and lint the result; repeatable", appendTo(&s.helm))
+	fs.Func("values", "values file merged over the charts' values.yaml, as helm --values; repeatable", appendTo(&s.values))
+	fs.Func("set", "set a chart value, as helm --set (a.b=c,list[0]=d); repeatable", appendTo(&s.set))
+	fs.Func("set-string", "set a chart value as a string, as helm --set-string; repeatable", appendTo(&s.setString))
+	fs.BoolVar(&s.noKustomize, "no-kustomize", false, "lint folders with a kustomization.yaml file by file instead of building them")
+	fs.StringVar(&s.placeholders, "placeholders", "", "severity of unsubstituted placeholders (${CA_BUNDLE}, __X__): error, warning, info or off (default warning)")
+}
+
+// apply adds the flags to the run, over what the configuration file set.
+func (s *sourceFlags) apply(rc *runContext) error {
+	if err := setPlaceholders(rc.opts, s.placeholders); err != nil {
+		return err
+	}
+	rc.sources.Charts = s.helm
+	rc.sources.ValuesFiles = s.values
+	rc.sources.Set = s.set
+	rc.sources.SetString = s.setString
+	rc.sources.NoKustomize = s.noKustomize
+	return nil
 }
 
 func setPlaceholders(opts *lint.Options, s string) error {

@@ -43,20 +43,24 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // run is Main with the context and, for tests, the REST config given.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfig *rest.Config) int {
+	if len(args) > 0 && args[0] == "simulate" {
+		return runSimulate(ctx, args[1:], stdout, stderr, restConfig)
+	}
 	fs := flag.NewFlagSet("webhooklint cluster", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		conn        Connection
-		rvMatch     string
-		streamMode  string
-		format      string
-		failOn      string
-		timeout     time.Duration
-		watchMode   bool
-		noLive      bool
-		showExcerpt bool
-		configPath  string
-		o           Options
+		conn         Connection
+		rvMatch      string
+		streamMode   string
+		format       string
+		failOn       string
+		timeout      time.Duration
+		watchMode    bool
+		noLive       bool
+		showExcerpt  bool
+		configPath   string
+		providerName string
+		o            Options
 	)
 	fs.StringVar(&conn.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
 	fs.StringVar(&conn.Context, "context", "", "kubeconfig context (default: the current context)")
@@ -66,15 +70,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	fs.BoolVar(&o.List.AllowInconsistent, "allow-inconsistent-continue", false, "when a continue token expires, go on with the token the server returns instead of restarting the list (the result may be inconsistent)")
 	fs.BoolVar(&watchMode, "watch", false, "after the list, keep watching and print findings as they appear and are resolved")
 	fs.StringVar(&streamMode, "watch-list", "auto", "initial state of --watch: auto (streaming list where the server supports it, else list then watch), always, never")
-	fs.DurationVar(&o.LiveRefresh, "live-refresh", time.Minute, "with --watch, re-read Services, EndpointSlices, Namespaces and discovery this often (0: only after a relist)")
-	fs.BoolVar(&noLive, "no-live", false, "skip the live checks (they read Services, EndpointSlices, Namespaces and discovery)")
+	fs.DurationVar(&o.LiveRefresh, "live-refresh", time.Minute, "with --watch, re-read Services, EndpointSlices, Namespaces, pods, PodDisruptionBudgets and discovery this often (0: only after a relist)")
+	fs.BoolVar(&noLive, "no-live", false, "skip the live checks (they read Services, EndpointSlices, Namespaces, pods, PodDisruptionBudgets and discovery)")
 	fs.DurationVar(&timeout, "timeout", 0, "stop after this long (0: no limit); a watch that reaches it stops cleanly")
 	fs.StringVar(&format, "format", "text", "output format: text or json (one JSON object per line with --watch)")
 	fs.BoolVar(&showExcerpt, "excerpt", false, "show the offending field of each finding as YAML, as `kubectl get -o yaml` would")
 	fs.StringVar(&configPath, "config", "", "configuration file for rule settings (default: the nearest "+config.FileName+" above the current folder)")
+	fs.StringVar(&providerName, "provider", "", "platform the cluster runs on: generic, gke, eks, aks or openshift (default generic, or provider in the configuration file)")
 	fs.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: webhooklint cluster [flags]\n\nLint the webhook configurations a live API server holds, once or with --watch.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: webhooklint cluster [flags]\n       webhooklint cluster simulate [flags]   (which webhooks a request meets; see --help there)\n\n"+
+			"Lint the webhook configurations a live API server holds, once or with --watch.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -108,6 +114,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		return usage("--fail-on: %v", err)
 	}
 	o.Live = !noLive
+	provider, err := rules.ParseProvider(providerName)
+	if err != nil {
+		return usage("--provider: %v", err)
+	}
 
 	if restConfig == nil {
 		if restConfig, err = conn.RESTConfig(); err != nil {
@@ -128,6 +138,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	o.Settings = rules.DefaultSettings()
 	if code := applyConfig(&o, configPath, stderr); code != exitClean {
 		return code
+	}
+	if providerName != "" {
+		o.Settings.Provider = provider // the flag wins over the configuration file
 	}
 	// The version actually running is the target, whatever a
 	// configuration file written for manifests says.
@@ -200,6 +213,9 @@ func applyConfig(o *Options, path string, stderr io.Writer) int {
 	o.Settings.Options = c.Options()
 	if c.KubeVersion.Major != 0 {
 		o.Settings.KubeVersion = c.KubeVersion
+	}
+	if c.Provider != "" {
+		o.Settings.Provider = c.Provider
 	}
 	return exitClean
 }

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
@@ -17,7 +18,7 @@ import (
 	"github.com/webhooklint/webhooklint/rules"
 )
 
-// readLive reads what the live rules need. A part that cannot be read
+// readLive reads what the live rules and the backend checks need. A part that cannot be read
 // (typically Forbidden by RBAC) is left unknown, so the rules depending on
 // it stay silent, and a note says why.
 func readLive(ctx context.Context, c kubernetes.Interface, chunk int64) (*rules.LiveInventory, []string) {
@@ -63,6 +64,33 @@ func readLive(ctx context.Context, c kubernetes.Interface, chunk int64) (*rules.
 		live.EndpointSlices = pointers(items)
 	}
 
+	if items, err := pages(ctx, chunk, func(ctx context.Context, o metav1.ListOptions) ([]corev1.Pod, string, error) {
+		l, err := c.CoreV1().Pods("").List(ctx, o)
+		if err != nil {
+			return nil, "", err
+		}
+		for i := range l.Items {
+			l.Items[i] = slimPod(&l.Items[i])
+		}
+		return l.Items, l.Continue, nil
+	}); err != nil {
+		skip("pods", err)
+	} else {
+		live.Pods = pointers(items)
+	}
+
+	if items, err := pages(ctx, chunk, func(ctx context.Context, o metav1.ListOptions) ([]policyv1.PodDisruptionBudget, string, error) {
+		l, err := c.PolicyV1().PodDisruptionBudgets("").List(ctx, o)
+		if err != nil {
+			return nil, "", err
+		}
+		return l.Items, l.Continue, nil
+	}); err != nil {
+		skip("poddisruptionbudgets", err)
+	} else {
+		live.DisruptionBudgets = pointers(items)
+	}
+
 	served, unavailable, err := servedResources(c.Discovery())
 	if err != nil {
 		skip("discovery", err)
@@ -70,6 +98,37 @@ func readLive(ctx context.Context, c kubernetes.Interface, chunk int64) (*rules.
 		live.Served, live.UnavailableGroups = served, unavailable
 	}
 	return live, notes
+}
+
+// slimPod keeps what the backend checks read of a pod (rules.SummarizePod,
+// owner, labels), so a cluster's pods cost little memory between reads.
+func slimPod(p *corev1.Pod) corev1.Pod {
+	out := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: p.Namespace, Name: p.Name, Labels: p.Labels,
+			OwnerReferences: p.OwnerReferences, DeletionTimestamp: p.DeletionTimestamp,
+		},
+		Spec: corev1.PodSpec{NodeName: p.Spec.NodeName, TopologySpreadConstraints: p.Spec.TopologySpreadConstraints},
+	}
+	if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		out.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: a.PodAntiAffinity}
+	}
+	slim := func(c corev1.Container) corev1.Container {
+		s := corev1.Container{Name: c.Name, Ports: c.Ports, RestartPolicy: c.RestartPolicy}
+		if c.ReadinessProbe != nil {
+			s.ReadinessProbe = &corev1.Probe{} // only its presence is judged
+		}
+		return s
+	}
+	for _, c := range p.Spec.Containers {
+		out.Spec.Containers = append(out.Spec.Containers, slim(c))
+	}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil {
+			out.Spec.InitContainers = append(out.Spec.InitContainers, slim(c))
+		}
+	}
+	return out
 }
 
 // pages lists all items of a kind, page by page. These lists feed checks,

@@ -1,5 +1,6 @@
 // Package config reads .webhooklint.yaml: which rules run and how severe
-// they are, rule options, the target Kubernetes version and paths to skip.
+// they are, rule options, the target Kubernetes version and platform,
+// paths to skip and how to render Helm charts.
 // Every mistake in the file is an error with a position, because a typo
 // that silently disables nothing is worse than no configuration at all.
 package config
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/internal/suggest"
+	"github.com/webhooklint/webhooklint/manifest"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -37,12 +39,22 @@ type Config struct {
 	File string
 	// KubeVersion is the target version; zero when the file does not set it.
 	KubeVersion rules.KubeVersion
+	// Provider is the platform the manifests are for; empty when unset.
+	Provider rules.Provider
 	// Rules holds per-rule settings by rule name.
 	Rules map[string]Rule
 	// Ignore holds path globs, relative to Dir.
 	Ignore []string
 	// Dir is the folder globs are relative to (the file's folder).
 	Dir string
+	// InlineSuppressions is false when the file forbids suppressions in
+	// the manifests (inlineSuppressions: false): CI that wants every
+	// exception in this reviewed file. Nil when the file does not say.
+	InlineSuppressions *bool
+	// Suppressions silence single rules on matching files.
+	Suppressions []Suppression
+	// Charts say how to render particular charts.
+	Charts []Chart
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -99,7 +111,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return c, nil // an empty file is the default configuration
 		}
-		line, msg := yamlError(err)
+		line, msg := manifest.SyntaxErrorLine(data, err)
 		return nil, &Error{File: path, Line: line, Msg: "not valid YAML: " + msg}
 	}
 	var extra yaml.Node
@@ -123,6 +135,14 @@ func Parse(path string, data []byte) (*Config, error) {
 				}
 				c.KubeVersion = v
 			}
+		case "provider":
+			if s, ok := p.scalar(val, "provider", "!!str"); ok {
+				v, err := rules.ParseProvider(s)
+				if err != nil {
+					p.errorf(val, "provider: %v", err)
+				}
+				c.Provider = v
+			}
 		case "ignore":
 			p.sequence(val, "ignore", func(item *yaml.Node) {
 				if s, ok := p.scalar(item, "ignore entry", "!!str"); ok {
@@ -133,6 +153,19 @@ func Parse(path string, data []byte) (*Config, error) {
 					c.Ignore = append(c.Ignore, s)
 				}
 			})
+		case "inlineSuppressions":
+			if v, ok := p.scalar(val, "inlineSuppressions", "!!bool"); ok {
+				b := v == "true"
+				c.InlineSuppressions = &b
+			}
+		case "suppressions":
+			p.sequence(val, "suppressions", func(item *yaml.Node) {
+				if s, ok := p.suppression(item); ok {
+					c.Suppressions = append(c.Suppressions, s)
+				}
+			})
+		case "charts":
+			c.Charts = append(c.Charts, p.charts(val, c.Dir)...)
 		case "rules":
 			p.mapping(val, "rules", func(k, v *yaml.Node) {
 				r, ok := lookupRule(k.Value)
@@ -143,7 +176,7 @@ func Parse(path string, data []byte) (*Config, error) {
 				c.Rules[r.Name] = p.rule(r, v)
 			})
 		default:
-			p.errorf(key, "unknown key %q (want kubeVersion, ignore or rules)", key.Value)
+			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)", key.Value)
 		}
 	})
 	if len(p.errs) > 0 {
@@ -326,17 +359,6 @@ func tagNames(tags []string) string {
 		return out[0] // "1.37" may be written unquoted; say what is meant
 	}
 	return strings.Join(out, " or ")
-}
-
-// yamlError splits "yaml: line N: msg" into its line and message.
-func yamlError(err error) (int, string) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	var line int
-	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
-		_, rest, _ := strings.Cut(msg, ": ")
-		return line, rest
-	}
-	return 0, msg
 }
 
 func ruleNames() []string {

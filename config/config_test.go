@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,6 +48,7 @@ func TestParse(t *testing.T) {
 	useFakeRules(t)
 	c, err := Parse("cfg/.webhooklint.yaml", []byte(`
 kubeVersion: 1.30
+provider: gke
 ignore: [vendor, "charts/*/templates/**"]
 rules:
   timeout-too-long:
@@ -63,6 +65,9 @@ rules:
 	}
 	if c.KubeVersion != (rules.KubeVersion{Major: 1, Minor: 30}) {
 		t.Errorf("kubeVersion = %v", c.KubeVersion)
+	}
+	if c.Provider != rules.GKE {
+		t.Errorf("provider = %q", c.Provider)
 	}
 	if c.Enabled("missing-side-effects") || !c.Enabled("timeout-too-long") || !c.Enabled("unmentioned") {
 		t.Error("enabled wrong")
@@ -82,9 +87,11 @@ rules:
 func TestParseErrors(t *testing.T) {
 	useFakeRules(t)
 	for _, tc := range []struct{ in, want string }{
-		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, ignore or rules)`},
+		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)`},
 		{"kubeVersion: 2.1\n", `f.yaml:1:14: kubeVersion: "2.1": want 1.16 or newer, e.g. 1.37`},
 		{"kubeVersion: [1]\n", `f.yaml:1:14: kubeVersion must be a string, not a list`},
+		{"provider: gcp\n", `f.yaml:1:11: provider: unknown provider "gcp" (want generic, gke, eks, aks, openshift)`},
+		{"provider: 3\n", `f.yaml:1:11: provider must be a string, not int 3`},
 		{"rules:\n  timeout-to-long: {}\n", `f.yaml:2:3: unknown rule "timeout-to-long" (did you mean "timeout-too-long"?)`},
 		{"rules:\n  timeout-too-long:\n    enable: false\n", `f.yaml:3:5: unknown key "enable" in rules.timeout-too-long (want enabled, severity or options)`},
 		{"rules:\n  timeout-too-long:\n    severity: fatal\n", `f.yaml:3:15: severity: unknown severity "fatal" (want error, warning or info)`},
@@ -101,6 +108,9 @@ func TestParseErrors(t *testing.T) {
 		{"rules: [a]\n", `f.yaml:1:8: rules must be a mapping, not a list`},
 		{"a: [\n", `f.yaml:1: not valid YAML: did not find expected node content`},
 		{"rules: {}\n---\nrules: {}\n", `f.yaml:2:1: a configuration file holds one YAML document`},
+		{"charts:\n- values: [v.yaml]\n", `f.yaml:2:3: a charts entry needs a path`},
+		{"charts:\n- path: c\n  valuse: []\n", `f.yaml:3:3: unknown key "valuse" in a charts entry (want path, values, set, setString, releaseName or namespace)`},
+		{"charts:\n- path: c\n  set: ['a.b']\n", `f.yaml:3:9: charts set: key "b" has no value`},
 	} {
 		_, err := Parse("f.yaml", []byte(tc.in))
 		if err == nil {
@@ -170,6 +180,7 @@ func TestSchemaRejectsWhatParseRejects(t *testing.T) {
 		"rules:\n  timeout-too-long:\n    options:\n      maxSeconds: \"3\"\n",
 		"rules:\n  missing-side-effects:\n    options:\n      x: 1\n",
 		"kubeVersion: \"2\"\n",
+		"provider: gcp\n",
 	} {
 		if _, err := Parse("f.yaml", []byte(in)); err == nil {
 			t.Errorf("%q: Parse accepted it", in)
@@ -294,6 +305,55 @@ func TestDefaultFileWithRealRules(t *testing.T) {
 			default:
 				t.Errorf("%s option %s: default of type %T cannot be configured", r.Name, o.Name, o.Default)
 			}
+		}
+	}
+}
+
+// charts: entries resolve their paths against the configuration's folder
+// and keep their Helm settings.
+func TestParseCharts(t *testing.T) {
+	useFakeRules(t)
+	c, err := Parse(filepath.Join("repo", FileName), []byte(`charts:
+- path: deploy/chart
+  values: [deploy/chart/values-prod.yaml]
+  set: ["webhook.failurePolicy=Fail,replicas=2"]
+  setString: ["image.tag=1.0"]
+  releaseName: app
+  namespace: app-system
+- path: deploy/chart
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Chart{{
+		Path: filepath.Join("repo", "deploy", "chart"), Values: []string{filepath.Join("repo", "deploy", "chart", "values-prod.yaml")},
+		Set: []string{"webhook.failurePolicy=Fail,replicas=2"}, SetString: []string{"image.tag=1.0"},
+		ReleaseName: "app", Namespace: "app-system",
+	}, {Path: filepath.Join("repo", "deploy", "chart")}}
+	if !reflect.DeepEqual(c.Charts, want) {
+		t.Errorf("charts = %#v", c.Charts)
+	}
+}
+
+// A syntax error is reported on the line the manifest loader would name
+// for the same text: the parser's lines are 0-based, the scanner's not.
+func TestSyntaxErrorLine(t *testing.T) {
+	cases := []struct {
+		text string
+		line int
+	}{
+		{"a: 1\nb: [1, 2\nc: 3\n", 2},
+		{"a:\n  - b\n  c: 1\n", 2},
+		{"a: 1\n- b\n", 2},
+		{"a: 1\nb: : :\n", 2},
+		{"a: 1\n\tb: 2\n", 2},
+		{"rules:\n  foo: [\n", 2},
+	}
+	for _, c := range cases {
+		_, err := Parse("c.yaml", []byte(c.text))
+		var e *Error
+		if !errors.As(err, &e) || e.Line != c.line {
+			t.Errorf("%q: got %v, want line %d", c.text, err, c.line)
 		}
 	}
 }

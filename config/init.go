@@ -21,12 +21,42 @@ func DefaultFile() string {
 # libraries matchConditions may use and which API behavior applies.
 kubeVersion: "` + rules.DefaultKubeVersion.String() + `"
 
+# Platform the manifests are installed on: generic, gke, eks, aks or
+# openshift. The provider-* rules judge the facts that differ by platform
+# (ports the control plane reaches, AKS's admissions enforcer, OpenShift's
+# CA injection); generic reports only what holds everywhere.
+provider: generic
+
 # Paths not to lint: globs relative to this file's folder, with '/'
 # separators; '**' matches any number of folders, and a folder covers
 # everything below it.
 ignore: []
 #  - vendor
 #  - charts/*/templates/**
+
+# false: webhooklint:ignore comments and webhooklint.io/ignore annotations
+# are findings, not suppressions (as --no-inline-suppressions), so every
+# exception is listed below, in this reviewed file.
+inlineSuppressions: true
+
+# Findings to accept: a rule, optionally files (globs as above) and a
+# webhook name, and the reason. They apply even when inline suppressions
+# are forbidden.
+suppressions: []
+#  - rule: self-deadlock
+#    paths: [deploy/policy/**]
+#    webhook: pods.policy.example.com
+#    reason: the backend runs outside the cluster
+
+# How to render Helm charts (as helm template would be told); paths are
+# relative to this file's folder. A chart named twice is linted with each.
+charts: []
+#  - path: deploy/chart
+#    values: [deploy/chart/values-prod.yaml]
+#    set: ["webhook.failurePolicy=Fail"]
+#    setString: []
+#    releaseName: my-app
+#    namespace: my-app-system
 
 # Per rule: enabled (true/false), severity (error, warning or info) and
 # options. ` + "`webhooklint --explain RULE`" + ` documents each rule.

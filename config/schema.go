@@ -53,10 +53,52 @@ func JSONSchema() []byte {
 				"pattern":     `^v?1\.[0-9]+(\.[0-9]+)?$`,
 				"default":     rules.DefaultKubeVersion.String(),
 			},
+			"provider": map[string]any{
+				"description": "Platform the manifests are installed on; generic reports only what holds everywhere.",
+				"enum":        providerNames(),
+				"default":     string(rules.Generic),
+			},
 			"ignore": map[string]any{
 				"description": "Globs of paths not to lint, relative to the configuration file's folder.",
 				"type":        []string{"array", "null"},
 				"items":       map[string]any{"type": "string", "minLength": 1},
+			},
+			"inlineSuppressions": map[string]any{
+				"description": "false makes webhooklint:ignore comments and webhooklint.io/ignore annotations findings instead of suppressions; the suppressions below still apply.",
+				"type":        "boolean",
+				"default":     true,
+			},
+			"suppressions": map[string]any{
+				"description": "Findings to accept, each for one rule, with a reason; they apply whatever inlineSuppressions says.",
+				"type":        []string{"array", "null"},
+				"items": map[string]any{
+					"type":                 "object",
+					"additionalProperties": false,
+					"required":             []string{"rule", "reason"},
+					"properties": map[string]any{
+						"rule":    map[string]any{"description": "The rule whose findings are silenced.", "enum": ruleNames()},
+						"paths":   map[string]any{"description": "Globs of the files it applies to, relative to the configuration file's folder (default: every file).", "type": "array", "items": map[string]any{"type": "string", "minLength": 1}},
+						"webhook": map[string]any{"description": "Only findings on the webhook of this name.", "type": "string"},
+						"reason":  map[string]any{"description": "Why the finding is acceptable.", "type": "string", "pattern": `\S`},
+					},
+				},
+			},
+			"charts": map[string]any{
+				"description": "How to render Helm charts, as helm template would be told; a chart named by two entries is linted with each.",
+				"type":        []string{"array", "null"},
+				"items": map[string]any{
+					"type":                 "object",
+					"additionalProperties": false,
+					"required":             []string{"path"},
+					"properties": map[string]any{
+						"path":        map[string]any{"description": "Chart folder, relative to the configuration file's folder.", "type": "string", "minLength": 1},
+						"values":      map[string]any{"description": "Values files, in order (helm --values), relative to the configuration file's folder.", "type": []string{"array", "null"}, "items": map[string]any{"type": "string"}},
+						"set":         map[string]any{"description": "helm --set expressions (a.b=c,list[0]=d).", "type": []string{"array", "null"}, "items": map[string]any{"type": "string"}},
+						"setString":   map[string]any{"description": "helm --set-string expressions.", "type": []string{"array", "null"}, "items": map[string]any{"type": "string"}},
+						"releaseName": map[string]any{"description": "Release name (.Release.Name); default release-name.", "type": "string"},
+						"namespace":   map[string]any{"description": "Release namespace (.Release.Namespace); default default.", "type": "string"},
+					},
+				},
 			},
 			"rules": map[string]any{
 				"description":          "Per-rule settings, by rule name.",
@@ -71,6 +113,14 @@ func JSONSchema() []byte {
 		panic(fmt.Sprintf("config: rendering schema: %v", err)) // only maps of plain values
 	}
 	return append(b, '\n')
+}
+
+func providerNames() []string {
+	out := make([]string, len(rules.Providers))
+	for i, p := range rules.Providers {
+		out[i] = string(p)
+	}
+	return out
 }
 
 func optionSchema(o rules.Option) map[string]any {

@@ -85,6 +85,10 @@ type Diagnostic struct {
 	// a source (a kustomize patch, a Helm template): it names where the
 	// rendered object came from, for the reader's benefit.
 	Origin string `json:"origin,omitempty"`
+	// DependsOnOverlay is set on findings made on a kustomize base linted
+	// without its overlay that depend on what the overlay changes: they are
+	// reported at info (see rules.Finding.DependsOnOverlay).
+	DependsOnOverlay bool `json:"-"`
 }
 
 // Compare orders by file, line, column, rule, then everything else so that

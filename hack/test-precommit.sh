@@ -63,4 +63,21 @@ git -C "$repo" add -A && git -C "$repo" commit -qm good
 run_hook || fail "the hook failed on a good manifest"
 grep -Eq '^webhooklint\.+Passed$' "$work/out" || fail "no 'webhooklint...Passed' line"
 echo "test-precommit: good manifest: hook passed"
-echo "test-precommit: 2 passed, 0 failed"
+
+# 3. The language: system hook runs the webhooklint on PATH (a release
+# binary in real use; here one built from this tree).
+(cd "$root" && go build -o "$work/bin/webhooklint" ./cmd/webhooklint)
+cp "$root/testdata/integrations/bad/webhooks.yaml" "$repo/deploy/webhooks.yaml"
+git -C "$repo" add -A && git -C "$repo" commit -qm bad-again
+if (cd "$repo" && PATH="$work/bin:$PATH" pre-commit try-repo "$root" webhooklint-system --all-files --color never) >"$work/out" 2>&1; then
+	fail "the system hook passed on a bad manifest"
+fi
+grep -q 'deploy/webhooks.yaml:23:5: error: unknown field "webhooks\[0\].timeoutSecond"' "$work/out" ||
+	fail "the system hook printed no positioned finding"
+echo "test-precommit: system hook: failed on the bad manifest with findings"
+
+# 4. The docker_image hook cannot run without a Docker engine; pre-commit
+# still checks its manifest entry (hack/test-image.sh tests the image).
+pre-commit validate-manifest "$root/.pre-commit-hooks.yaml" >"$work/out" 2>&1 || fail "pre-commit rejects .pre-commit-hooks.yaml"
+grep -q 'language: docker_image' "$root/.pre-commit-hooks.yaml" || fail "no docker_image hook"
+echo "test-precommit: 4 passed, 0 failed"

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -19,7 +20,7 @@ import (
 //   - a rule's ExplainedBy metadata (rules.Rule): for example, findings
 //     that follow from a v1beta1 default are explained by
 //     unserved-api-version on the same object;
-//   - a server error (a Server or Input rule at error severity) explains
+//   - a server error (a Server rule or strict decoding at error severity) explains
 //     every practice finding on its field or below it: the object is
 //     rejected for that field, so advice about the same field is moot.
 //
@@ -135,13 +136,15 @@ func explainingRoot(at int, ds []diag.Diagnostic, byRule map[string][]int, error
 }
 
 // isServerError reports a finding that says the API server rejects the
-// object at its path.
+// object at its path: a server rule's error, or strict decoding's. Other
+// input findings (a forbidden suppression, a placeholder) say nothing about
+// the field they sit on.
 func isServerError(d *diag.Diagnostic) bool {
 	if d.Severity != diag.Error {
 		return false
 	}
 	r, ok := rules.Lookup(d.Rule)
-	return ok && (r.Category == rules.Server || r.Category == rules.Input)
+	return ok && (r.Category == rules.Server || d.Rule == manifest.RuleSchema)
 }
 
 // within reports whether path is parent or below it.

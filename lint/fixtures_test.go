@@ -25,7 +25,8 @@ import (
 // loader's input checks, which must stay silent unless wanted.
 //
 // An optional first line `# fixture: {...}` sets kubeVersion ("1.34"),
-// rule options and now (RFC 3339) for the fixture.
+// rule options, now (RFC 3339), provider and the live cluster state for
+// the fixture.
 
 const fixturesDir = "../testdata/rules"
 
@@ -40,6 +41,8 @@ type fixtureHeader struct {
 	Now         string                    `json:"now"`
 	// Live is the cluster state live rules judge against.
 	Live *rules.LiveInventory `json:"live"`
+	// Provider is the platform ("gke", "aks", ...; default generic).
+	Provider string `json:"provider"`
 }
 
 // alwaysOn are the loader's input checks that run with every fixture.
@@ -105,6 +108,9 @@ func runFixture(t *testing.T, rule, file string) {
 		}
 		settings.Options = h.Options
 		live = h.Live
+		if settings.Provider, err = rules.ParseProvider(h.Provider); err != nil {
+			t.Fatal(err)
+		}
 		if h.Now != "" {
 			if settings.Now, err = time.Parse(time.RFC3339, h.Now); err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -33,6 +32,10 @@ type Options struct {
 	// Skip drops files (never stdin) from the expanded arguments: the
 	// configuration's ignore globs.
 	Skip func(file string) bool
+	// NoInlineSuppressions makes every webhooklint:ignore comment and
+	// webhooklint.io/ignore annotation a finding instead of a suppression
+	// (--no-inline-suppressions, inlineSuppressions: false).
+	NoInlineSuppressions bool
 }
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
@@ -74,8 +77,12 @@ type Result struct {
 }
 
 // Paths expands command-line arguments, loads every file (in parallel) and
-// lints it. Only argument errors (a missing path, a bad glob) are returned
-// as errors; everything wrong with the input is a diagnostic.
+// lints each file as its own deployment unit: cross-object rules compare
+// the objects of one file, never of unrelated files that happen to share a
+// folder (kustomizations and charts, which make units of several files,
+// are the source package's business). Only argument errors (a missing
+// path, a bad glob) are returned as errors; everything wrong with the
+// input is a diagnostic.
 func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Result, error) {
 	sources, err := manifest.Expand(args, stdinName)
 	if err != nil {
@@ -84,48 +91,71 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	if opts.Skip != nil {
 		sources = slices.DeleteFunc(sources, func(s manifest.Source) bool { return !s.Stdin && opts.Skip(s.Name) })
 	}
+	opts = opts.withDefaults()
+	// Each file is read, parsed and linted by one worker, and only its
+	// name is kept afterwards (the report re-reads it from disk for
+	// snippets): its node trees are dropped as soon as its findings are
+	// made. One file alone gets every worker for its documents.
+	inner := opts
+	if len(sources) > 1 {
+		inner.Jobs = 1
+	}
 	files := make([]*manifest.File, len(sources))
-	chunks := make([][]manifest.Chunk, len(sources))
-	errs := make([]error, len(sources))
+	results := make([]*Result, len(sources))
 	parallel(len(sources), opts.jobs(), func(i int) {
 		s := sources[i]
 		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
+		var f *manifest.File
 		if err != nil {
-			errs[i] = err
-			return
+			// One finding on that path; the other files are linted.
+			f = manifest.Unreadable(s.Name, err)
+		} else {
+			var chunks []manifest.Chunk
+			f, chunks = manifest.Split(s.Name, data)
+			for _, c := range chunks {
+				f.Add(c.Parse(f.Name))
+			}
 		}
-		files[i], chunks[i] = manifest.Split(s.Name, data)
-	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	// Documents, not files, are the unit of parallel work, so one large
-	// file uses every CPU too.
-	type task struct{ file, chunk int }
-	var tasks []task
-	for i := range chunks {
-		for j := range chunks[i] {
-			tasks = append(tasks, task{i, j})
+		results[i] = LintUnit(Unit{Files: []*manifest.File{f}}, inner)
+		files[i] = &manifest.File{Name: f.Name}
+		if s.Stdin {
+			files[i].Data = f.Data
 		}
-	}
-	parsed := make([]manifest.Parsed, len(tasks))
-	parallel(len(tasks), opts.jobs(), func(k int) {
-		t := tasks[k]
-		parsed[k] = chunks[t.file][t.chunk].Parse(files[t.file].Name)
 	})
-	for k, t := range tasks {
-		files[t.file].Add(parsed[k])
+	res := &Result{Files: files}
+	for _, r := range results {
+		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
+		res.Configs += r.Configs
+		res.Internal = append(res.Internal, r.Internal...)
 	}
-	return Files(files, opts), nil
+	res.Diagnostics = diag.Normalize(res.Diagnostics)
+	return res, nil
 }
 
-// Files lints already-parsed files. Cross-object rules see every object of
-// every file.
+// Unit is one deployment unit: what is installed together (a kustomize
+// build, a rendered chart, a loose manifest file). Cross-object rules see
+// its objects and nothing else.
+type Unit struct {
+	Files []*manifest.File
+	// Base marks a kustomize base linted without its overlay (see
+	// rules.Inventory.Base): findings that depend on the overlay are
+	// reported at info.
+	Base bool
+}
+
+// Files lints already-parsed files as one unit.
 func Files(files []*manifest.File, opts Options) *Result {
+	return LintUnit(Unit{Files: files}, opts)
+}
+
+// LintUnit lints one deployment unit.
+func LintUnit(u Unit, opts Options) *Result {
 	opts = opts.withDefaults()
+	files := u.Files
 	res := &Result{Files: files}
 	inv := manifest.Inventory(files)
 	inv.Live = opts.Live
+	inv.Base = u.Base
 	var docs []*manifest.Document
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
@@ -187,11 +217,20 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	obj := d.Object()
 	for _, f := range findings {
 		at := d.Locate(f.Path, f.AtKey)
-		ds = append(ds, diag.Diagnostic{
+		if f.Within != nil {
+			if r, ok := d.LocateWithin(f.Path, f.Within.Start, f.Within.End); ok {
+				at = r
+			}
+		}
+		dg := diag.Diagnostic{
 			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
 			Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
 			Object: obj, Webhook: f.Webhook,
-		})
+		}
+		if inv.Base && f.DependsOnOverlay {
+			dg.Severity, dg.DependsOnOverlay = diag.Info, true
+		}
+		ds = append(ds, dg)
 	}
 	return applySuppressions(d, ds, opts), errs
 }
@@ -222,6 +261,9 @@ func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string)
 func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 	if len(d.Suppressions) == 0 {
 		return ds
+	}
+	if opts.NoInlineSuppressions {
+		return append(ds, forbiddenSuppressions(d)...)
 	}
 	kept := ds[:0]
 	for _, dg := range ds {
@@ -256,6 +298,28 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 	return kept
 }
 
+// forbiddenSuppressions reports each inline suppression of d as an
+// invalid-suppression finding where it is written; the findings it would
+// have silenced stay.
+func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, s := range d.Suppressions {
+		kind := "comment"
+		if s.Annotation {
+			kind = "annotation " + manifest.IgnoreAnnotation
+		}
+		out = append(out, diag.Diagnostic{
+			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+			Severity: rules.MustLookup(manifest.RuleInvalidSuppression).Severity, Rule: manifest.RuleInvalidSuppression,
+			Message: fmt.Sprintf("inline suppressions are forbidden (--no-inline-suppressions, inlineSuppressions: false): "+
+				"this %s does not silence %s; fix the finding or list it under the configuration's suppressions",
+				kind, strings.Join(s.Rules, ", ")),
+			Path: s.Path, Object: d.Object(),
+		})
+	}
+	return out
+}
+
 func allEnabled(names []string, opts *Options) bool {
 	for _, n := range names {
 		if !opts.enabled(n) {
@@ -273,7 +337,7 @@ func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 		if !opts.enabled(d.Rule) {
 			continue
 		}
-		if s, ok := opts.Severity[d.Rule]; ok {
+		if s, ok := opts.Severity[d.Rule]; ok && !d.DependsOnOverlay {
 			d.Severity = s
 		}
 		kept = append(kept, d)

@@ -20,10 +20,43 @@ import (
 	"github.com/webhooklint/webhooklint/rules"
 )
 
-// maxNodes bounds how many YAML nodes one document may expand to (aliases
-// included), so an alias bomb fails with a clear error instead of eating
-// memory. Real webhook configurations have a few thousand nodes at most.
+// maxNodes bounds how many YAML nodes the documents of one file may expand
+// to (aliases included), so an alias bomb fails with a clear error instead
+// of eating memory. Real webhook configurations have a few thousand nodes
+// at most.
 const maxNodes = 1 << 20
+
+// aliasFactor is how many times its own node count a document may expand to
+// on top of its share of maxNodes: anchors reused a few times are normal,
+// a thousandfold is a bomb.
+const aliasFactor = 32
+
+// budget is what one document may still expand to. It is shared by
+// everything decoded from the document (List items, inventory summaries),
+// and a file's documents share maxNodes between them, so neither many
+// items nor many documents multiply the limit.
+type budget struct {
+	left      int
+	exhausted bool
+}
+
+// newBudget gives a document of treeNodes nodes (aliases not followed),
+// one of docs in its file, its share.
+func newBudget(treeNodes, docs int) *budget {
+	return &budget{left: aliasFactor*treeNodes + maxNodes/max(docs, 1)}
+}
+
+// countNodes counts a tree's nodes without following aliases.
+func countNodes(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
 
 // decodeError is a strict-decoding problem at a field path.
 type decodeError struct {
@@ -45,8 +78,7 @@ type decoder struct {
 	index    *Index
 	errs     []decodeError
 	comments []comment
-	nodes    int
-	budget   bool // set once maxNodes is exceeded
+	budget   *budget
 }
 
 func (d *decoder) fail(path string, atKey bool, at Range, format string, args ...any) {
@@ -54,16 +86,21 @@ func (d *decoder) fail(path string, atKey bool, at Range, format string, args ..
 }
 
 func (d *decoder) spend(n *yaml.Node) bool {
-	d.nodes++
-	if d.nodes > maxNodes {
-		if !d.budget {
-			d.budget = true
-			d.fail("", false, d.src.rangeOf(n), "document expands to more than %d YAML nodes (an alias bomb?); not decoded further", maxNodes)
+	if d.budget == nil {
+		d.budget = newBudget(0, 1)
+	}
+	d.budget.left--
+	if d.budget.left < 0 {
+		if !d.budget.exhausted {
+			d.budget.exhausted = true
+			d.fail("", false, d.src.rangeOf(n), "%s", budgetMessage)
 		}
 		return false
 	}
 	return true
 }
+
+const budgetMessage = "aliases expand this document far beyond its size (an alias bomb?); not decoded further — write the repeated values out or use fewer aliases"
 
 var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()

@@ -17,6 +17,10 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nwebhooks: [{<<: *x}]"))
 	f.Add([]byte("{\"kind\": \"List\", \"items\": [1, [], {\"kind\": \"ValidatingWebhookConfiguration\"}]}"))
+	// Shapes with limits and findings of their own.
+	f.Add([]byte(`[{"apiVersion":"v1","kind":"Service","metadata":{"name":"a"}}]{"kind":"List","items":[{"kind":"List","items":[]}]}`))
+	f.Add([]byte("a: 1\n...\nb: \x00\n---\n\xff\xfe\nkind: Service\nmetadata: {}\n"))
+	f.Add([]byte(aliasBomb(4, 6)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file := Parse("fuzz.yaml", data)
 		lines := 1

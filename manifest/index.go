@@ -1,6 +1,11 @@
 package manifest
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"unique"
+)
 
 // Range is a span in a file. Lines and columns are 1-based; columns count
 // Unicode code points; the end is exclusive.
@@ -11,21 +16,100 @@ type Range struct {
 // IsZero reports whether r is unset.
 func (r Range) IsZero() bool { return r.Line == 0 }
 
-type entry struct {
-	key   Range // the mapping key, when the path names a field or map key
-	value Range
+// span is a Range as the index stores it: every webhook configuration
+// keeps its index until the report, so each entry is kept small.
+type span struct{ line, col, endLine, endCol int32 }
+
+func toSpan(r Range) span {
+	return span{clamp32(r.Line), clamp32(r.Column), clamp32(r.EndLine), clamp32(r.EndColumn)}
+}
+
+func clamp32(n int) int32 { return int32(min(n, 1<<31-1)) }
+
+func (s span) Range() Range {
+	return Range{Line: int(s.line), Column: int(s.col), EndLine: int(s.endLine), EndColumn: int(s.endCol)}
+}
+
+// node is one step of a field path (a field name, "[3]" or "[key]") with
+// where it is written. Children of a node are stored next to each other,
+// sorted by step, so a lookup is one binary search per step.
+type node struct {
+	step       string // interned: field names repeat across every document
+	key, value span
+	children   int32 // index of the first child
+	nChildren  int32
+	written    bool // false for an ancestor nobody set (never looked up as exact)
 }
 
 // Index maps API field paths (as the server prints them) to where they are
-// written. It is built once, while the document is decoded.
+// written. It is built while the document is decoded, then frozen into a
+// tree of path steps: no path string is kept per entry.
 type Index struct {
-	m map[string]entry
+	nodes []node // nodes[0] is the object itself (path "")
+
+	// While building: the path of every node, and each node's children.
+	building map[string]int32
+	kids     [][]int32
 }
 
-func newIndex() *Index { return &Index{m: make(map[string]entry, 64)} }
+func newIndex() *Index {
+	ix := &Index{building: map[string]int32{"": 0}}
+	ix.nodes = append(ix.nodes, node{})
+	ix.kids = append(ix.kids, nil)
+	return ix
+}
+
+// at returns the node for path, creating it and its missing ancestors.
+func (ix *Index) at(path string) int32 {
+	if i, ok := ix.building[path]; ok {
+		return i
+	}
+	parent := ix.at(parentPath(path))
+	i := int32(len(ix.nodes))
+	step := path[len(parentPath(path)):]
+	ix.nodes = append(ix.nodes, node{step: unique.Make(step).Value()})
+	ix.kids = append(ix.kids, nil)
+	ix.kids[parent] = append(ix.kids[parent], i)
+	ix.building[path] = i
+	return i
+}
 
 func (ix *Index) set(path string, key, value Range) {
-	ix.m[path] = entry{key: key, value: value}
+	if ix.building == nil {
+		panic("manifest: index set after freeze")
+	}
+	i := ix.at(path)
+	n := &ix.nodes[i]
+	n.key, n.value, n.written = toSpan(key), toSpan(value), true
+}
+
+// freeze drops the build-time maps and lays the tree out for lookups:
+// breadth-first, children of a node contiguous and sorted by step.
+func (ix *Index) freeze() {
+	if ix == nil || ix.building == nil {
+		return
+	}
+	out := make([]node, 0, len(ix.nodes))
+	out = append(out, ix.nodes[0])
+	queue := []int32{0} // old indexes, in the order of out
+	for head := 0; head < len(queue); head++ {
+		old := queue[head]
+		kids := ix.kids[old]
+		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(ix.nodes[a].step, ix.nodes[b].step) })
+		out[head].children, out[head].nChildren = int32(len(out)), int32(len(kids))
+		for _, k := range kids {
+			out = append(out, ix.nodes[k])
+			queue = append(queue, k)
+		}
+	}
+	ix.nodes, ix.building, ix.kids = out, nil, nil
+}
+
+func (ix *Index) child(parent int32, step string) (int32, bool) {
+	n := ix.nodes[parent]
+	kids := ix.nodes[n.children : n.children+n.nChildren]
+	i, found := slices.BinarySearchFunc(kids, step, func(k node, s string) int { return strings.Compare(k.step, s) })
+	return n.children + int32(i), found
 }
 
 // Lookup returns where path is written. A path that is not written (a
@@ -33,27 +117,63 @@ func (ix *Index) set(path string, key, value Range) {
 // the mapping key over the value. ok is false only when nothing on the way
 // up is indexed.
 func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
-	if ix == nil {
+	if ix == nil || len(ix.nodes) == 0 {
 		return Range{}, false, false
 	}
+	if ix.building != nil {
+		return ix.lookupBuilding(path, atKey)
+	}
+	// The steps of path, outermost first, cut the way the index was built.
+	var steps []string
+	for p := path; p != ""; p = parentPath(p) {
+		steps = append(steps, p[len(parentPath(p)):])
+	}
+	best, depth := int32(-1), 0
+	if ix.nodes[0].written {
+		best = 0
+	}
+	cur := int32(0)
+	for d := len(steps) - 1; d >= 0; d-- {
+		next, found := ix.child(cur, steps[d])
+		if !found {
+			break
+		}
+		cur = next
+		if ix.nodes[cur].written {
+			best, depth = cur, len(steps)-d
+		}
+	}
+	if best < 0 {
+		return Range{}, false, false
+	}
+	return ix.nodes[best].pick(atKey, depth == len(steps))
+}
+
+// lookupBuilding is Lookup on an index still being built (the decoder
+// positions its own errors before the index is frozen).
+func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok bool) {
 	exact = true
 	for p := path; ; p = parentPath(p) {
-		if e, found := ix.m[p]; found {
-			switch {
-			case atKey && exact && !e.key.IsZero():
-				return e.key, exact, true
-			case !exact && !e.key.IsZero():
-				// A missing field belongs to its parent: point at the
-				// parent's key, which is where a reader adds the field.
-				return e.key, exact, true
-			}
-			return e.value, exact, true
+		if i, found := ix.building[p]; found && ix.nodes[i].written {
+			return ix.nodes[i].pick(atKey, exact)
 		}
 		if p == "" {
 			return Range{}, false, false
 		}
 		exact = false
 	}
+}
+
+func (e node) pick(atKey, exact bool) (Range, bool, bool) {
+	switch {
+	case atKey && exact && e.key.line != 0:
+		return e.key.Range(), exact, true
+	case !exact && e.key.line != 0:
+		// A missing field belongs to its parent: point at the
+		// parent's key, which is where a reader adds the field.
+		return e.key.Range(), exact, true
+	}
+	return e.value.Range(), exact, true
 }
 
 // parentPath strips the last step of a field path:

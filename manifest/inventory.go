@@ -3,9 +3,11 @@ package manifest
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
@@ -16,6 +18,9 @@ type inventoryItem struct {
 	service   *corev1.Service
 	namespace *corev1.Namespace
 	workload  *rules.Workload
+	budget    *rules.DisruptionBudget
+	scaler    *rules.Autoscaler
+	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -37,18 +42,33 @@ var podTemplatePaths = map[string]struct {
 
 // readInventory extracts cross-object data leniently: these objects are
 // context, not what webhooklint lints, so decoding problems are ignored.
-func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document) inventoryItem {
+func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Document, b *budget) inventoryItem {
+	if b.exhausted {
+		return inventoryItem{}
+	}
+	defer func() {
+		if b.exhausted {
+			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), RuleSchema, diag.Error, "", budgetMessage))
+		}
+	}()
+	if crd, ok := readCRD(src, obj, apiVersion, kind, b); ok {
+		return inventoryItem{crd: crd}
+	}
 	switch {
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
-		if decodeLenient(src, obj, &s) {
+		if decodeLenient(src, obj, &s, b) {
 			return inventoryItem{service: &s}
 		}
 	case apiVersion == "v1" && kind == "Namespace":
 		var n corev1.Namespace
-		if decodeLenient(src, obj, &n) {
+		if decodeLenient(src, obj, &n, b) {
 			return inventoryItem{namespace: &n}
 		}
+	case (apiVersion == "policy/v1" || apiVersion == "policy/v1beta1") && kind == "PodDisruptionBudget":
+		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "autoscaling/") && kind == "HorizontalPodAutoscaler":
+		return inventoryItem{scaler: readAutoscaler(obj, d)}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -65,12 +85,14 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 	}
 	// The pod spec sits beside the template's metadata.
 	spec := walk(obj, append(slices.Clone(t.labels[:len(t.labels)-2]), "spec")...)
-	return inventoryItem{workload: &rules.Workload{
+	w := &rules.Workload{
 		Object:     diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
 		PodLabels:  labels,
 		Creates:    t.creates,
 		Containers: append(readContainers(mapValue(spec, "initContainers")), readContainers(mapValue(spec, "containers"))...),
-	}}
+	}
+	addBackendDetails(src, obj, w, b)
+	return inventoryItem{workload: w}
 }
 
 // readContainers reads image, command and args of a container list,
@@ -117,8 +139,8 @@ func walk(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
-func decodeLenient(src *source, obj *yaml.Node, into any) bool {
-	d := &decoder{src: src, index: newIndex()}
+func decodeLenient(src *source, obj *yaml.Node, into any, b *budget) bool {
+	d := &decoder{src: src, budget: b}
 	v, err := d.generic(obj)
 	if err != nil {
 		return false
@@ -145,6 +167,12 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
 			case d.inventory.workload != nil:
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+			case d.inventory.budget != nil:
+				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
+			case d.inventory.scaler != nil:
+				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
+			case d.inventory.crd != nil:
+				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			}
 		}
 	}

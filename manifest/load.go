@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
 )
 
 // Extensions of files picked up when a folder is linted.
@@ -18,13 +22,30 @@ var Extensions = []string{".yaml", ".yml", ".json"}
 type Source struct {
 	Name  string
 	Stdin bool
+	// Problem, when set, is why the path is not read (a named pipe met in
+	// a folder, a symbolic link loop): reading it gives this error, and
+	// Unreadable turns it into the file's one finding.
+	Problem error
+}
+
+// RuleInputFile names the finding on a path that cannot be read as a file.
+const RuleInputFile = rules.InputFileRule
+
+// Unreadable is the file of a source that could not be read: no
+// documents, one finding that says why, so the run goes on with the other
+// files instead of stopping.
+func Unreadable(name string, err error) *File {
+	return &File{Name: name, Diagnostics: []diag.Diagnostic{
+		fileDiag(name, 1, 1, RuleInputFile, err.Error()+"; nothing in it was linted"),
+	}}
 }
 
 // Expand turns command-line arguments into the files to lint: files as
 // given, folders walked recursively for Extensions (skipping hidden
 // folders and vendor/node_modules), glob patterns expanded, and "-" for
 // stdin. No argument means the current folder. The result is sorted and
-// de-duplicated; a path that does not exist is an error.
+// de-duplicated; a path that does not exist is an error. A path that
+// exists but cannot be read as a file is a Source with a Problem.
 func Expand(args []string, stdinName string) ([]Source, error) {
 	if len(args) == 0 {
 		args = []string{"."}
@@ -36,6 +57,13 @@ func Expand(args []string, stdinName string) ([]Source, error) {
 		if !seen[p] {
 			seen[p] = true
 			out = append(out, Source{Name: p})
+		}
+	}
+	addProblem := func(p string, err error) {
+		p = filepath.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, Source{Name: p, Problem: err})
 		}
 	}
 	var stdin []Source
@@ -61,35 +89,91 @@ func Expand(args []string, stdinName string) ([]Source, error) {
 		}
 		for _, p := range matches {
 			info, err := os.Stat(p)
-			if err != nil {
+			switch {
+			case err != nil && errors.Is(err, fs.ErrNotExist):
 				return nil, pathError(err)
-			}
-			if !info.IsDir() {
+			case err != nil:
+				// A symbolic link loop, a permission error: one finding
+				// on that path, the other paths are linted.
+				addProblem(p, pathError(err))
+			case info.IsDir():
+				walkFolder(p, add, addProblem)
+			case p == a || info.Mode().IsRegular():
+				// Named explicitly, even a pipe is read: that is how
+				// `webhooklint <(kustomize build)` passes its input.
 				add(p)
-				continue
-			}
-			err = filepath.WalkDir(p, func(path string, e fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if e.IsDir() {
-					if path != p && skipDir(e.Name()) {
-						return filepath.SkipDir
-					}
-					return nil
-				}
-				if slices.Contains(Extensions, strings.ToLower(filepath.Ext(path))) {
-					add(path)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, pathError(err)
+			default:
+				// Matched by a pattern: never opened, as in a folder.
+				addProblem(p, fmt.Errorf("%s: is %s, not a regular file; skipped without opening it", p, describeMode(info.Mode().Type())))
 			}
 		}
 	}
 	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Name, b.Name) })
 	return append(out, stdin...), nil
+}
+
+// walkFolder adds the files of folder root with a linted extension. A root that
+// is a symbolic link is followed (WalkDir would report the link itself and
+// find nothing under it); links met inside are not followed into folders,
+// as find and git do not. What cannot be read as a regular file — a named
+// pipe, a socket, a device (opening a pipe would block the run), a link
+// that loops or points nowhere, a folder that cannot be listed — is a
+// source with a Problem, never opened.
+func walkFolder(root string, add func(string), addProblem func(string, error)) {
+	start := root
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		start = root + string(filepath.Separator)
+	}
+	_ = filepath.WalkDir(start, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			addProblem(path, pathError(err))
+			if e != nil && e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if e.IsDir() {
+			if filepath.Clean(path) != filepath.Clean(root) && skipDir(e.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !slices.Contains(Extensions, strings.ToLower(filepath.Ext(path))) {
+			return nil
+		}
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
+			fi, err := os.Stat(path)
+			if err != nil {
+				addProblem(path, pathError(err))
+				return nil
+			}
+			if fi.IsDir() {
+				return nil // a folder by another name: links are not followed
+			}
+			mode = fi.Mode().Type()
+		}
+		if mode.IsRegular() {
+			add(path)
+			return nil
+		}
+		addProblem(path, fmt.Errorf("%s: is %s, not a regular file; skipped without opening it", path, describeMode(mode)))
+		return nil
+	})
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 func skipDir(name string) bool {
@@ -102,6 +186,9 @@ func pathError(err error) error {
 		if errors.Is(pe.Err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: no such file or folder", pe.Path)
 		}
+		if errors.Is(pe.Err, syscall.ELOOP) {
+			return fmt.Errorf("%s: symbolic link loop", pe.Path)
+		}
 		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return err
@@ -110,6 +197,9 @@ func pathError(err error) error {
 // Read loads one source. Reading stops at MaxFileSize+1 bytes so an
 // oversized input is reported, not buffered whole.
 func Read(s Source, stdin io.Reader) ([]byte, error) {
+	if s.Problem != nil {
+		return nil, s.Problem
+	}
 	r := stdin
 	if !s.Stdin {
 		f, err := os.Open(s.Name)
@@ -119,5 +209,9 @@ func Read(s Source, stdin io.Reader) ([]byte, error) {
 		defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 		r = f
 	}
-	return io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, pathError(err)
+	}
+	return data, nil
 }

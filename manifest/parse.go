@@ -6,9 +6,13 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,6 +32,10 @@ const MaxFileSize = 64 << 20
 // File is one input file and the documents found in it.
 type File struct {
 	Name string
+	// Data is the file's text. Loaders clear it once the file is parsed
+	// and checked, so a run does not hold every file in memory; reports
+	// re-read files from disk. Texts that exist only in memory (stdin,
+	// rendered templates) keep it.
 	Data []byte
 	Docs []*Document
 	// Diagnostics are problems with the file itself (syntax errors, size).
@@ -57,6 +65,8 @@ type Document struct {
 
 	// Cross-object data, for rules that look beyond one configuration.
 	inventory inventoryItem
+	// src is the document's text, to point inside string values (LocateWithin).
+	src *source
 }
 
 // Object identifies the document in diagnostics.
@@ -91,14 +101,27 @@ func Parse(name string, data []byte) *File {
 	return f
 }
 
-// Split prepares a file for parsing: it checks its size and cuts it into
-// document chunks, which may then be parsed concurrently and added back in
-// order with Add.
+// MaxObjects bounds the objects (documents and List items) read from one
+// file; the rest of the file gets one finding instead of exhausting
+// memory. Rendered bundles of whole clusters hold a few thousand.
+const MaxObjects = 50_000
+
+// objectLimit is MaxObjects; tests lower it.
+var objectLimit = MaxObjects
+
+// Split prepares a file for parsing: it checks its size and encoding and
+// cuts it into document chunks, which may then be parsed concurrently and
+// added back in order with Add.
 func Split(name string, data []byte) (*File, []Chunk) {
 	f := &File{Name: name, Data: data}
 	if len(data) > MaxFileSize {
 		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, RuleSyntax,
-			fmt.Sprintf("file is %d bytes, more than the %d bytes webhooklint reads from one file", len(data), MaxFileSize)))
+			fmt.Sprintf("file is larger than %d MiB, the most webhooklint reads from one file; split it", MaxFileSize>>20)))
+		return f, nil
+	}
+	if enc := utf16Encoding(data); enc != "" {
+		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, RuleSyntax,
+			fmt.Sprintf("file is %s encoded; UTF-16 is not supported: save it as UTF-8", enc)))
 		return f, nil
 	}
 	if !utf8.Valid(data) {
@@ -109,10 +132,79 @@ func Split(name string, data []byte) (*File, []Chunk) {
 		if blank(c.data) {
 			continue
 		}
-		c.index = len(out)
-		out = append(out, c)
+		for _, part := range splitJSONStream(c) {
+			if len(out) == objectLimit {
+				f.Diagnostics = append(f.Diagnostics, fileDiag(name, part.firstLine, 1, RuleSyntax,
+					fmt.Sprintf("file has more than %d documents; from here on it is not linted: split it", objectLimit)))
+				return f, out
+			}
+			part.index = len(out)
+			out = append(out, part)
+		}
+	}
+	for i := range out {
+		out[i].docs, out[i].fileSize = len(out), len(data)
 	}
 	return f, out
+}
+
+// utf16Encoding names the UTF-16 encoding of data ("UTF-16LE"), or "".
+// A byte order mark says so; without one, YAML text in UTF-16 has a zero
+// byte beside each ASCII character.
+func utf16Encoding(data []byte) string {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		return "UTF-16LE"
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return "UTF-16BE"
+	case len(data) >= 4 && data[0] != 0 && data[1] == 0 && data[2] != 0 && data[3] == 0:
+		return "UTF-16LE"
+	case len(data) >= 4 && data[0] == 0 && data[1] != 0 && data[2] == 0 && data[3] != 0:
+		return "UTF-16BE"
+	}
+	return ""
+}
+
+// splitJSONStream cuts a chunk holding several JSON values one after
+// another ({…}{…}, as kubectl reads them) into one chunk per value. The
+// text before a value on its first line becomes blanks, so columns stay
+// those of the file. Anything else comes back whole.
+func splitJSONStream(c Chunk) []Chunk {
+	first := bytes.TrimLeft(c.data, " \t\r\n")
+	if len(first) == 0 || (first[0] != '{' && first[0] != '[') {
+		return []Chunk{c}
+	}
+	dec := json.NewDecoder(bytes.NewReader(c.data))
+	var raw json.RawMessage
+	var ends []int64
+	for {
+		if err := dec.Decode(&raw); err != nil {
+			if !errors.Is(err, io.EOF) {
+				return []Chunk{c} // not a JSON stream: YAML reads it
+			}
+			break
+		}
+		ends = append(ends, dec.InputOffset())
+	}
+	if len(ends) < 2 {
+		return []Chunk{c}
+	}
+	out := make([]Chunk, 0, len(ends))
+	start := 0
+	line := c.firstLine
+	for _, e := range ends {
+		end := int(e)
+		text := c.data[start:end]
+		// Skip the blanks between values, counting the lines they span.
+		lead := len(text) - len(bytes.TrimLeft(text, " \t\r\n"))
+		line += bytes.Count(text[:lead], []byte{'\n'})
+		lineStart := bytes.LastIndexByte(c.data[:start+lead], '\n') + 1
+		pad := bytes.Repeat([]byte{' '}, utf8.RuneCount(c.data[lineStart:start+lead]))
+		out = append(out, Chunk{data: append(pad, text[lead:]...), firstLine: line})
+		line += bytes.Count(text[lead:], []byte{'\n'})
+		start = end
+	}
+	return out
 }
 
 // Parsed is the outcome of parsing one chunk.
@@ -132,6 +224,8 @@ type Chunk struct {
 	data      []byte
 	firstLine int // 1-based file line of the chunk's first line
 	index     int // position among the file's non-empty documents
+	docs      int // how many documents the file has
+	fileSize  int
 }
 
 // splitDocuments cuts a YAML stream at separator lines. JSON input has no
@@ -157,7 +251,13 @@ func splitDocuments(data []byte) []Chunk {
 }
 
 func blank(b []byte) bool {
-	for _, l := range bytes.Split(b, []byte{'\n'}) {
+	for len(b) > 0 {
+		l := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
 		t := bytes.TrimSpace(l)
 		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("...")) {
 			return false
@@ -225,51 +325,166 @@ func (c Chunk) Parse(file string) Parsed {
 }
 
 func (f *File) parseDocument(c Chunk, docIndex int) {
+	dec := yaml.NewDecoder(bytes.NewReader(c.data))
 	var root yaml.Node
-	if err := yaml.Unmarshal(c.data, &root); err != nil {
-		line, msg := c.firstLine, strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			// The parser reports errors found at the end of input on the
-			// line after it; point at the last line that has content.
-			if !scannerProblem(m[2]) {
-				// The parser (unlike the scanner) reports the 0-based line
-				// of the construct it was parsing.
-				n++
-			}
-			n = min(n, lastContentLine(c.data))
-			line, msg = c.firstLine+n-1, m[2]
+	if err := dec.Decode(&root); err != nil {
+		if !errors.Is(err, io.EOF) {
+			f.Diagnostics = append(f.Diagnostics, c.syntaxError(f.Name, err))
 		}
-		f.Diagnostics = append(f.Diagnostics, syntaxDiag(f.Name, line, c.data, c.firstLine, msg))
 		return
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
 		return
 	}
+	f.checkTrailing(c, dec)
 	top := root.Content[0]
-	if top.Kind != yaml.MappingNode {
-		// Not an object: some other YAML file in a linted folder.
-		return
-	}
 	src := newSource(c.data, c.firstLine-1)
+	p := &docParser{f: f, src: src, root: &root, docIndex: docIndex,
+		budget: newBudget(countNodes(&root), c.docs), items: c.itemShare()}
+	switch top.Kind {
+	case yaml.MappingNode:
+	case yaml.SequenceNode:
+		// A JSON array of objects: kubectl reads objects one after another
+		// or a List, not an array. Lint the objects, and say so.
+		if !slices.ContainsFunc(top.Content, looksLikeObject) {
+			return // some other YAML file in a linted folder
+		}
+		at := src.rangeOf(top)
+		f.Diagnostics = append(f.Diagnostics, fileDiag(f.Name, at.Line, at.Column, RuleSyntax,
+			"the document is an array of objects, which kubectl cannot apply; wrap them in a List "+
+				"(apiVersion: v1, kind: List, items: [...]) or write one object per document"))
+		p.addItems(top.Content, "", "List", 0)
+		return
+	default:
+		return // not an object: some other YAML file in a linted folder
+	}
 	apiVersion, kind := scalarField(top, "apiVersion"), scalarField(top, "kind")
 	if items := listItems(top, kind); items != nil {
-		for i, item := range items {
-			item = resolve(item)
-			if item == nil || item.Kind != yaml.MappingNode {
-				continue
-			}
-			iv, ik := scalarField(item, "apiVersion"), scalarField(item, "kind")
-			if ik == "" && kind != "List" {
-				// Typed lists (ValidatingWebhookConfigurationList) imply
-				// their items' kind.
-				iv, ik = apiVersion, strings.TrimSuffix(kind, rules.ListSuffix)
-			}
-			f.addObject(src, item, &root, iv, ik, docIndex, i)
-		}
+		p.addItems(items, apiVersion, kind, 0)
 		return
 	}
-	f.addObject(src, top, &root, apiVersion, kind, docIndex, -1)
+	f.addObject(src, top, &root, apiVersion, kind, docIndex, -1, p.budget)
+}
+
+// docParser holds what the objects of one document share.
+type docParser struct {
+	f        *File
+	src      *source
+	root     *yaml.Node
+	docIndex int
+	budget   *budget
+	items    int // List items this document may still add
+	item     int // position of the next List item, nested Lists flattened
+}
+
+// maxListNesting bounds how deep Lists in Lists are followed.
+const maxListNesting = 8
+
+// addItems adds a List's items; a List among them is flattened into it, as
+// kubectl does.
+func (p *docParser) addItems(items []*yaml.Node, listVersion, listKind string, depth int) {
+	for _, item := range items {
+		i := p.item
+		p.item++
+		item = resolve(item)
+		if item == nil || item.Kind != yaml.MappingNode {
+			continue
+		}
+		iv, ik := scalarField(item, "apiVersion"), scalarField(item, "kind")
+		if ik == "" && listKind != "List" {
+			// Typed lists (ValidatingWebhookConfigurationList) imply
+			// their items' kind.
+			iv, ik = listVersion, strings.TrimSuffix(listKind, rules.ListSuffix)
+		}
+		if nested := listItems(item, ik); nested != nil && depth < maxListNesting {
+			p.item-- // the nested List is not an object of its own
+			p.addItems(nested, iv, ik, depth+1)
+			continue
+		}
+		if p.items == 0 {
+			at := p.src.rangeOf(item)
+			p.f.Diagnostics = append(p.f.Diagnostics, fileDiag(p.f.Name, at.Line, at.Column, RuleSyntax,
+				fmt.Sprintf("file has more than %d objects; from this List item on it is not linted: split it", objectLimit)))
+			p.items = -1
+		}
+		if p.items < 0 {
+			return
+		}
+		p.items--
+		p.f.addObject(p.src, item, p.root, iv, ik, p.docIndex, i, p.budget)
+	}
+}
+
+// itemShare is how many List items the chunk may hold: the file's
+// MaxObjects shared among its documents by size, so that neither one huge
+// List nor many Lists exceed it.
+func (c Chunk) itemShare() int {
+	if c.fileSize <= 0 {
+		return objectLimit
+	}
+	return max(1, int(int64(objectLimit)*int64(len(c.data))/int64(c.fileSize)))
+}
+
+func looksLikeObject(n *yaml.Node) bool {
+	n = resolve(n)
+	return n != nil && n.Kind == yaml.MappingNode && (mapValue(n, "apiVersion") != nil || mapValue(n, "kind") != nil)
+}
+
+// checkTrailing reports text after the chunk's first document that YAML
+// reads as further documents or cannot read at all ("...", then more; a
+// second flow collection): it would otherwise be dropped silently.
+func (f *File) checkTrailing(c Chunk, dec *yaml.Decoder) {
+	var next yaml.Node
+	err := dec.Decode(&next)
+	if errors.Is(err, io.EOF) {
+		return
+	}
+	line, col := c.firstLine, 1
+	if err == nil && len(next.Content) > 0 {
+		line, col = c.firstLine+next.Content[0].Line-1, next.Content[0].Column
+	} else if err != nil {
+		line = c.syntaxError(f.Name, err).Line
+	}
+	f.Diagnostics = append(f.Diagnostics, fileDiag(f.Name, line, col, RuleSyntax,
+		"text after the end of the document is not read as part of it; start another document with a --- line"))
+}
+
+// syntaxError positions a YAML parser error.
+func (c Chunk) syntaxError(file string, err error) diag.Diagnostic {
+	line := c.firstLine
+	n, msg := SyntaxErrorLine(c.data, err)
+	if n > 0 {
+		line = c.firstLine + n - 1
+	}
+	if strings.HasPrefix(msg, "control characters are not allowed") {
+		// The reader says neither where nor which: find it.
+		if l, col, r, ok := firstControl(c.data); ok {
+			d := fileDiag(file, c.firstLine+l-1, col, RuleSyntax,
+				fmt.Sprintf("invalid YAML: control character %U is not allowed", r))
+			return d
+		}
+	}
+	return syntaxDiag(file, line, c.data, c.firstLine, msg)
+}
+
+// firstControl finds the first character YAML does not allow in a stream
+// (YAML 1.2 §5.1: printable characters, tab and line breaks), as a
+// 1-based line and column.
+func firstControl(data []byte) (line, col int, r rune, ok bool) {
+	line, col = 1, 1
+	for _, r := range string(data) {
+		switch {
+		case r == '\n':
+			line, col = line+1, 1
+			continue
+		case r == '\t' || r == '\r' || r == 0x85 || r == utf8.RuneError:
+		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xFEFF && !(line == 1 && col == 1) ||
+			(r >= 0xD800 && r < 0xE000) || r == 0xFFFE || r == 0xFFFF:
+			return line, col, r, true
+		}
+		col++
+	}
+	return 0, 0, 0, false
 }
 
 func listItems(top *yaml.Node, kind string) []*yaml.Node {
@@ -283,29 +498,43 @@ func listItems(top *yaml.Node, kind string) []*yaml.Node {
 	return items.Content
 }
 
-func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind string, docIndex, item int) {
+func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind string, docIndex, item int, b *budget) {
 	d := &Document{
 		File: f.Name, Index: docIndex, Item: item, Line: src.lineOffset + obj.Line,
-		APIVersion: apiVersion, Kind: kind,
+		APIVersion: apiVersion, Kind: kind, src: src,
 	}
 	if md := mapValue(obj, "metadata"); md != nil {
 		d.Name = scalarField(md, "name")
 		d.Namespace = scalarField(md, "namespace")
 	}
 	switch {
+	case apiVersion == "" && kind != "" && mapValue(obj, "metadata") != nil:
+		// kubectl refuses it ("Object 'apiVersion' is missing"), so the
+		// object can never be what a cluster runs.
+		at := src.rangeOf(mapValue(obj, "kind"))
+		if v := mapValue(obj, "apiVersion"); v != nil {
+			at = src.rangeOf(v)
+		}
+		want := "the apiVersion of " + kind
+		if kind == rules.Validating || kind == rules.Mutating {
+			want = rules.V1
+		}
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleSchema, diag.Error, "apiVersion",
+			fmt.Sprintf("apiVersion is missing or empty, so kubectl rejects the object (\"Object 'apiVersion' is missing\"); set it to %s", want)))
 	case rules.IsWebhookKind(apiVersion, kind):
-		f.decodeWebhookConfig(d, src, obj, docNode)
+		f.decodeWebhookConfig(d, src, obj, docNode, b)
 	case unservedWebhookVersion(apiVersion, kind):
 		// Not v1 nor the removed v1beta1: no version of the API server ever
 		// served these kinds there, so the content has no schema to check.
 		ix := newIndex()
 		ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+		ix.freeze()
 		d.Positions = ix
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), RuleUnservedAPIVersion, diag.Error, "apiVersion",
 			fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
 				kind, apiVersion, kind, apiVersion, rules.V1)))
 	default:
-		d.inventory = readInventory(src, obj, apiVersion, kind, d)
+		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
 	}
 	f.Docs = append(f.Docs, d)
 }
@@ -318,8 +547,11 @@ func unservedWebhookVersion(apiVersion, kind string) bool {
 		apiVersion != rules.V1 && apiVersion != rules.V1beta1
 }
 
-func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.Node) {
-	dec := &decoder{src: src, index: newIndex()}
+func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.Node, b *budget) {
+	if b.exhausted {
+		return // an earlier item of the document said why it stops here
+	}
+	dec := &decoder{src: src, index: newIndex(), budget: b}
 	var target reflect.Value
 	var vwc *admissionv1.ValidatingWebhookConfiguration
 	var mwc *admissionv1.MutatingWebhookConfiguration
@@ -333,6 +565,16 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	dec.index.set("", Range{}, src.extent(obj))
 	dec.decodeStruct(obj, target, "", src.extent(obj))
 	d.Positions = dec.index
+	if b.exhausted {
+		// Half an object would make rules report what the bomb cut off.
+		d.Positions.freeze()
+		for _, e := range dec.errs {
+			if e.msg == budgetMessage {
+				d.Diagnostics = append(d.Diagnostics, d.diagAt(e.at, RuleSchema, diag.Error, e.path, e.msg))
+			}
+		}
+		return
+	}
 
 	if vwc != nil {
 		d.Config = rules.FromValidating(d.APIVersion, vwc)
@@ -361,6 +603,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 				"v1beta1 defaults you rely on, such as failurePolicy Ignore", rules.V1beta1, d.Kind, rules.V1)))
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
+	d.Positions.freeze()
 }
 
 func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {

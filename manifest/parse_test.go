@@ -158,7 +158,7 @@ func TestAliasBombIsBounded(t *testing.T) {
 
 func TestOversizedFileIsReported(t *testing.T) {
 	f := Parse("big.yaml", make([]byte, MaxFileSize+1))
-	if len(f.Diagnostics) != 1 || !strings.Contains(f.Diagnostics[0].Message, "more than") {
+	if len(f.Diagnostics) != 1 || !strings.Contains(f.Diagnostics[0].Message, "larger than 64 MiB") {
 		t.Fatalf("got %+v", f.Diagnostics)
 	}
 }

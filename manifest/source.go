@@ -13,6 +13,37 @@ type source struct {
 	data       []byte
 	starts     []int // byte offset of each line start within data
 	lineOffset int   // file line of data's first line, minus one
+
+	// Where each code point of the last long line looked up starts, so
+	// that a minified one-line file is not re-scanned for every scalar.
+	runesOf   int // 1-based line, or 0
+	runeStart []int32
+}
+
+// longLine is the length from which a line's column offsets are kept.
+const longLine = 256
+
+// offset is the byte offset of a 1-based column (in code points) on a
+// line, clamped to the line's end.
+func (s *source) offset(n int, text []byte, col int) int {
+	if len(text) < longLine {
+		off := 0
+		for c := 1; c < col && off < len(text); c++ {
+			_, size := utf8.DecodeRune(text[off:])
+			off += size
+		}
+		return off
+	}
+	if s.runesOf != n {
+		s.runesOf, s.runeStart = n, s.runeStart[:0]
+		for i := range string(text) {
+			s.runeStart = append(s.runeStart, int32(i))
+		}
+	}
+	if col-1 < len(s.runeStart) {
+		return int(s.runeStart[max(col-1, 0)])
+	}
+	return len(text)
 }
 
 func newSource(data []byte, lineOffset int) *source {
@@ -86,13 +117,7 @@ func (s *source) extent(n *yaml.Node) Range {
 func (s *source) scalarEnd(n *yaml.Node) (line, col int) {
 	line, col = n.Line, n.Column
 	text := s.line(line)
-	// Byte offset of the node's column on its line.
-	off := 0
-	for c := 1; c < col && off < len(text); c++ {
-		_, size := utf8.DecodeRune(text[off:])
-		off += size
-	}
-	rest := text[min(off, len(text)):]
+	rest := text[s.offset(line, text, col):]
 	switch {
 	case n.Style&yaml.DoubleQuotedStyle != 0:
 		for i := 1; i < len(rest); i++ {

@@ -16,6 +16,9 @@ type Run struct {
 	Diagnostics []diag.Diagnostic
 	// Files and Configs count what was linted, for summaries.
 	Files, Configs int
+	// FileNames lists the files linted, so formats that report per file
+	// (junit, checkstyle) can show the clean ones too; may be nil.
+	FileNames []string
 	// Source returns a file's contents for snippets; nil disables them.
 	Source func(file string) []byte
 	// ToolVersion is webhooklint's version.

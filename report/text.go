@@ -39,6 +39,9 @@ const (
 func (t *textFormatter) Format(w io.Writer, run *Run) error {
 	bw := bufio.NewWriter(w)
 	files := map[string]bool{}
+	// Diagnostics come sorted by file: index each file's lines once.
+	var lines *lineIndex
+	linesOf := ""
 	for _, d := range run.Diagnostics {
 		files[d.File] = true
 		fmt.Fprintf(bw, "%s: %s: %s%s %s\n",
@@ -48,7 +51,10 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 			t.style(styleDim, "["+d.Rule+"]"))
 		if run.Source != nil && d.File != "" && d.Line > 0 {
 			if src := run.Source(d.File); src != nil {
-				t.snippet(bw, src, d)
+				if lines == nil || linesOf != d.File {
+					lines, linesOf = newLineIndex(src), d.File
+				}
+				t.snippet(bw, lines, d)
 			}
 		}
 	}
@@ -75,12 +81,16 @@ func severityStyle(s diag.Severity) string {
 	return styleCyan
 }
 
+// maxSnippetLine is the longest source line (in bytes) printed under a
+// finding; a minified JSON file is one line no reader wants repeated.
+const maxSnippetLine = 1000
+
 // snippet prints the line a finding starts on and marks its span: a caret
 // at the start column and tildes to the end column (or to the end of the
 // line when the span continues on later lines).
-func (t *textFormatter) snippet(w io.Writer, src []byte, d diag.Diagnostic) {
-	line, ok := sourceLine(src, d.Line)
-	if !ok || !utf8.ValidString(line) {
+func (t *textFormatter) snippet(w io.Writer, src *lineIndex, d diag.Diagnostic) {
+	line, ok := src.line(d.Line)
+	if !ok || len(line) > maxSnippetLine || !utf8.ValidString(line) {
 		return
 	}
 	runes := []rune(line)

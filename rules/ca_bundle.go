@@ -122,13 +122,16 @@ func checkCABundle(p *Pass) {
 			if w.ClientConfig.Service == nil || len(w.Rules) == 0 || selfManagedCertificates(p, w) {
 				continue // filled in at runtime
 			}
+			// An overlay usually adds the injector annotation (kubebuilder's
+			// config/default), so on a base this depends on the overlay.
+			problem := "empty caBundle and no CA injector, so TLS to the backend fails (unknown authority); " +
+				"set caBundle or annotate cert-manager.io/inject-ca-from"
 			if len(raw) > 0 {
-				problems.add(w, "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 "+
-					"of the CA's PEM or annotate cert-manager.io/inject-ca-from")
-				continue
+				problem = "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 " +
+					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
 			}
-			problems.add(w, "empty caBundle and no CA injector, so TLS to the backend fails (unknown authority); "+
-				"set caBundle or annotate cert-manager.io/inject-ca-from")
+			problems.add(w, problem)
+			problems.overlay[problem] = true
 		default:
 			for _, msg := range bundleContentProblems(p, bundle) {
 				problems.add(w, msg)
@@ -143,11 +146,15 @@ func checkCABundle(p *Pass) {
 type caProblems struct {
 	order    []string
 	webhooks map[string][]*Webhook
+	// overlay marks problems that depend on what a kustomize overlay
+	// changes (it usually adds the injector annotation).
+	overlay map[string]bool
 }
 
 func (c *caProblems) add(w *Webhook, problem string) {
 	if c.webhooks == nil {
 		c.webhooks = map[string][]*Webhook{}
+		c.overlay = map[string]bool{}
 	}
 	if _, seen := c.webhooks[problem]; !seen {
 		c.order = append(c.order, problem)
@@ -167,7 +174,8 @@ func (c *caProblems) report(p *Pass) {
 		default:
 			who += fmt.Sprintf(" and %d more", len(ws)-1)
 		}
-		p.Reportf(ws[0].Path().Child("clientConfig", "caBundle"), "%s: %s", who, problem)
+		p.Emit(Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
+			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]})
 	}
 }
 

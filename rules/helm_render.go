@@ -16,13 +16,18 @@ func init() {
 			Why: "`--helm CHART` (or a chart folder among the paths) renders the chart with the Helm engine, as " +
 				"`helm template` does with the chart's values and any `--values` files, and lints the output. Rendering " +
 				"is offline: dependencies must be vendored under `charts/` (`helm dependency build`), and `lookup` sees " +
-				"no cluster. A chart that does not render would not install either, and nothing in it was linted.",
+				"no cluster, DNS functions return nothing. A chart that does not render would not install either. A template " +
+				"that fails is reported at the line Helm names and the chart's other templates are rendered and linted " +
+				"without it. A chart is a program, so a render is bounded: 20 s, 512 MiB of memory, lists from `until`, " +
+				"`untilStep` and `seq` of at most 2^20 elements, 64 MiB of output per template (`repeat` included); a " +
+				"template that passes a bound is reported at the action that did.",
 			Bad:  "# Chart.yaml\ndependencies:\n- name: common\n  repository: https://charts.example.com\n# ...but charts/ is empty\n",
 			Good: "# after `helm dependency build`, charts/common-1.0.0.tgz is present\n",
 			Fix:  "Run `helm dependency build <chart>`, or fix the template or values error at the reported line.",
 			Sources: []string{
 				"https://helm.sh/docs/helm/helm_template/",
 				"https://helm.sh/docs/helm/helm_dependency_build/",
+				"https://helm.sh/docs/chart_template_guide/function_list/",
 			},
 		},
 	})

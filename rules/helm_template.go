@@ -16,8 +16,12 @@ func init() {
 			Why: "A file with template actions (`{{ .Values.failurePolicy }}`) is not a manifest: most do not even parse " +
 				"as YAML, and those that do hold values that are not final. Reporting YAML syntax or schema errors on it " +
 				"would be noise, and silently skipping it would pass a webhook configuration nobody checked. webhooklint " +
-				"reports one finding per file (or per templated webhook configuration) that says what it is and how to " +
-				"lint what it produces.\n\nHelm is named only on evidence: the file is under `templates/` of a chart " +
+				"reports one finding per file that says what it is and how to lint what it produces.\n\nA document counts " +
+				"as a template when an action stands where YAML expects a node (the start of a line or a value, a list " +
+				"item, inside `[ ]` or `{ }`), or when it is a webhook configuration holding Go template actions. " +
+				"Actions inside strings and comments are text: a ConfigMap carrying an injector's template is linted as " +
+				"usual. Only the templated documents are dropped; the file's other documents, and their syntax errors, " +
+				"are reported as usual.\n\nHelm is named only on evidence: the file is under `templates/` of a chart " +
 				"(a folder with `Chart.yaml`), or its actions use what only Helm provides (`.Values`, `.Release`, " +
 				"`.Chart`, `.Capabilities`, `.Files`, `include`). Other Go templates (operator bindata, e2e frameworks) " +
 				"and sed markers (`{{caBundle}}`) are called templates with placeholders. A chart folder among the " +

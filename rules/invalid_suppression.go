@@ -5,7 +5,7 @@ import "github.com/webhooklint/webhooklint/diag"
 func init() {
 	register(&Rule{
 		Name:     "invalid-suppression",
-		Summary:  "a suppression that names no rule, an unknown rule, or gives no reason",
+		Summary:  "a suppression that names no rule, an unknown rule, gives no reason, or is inline where inline suppressions are forbidden",
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",
@@ -16,7 +16,9 @@ func init() {
 			Good: "# webhooklint:ignore self-deadlock -- the backend runs on the control plane, outside the cluster\nfailurePolicy: Fail",
 			Fix: "Write `# webhooklint:ignore <rule>[,<rule>] -- <reason>` on the line above the YAML node it applies to " +
 				"(above the first key of the object for the whole object), or the object annotation " +
-				"`webhooklint.io/ignore: \"<rule>: <reason>\"`, which survives Helm and kustomize rendering.",
+				"`webhooklint.io/ignore: \"<rule>: <reason>\"`, which survives Helm and kustomize rendering. " +
+				"Where the run forbids inline suppressions (`--no-inline-suppressions`, `inlineSuppressions: false`), " +
+				"fix the finding or accept it under `suppressions` in the configuration file.",
 		},
 	})
 }

@@ -8,7 +8,7 @@ const KustomizeBuildRule = "kustomize-build"
 func init() {
 	register(&Rule{
 		Name:     KustomizeBuildRule,
-		Summary:  "a kustomization could not be built (offline, plugins off), so its webhook configurations were not linted",
+		Summary:  "a kustomization could not be built (offline, plugins off), so its files were linted one by one",
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",
@@ -17,14 +17,20 @@ func init() {
 				"that is what reaches the cluster: the patches in an overlay decide failurePolicy, selectors and the " +
 				"service namespace. It builds in-process with the kustomize API, offline and with plugins disabled. A " +
 				"build that fails (a missing file, a patch whose target does not exist, a remote base that would have to be " +
-				"downloaded, a Helm chart generator that would run `helm`) fails for the user too, or cannot be checked; " +
-				"either way nothing in it was linted.",
+				"downloaded, a Helm chart generator that would run `helm`) fails for the user too, or cannot be checked. " +
+				"webhooklint never opens a socket in this mode: every reference kustomize would fetch — in `resources`, " +
+				"`components`, patches, generators, transformers, `crds`, `openapi` or a generator's files — is reported " +
+				"at its line and the build is not run. A file whose YAML aliases expand to more than 2^20 nodes (an alias " +
+				"bomb) is refused the same way, before kustomize de-anchors it. The kustomization's files are then linted " +
+				"one by one, as without kustomize: patches are checked only for what they state, and findings that " +
+				"depend on the overlay are missing.",
 			Bad:  "# kustomization.yaml\nresources:\n- github.com/example/operator//config/default?ref=v1.2.0\n",
 			Good: "# kustomization.yaml\nresources:\n- ../../vendor/operator/config/default\n",
 			Fix: "Fix the error kustomize reports. For remote bases, vendor them into the repository or lint the build output " +
 				"(`kustomize build overlays/prod | webhooklint -`).",
 			Sources: []string{
 				"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/",
+				"https://github.com/kubernetes-sigs/kustomize/blob/master/examples/remoteBuild.md",
 			},
 		},
 	})

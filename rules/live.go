@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/webhooklint/webhooklint/internal/suggest"
 )
@@ -24,6 +25,11 @@ type LiveInventory struct {
 	Namespaces     []*corev1.Namespace          `json:"namespaces"`
 	Services       []*corev1.Service            `json:"services"`
 	EndpointSlices []*discoveryv1.EndpointSlice `json:"endpointSlices"`
+	// Pods and DisruptionBudgets feed the backend checks (ports,
+	// availability) that files get from workloads and PodDisruptionBudgets.
+	// The cluster front end keeps only the fields those checks read.
+	Pods              []*corev1.Pod                   `json:"pods"`
+	DisruptionBudgets []*policyv1.PodDisruptionBudget `json:"disruptionBudgets"`
 	// Served lists every group/version/resource the API server serves
 	// (discovery, CRDs and aggregated APIs included). Subresources appear
 	// as "pods/status".

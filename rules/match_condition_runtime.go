@@ -65,6 +65,9 @@ func init() {
 }
 
 func checkMatchConditionRuntime(p *Pass) {
+	if !hasMatchConditions(p.Config) {
+		return // do not build a CEL environment for nothing
+	}
 	target := matchConditionCompiler(p.Settings)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]

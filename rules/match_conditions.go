@@ -58,6 +58,9 @@ func init() {
 }
 
 func checkMatchConditions(p *Pass) {
+	if !hasMatchConditions(p.Config) {
+		return // do not build a CEL environment for nothing
+	}
 	compiler := matchConditionCompiler(p.Settings)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
@@ -94,6 +97,15 @@ func checkMatchConditions(p *Pass) {
 		}
 		p.ReportFieldErrors(errs)
 	}
+}
+
+func hasMatchConditions(c *Config) bool {
+	for i := range c.Webhooks {
+		if len(c.Webhooks[i].MatchConditions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // matchConditionCompiler returns the compiler for the target version,

@@ -5,7 +5,9 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -204,9 +206,25 @@ type Inventory struct {
 	Services   []*corev1.Service
 	Namespaces []*corev1.Namespace
 	Workloads  []Workload
+	// DisruptionBudgets are the PodDisruptionBudgets of the input.
+	DisruptionBudgets []DisruptionBudget
+	// Autoscalers are the HorizontalPodAutoscalers of the input: they, not
+	// spec.replicas, decide how many pods the workloads they target run.
+	Autoscalers []Autoscaler
+	// CRDs are the CustomResourceDefinitions (apiextensions.k8s.io/v1),
+	// whose per-version schemas type what webhooks on custom resources
+	// receive.
+	CRDs []*apiextensionsv1.CustomResourceDefinition
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
+	// Base is set when the unit is a kustomize base linted without the
+	// overlay that deploys it (kubebuilder's namespace "system" and
+	// webhook-service): its namespaces, names, selectors and CA injection
+	// are placeholders an overlay rewrites. Rules whose findings depend on
+	// them mark those findings DependsOnOverlay, and avoid suggesting fixes
+	// the overlay would break.
+	Base bool
 
 	// derived holds what rules compute from the whole input, once per run
 	// rather than once per configuration (see Derived).
@@ -238,6 +256,14 @@ type Workload struct {
 	// what they run tells, for example, whether the workload writes its
 	// webhook's caBundle itself.
 	Containers []Container
+	// Replicas is how many pods the workload keeps running: spec.replicas,
+	// 1 when it is unset (ReplicasDefaulted) and for a Pod; 0 when it is
+	// not a fixed number (a DaemonSet runs one per node, Jobs run to
+	// completion, a value that is not a number).
+	Replicas          int32
+	ReplicasDefaulted bool
+	// Pod summarizes the pod template; nil when it could not be read.
+	Pod *PodSummary
 }
 
 // Container is what a pod template's container runs.
@@ -249,4 +275,47 @@ type Container struct {
 // GroupResource names a resource kind the way webhook rules do.
 type GroupResource struct {
 	Group, Resource string
+}
+
+// PodSummary is what the backend checks read from a pod template or a
+// live pod: the ports each container declares, whether it has a readiness
+// probe, and how the pods are spread. It is built by SummarizePod for both
+// front ends, so files and a live cluster are judged alike.
+type PodSummary struct {
+	Containers []ContainerSummary
+	// SpreadKeys are the topology keys of the podAntiAffinity terms and
+	// topologySpreadConstraints that select the pod's own labels: the
+	// ways its replicas are kept apart (kubernetes.io/hostname, a zone).
+	SpreadKeys []string
+}
+
+// ContainerSummary is one container (or restartable init container, a
+// sidecar that serves like any other) of a pod.
+type ContainerSummary struct {
+	Name      string
+	Ports     []ContainerPort
+	Readiness bool
+}
+
+// ContainerPort is a declared containerPort and its name.
+type ContainerPort struct {
+	Name string
+	Port int32
+}
+
+// DisruptionBudget is a PodDisruptionBudget of the input: the pods it
+// covers and how many of them a drain may evict.
+type DisruptionBudget struct {
+	Namespace, Name string
+	Selector        *metav1.LabelSelector
+	MinAvailable    *intstr.IntOrString
+	MaxUnavailable  *intstr.IntOrString
+}
+
+// Autoscaler is a HorizontalPodAutoscaler of the input: the workload it
+// scales and the fewest replicas it keeps (0: not a number).
+type Autoscaler struct {
+	Namespace, Name        string
+	TargetKind, TargetName string
+	MinReplicas            int32
 }

@@ -46,11 +46,13 @@ type Settings struct {
 	Options map[string]map[string]any
 	// Now is the instant certificate checks compare against (fixed in tests).
 	Now time.Time
+	// Provider is the platform the manifests are for (Generic when empty).
+	Provider Provider
 }
 
 // DefaultSettings targets DefaultKubeVersion with default options.
 func DefaultSettings() *Settings {
-	return &Settings{KubeVersion: DefaultKubeVersion, Now: time.Now()}
+	return &Settings{KubeVersion: DefaultKubeVersion, Now: time.Now(), Provider: Generic}
 }
 
 // Finding is what a rule reports; a front end turns Path into a position.
@@ -66,6 +68,45 @@ type Finding struct {
 	AtKey bool
 	// Webhook is the name of the webhook the finding is about, if any.
 	Webhook string
+	// DependsOnOverlay marks a finding that judges what a kustomize
+	// overlay changes (namespaces, name prefixes, selectors, the Service,
+	// CA injection). On a base linted without its overlay (Inventory.Base)
+	// the engine reports it at info.
+	DependsOnOverlay bool
+	// Within narrows the finding to part of the string value at Path (a
+	// sub-expression of a CEL expression); nil means the whole value.
+	Within *ValueSpan
+}
+
+// ValueSpan is a part of a string value, counted in non-blank characters
+// (not spaces, tabs or line breaks) from the start of the value: Start is
+// how many come before the part, End how many up to its end. Blanks are
+// left out because YAML folding, block scalars and quoting change them
+// between the file and the value; the front end maps the count back to a
+// column (manifest.Document.LocateWithin).
+type ValueSpan struct{ Start, End int }
+
+// SpanOf returns the ValueSpan of the characters [from, to) of value
+// (offsets in characters, not bytes).
+func SpanOf(value string, from, to int) *ValueSpan {
+	sp := &ValueSpan{}
+	i := 0
+	for _, r := range value {
+		if i >= to {
+			break
+		}
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+			if i < from {
+				sp.Start++
+			}
+			sp.End++
+		}
+		i++
+	}
+	if sp.End <= sp.Start {
+		return nil
+	}
+	return sp
 }
 
 // Pass is one rule's view of one configuration.
@@ -184,6 +225,7 @@ func (p *Pass) Emit(f Finding) { p.emit(f) }
 
 func (p *Pass) emit(f Finding) {
 	f.Rule = p.rule.Name
+	f.DependsOnOverlay = f.DependsOnOverlay || p.rule.DependsOnOverlay
 	if f.Severity == 0 {
 		f.Severity = p.rule.Severity
 	}

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"encoding/binary"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 )
@@ -122,16 +124,53 @@ func coMatchingRuleSets(rules []indexedRule) []ruleSet {
 			out = append(out, ruleSet{Example: q, Rules: b})
 		}
 	}
-	for _, q := range builtinRequestClasses() {
-		b := newBitset(len(rules))
-		for i, r := range rules {
-			if ruleMatchesRequest(r.Rule, r.Equivalent, q) {
-				b.set(i)
-			}
-		}
-		keep(q, b)
+	classes := builtinRequestClasses()
+	for i, b := range matchBuiltinClasses(rules, classes) {
+		keep(classes[i], b)
 	}
 	searchOtherAPIs(rules, anchors, keep)
+	return out
+}
+
+// matchBuiltinClasses returns, for each class, the rules matching it. A
+// rule can match only requests on a resource it names (or "*"), so each
+// class tests only those rules; classes are split among all CPUs (the
+// caller computes this once per run while the other workers wait for it).
+func matchBuiltinClasses(rules []indexedRule, classes []requestClass) []bitset {
+	byResource := map[string][]int{}
+	for i, r := range rules {
+		var named []string
+		for _, p := range r.Rule.Resources {
+			res, _, _ := strings.Cut(p, "/")
+			if !slices.Contains(named, res) {
+				named = append(named, res)
+				byResource[res] = append(byResource[res], i)
+			}
+		}
+	}
+	out := make([]bitset, len(classes))
+	match := func(k int) {
+		q := classes[k]
+		b := newBitset(len(rules))
+		for _, candidates := range [][]int{byResource[q.Resource], byResource["*"]} {
+			for _, i := range candidates {
+				if ruleMatchesRequest(rules[i].Rule, rules[i].Equivalent, q) {
+					b.set(i)
+				}
+			}
+		}
+		out[k] = b
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(classes)/64+1)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w; k < len(classes); k += workers {
+				match(k)
+			}
+		})
+	}
+	wg.Wait()
 	return out
 }
 

@@ -60,6 +60,9 @@ type Rule struct {
 	// redundant when they are reported on the same object: the engine then
 	// drops the finding and names it in the root's message (lint/causes.go).
 	ExplainedBy []Explanation
+	// DependsOnOverlay marks rules all of whose findings judge what a
+	// kustomize overlay changes (see Finding.DependsOnOverlay).
+	DependsOnOverlay bool
 	// Check runs once per webhook configuration. Rules whose findings come
 	// from a front end (YAML syntax, strict decoding) have a nil Check.
 	Check func(*Pass)

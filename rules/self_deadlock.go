@@ -20,7 +20,10 @@ func init() {
 		Summary:  "a fail-closed webhook can block the requests that bring its own backend back",
 		Severity: diag.Warning,
 		Category: Practice,
-		Since:    "0.1.0",
+		// The backend's namespace, the Service and the selectors are what
+		// a kustomize overlay sets.
+		DependsOnOverlay: true,
+		Since:            "0.1.0",
 		Doc: Doc{
 			Why: "A webhook served from inside the cluster needs pods to answer. If it fails closed " +
 				"(`failurePolicy: Fail`, the v1 default) and its rules, selectors and matchConditions also " +
@@ -274,7 +277,7 @@ func checkSelfDeadlock(p *Pass) {
 		}
 		b := findBackend(p.Input, ref)
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
-			p.Reportf(w.Path().Child("rules").Index(own.rule), "%s", deadlockMessage(b, own.hits, own.conditional))
+			p.Reportf(w.Path().Child("rules").Index(own.rule), "%s", deadlockMessage(b, own.hits, own.conditional, p.Input.Base))
 			continue
 		}
 		checkDependencyLoops(p, w, b)
@@ -401,7 +404,7 @@ func requestsOf(hits []backendRequest, who string) []string {
 	return reqs
 }
 
-func deadlockMessage(b backend, hits []backendRequest, conditional bool) string {
+func deadlockMessage(b backend, hits []backendRequest, conditional, base bool) string {
 	var parts []string
 	for _, who := range uniqueWho(hits) {
 		if who == "" {
@@ -429,6 +432,13 @@ func deadlockMessage(b backend, hits []backendRequest, conditional bool) string 
 	}
 	if b.Namespace == "kube-system" || b.Namespace == "kube-node-lease" {
 		msg.WriteString(", in a namespace the cluster depends on")
+	}
+	if base {
+		// kustomize's namespace transformer rewrites the Service's
+		// namespace but not selector values: NotIn [system] would exclude
+		// a namespace that no longer exists once the overlay is applied.
+		msg.WriteString("; in the overlay, exclude the namespace the backend is deployed into, or fail open")
+		return msg.String()
 	}
 	fmt.Fprintf(&msg, "; exclude namespace %q by namespaceSelector, or fail open", b.Namespace)
 	return msg.String()

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -23,7 +26,10 @@ var _ = register(&Rule{
 			"(`cannot route to service with ClusterIP \"None\"`) or a Service with no ready endpoints makes " +
 			"every call fail. With `failurePolicy: Fail` every request the webhook matches is then rejected; " +
 			"with `Ignore` the webhook is silently skipped. Only a live cluster shows this, so the rule runs " +
-			"under `webhooklint cluster` and is reported as a warning for webhooks that fail open.",
+			"under `webhooklint cluster` and is reported as a warning for webhooks that fail open. When the " +
+			"pods could be read, a missing endpoint is explained if the Service itself causes it: a selector " +
+			"that selects no pod, or a named targetPort no selected pod declares (the checks `service-reference` " +
+			"makes on files).",
 		Bad: "```yaml\n" +
 			"webhooks:\n" +
 			"- name: check.example.com\n" +
@@ -37,7 +43,7 @@ var _ = register(&Rule{
 			"    service: {namespace: policy, name: checker, port: 443}\n" +
 			"```",
 		Fix: "Point `clientConfig.service` at an existing, non-headless Service and one of its `spec.ports[].port` " +
-			"values, and make sure its pods are ready (`kubectl get endpointslices -l " +
+			"values, give it a selector that selects the webhook server's pods and a targetPort they declare, and make sure its pods are ready (`kubectl get endpointslices -l " +
 			"kubernetes.io/service-name=<name>`).",
 		Sources: []string{
 			srcServiceProxy,
@@ -106,9 +112,38 @@ func checkServiceUnavailable(p *Pass) {
 			continue
 		}
 		if readyEndpoints(slices, sp.Name) == 0 {
-			report(svcPath.String(), fmt.Sprintf("service %q has no ready endpoints for port %d%s", id, port, portName(sp.Name)))
+			report(svcPath.String(), fmt.Sprintf("service %q has no ready endpoints for port %d%s%s", id, port, portName(sp.Name),
+				noEndpointsReason(p.Input, ref, svc, sp)))
 		}
 	}
+}
+
+// noEndpointsReason says, from the cluster's pods, why a Service has no
+// endpoints when the cause is in its own spec: a selector that selects no
+// pod, or a named targetPort no selected pod declares. Empty when the pods
+// were not read or are merely not ready.
+func noEndpointsReason(in *Inventory, ref *admissionv1.ServiceReference, svc *corev1.Service, sp *corev1.ServicePort) string {
+	if len(svc.Spec.Selector) == 0 {
+		return ""
+	}
+	bp := servingPods(in, ref)
+	if !bp.PodsKnown {
+		return ""
+	}
+	if len(bp.Groups) == 0 {
+		return fmt.Sprintf(": its selector %s selects no pod", labels.SelectorFromSet(svc.Spec.Selector))
+	}
+	t := targetPortOf(sp)
+	if t.Type != intstr.String {
+		return ""
+	}
+	for _, g := range bp.Groups {
+		if _, _, ok := resolveTargetPort(t, g.Pod); ok {
+			return ""
+		}
+	}
+	g := bp.Groups[0]
+	return fmt.Sprintf(": targetPort %s names no container port of %s (it declares %s)", describeTargetPort(t), g.Who, declaredPorts(g.Pod))
 }
 
 // readyEndpoints counts endpoints serving the named Service port that are

@@ -15,7 +15,10 @@ func init() {
 		Summary:  "a fail-closed webhook can intercept requests the control plane and nodes depend on",
 		Severity: diag.Warning,
 		Category: Practice,
-		Since:    "0.1.0",
+		// The backend's namespace, the Service and the selectors are what
+		// a kustomize overlay sets.
+		DependsOnOverlay: true,
+		Since:            "0.1.0",
 		Doc: Doc{
 			Why: "While a fail-closed webhook (`failurePolicy: Fail`, the v1 default) is down, slow or " +
 				"unreachable, every request it matches is rejected. For most objects that is the point; for " +

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -18,10 +16,15 @@ import (
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
-// lintBuild lints the objects a kustomization builds, together (so
-// cross-object rules see the build's Services and workloads), and moves
-// every finding to the patch or resource line that wrote its field.
-func lintBuild(b *kustomize.Build, lo lint.Options) *lint.Result {
+// lintKustomization builds a root kustomization and lints the objects it
+// builds together (cross-object rules see the build's Services and
+// workloads, and nothing else), then moves every finding to the patch or
+// resource line that wrote its field.
+func lintKustomization(u *unit, lo lint.Options) *unitResult {
+	b, err := kustomize.Run(u.shown) // as the error message shows it
+	if err != nil {
+		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
+	}
 	var buf bytes.Buffer
 	for _, o := range b.Objects {
 		buf.WriteString("---\n")
@@ -29,8 +32,10 @@ func lintBuild(b *kustomize.Build, lo lint.Options) *lint.Result {
 	}
 	name := b.File + " (built)"
 	f := manifest.Parse(name, buf.Bytes())
-	res := lint.Files([]*manifest.File{f}, lo)
-	origin := "kustomize build " + b.Dir
+	files := []*manifest.File{f}
+	base := isBase(files)
+	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)
+	origin := u.label()
 	for i := range res.Diagnostics {
 		d := &res.Diagnostics[i]
 		if d.File != name {
@@ -41,30 +46,45 @@ func lintBuild(b *kustomize.Build, lo lint.Options) *lint.Result {
 			o = b.Find(d.Object.Kind, d.Object.Name, d.Object.Namespace)
 		}
 		if o == nil {
-			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = display(b.File), 1, 1, 1, 2
+			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = b.File, 1, 1, 1, 2
 			d.Origin = origin
 			continue
 		}
 		at := b.Locate(o, d.Path, isAtKey(buf.Bytes(), *d))
-		at.File = display(at.File)
 		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
 		d.Origin = origin + " (" + at.By + ")"
 	}
-	// The built text is not a file anyone can open; the report gets the
-	// files the build read instead (for snippets and the file count).
-	res.Files = nil
-	resources, patches, kusts := b.Consumed()
-	for _, set := range []map[string]bool{resources, patches, kusts} {
-		for _, p := range slices.Sorted(maps.Keys(set)) {
-			if data, err := os.ReadFile(p); err == nil {
-				res.Files = append(res.Files, &manifest.File{Name: display(p), Data: data})
-			}
-		}
+	// kustomize's own warnings (deprecated fields) are findings on the
+	// kustomization that has them, at info: the build still works.
+	for _, w := range b.Warnings {
+		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
+			File: w.File, Line: w.Line, Column: w.Column, EndLine: w.Line, EndColumn: w.Column + 1,
+			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
+		})
 	}
-	return res
+	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
 }
 
-func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
+// kustomizeErrors reports a kustomization that was not built. The files
+// it would have read are then linted one by one (when no other unit uses
+// them), and the message says so.
+func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
+	const after = "; the kustomization was not built, its files are linted one by one"
+	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+		return diag.Diagnostic{
+			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
+			Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+			Message: msg + after,
+		}
+	}
+	var ps kustomize.Problems
+	if errors.As(err, &ps) {
+		out := make([]diag.Diagnostic, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, mk(p.File, p.Line, p.Column, p.EndCol, p.Msg))
+		}
+		return out
+	}
 	file, line := filepath.Join(dir, "kustomization.yaml"), 1
 	if b != nil {
 		file = b.File
@@ -75,50 +95,52 @@ func kustomizeError(dir string, b *kustomize.Build, err error) diag.Diagnostic {
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
-	var re *kustomize.RemoteError
-	if errors.As(err, &re) {
-		file, line, col, msg = re.File, re.Line, re.Column, re.Message()
-		endCol = col + len([]rune(re.Ref))
-	}
-	return diag.Diagnostic{
-		File: display(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
-		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
-		Message: msg + "; its webhook configurations were not linted",
-	}
+	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
 }
 
 // lintChart renders a chart and lints its manifests together, moving each
 // finding to the template that produced the document and the line its
-// field was traced to.
-func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Diagnostic) {
+// field was traced to. A dependency that would have to be downloaded is
+// left out, with a note; the rest of the chart is still linted.
+func lintChart(u *unit, lo lint.Options) *unitResult {
 	kv := ""
 	if lo.Settings != nil {
 		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
 	}
-	c, err := helm.Render(dir, helm.Options{ValuesFiles: so.ValuesFiles, KubeVersion: kv})
-	if err != nil {
+	renderDiag := func(err error) diag.Diagnostic {
 		d := diag.Diagnostic{
-			File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
+			File: filepath.Join(u.shown, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
 			Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
 			Message: err.Error(),
 		}
 		var he *helm.Error
 		if errors.As(err, &he) {
 			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
+			d.Message = he.Msg
 		}
-		return nil, &d
+		return d
 	}
-	origin := "helm template " + dir
-	for _, v := range so.ValuesFiles {
-		origin += " --values " + v
+	c, err := helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
+		ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
+		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kv,
+	})
+	if err != nil {
+		return &unitResult{failed: true, diags: []diag.Diagnostic{renderDiag(err)}}
 	}
+	// Templates that failed or passed a render limit: reported, and the
+	// rest of the chart is linted.
+	var problems []diag.Diagnostic
+	for _, e := range c.Skipped {
+		problems = append(problems, renderDiag(e))
+	}
+	origin := u.label()
 	var files []*manifest.File
 	byName := map[string]*helm.Template{}
 	for _, t := range c.Templates {
 		files = append(files, manifest.Parse(t.File, t.Rendered))
 		byName[t.File] = t
 	}
-	res := lint.Files(files, lo)
+	res := lint.LintUnit(lint.Unit{Files: files}, lo)
 	docsOf := map[string]*manifest.File{}
 	for _, f := range files {
 		docsOf[f.Name] = f
@@ -132,7 +154,9 @@ func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Dia
 		f := docsOf[d.File]
 		doc, docs := renderedDoc(f, d.Line)
 		if t.Source == nil {
-			// A packaged subchart: no template file to point into.
+			// A packaged subchart: no template file to point into; the
+			// finding stays on the chart.
+			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = filepath.Join(u.dir, "Chart.yaml"), 1, 1, 1, 2
 			d.Origin = origin + ", # Source: " + t.Name
 			continue
 		}
@@ -151,18 +175,17 @@ func lintChart(dir string, so Options, lo lint.Options) (*lint.Result, *diag.Dia
 		}
 		d.Origin = origin + ", # Source: " + t.Name + how
 	}
-	// Keep the rendered text under a name that says what it is, and the
-	// templates under their own names for snippets.
-	for _, f := range files {
-		f.Name = f.Name + " (rendered)"
+	res.Diagnostics = append(res.Diagnostics, problems...)
+	for _, dep := range c.MissingDeps {
+		line, col := max(dep.Line, 1), max(dep.Column, 1)
+		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
+			File: filepath.Join(u.dir, "Chart.yaml"), Line: line, Column: col, EndLine: line, EndColumn: col + 1,
+			Severity: diag.Info, Rule: rules.HelmRenderRule, Origin: origin,
+			Message: fmt.Sprintf("dependency %s (%s) is not under charts/ and webhooklint renders offline: the chart was linted without it; run `helm dependency build` to lint it too",
+				dep.Name, dep.Repository),
+		})
 	}
-	res.Files = files
-	for _, t := range c.Templates {
-		if t.Source != nil {
-			res.Files = append(res.Files, &manifest.File{Name: t.File, Data: t.Source})
-		}
-	}
-	return res, nil
+	return &unitResult{diags: res.Diagnostics, configs: res.Configs, internal: res.Internal}
 }
 
 // renderedDoc finds the index of the document a rendered line is in, and

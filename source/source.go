@@ -12,12 +12,12 @@ package source
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -34,150 +34,105 @@ import (
 
 // Options are the source-specific settings of a run.
 type Options struct {
-	// Charts are chart folders to render (--helm), in addition to chart
-	// folders met while walking the paths.
+	// Charts are chart folders to render and lint (--helm), in addition to
+	// the charts that hold linted files.
 	Charts []string
-	// ValuesFiles are merged over every rendered chart's values (--values).
-	ValuesFiles []string
+	// ChartConfigs say how to render particular charts (the configuration
+	// file's charts:); a chart with two entries is rendered twice.
+	ChartConfigs []Chart
+	// ValuesFiles, Set and SetString apply to every rendered chart, after
+	// its own settings (--values, --set, --set-string).
+	ValuesFiles, Set, SetString []string
 	// NoKustomize lints kustomization folders file by file instead of
 	// building them.
 	NoKustomize bool
 }
 
-// Lint lints args the way lint.Paths does, with kustomizations built,
-// charts rendered, patches and templates recognized.
+// Chart is how to render one chart: what `helm template` would be given.
+type Chart struct {
+	Dir                         string
+	ValuesFiles, Set, SetString []string
+	ReleaseName, Namespace      string
+}
+
+// Lint lints args as they are deployed, in five steps:
+//
+//  1. discover units: for every file named (or found in a named folder),
+//     the units it belongs to: the chart whose folder holds it, else the
+//     root kustomizations that use it, else the file alone;
+//  2. load each unit: build the kustomization, render the chart, read the
+//     file;
+//  3. lint each unit on its own, so cross-object rules compare objects
+//     that are installed together and nothing else;
+//  4. locate each finding at the file and line that wrote the field (a
+//     patch, a resource file, a template);
+//  5. report the findings located in the files asked about, once each,
+//     naming the unit when not every unit using that file has it.
+//
+// A file's findings are therefore the same whether it is linted with its
+// folder, with every file of the repository, or alone.
 func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so Options) (*lint.Result, error) {
-	if len(args) == 0 && len(so.Charts) == 0 {
-		args = []string{"."}
-	}
-	p, err := makePlan(args, stdinName, so)
-	if err != nil {
-		return nil, err
-	}
-	if len(so.ValuesFiles) > 0 && len(p.charts) == 0 {
-		return nil, fmt.Errorf("--values needs a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
-	}
-	if lo.Skip != nil {
-		// The configuration's ignore globs cover charts and
-		// kustomizations as they cover files.
-		p.files = slices.DeleteFunc(p.files, func(s manifest.Source) bool { return !s.Stdin && lo.Skip(s.Name) })
-		p.charts = slices.DeleteFunc(p.charts, lo.Skip)
-		p.kustomizations = slices.DeleteFunc(p.kustomizations, lo.Skip)
-	}
-	var out lint.Result
-	var extra []diag.Diagnostic
-
-	// Kustomizations first: they decide which files are linted through a
-	// build rather than on their own.
-	consumed := map[string]bool{}
-	patchFiles := map[string]string{}
-	for _, dir := range p.kustomizations {
-		b, err := kustomize.Run(dir)
-		if b != nil {
-			_, patches, _ := b.Consumed()
-			for f := range patches {
-				patchFiles[f] = b.File
-			}
-		}
-		if err != nil {
-			extra = append(extra, kustomizeError(dir, b, err))
-			continue
-		}
-		resources, patches, _ := b.Consumed()
-		for f := range resources {
-			consumed[f] = true
-		}
-		for f := range patches {
-			consumed[f] = true
-		}
-		merge(&out, lintBuild(b, lo))
-	}
-	for _, dir := range p.charts {
-		res, d := lintChart(dir, so, lo)
-		if d != nil {
-			extra = append(extra, *d)
-			continue
-		}
-		merge(&out, res)
-	}
-
-	// Standalone files.
-	var sources []manifest.Source
-	for _, s := range p.files {
-		if !s.Stdin && !p.explicit[s.Name] && consumed[abs(s.Name)] {
-			continue
-		}
-		sources = append(sources, s)
-	}
-	files, err := readAll(sources, stdin, lo.Jobs)
-	if err != nil {
-		return nil, err
-	}
-	partial := map[*manifest.Document]string{}
-	for _, f := range files {
-		extra = append(extra, recogniseTemplates(f)...)
-		for _, d := range f.Docs {
-			if why := isPartial(f, d, patchFiles); why != "" {
-				partial[d] = why
-			}
-		}
-	}
-	res := lint.Files(files, lo)
-	res.Diagnostics = onlyStated(res.Diagnostics, files, partial)
-	merge(&out, res)
-
-	out.Diagnostics = append(out.Diagnostics, finish(extra, &lo)...)
-	out.Diagnostics = diag.Normalize(supersededByPlaceholders(out.Diagnostics))
-	return &out, nil
-}
-
-func merge(dst, src *lint.Result) {
-	dst.Files = append(dst.Files, src.Files...)
-	dst.Diagnostics = append(dst.Diagnostics, src.Diagnostics...)
-	dst.Configs += src.Configs
-	dst.Internal = append(dst.Internal, src.Internal...)
-}
-
-// finish applies rule selection and severity overrides to findings made
-// here rather than by the engine.
-func finish(ds []diag.Diagnostic, lo *lint.Options) []diag.Diagnostic {
-	var out []diag.Diagnostic
-	for _, d := range ds {
-		if lo.Enabled != nil && !lo.Enabled(d.Rule) {
-			continue
-		}
-		if s, ok := lo.Severity[d.Rule]; ok {
-			d.Severity = s
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-// plan is what a run will read.
-type plan struct {
-	files          []manifest.Source
-	explicit       map[string]bool // files named on the command line
-	kustomizations []string        // top-level kustomization folders to build
-	charts         []string
-}
-
-func makePlan(args []string, stdinName string, so Options) (*plan, error) {
-	p := &plan{explicit: map[string]bool{}}
-	var files []manifest.Source
-	if len(args) > 0 {
-		var err error
-		if files, err = manifest.Expand(args, stdinName); err != nil {
-			return nil, err
-		}
-	}
-	charts := map[string]bool{}
-	var kusts []string
 	for _, c := range so.Charts {
 		if !helm.IsChart(c) {
 			return nil, fmt.Errorf("--helm %s: no Chart.yaml in that folder", c)
 		}
-		charts[filepath.Clean(c)] = true
+	}
+	if len(args) == 0 && len(so.Charts) == 0 {
+		args = []string{"."}
+	}
+	req, err := newRequest(append(slices.Clip(args), so.Charts...), stdinName, lo.Skip)
+	if err != nil {
+		return nil, err
+	}
+	units, unitsOf := discover(req, so)
+	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
+		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
+	}
+	results := lintUnits(units, stdin, lo)
+	// A file whose every kustomization failed to build is linted on its
+	// own, as the build error says.
+	var alone []*unit
+	for i, s := range req.sources {
+		us := unitsOf[i]
+		if len(us) == 0 || !slices.ContainsFunc(us, func(u *unit) bool { return u.kind == kustomizeUnit }) {
+			continue
+		}
+		failed := true
+		for _, u := range us {
+			failed = failed && results[slices.Index(units, u)].failed
+		}
+		if failed {
+			alone = append(alone, &unit{kind: fileUnit, file: s})
+		}
+	}
+	units = append(units, alone...)
+	results = append(results, lintUnits(alone, stdin, lo)...)
+	return reportUnits(req, units, results, &lo), nil
+}
+
+// request is what the user asked about: the files to find units for, and
+// the paths whose findings are reported, as the user spelled them.
+type request struct {
+	sources []manifest.Source
+	paths   []askedPath
+	skip    func(string) bool
+}
+
+type askedPath struct {
+	abs, typed string
+	dir        bool
+}
+
+func newRequest(args []string, stdinName string, skip func(string) bool) (*request, error) {
+	sources, err := manifest.Expand(args, stdinName)
+	if err != nil {
+		return nil, err
+	}
+	r := &request{skip: skip}
+	for _, s := range sources {
+		if s.Stdin || skip == nil || !skip(s.Name) {
+			r.sources = append(r.sources, s)
+		}
 	}
 	for _, a := range args {
 		if a == "-" {
@@ -192,71 +147,358 @@ func makePlan(args []string, stdinName string, so Options) (*plan, error) {
 			if err != nil {
 				continue
 			}
-			if !fi.IsDir() {
-				p.explicit[filepath.Clean(m)] = true
-				if slices.Contains(kustomize.FileNames, filepath.Base(m)) && !so.NoKustomize {
-					// Naming the kustomization file means its build.
-					kusts = append(kusts, filepath.Dir(filepath.Clean(m)))
+			r.paths = append(r.paths, askedPath{abs: absPath(m), typed: filepath.Clean(m), dir: fi.IsDir()})
+		}
+	}
+	return r, nil
+}
+
+// display returns the name under which a file (absolute) is reported, and
+// whether it was asked about: as typed, or joined to the folder typed.
+func (r *request) display(abs string) (string, bool) {
+	best := -1
+	for i, p := range r.paths {
+		if p.abs == abs || (p.dir && within(abs, p.abs)) {
+			if best < 0 || len(p.abs) > len(r.paths[best].abs) {
+				best = i
+			}
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	p := r.paths[best]
+	name := p.typed
+	if p.dir {
+		rel, err := filepath.Rel(p.abs, abs)
+		if err != nil {
+			return "", false
+		}
+		name = filepath.Join(p.typed, rel)
+	}
+	if r.skip != nil && r.skip(name) {
+		return "", false
+	}
+	return name, true
+}
+
+// name is how messages show a file or folder (absolute): as the user
+// typed it when it is below a path given, else relative to the working
+// folder when below it.
+func (r *request) name(abs string) string {
+	if abs == "" {
+		return ""
+	}
+	for _, p := range r.paths {
+		if p.dir && within(abs, p.abs) {
+			if rel, err := filepath.Rel(p.abs, abs); err == nil {
+				return filepath.Join(p.typed, rel)
+			}
+		}
+	}
+	return display(abs)
+}
+
+// discover finds the units of every requested file, each once, in a
+// stable order, and the units of each requested file.
+func discover(req *request, so Options) (units []*unit, unitsOf [][]*unit) {
+	d := newDiscovery(so)
+	byKey := map[string]*unit{}
+	unitsOf = make([][]*unit, len(req.sources))
+	for i, s := range req.sources {
+		us, _ := d.unitsOf(s)
+		for _, u := range us {
+			if byKey[u.key()] == nil {
+				u.shown = display(u.dir)
+				byKey[u.key()] = u
+				units = append(units, u)
+			}
+			unitsOf[i] = append(unitsOf[i], byKey[u.key()])
+		}
+	}
+	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
+	return units, unitsOf
+}
+
+// unitResult is what linting one unit leaves: located findings (files
+// absolute, stdin by its name) and nothing of its objects.
+type unitResult struct {
+	diags []diag.Diagnostic
+	// failed is set when the unit could not be loaded; diags say why.
+	failed   bool
+	base     bool
+	configs  int
+	internal []*lint.InternalError
+	stdin    []byte
+}
+
+// lintUnits loads, lints and locates every unit, several at a time. Each
+// unit's objects are dropped once its findings are located.
+func lintUnits(units []*unit, stdin io.Reader, lo lint.Options) []*unitResult {
+	jobs := lo.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	inner := lo
+	if len(units) > 1 {
+		inner.Jobs = 1 // units are the parallel work
+	}
+	out := make([]*unitResult, len(units))
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for i, u := range units {
+		if u.kind == fileUnit && u.file.Stdin {
+			out[i] = lintFile(u.file, stdin, inner)
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			switch u.kind {
+			case kustomizeUnit:
+				out[i] = lintKustomization(u, inner)
+			case chartUnit:
+				out[i] = lintChart(u, inner)
+			default:
+				out[i] = lintFile(u.file, nil, inner)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// reportUnits keeps the findings located in requested files, adds the
+// notes of base units, and merges units: a finding every unit using its
+// file has is reported once; one that only some have names them.
+func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Options) *lint.Result {
+	out := &lint.Result{}
+	type located struct {
+		d     diag.Diagnostic
+		abs   string
+		units []int
+	}
+	var found []*located
+	byID := map[string]*located{}
+	stdinData := map[string][]byte{}
+	for i, r := range results {
+		out.Configs += r.configs
+		out.Internal = append(out.Internal, r.internal...)
+		if r.stdin != nil {
+			stdinData[units[i].file.Name] = r.stdin
+		}
+		ds := r.diags
+		if r.base {
+			ds = append(ds, baseNotes(ds)...)
+		}
+		stdinUnit := units[i].kind == fileUnit && units[i].file.Stdin
+		for _, d := range ds {
+			abs := d.File
+			if !stdinUnit {
+				abs = absPath(d.File)
+			}
+			switch {
+			case stdinUnit:
+			case r.failed:
+				d.File = req.name(abs)
+			default:
+				name, ok := req.display(abs)
+				if !ok {
+					continue
+				}
+				d.File = name
+			}
+			id := identity(d)
+			if l := byID[id]; l != nil {
+				if !slices.Contains(l.units, i) {
+					l.units = append(l.units, i)
 				}
 				continue
 			}
-			err = filepath.WalkDir(m, func(path string, e fs.DirEntry, err error) error {
-				if err != nil || !e.IsDir() {
-					return err
-				}
-				if path != m && skipDir(e.Name()) {
-					return filepath.SkipDir
-				}
-				if helm.IsChart(path) {
-					charts[filepath.Clean(path)] = true
-					return filepath.SkipDir // its files are templates, values and subcharts
-				}
-				if _, ok := kustomize.FileIn(path); ok && !so.NoKustomize {
-					kusts = append(kusts, filepath.Clean(path))
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
+			l := &located{d: d, abs: abs, units: []int{i}}
+			byID[id] = l
+			found = append(found, l)
 		}
 	}
-	// Files inside charts are linted through the chart, unless named.
-	for _, f := range files {
-		if !f.Stdin && !p.explicit[f.Name] && insideAny(f.Name, charts) {
+	for _, l := range found {
+		d := l.d
+		var using []int
+		for i, u := range units {
+			if !results[i].failed && u.covers(l.abs) {
+				using = append(using, i)
+			}
+		}
+		if len(using) > 1 && !containsAll(l.units, using) {
+			var labels []string
+			for _, i := range l.units {
+				labels = append(labels, units[i].label())
+			}
+			slices.Sort(labels)
+			d.Message += " (in " + strings.Join(labels, "; ") + ")"
+		}
+		out.Diagnostics = append(out.Diagnostics, d)
+	}
+	out.Diagnostics = diag.Normalize(supersededByPlaceholders(finish(out.Diagnostics, lo)))
+
+	// The report counts the requested files and shows snippets of those
+	// with findings, read again from disk now rather than kept.
+	withFindings := map[string]bool{}
+	for _, d := range out.Diagnostics {
+		withFindings[d.File] = true
+	}
+	listed := map[string]bool{}
+	addFile := func(name string, stdin bool) {
+		if listed[name] {
+			return
+		}
+		listed[name] = true
+		f := &manifest.File{Name: name}
+		if withFindings[name] {
+			if stdin {
+				f.Data = stdinData[name]
+			} else if data, err := os.ReadFile(name); err == nil {
+				f.Data = data
+			}
+		}
+		out.Files = append(out.Files, f)
+	}
+	for _, s := range req.sources {
+		addFile(s.Name, s.Stdin)
+	}
+	for _, d := range out.Diagnostics {
+		addFile(d.File, stdinData[d.File] != nil)
+	}
+	return out
+}
+
+// identity is what makes two findings the same for the reader.
+func identity(d diag.Diagnostic) string {
+	obj := ""
+	if d.Object != nil {
+		obj = d.Object.APIVersion + "/" + d.Object.Kind + "/" + d.Object.Namespace + "/" + d.Object.Name
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s\x00%s\x00%s\x00%d", d.File, d.Line, d.Column, d.Rule, d.Path, d.Message, obj, d.Severity)
+}
+
+func containsAll(have, want []int) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// finish applies rule selection and severity overrides to findings made
+// here rather than by the engine (the engine's findings pass unchanged:
+// it applied them already, and kept demoted base findings at info).
+func finish(ds []diag.Diagnostic, lo *lint.Options) []diag.Diagnostic {
+	kept := ds[:0]
+	for _, d := range ds {
+		if lo.Enabled != nil && !lo.Enabled(d.Rule) {
 			continue
 		}
-		p.files = append(p.files, f)
+		if s, ok := lo.Severity[d.Rule]; ok && !d.DependsOnOverlay {
+			d.Severity = s
+		}
+		kept = append(kept, d)
 	}
-	for c := range charts {
-		p.charts = append(p.charts, c)
+	return kept
+}
+
+// baseNotes adds, for each file with findings demoted because the unit is
+// a kustomize base without its overlay, one note saying so.
+func baseNotes(ds []diag.Diagnostic) []diag.Diagnostic {
+	first := map[string]diag.Diagnostic{}
+	count := map[string]int{}
+	for _, d := range ds {
+		if !d.DependsOnOverlay {
+			continue
+		}
+		count[d.File]++
+		if f, ok := first[d.File]; !ok || diag.Compare(d, f) < 0 {
+			first[d.File] = d
+		}
 	}
-	slices.Sort(p.charts)
-	// Build only kustomizations that no other found one uses: building
-	// config/webhook on its own next to config/default would lint the same
-	// objects without the overlay's patches.
-	used := map[string]bool{}
-	for _, k := range kusts {
-		if nested, err := kustomize.Nested(k); err == nil {
-			for f := range nested {
-				used[filepath.Dir(f)] = true
+	var out []diag.Diagnostic
+	for _, file := range slices.Sorted(maps.Keys(first)) {
+		f := first[file]
+		what := "1 finding that depends"
+		if count[file] > 1 {
+			what = fmt.Sprintf("%d findings that depend", count[file])
+		}
+		out = append(out, diag.Diagnostic{
+			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
+			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
+			Message: "a kustomize base (Service in namespace \"system\" or named webhook-service) linted without an overlay: " +
+				what + " on the overlay's namespace, names, selectors or CA injection are shown as info; lint the overlay that deploys it",
+			Object: f.Object, Origin: f.Origin,
+		})
+	}
+	return out
+}
+
+// isBase reports whether the webhook configurations among files are those
+// of a kustomize base: kubebuilder's scaffold names their Service
+// webhook-service in namespace system, and the overlay (config/default)
+// sets the real namespace and a name prefix.
+func isBase(files []*manifest.File) bool {
+	for _, f := range files {
+		for _, d := range f.Docs {
+			if d.Config == nil {
+				continue
+			}
+			for _, w := range d.Config.Webhooks {
+				if s := w.ClientConfig.Service; s != nil && (s.Namespace == "system" || s.Name == "webhook-service") {
+					return true
+				}
 			}
 		}
 	}
-	for _, k := range kusts {
-		if !used[abs(k)] && !insideAny(k, charts) {
-			p.kustomizations = append(p.kustomizations, k)
+	return false
+}
+
+// lintFile lints a loose file: unrendered templates are recognized, and
+// partial objects (kustomize patches) are checked only for what they state.
+func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
+	data, err := manifest.Read(s, stdin)
+	name := s.Name
+	if !s.Stdin {
+		name = absPath(s.Name)
+	}
+	var f *manifest.File
+	if err != nil {
+		f = manifest.Unreadable(name, err) // one finding on that path
+	} else {
+		f = manifest.Parse(name, data)
+	}
+	extra := recogniseTemplates(f)
+	partial := map[*manifest.Document]string{}
+	for _, d := range f.Docs {
+		if why := isPartial(f, d); why != "" {
+			partial[d] = why
 		}
 	}
-	slices.Sort(p.kustomizations)
-	return p, nil
+	files := []*manifest.File{f}
+	res := lint.LintUnit(lint.Unit{Files: files, Base: isBase(files)}, lo)
+	r := &unitResult{
+		diags:    append(onlyStated(res.Diagnostics, files, partial), extra...),
+		base:     isBase(files),
+		configs:  res.Configs,
+		internal: res.Internal,
+	}
+	if s.Stdin {
+		r.stdin = data
+	}
+	return r
 }
 
 func skipDir(name string) bool {
 	return (strings.HasPrefix(name, ".") && name != "." && name != "..") || name == "vendor" || name == "node_modules"
 }
 
-func abs(p string) string {
+func absPath(p string) string {
 	a, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
@@ -264,58 +506,14 @@ func abs(p string) string {
 	return a
 }
 
-func insideAny(p string, dirs map[string]bool) bool {
-	ap := abs(p)
-	for d := range dirs {
-		ad := abs(d)
-		if ap == ad || strings.HasPrefix(ap, ad+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-// readAll reads and parses sources, in parallel.
-func readAll(sources []manifest.Source, stdin io.Reader, jobs int) ([]*manifest.File, error) {
-	files := make([]*manifest.File, len(sources))
-	errs := make([]error, len(sources))
-	if jobs <= 0 {
-		jobs = 4
-	}
-	sem := make(chan struct{}, jobs)
-	var wg sync.WaitGroup
-	for i, s := range sources {
-		if s.Stdin {
-			data, err := manifest.Read(s, stdin)
-			if err != nil {
-				return nil, err
-			}
-			files[i] = manifest.Parse(s.Name, data)
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			data, err := manifest.Read(s, nil)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			files[i] = manifest.Parse(s.Name, data)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return files, nil
-}
-
 // recogniseTemplates replaces what the loader made of an unrendered
 // template with one helm-template finding: a file under a chart's
-// templates/, a file that does not parse because of template actions, or
-// a webhook configuration document that holds Go template actions.
+// templates/ that holds actions is a template as a whole; elsewhere each
+// document is judged on its own, and is a template when a template action
+// stands where YAML expects a node (unrendered.Documents), or when it is a
+// webhook configuration holding Go template actions. The documents and
+// findings of those documents are dropped; every other document of the
+// file, and its findings (syntax errors included), stay.
 func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	report := func(t unrendered.Template, lineOffset int) diag.Diagnostic {
 		line := t.Line + lineOffset
@@ -326,50 +524,65 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 			Rule:      rules.HelmTemplateRule, Message: t.Message(),
 		}
 	}
-	_, underChart := unrendered.UnderChart(f.Name)
-	syntaxErr := false
-	for _, d := range f.Diagnostics {
-		syntaxErr = syntaxErr || d.Rule == manifest.RuleSyntax
+	if len(f.Data) > manifest.MaxFileSize || !bytes.Contains(f.Data, []byte("{{")) {
+		return nil // the size finding stands; nothing to judge
 	}
-	if (underChart && bytes.Contains(f.Data, []byte("{{"))) || syntaxErr || unrendered.HasTemplateKeys(f.Data) {
+	if _, underChart := unrendered.UnderChart(f.Name); underChart {
 		if t, ok := unrendered.InFile(f.Name, f.Data); ok {
 			// The whole file is a template: nothing in it is final.
 			f.Docs = nil
 			f.Diagnostics = nil
 			return []diag.Diagnostic{report(t, 0)}
 		}
-		return nil
 	}
-	var out []diag.Diagnostic
 	lines := bytes.Split(f.Data, []byte{'\n'})
-	kept := f.Docs[:0]
-	for i, d := range f.Docs {
-		if d.Config == nil {
-			kept = append(kept, d)
+	var out []diag.Diagnostic
+	var templated [][2]int
+	for _, c := range unrendered.Documents(f.Data) {
+		t, ok := unrendered.Template{}, false
+		if c.Action != "" {
+			t, ok = unrendered.Describe(f.Name, f.Data, c), true
+		} else {
+			text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
+			for _, d := range f.Docs {
+				if d.Config != nil && d.Line >= c.FirstLine && d.Line <= c.LastLine {
+					if t, ok = unrendered.InDocument(f.Name, text); ok {
+						t.Line += c.FirstLine - 1
+					}
+					break
+				}
+			}
+		}
+		if !ok {
 			continue
 		}
-		end := len(lines)
-		if i+1 < len(f.Docs) {
-			end = f.Docs[i+1].Line - 1
-		}
-		text := bytes.Join(lines[min(d.Line-1, len(lines)):min(end, len(lines))], []byte{'\n'})
-		if t, ok := unrendered.InDocument(f.Name, text); ok {
+		templated = append(templated, [2]int{c.FirstLine, c.LastLine})
+		if len(out) == 0 {
 			// One finding per file: the advice is the same for every
 			// templated document in it.
-			if len(out) == 0 {
-				out = append(out, report(t, d.Line-1))
-			}
-			continue
+			out = append(out, report(t, 0))
 		}
-		kept = append(kept, d)
 	}
-	f.Docs = kept
+	if len(templated) == 0 {
+		return nil
+	}
+	in := func(line int) bool {
+		for _, r := range templated {
+			if line >= r[0] && line <= r[1] {
+				return true
+			}
+		}
+		return false
+	}
+	f.Docs = slices.DeleteFunc(f.Docs, func(d *manifest.Document) bool { return in(d.Line) })
+	f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return in(d.Line) })
 	return out
 }
 
-// isPartial says why a webhook configuration document is a partial
-// object (a kustomize patch) rather than something to apply, or "" when it
-// is a complete object.
+// isPartial says why a webhook configuration document of a loose file is a
+// partial object (a kustomize patch) rather than something to apply, or ""
+// when it is a complete object. (A patch that a kustomization uses is
+// linted through the build, unless kustomize is off.)
 //
 // The rule: a document is partial when a kustomization (in its folder or
 // above) uses its file as a patch; or when it has the shape of a patch and
@@ -382,15 +595,12 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 // are real errors), so it counts only with a sign of kustomize: "patch" in
 // the file name (kubebuilder's patch_manifests.yaml, *_patch.yaml), a
 // `$patch:` directive, or a kustomization file in the same folder.
-func isPartial(f *manifest.File, d *manifest.Document, patchFiles map[string]string) string {
+func isPartial(f *manifest.File, d *manifest.Document) string {
 	if d.Config == nil {
 		return ""
 	}
-	if k, ok := patchFiles[abs(f.Name)]; ok {
-		return "patch in " + k
-	}
 	if k, ok := kustomize.PatchedBy(f.Name); ok {
-		return "patch in " + k
+		return "patch in " + display(k)
 	}
 	if len(d.Config.Webhooks) == 0 {
 		return ""

@@ -13,6 +13,7 @@ import (
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
+	"github.com/webhooklint/webhooklint/source/helm"
 )
 
 const (
@@ -104,15 +105,16 @@ func TestKubebuilderTree(t *testing.T) {
 	}
 }
 
-// A patch passed on its own (pre-commit) is checked only for what it
-// states: its typo and bad value, no missing required fields.
+// A patch passed on its own (pre-commit) is linted through the build that
+// uses it, and only its own findings are reported: its typo and bad
+// value, no missing required fields.
 func TestPatchAlone(t *testing.T) {
 	res := run(t, []string{filepath.Join(kubebuilderDir, "default", "webhook_failurepolicy_patch.yaml")}, source.Options{})
 	var rulesSeen []string
 	for _, d := range res.Diagnostics {
 		rulesSeen = append(rulesSeen, d.Rule+"@"+itoa(d.Line))
-		if !strings.Contains(d.Origin, "partial object (patch in") {
-			t.Errorf("origin does not say the object is a patch: %q", d.Origin)
+		if !strings.Contains(d.Origin, "kustomize build ") || !strings.HasSuffix(d.Origin, "(patch)") {
+			t.Errorf("origin does not say the finding comes from the patch in the build: %q", d.Origin)
 		}
 	}
 	slices.Sort(rulesSeen)
@@ -182,10 +184,14 @@ func TestRemoteBase(t *testing.T) {
 // The chart renders with its default values or with a values file, and
 // findings point into the template.
 func TestHelmChartValues(t *testing.T) {
-	configs := func(res *lint.Result) []*rules.Config {
+	configs := func(opts helm.Options) []*rules.Config {
+		c, err := helm.Render(chartDir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var out []*rules.Config
-		for _, f := range res.Files {
-			for _, d := range f.Docs {
+		for _, tpl := range c.Templates {
+			for _, d := range manifest.Parse(tpl.File, tpl.Rendered).Docs {
 				if d.Config != nil {
 					out = append(out, d.Config)
 				}
@@ -193,8 +199,12 @@ func TestHelmChartValues(t *testing.T) {
 		}
 		return out
 	}
-	def := configs(run(t, nil, source.Options{Charts: []string{chartDir}}))
-	strict := configs(run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}}))
+	def := configs(helm.Options{})
+	strict := configs(helm.Options{ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}})
+	set := configs(helm.Options{Set: []string{"webhook.failurePolicy=Fail"}})
+	if len(set) != 1 || set[0].Webhooks[0].EffectiveFailurePolicy() != "Fail" {
+		t.Errorf("--set failurePolicy=Fail not applied: %v", set)
+	}
 	if len(def) != 1 || len(strict) != 1 {
 		t.Fatalf("rendered %d and %d configurations, want 1 each", len(def), len(strict))
 	}
@@ -227,7 +237,8 @@ func TestHelmFindingsPointIntoTemplates(t *testing.T) {
 }
 
 // A chart folder met in a walk is rendered; its templates are not linted
-// as YAML. A template passed on its own gets the helm-template finding.
+// as YAML. A template passed on its own is linted through its chart too:
+// no helm-template finding.
 func TestChartFolderAndLoneTemplate(t *testing.T) {
 	res := run(t, []string{filepath.Dir(chartDir)}, source.Options{})
 	for _, d := range res.Diagnostics {
@@ -239,9 +250,13 @@ func TestChartFolderAndLoneTemplate(t *testing.T) {
 		t.Errorf("linted %d configurations, want the rendered one", res.Configs)
 	}
 	res = run(t, []string{filepath.Join(chartDir, "templates", "webhook.yaml")}, source.Options{})
-	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule != rules.HelmTemplateRule ||
-		!strings.Contains(res.Diagnostics[0].Message, "webhooklint --helm ") {
-		t.Errorf("want one helm-template finding:%s", dump(res.Diagnostics))
+	if res.Configs != 1 {
+		t.Errorf("linted %d configurations, want the rendered one", res.Configs)
+	}
+	for _, d := range res.Diagnostics {
+		if d.Rule == manifest.RuleSyntax || d.Rule == rules.HelmTemplateRule {
+			t.Errorf("lone template linted as a file:%s", dump([]diag.Diagnostic{d}))
+		}
 	}
 }
 
@@ -268,10 +283,12 @@ func TestPlaceholderSeverity(t *testing.T) {
 	}
 }
 
-// Naming a kustomization file lints its build.
+// Naming a kustomization file lints its build and reports the findings
+// located in it (its inline patch), not those of the files it uses.
 func TestKustomizationFileArgument(t *testing.T) {
 	res := run(t, []string{filepath.Join(kubebuilderDir, "default", "kustomization.yaml")}, source.Options{})
-	if res.Configs != 2 || len(find(res.Diagnostics, "schema", "default/webhook_failurepolicy_patch.yaml")) != 1 {
+	if res.Configs != 2 || len(find(res.Diagnostics, "policy-values", "default/kustomization.yaml")) != 1 ||
+		len(find(res.Diagnostics, "schema", "default/webhook_failurepolicy_patch.yaml")) != 0 {
 		t.Errorf("configs %d:%s", res.Configs, dump(res.Diagnostics))
 	}
 }

@@ -10,5 +10,6 @@ import (
 
 func main() {
 	cli.RegisterSubcommand("cluster", cluster.Command)
+	cli.RegisterSubcommand("simulate", cli.Simulate)
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

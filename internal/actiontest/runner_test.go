@@ -3,19 +3,25 @@
 // substitutes the ${{ }} expressions the runner substitutes, sets the
 // runner's environment (INPUT_*, GITHUB_ACTION_PATH, GITHUB_WORKSPACE,
 // GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH, GITHUB_STEP_SUMMARY, RUNNER_TEMP)
-// and runs each step's script with its shell.
+// and runs each step's script with its shell. Of the actions a composite
+// step may use, only actions/cache is allowed; it is recorded and behaves
+// as on a runner whose cache is empty (nothing restored).
 package actiontest
 
 import (
 	"bufio"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -49,6 +55,7 @@ type step struct {
 	Shell            string
 	Run              string
 	Uses             string
+	With             map[string]string
 	Env              map[string]string
 	WorkingDirectory string `yaml:"working-directory"`
 }
@@ -60,6 +67,37 @@ type result struct {
 	outputs  map[string]string
 	summary  string
 	stepsRun []string
+	// cacheUses holds the substituted with: of each actions/cache step run.
+	cacheUses []map[string]string
+	env       map[string]string // GITHUB_ENV at the end
+	elapsed   time.Duration     // until the lint step finished
+}
+
+// runner describes the machine the action runs on.
+type runner struct {
+	toolCache string // RUNNER_TOOL_CACHE, kept across runs like a runner's
+}
+
+// cacheAction is the one action the composite action may use.
+const cacheAction = "actions/cache@v4"
+
+// ifRE is the one step condition besides always() the action uses.
+var ifRE = regexp.MustCompile(`^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+) == '([^']*)'$`)
+
+// condition evaluates a step's if: as the runner would.
+func condition(t *testing.T, s step, ctx map[string]string, failed bool) bool {
+	t.Helper()
+	switch {
+	case s.If == "":
+		return !failed
+	case s.If == "always()":
+		return true
+	}
+	m := ifRE.FindStringSubmatch(s.If)
+	if m == nil {
+		t.Fatalf("step %q: unsupported if %q", s.Name, s.If)
+	}
+	return !failed && ctx["steps."+m[1]+".outputs."+m[2]] == m[3]
 }
 
 func loadAction(t *testing.T, path string) *action {
@@ -98,9 +136,25 @@ func substitute(t *testing.T, s string, ctx map[string]string) string {
 	})
 }
 
-// runAction executes a composite action with inputs in workspace.
+// runAction executes a composite action with inputs in workspace, on a
+// fresh runner whose release downloads all answer 404 (so the action
+// builds webhooklint, and nothing leaves the machine).
 func runAction(t *testing.T, actionDir, workspace string, inputs map[string]string) *result {
 	t.Helper()
+	if _, ok := inputs["download-url"]; !ok {
+		withURL := map[string]string{"download-url": notFoundServer(t)}
+		for k, v := range inputs {
+			withURL[k] = v
+		}
+		inputs = withURL
+	}
+	return (&runner{toolCache: t.TempDir()}).run(t, actionDir, workspace, inputs)
+}
+
+// run executes the action on r.
+func (r *runner) run(t *testing.T, actionDir, workspace string, inputs map[string]string) *result {
+	t.Helper()
+	start := time.Now()
 	a := loadAction(t, filepath.Join(actionDir, "action.yml"))
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite", a.Runs.Using)
@@ -130,6 +184,7 @@ func runAction(t *testing.T, actionDir, workspace string, inputs map[string]stri
 		"github.workspace":   workspace,
 		"runner.temp":        temp,
 		"runner.os":          "Linux",
+		"runner.tool_cache":  r.toolCache,
 	}
 	env := map[string]string{
 		"GITHUB_ACTIONS":      "true",
@@ -138,6 +193,9 @@ func runAction(t *testing.T, actionDir, workspace string, inputs map[string]stri
 		"GITHUB_ACTION_REF":   "v0.0.0-test",
 		"GITHUB_WORKSPACE":    workspace,
 		"RUNNER_TEMP":         temp,
+		"RUNNER_TOOL_CACHE":   r.toolCache,
+		"RUNNER_OS":           runnerOS(t),
+		"RUNNER_ARCH":         runnerArch(t),
 		"GITHUB_STEP_SUMMARY": filepath.Join(temp, "step_summary.md"),
 		"GITHUB_ENV":          filepath.Join(temp, "env"),
 		"GITHUB_PATH":         filepath.Join(temp, "path"),
@@ -162,22 +220,27 @@ func runAction(t *testing.T, actionDir, workspace string, inputs map[string]stri
 	res := &result{outputs: map[string]string{}}
 	var log strings.Builder
 	for i, s := range a.Runs.Steps {
-		if s.Uses != "" {
-			t.Fatalf("step %q uses %s: the action must not fetch other actions", s.Name, s.Uses)
+		if s.Uses != "" && s.Uses != cacheAction {
+			t.Fatalf("step %q uses %s: the action may use only %s", s.Name, s.Uses, cacheAction)
 		}
 		if strings.Contains(s.Run, "${{") {
 			t.Fatalf("step %q expands an expression inside run:; pass it through env", s.Name)
 		}
-		if s.Shell == "" {
+		if s.Shell == "" && s.Uses == "" {
 			t.Fatalf("step %q has no shell (composite steps need one)", s.Name)
 		}
-		if s.If != "" && s.If != "always()" {
-			t.Fatalf("step %q: unsupported if %q", s.Name, s.If)
-		}
-		if res.failed && s.If != "always()" {
+		if !condition(t, s, ctx, res.failed) {
 			continue
 		}
 		res.stepsRun = append(res.stepsRun, s.Name)
+		if s.Uses != "" {
+			with := map[string]string{}
+			for k, v := range s.With {
+				with[k] = substitute(t, v, ctx)
+			}
+			res.cacheUses = append(res.cacheUses, with)
+			continue
+		}
 		outFile := filepath.Join(temp, fmt.Sprintf("output-%d", i))
 		if err := os.WriteFile(outFile, nil, 0o644); err != nil {
 			t.Fatal(err)
@@ -227,7 +290,11 @@ func runAction(t *testing.T, actionDir, workspace string, inputs map[string]stri
 				ctx["steps."+s.ID+".outputs."+k] = v
 			}
 		}
+		if s.ID == "lint" {
+			res.elapsed = time.Since(start)
+		}
 	}
+	res.env = readEnvFile(t, env["GITHUB_ENV"])
 	for name, o := range a.Outputs {
 		res.outputs[name] = substitute(t, o.Value, ctx)
 	}
@@ -329,3 +396,36 @@ func readOutputFile(t *testing.T, path string) map[string]string {
 }
 
 func readEnvFile(t *testing.T, path string) map[string]string { return readOutputFile(t, path) }
+
+// runnerOS and runnerArch are RUNNER_OS and RUNNER_ARCH for this machine.
+func runnerOS(t *testing.T) string {
+	switch runtime.GOOS {
+	case "linux":
+		return "Linux"
+	case "darwin":
+		return "macOS"
+	case "windows":
+		return "Windows"
+	}
+	t.Skipf("no Actions runner for %s", runtime.GOOS)
+	return ""
+}
+
+func runnerArch(t *testing.T) string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "X64"
+	case "arm64":
+		return "ARM64"
+	}
+	t.Skipf("no Actions runner for %s", runtime.GOARCH)
+	return ""
+}
+
+// notFoundServer is a loopback release server without any release.
+func notFoundServer(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}

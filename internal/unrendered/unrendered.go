@@ -20,8 +20,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // Kind says what sort of template a file is.
@@ -191,45 +189,4 @@ func quote(a string) string {
 		a = string(r[:max]) + "…"
 	}
 	return "`" + a + "`"
-}
-
-// HasTemplateKeys reports whether YAML that parsed still shows unquoted
-// template actions: `{{ x }}` written where a value or a line starts is a
-// flow mapping whose key is itself a mapping, which no manifest contains
-// (JSON, and so the API, only has string keys). Actions inside quoted or
-// block strings (an injector's template ConfigMap) are strings and do not
-// count.
-func HasTemplateKeys(data []byte) bool {
-	if !bytes.Contains(data, []byte("{{")) {
-		return false
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			return false
-		}
-		if complexKey(&n, 0) {
-			return true
-		}
-	}
-}
-
-func complexKey(n *yaml.Node, depth int) bool {
-	if n == nil || depth > 200 {
-		return false
-	}
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if k := n.Content[i].Kind; k == yaml.MappingNode || k == yaml.SequenceNode {
-				return true
-			}
-		}
-	}
-	for _, c := range n.Content {
-		if complexKey(c, depth+1) {
-			return true
-		}
-	}
-	return false
 }

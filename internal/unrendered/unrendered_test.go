@@ -126,3 +126,45 @@ func corpusDir(t *testing.T) string {
 		dir = parent
 	}
 }
+
+// An action is a template only where YAML expects a node; in strings and
+// comments it is text.
+func TestDocumentsFindBareActions(t *testing.T) {
+	cases := []struct {
+		name, text string
+		line, col  int // 0: no bare action
+	}{
+		{"line start", "kind: A\n{{- if .Values.x }}\nb: 1\n", 2, 1},
+		{"value", "metadata:\n  name: {{ .Release.Name }}\n", 2, 9},
+		{"list item", "args:\n- {{ .Values.a }}\n", 2, 3},
+		{"flow list", "args: [a, {{ .Values.b }}]\n", 1, 11},
+		{"after a quoted key", "\"k\": {{ x }}\n", 1, 6},
+		{"double-quoted value", "data:\n  t: \"{{ .Values.x }}\"\n", 0, 0},
+		{"single-quoted value", "data:\n  t: '{{ x }} it''s'\n", 0, 0},
+		{"quoted over lines", "data:\n  t: \"a\n    {{ x }}\"\n", 0, 0},
+		{"plain scalar", "metadata:\n  name: web-{{ .Values.x }}\n", 0, 0},
+		{"comment", "# render with {{ .Values.x }}\nkind: A\n", 0, 0},
+		{"trailing comment", "kind: A # {{ x }}\n", 0, 0},
+		{"block scalar", "data:\n  t: |\n    {{ .Values.x }}\n    more\nkind: A\n", 0, 0},
+		{"after a block scalar", "data:\n  t: |\n    text\n{{ end }}\n", 4, 1},
+		{"folded with indicator", "a: >-\n  {{ x }}\n", 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ds := Documents([]byte(c.text))
+			if len(ds) != 1 {
+				t.Fatalf("%d documents", len(ds))
+			}
+			if d := ds[0]; d.Line != c.line || d.Column != c.col {
+				t.Errorf("got %d:%d %q, want %d:%d", d.Line, d.Column, d.Action, c.line, c.col)
+			}
+		})
+	}
+}
+
+func TestDocumentsAreCutAtSeparators(t *testing.T) {
+	ds := Documents([]byte("a: 1\n---\nb: {{ x }}\n--- # c\nc: 3\n"))
+	if len(ds) != 3 || ds[0].LastLine != 1 || ds[1].FirstLine != 3 || ds[1].Line != 3 || ds[2].FirstLine != 5 || ds[2].Action != "" {
+		t.Errorf("got %+v", ds)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
@@ -25,6 +26,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
+	"helm.sh/helm/v4/pkg/strvals"
 )
 
 // ReleaseName and Namespace are what `helm template` uses by default.
@@ -37,9 +39,22 @@ const (
 type Options struct {
 	// ValuesFiles are merged over the chart's values.yaml, in order.
 	ValuesFiles []string
+	// Set and SetString are --set and --set-string values (Helm's strvals
+	// syntax: a.b=c,d[0]=e), applied over the values files in order.
+	Set, SetString []string
+	// ReleaseName and Namespace are .Release.Name and .Release.Namespace;
+	// empty means what `helm template` uses.
+	ReleaseName, Namespace string
 	// KubeVersion is reported to templates as .Capabilities.KubeVersion,
 	// e.g. "v1.37.0"; empty keeps Helm's default.
 	KubeVersion string
+}
+
+// Dependency is a dependency Chart.yaml declares.
+type Dependency struct {
+	Name, Repository string
+	// Line and Column locate its entry in Chart.yaml (0 when unknown).
+	Line, Column int
 }
 
 // Template is one rendered template file.
@@ -60,6 +75,16 @@ type Chart struct {
 	Dir       string
 	Name      string
 	Templates []*Template
+	// Skipped are templates that were not rendered because they failed or
+	// passed a limit of the render (time, memory, output size); the
+	// other templates were rendered without them.
+	Skipped []*Error
+	// MissingDeps are enabled dependencies that are neither vendored
+	// under charts/ nor a local file:// chart: rendering needs the
+	// network, so the chart was rendered without them.
+	MissingDeps []Dependency
+	// LocalDeps are the folders of file:// dependencies rendered with it.
+	LocalDeps []string
 }
 
 // Error is a chart that cannot be rendered, located where possible.
@@ -84,7 +109,8 @@ func Render(dir string, opts Options) (*Chart, error) {
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
 	}
-	if err := missingDependencies(c, dir); err != nil {
+	localDirs, err := loadLocalDependencies(c, dir)
+	if err != nil {
 		return nil, err
 	}
 	vals := map[string]any{}
@@ -94,6 +120,16 @@ func Render(dir string, opts Options) (*Chart, error) {
 			return nil, &Error{File: f, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", f, err)}
 		}
 		vals = loader.MergeMaps(vals, v)
+	}
+	for _, s := range opts.Set {
+		if err := strvals.ParseInto(s, vals); err != nil {
+			return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("--set %s: %v", s, err)}
+		}
+	}
+	for _, s := range opts.SetString {
+		if err := strvals.ParseIntoString(s, vals); err != nil {
+			return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("--set-string %s: %v", s, err)}
+		}
 	}
 	if err := chartutil.ProcessDependencies(c, vals); err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
@@ -105,19 +141,28 @@ func Render(dir string, opts Options) (*Chart, error) {
 			caps.KubeVersion = *kv
 		}
 	}
-	top, err := util.ToRenderValues(c, vals, common.ReleaseOptions{
-		Name: ReleaseName, Namespace: Namespace, Revision: 1, IsInstall: true,
-	}, caps)
+	release := common.ReleaseOptions{Name: ReleaseName, Namespace: Namespace, Revision: 1, IsInstall: true}
+	if opts.ReleaseName != "" {
+		release.Name = opts.ReleaseName
+	}
+	if opts.Namespace != "" {
+		release.Namespace = opts.Namespace
+	}
+	top, err := util.ToRenderValues(c, vals, release, caps)
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
 	}
-	out, err := engine.Render(c, top)
+	out, skipped, err := renderBounded(c, top, dir)
 	if err != nil {
-		return nil, templateError(dir, c.Name(), err)
+		return nil, err
 	}
 	sources := map[string][]byte{}
 	collectSources(c, "", sources)
-	res := &Chart{Dir: dir, Name: c.Name()}
+	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped, MissingDeps: missingDependencies(c, chartFile)}
+	for _, d := range localDirs {
+		res.LocalDeps = append(res.LocalDeps, d)
+	}
+	slices.Sort(res.LocalDeps)
 	names := make([]string, 0, len(out))
 	for n := range out {
 		names = append(names, n)
@@ -128,17 +173,50 @@ func Render(dir string, opts Options) (*Chart, error) {
 		if strings.HasPrefix(base, "_") || base == "NOTES.txt" || len(bytes.TrimSpace([]byte(out[n]))) == 0 {
 			continue
 		}
+		if len(out[n]) > MaxOutput {
+			res.Skipped = append(res.Skipped, &Error{File: fileOf(dir, n, localDirs), Line: 1, Column: 1,
+				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(out[n]), MaxOutput>>20)})
+			continue
+		}
 		res.Templates = append(res.Templates, &Template{
-			Name: n, File: fileOf(dir, n), Rendered: []byte(out[n]), Source: sources[n],
+			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n],
 		})
 	}
 	return res, nil
 }
 
-// missingDependencies reports dependencies Chart.yaml declares that are
-// not under charts/: rendering without them would silently drop their
-// manifests, and fetching them needs the network.
-func missingDependencies(c *chart.Chart, dir string) error {
+// loadLocalDependencies adds the file:// dependencies Chart.yaml declares
+// and charts/ does not hold, read from their folders as `helm dependency
+// build` would copy them (offline). It returns their folders by name.
+func loadLocalDependencies(c *chart.Chart, dir string) (map[string]string, error) {
+	dirs := map[string]string{}
+	if c.Metadata == nil {
+		return dirs, nil
+	}
+	have := map[string]bool{}
+	for _, d := range c.Dependencies() {
+		have[d.Name()] = true
+	}
+	for _, d := range c.Metadata.Dependencies {
+		if d == nil || have[d.Name] || !strings.HasPrefix(d.Repository, "file://") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(d.Repository, "file://")))
+		sub, err := loader.Load(p)
+		if err != nil {
+			return nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+				Msg: fmt.Sprintf("chart %s: cannot load dependency %s from %s: %v", c.Name(), d.Name, d.Repository, err)}
+		}
+		c.AddDependency(sub)
+		have[d.Name] = true
+		dirs[sub.Name()] = p
+	}
+	return dirs, nil
+}
+
+// missingDependencies lists the enabled dependencies that could not be
+// loaded offline (ProcessDependencies has removed the disabled ones).
+func missingDependencies(c *chart.Chart, chartFile string) []Dependency {
 	if c.Metadata == nil {
 		return nil
 	}
@@ -146,24 +224,29 @@ func missingDependencies(c *chart.Chart, dir string) error {
 	for _, d := range c.Dependencies() {
 		have[d.Name()] = true
 	}
-	var missing []string
+	var out []Dependency
 	for _, d := range c.Metadata.Dependencies {
 		if d != nil && !have[d.Name] {
-			s := d.Name
-			if d.Repository != "" {
-				s += " (" + d.Repository + ")"
-			}
-			missing = append(missing, s)
+			line, col := dependencyLine(chartFile, d.Name)
+			out = append(out, Dependency{Name: d.Name, Repository: d.Repository, Line: line, Column: col})
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	return out
+}
+
+// dependencyLine finds the "name: X" line of a dependency in Chart.yaml.
+func dependencyLine(chartFile, name string) (line, col int) {
+	data, err := os.ReadFile(chartFile)
+	if err != nil {
+		return 0, 0
 	}
-	return &Error{
-		File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
-		Msg: fmt.Sprintf("chart %s depends on %s, missing from %s: webhooklint renders offline and does not download dependencies; run `helm dependency build %s` first",
-			c.Name(), strings.Join(missing, ", "), filepath.Join(dir, "charts"), dir),
+	for i, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimLeft(l, " -")
+		if v, ok := strings.CutPrefix(t, "name:"); ok && strings.Trim(strings.TrimSpace(v), `"'`) == name {
+			return i + 1, len(l) - len(t) + 1
+		}
 	}
+	return 0, 0
 }
 
 // collectSources maps Helm's template names to their text, subcharts
@@ -180,24 +263,110 @@ func collectSources(c *chart.Chart, prefix string, out map[string][]byte) {
 
 // fileOf maps a template name to its file on disk (for directory charts;
 // a packaged subchart's templates have no file of their own).
-func fileOf(dir, name string) string {
+func fileOf(dir, name string, localDirs map[string]string) string {
 	_, rest, ok := strings.Cut(name, "/")
 	if !ok {
 		return filepath.Join(dir, name)
 	}
+	if sub, inDep, ok := strings.Cut(strings.TrimPrefix(rest, "charts/"), "/"); ok && strings.HasPrefix(rest, "charts/") && localDirs[sub] != "" {
+		return filepath.Join(localDirs[sub], filepath.FromSlash(inDep))
+	}
 	return filepath.Join(dir, filepath.FromSlash(rest))
 }
 
-var templateErrPos = regexp.MustCompile(`(?:template: |error at \()([^:\s()]+):(\d+):(\d+)`)
+// maxAttempts bounds how often a render is retried without the
+// templates that failed.
+const maxAttempts = 8
 
-// templateError locates a render failure at the template line Helm names.
-func templateError(dir, chartName string, err error) error {
-	msg := err.Error()
+// renderBounded renders the chart within the limits of budget.go. A
+// template that fails (its own error, or a limit) is reported where Helm
+// says it failed, removed, and the rest rendered again, so one broken or
+// hostile template does not hide the others.
+func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]string, []*Error, error) {
+	var skipped []*Error
+	for attempt := 0; ; attempt++ {
+		b := newBudget()
+		eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
+		type result struct {
+			out map[string]string
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			out, err := eng.Render(c, top)
+			done <- result{out, err}
+		}()
+		var r result
+		select {
+		case r = <-done:
+		case <-time.After(RenderTimeout + 5*time.Second):
+			// A loop that calls no template function cannot be stopped:
+			// the render is abandoned (its goroutine ends with the
+			// process; the memory watchdog bounds what it takes).
+			return nil, nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
+		}
+		if r.err == nil {
+			return r.out, skipped, nil
+		}
+		e, name := templateError(dir, c.Name(), r.err)
+		if name == "" || attempt+1 >= maxAttempts || !removeTemplate(c, name) {
+			return nil, nil, e
+		}
+		e.Msg += "; the chart's other templates are rendered without it"
+		skipped = append(skipped, e)
+	}
+}
+
+// removeTemplate drops the template Helm names name (chart/templates/x
+// or chart/charts/sub/templates/x) from the chart.
+func removeTemplate(c *chart.Chart, name string) bool {
+	rest, ok := strings.CutPrefix(name, c.Name()+"/")
+	if !ok {
+		return false
+	}
+	for i, t := range c.Templates {
+		if t.Name == rest {
+			c.Templates = slices.Delete(c.Templates, i, i+1)
+			return true
+		}
+	}
+	if sub, ok := strings.CutPrefix(rest, "charts/"); ok {
+		for _, d := range c.Dependencies() {
+			if removeTemplate(d, sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// templateErrPos finds a template location in Helm's error text:
+// chart/templates/x.yaml:12:5, or without column in parse errors.
+var templateErrPos = regexp.MustCompile(`([^\s():"]+/templates/[^\s():"]+):(\d+)(?::(\d+))?`)
+
+// templateError locates a render failure at the template line Helm names:
+// the innermost location (the action that failed, inside an included
+// helper if that is where). name is the template whose rendering failed,
+// the outermost location, or "" when none is named. Helm's multi-line
+// trace is joined into one line.
+func templateError(dir, chartName string, err error) (*Error, string) {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
 	e := &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1, Msg: "cannot render chart " + chartName + ": " + msg}
-	if m := templateErrPos.FindStringSubmatch(msg); m != nil {
-		e.File = fileOf(dir, m[1])
-		e.Line, _ = strconv.Atoi(m[2])
+	all := templateErrPos.FindAllStringSubmatch(msg, -1)
+	if len(all) == 0 {
+		if m := regexp.MustCompile(`\(([^\s()]+/templates/[^\s()]+)\)`).FindStringSubmatch(msg); m != nil {
+			e.File = fileOf(dir, m[1], nil)
+			return e, m[1]
+		}
+		return e, ""
+	}
+	m := all[len(all)-1]
+	e.File = fileOf(dir, m[1], nil)
+	e.Line, _ = strconv.Atoi(m[2])
+	e.Column = 1
+	if m[3] != "" {
 		e.Column, _ = strconv.Atoi(m[3])
 	}
-	return e
+	return e, all[0][1]
 }

@@ -1,10 +1,13 @@
 package helm
 
 import (
-	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -94,14 +97,19 @@ func TestTraceWebhookTemplate(t *testing.T) {
 	}
 }
 
-func TestMissingDependencyIsReportedNotFetched(t *testing.T) {
+// A dependency that would have to be downloaded is skipped, not fetched,
+// and said so; the chart's own templates still render.
+func TestMissingDependencyIsSkippedNotFetched(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: common\n  version: 1.x\n  repository: https://charts.example.com\n")
 	write(t, filepath.Join(dir, "templates", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
-	_, err := Render(dir, Options{})
-	var he *Error
-	if !errors.As(err, &he) || !strings.Contains(he.Msg, "common (https://charts.example.com)") || !strings.Contains(he.Msg, "helm dependency build") {
-		t.Fatalf("got %v", err)
+	c, err := Render(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Dependency{{Name: "common", Repository: "https://charts.example.com", Line: 5, Column: 3}}
+	if len(c.Templates) != 1 || !reflect.DeepEqual(c.MissingDeps, want) {
+		t.Fatalf("templates %d, missing %+v", len(c.Templates), c.MissingDeps)
 	}
 }
 
@@ -109,10 +117,96 @@ func TestTemplateErrorIsPositioned(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: broken\nversion: 0.1.0\n")
 	write(t, filepath.Join(dir, "templates", "w.yaml"), "kind: ConfigMap\nmetadata:\n  name: {{ required \"name is required\" .Values.name }}\n")
-	_, err := Render(dir, Options{})
-	var he *Error
-	if !errors.As(err, &he) || he.Line != 3 || !strings.HasSuffix(he.File, filepath.Join("templates", "w.yaml")) || !strings.Contains(he.Msg, "name is required") {
-		t.Fatalf("got %#v", err)
+	write(t, filepath.Join(dir, "templates", "ok.yaml"), "kind: ConfigMap\nmetadata:\n  name: ok\n")
+	c, err := Render(dir, Options{})
+	if err != nil || len(c.Skipped) != 1 {
+		t.Fatalf("got %v", err)
+	}
+	he := c.Skipped[0]
+	if he.Line != 3 || !strings.HasSuffix(he.File, filepath.Join("templates", "w.yaml")) || !strings.Contains(he.Msg, "name is required") || strings.Contains(he.Msg, "\n") {
+		t.Fatalf("got %#v", he)
+	}
+	if len(c.Templates) != 1 || c.Templates[0].Name != "broken/templates/ok.yaml" {
+		t.Errorf("the other template was not rendered: %v", c.Templates)
+	}
+}
+
+// A parse error names a line but no column; it is placed there, not at
+// Chart.yaml.
+func TestParseErrorIsPositioned(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: broken\nversion: 0.1.0\n")
+	write(t, filepath.Join(dir, "templates", "w.yaml"), "kind: ConfigMap\nmetadata:\n  name: x\n  x: {{ if }}\n")
+	c, err := Render(dir, Options{})
+	if err != nil || len(c.Skipped) != 1 {
+		t.Fatalf("got %v", err)
+	}
+	if he := c.Skipped[0]; he.Line != 4 || !strings.HasSuffix(he.File, filepath.Join("templates", "w.yaml")) {
+		t.Fatalf("got %#v", he)
+	}
+}
+
+// Templates that would run for minutes or take the machine's memory stop
+// at a limit, reported at the action; the chart's other templates are
+// rendered. Each case would take gigabytes or hang without the budget.
+func TestRenderLimits(t *testing.T) {
+	cases := []struct{ name, tpl, want string }{
+		{"until", "{{ range until 100000000 }}x{{ end }}", "until of 100000000 elements"},
+		{"untilStep", "{{ range untilStep 0 100000000 1 }}x{{ end }}", "untilStep of 100000000 elements"},
+		{"seq", "{{ seq 1 100000000 }}", "seq of 99999999 elements"},
+		{"repeat", "{{ repeat 100000000 \"xx\" }}", "repeat 100000000 times"},
+		{"nested loops", "{{ range until 100000 }}{{ range until 100000 }}{{ range until 100000 }}xxxxxxxx{{ end }}{{ end }}{{ end }}", "rendering took more than"},
+	}
+	defer func(m uint64) { maxRenderHeap = m }(maxRenderHeap)
+	maxRenderHeap = 16 << 20 // the same check, reached sooner
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: hostile\nversion: 0.1.0\n")
+			write(t, filepath.Join(dir, "templates", "bad.yaml"), "kind: ConfigMap\nmetadata:\n  name: bad\ndata:\n  x: |\n    "+c.tpl+"\n")
+			write(t, filepath.Join(dir, "templates", "ok.yaml"), "kind: ConfigMap\nmetadata:\n  name: ok\n")
+			ch, err := Render(dir, Options{})
+			if err != nil || len(ch.Skipped) != 1 {
+				t.Fatalf("got %v", err)
+			}
+			e := ch.Skipped[0]
+			if e.Line != 6 || !strings.HasSuffix(e.File, "bad.yaml") || !strings.Contains(e.Msg, c.want) {
+				t.Errorf("got %s:%d:%d %s", e.File, e.Line, e.Column, e.Msg)
+			}
+			if len(ch.Templates) != 1 {
+				t.Errorf("rendered %d templates, want the other one", len(ch.Templates))
+			}
+		})
+	}
+}
+
+// Rendering opens no socket: a dependency's repository, a lookup and a
+// DNS function get nothing from a recording loopback server.
+func TestRenderIsOffline(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests.Add(1) }))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: net\nversion: 0.1.0\n")
+	write(t, filepath.Join(dir, "values.yaml"), "url: "+srv.URL+"\n")
+	write(t, filepath.Join(dir, "templates", "cm.yaml"), `kind: ConfigMap
+metadata:
+  name: x
+data:
+  lookup: {{ lookup "v1" "Namespace" "" "default" | quote }}
+  dns: {{ getHostByName "`+host+`" | quote }}
+  url: {{ .Values.url | quote }}
+`)
+	if _, err := Render(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: net\nversion: 0.1.0\ndependencies:\n- name: dep\n  version: 1.x\n  repository: "+srv.URL+"\n")
+	if c, err := Render(dir, Options{}); err != nil || len(c.MissingDeps) != 1 {
+		t.Fatalf("a missing dependency is not skipped and reported: %v", err)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("rendering made %d requests", n)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -38,6 +39,9 @@ type Build struct {
 	Dir     string // the kustomization directory, as given
 	File    string // its kustomization file
 	Objects []*Object
+	// Warnings are what kustomize warned about (deprecated fields), as
+	// findings rather than raw text on stderr.
+	Warnings []Warning
 
 	tree  *kust
 	cache map[string][]*originDoc
@@ -51,9 +55,14 @@ func Run(dir string) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	tree, err := load(abs)
+	tree, problems, err := load(abs)
 	if err != nil {
 		return nil, err
+	}
+	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
+	if len(problems) > 0 {
+		// Building would download something or expand an alias bomb.
+		return b, problems
 	}
 	opts := krusty.MakeDefaultOptions()
 	// Plugins (exec, Go plugins, helm inflation) run programs; a linter
@@ -61,9 +70,24 @@ func Run(dir string) (*Build, error) {
 	opts.PluginConfig = types.DisabledPluginConfig()
 	// Load restrictions stay RootOnly, kustomize's default: a build that
 	// works with `kustomize build` works here.
-	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
-	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
-	m, err := krusty.MakeKustomizer(opts).Run(fs, abs)
+	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
+	_, _, kusts := tree.files()
+	b.Warnings = deprecations(kusts)
+	var m resmap.ResMap
+	build := func() (err error) {
+		m, err = krusty.MakeKustomizer(opts).Run(fs, abs)
+		return err
+	}
+	if len(b.Warnings) == 0 {
+		err = build()
+	} else {
+		var printed string
+		printed, err = quietly(build)
+		b.Warnings = append(b.Warnings, unexpected(printed, tree.file)...)
+	}
+	if len(fs.problems) > 0 {
+		return b, fs.problems
+	}
 	if err != nil {
 		// The tree is still returned: its patch files are known even
 		// though nothing was built.
@@ -95,18 +119,28 @@ func Run(dir string) (*Build, error) {
 	return b, nil
 }
 
-// originFS is the on-disk file system with one change: the root
+// originFS is the on-disk file system with two changes: the root
 // kustomization also asks for origin annotations, so every built object
-// says which file it came from. The user's file is not modified.
+// says which file it came from (the user's file is not modified), and a
+// file whose aliases expand too far is refused before kustomize
+// de-anchors it, whichever field named it.
 type originFS struct {
 	filesys.FileSystem
-	root string
+	root     string
+	problems Problems
 }
 
-func (f originFS) ReadFile(path string) ([]byte, error) {
+func (f *originFS) ReadFile(path string) ([]byte, error) {
 	data, err := f.FileSystem.ReadFile(path)
-	if err != nil || !samePath(path, f.root) {
+	if err != nil {
 		return data, err
+	}
+	if p := aliasBomb(path, data); p != nil {
+		f.problems = append(f.problems, p)
+		return nil, p
+	}
+	if !samePath(path, f.root) {
+		return data, nil
 	}
 	var k map[string]any
 	if err := sigsyaml.Unmarshal(data, &k); err != nil || k == nil {

@@ -2,9 +2,14 @@ package kustomize
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -111,24 +116,106 @@ func hasSuffix(m map[string]bool, s string) bool {
 	return false
 }
 
-func TestRemoteBaseIsReportedNotFetched(t *testing.T) {
-	for _, ref := range []string{
-		"github.com/kubernetes-sigs/kustomize//examples/helloWorld?ref=v3.3.1",
-		"https://raw.githubusercontent.com/example/repo/main/webhook.yaml",
-		"git@github.com:example/repo.git//config",
-	} {
-		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- local.yaml\n- "+ref+"\n")
-		writeFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
-		_, err := Run(dir)
-		var re *RemoteError
-		if !errors.As(err, &re) || re.Line != 3 || re.Ref != ref {
-			t.Errorf("%s: got %v", ref, err)
-			continue
-		}
-		if !strings.Contains(err.Error(), "offline") {
-			t.Errorf("message does not say why: %v", err)
-		}
+// recorder is a loopback HTTP server that counts the requests it gets and
+// answers each with a valid manifest, so a fetch would succeed silently.
+func recorder(t *testing.T) (url string, requests *atomic.Int64) {
+	t.Helper()
+	requests = new(atomic.Int64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		_, _ = io.WriteString(w, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fetched\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, requests
+}
+
+// No field of a kustomization makes a build reach the network: each
+// remote reference is a positioned problem and the build does not run.
+func TestRemoteReferencesAreReportedNotFetched(t *testing.T) {
+	url, requests := recorder(t)
+	ref := url + "/x.yaml"
+	local := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"
+	cases := []struct {
+		name, kustomization string
+		files               map[string]string
+		line                int
+	}{
+		{"resources", "resources:\n- local.yaml\n- REF\n", nil, 3},
+		{"bases", "bases:\n- REF\n", nil, 2},
+		{"components", "components:\n- REF\n", nil, 2},
+		{"git resource", "resources:\n- local.yaml\n- github.com/example/repo//config?ref=v1\n", nil, 3},
+		{"ssh resource", "resources:\n- git@github.com:example/repo.git//config\n", nil, 2},
+		{"configurations", "resources:\n- local.yaml\nconfigurations:\n- REF\n", nil, 4},
+		{"crds", "resources:\n- local.yaml\ncrds:\n- REF\n", nil, 4},
+		{"transformers", "resources:\n- local.yaml\ntransformers:\n- REF\n", nil, 4},
+		{"generators", "resources:\n- local.yaml\ngenerators:\n- REF\n", nil, 4},
+		{"validators", "resources:\n- local.yaml\nvalidators:\n- REF\n", nil, 4},
+		{"replacements path", "resources:\n- local.yaml\nreplacements:\n- path: REF\n", nil, 4},
+		{"patchesStrategicMerge", "resources:\n- local.yaml\npatchesStrategicMerge:\n- REF\n", nil, 4},
+		{"patches path", "resources:\n- local.yaml\npatches:\n- path: REF\n", nil, 4},
+		{"patchesJson6902 path", "resources:\n- local.yaml\npatchesJson6902:\n- target: {kind: Namespace, name: a, version: v1}\n  path: REF\n", nil, 5},
+		{"configMapGenerator files", "resources:\n- local.yaml\nconfigMapGenerator:\n- name: c\n  files:\n  - REF\n", nil, 6},
+		{"configMapGenerator envs", "resources:\n- local.yaml\nconfigMapGenerator:\n- name: c\n  envs:\n  - REF\n", nil, 6},
+		{"secretGenerator files", "resources:\n- local.yaml\nsecretGenerator:\n- name: s\n  files:\n  - key=REF\n", nil, 6},
+		{"secretGenerator env", "resources:\n- local.yaml\nsecretGenerator:\n- name: s\n  env: REF\n", nil, 5},
+		{"openapi path", "resources:\n- local.yaml\nopenapi:\n  path: REF\n", nil, 4},
+		{"in a base", "resources:\n- base\n", map[string]string{"base/kustomization.yaml": "resources:\n- REF\n"}, 2},
+		{"in a transformer configuration", "resources:\n- local.yaml\ntransformers:\n- t.yaml\n", map[string]string{
+			"t.yaml": "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: p\npath: REF\ntarget:\n  kind: Namespace\n",
+		}, 5},
+		{"in a generator kustomization", "resources:\n- local.yaml\ngenerators:\n- gen\n", map[string]string{
+			"gen/kustomization.yaml": "resources:\n- g.yaml\n",
+			"gen/g.yaml":             "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: g\nfiles:\n- REF\n",
+		}, 6},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "kustomization.yaml"), strings.ReplaceAll(c.kustomization, "REF", ref))
+			writeFile(t, filepath.Join(dir, "local.yaml"), local)
+			for name, text := range c.files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, p, strings.ReplaceAll(text, "REF", ref))
+			}
+			before := requests.Load()
+			_, err := Run(dir)
+			if n := requests.Load() - before; n != 0 {
+				t.Fatalf("the build made %d requests to the loopback server", n)
+			}
+			var ps Problems
+			if !errors.As(err, &ps) || len(ps) != 1 {
+				t.Fatalf("got %v, want one problem", err)
+			}
+			if ps[0].Line != c.line || !strings.Contains(ps[0].Msg, "offline") {
+				t.Errorf("got %s, want line %d and why", ps[0].Error(), c.line)
+			}
+		})
+	}
+}
+
+// Data that looks like a URL (an annotation, a literal, an inline patch
+// value) is not a reference: the build runs.
+func TestURLsInDataAreNotReferences(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "kustomization.yaml"), `resources:
+- local.yaml
+commonAnnotations:
+  docs: https://example.com/docs
+configMapGenerator:
+- name: c
+  literals:
+  - url=https://example.com
+patches:
+- target: {kind: Namespace}
+  patch: '[{"op": "add", "path": "/metadata/labels", "value": {"home": "https.example.com"}}]'
+`)
+	writeFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
+	b, err := Run(dir)
+	if err != nil || len(b.Objects) != 2 {
+		t.Fatalf("got %v", err)
 	}
 }
 
@@ -144,5 +231,62 @@ func writeFile(t *testing.T, p, s string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// bomb is a kilobyte of YAML whose aliases expand to 10^levels nodes.
+func bomb(levels int) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\ndata:\n  a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < levels; i++ {
+		fmt.Fprintf(&b, "  a%d: &a%d [", i, i)
+		for j := range 10 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
+}
+
+// An alias bomb in any kustomize input is a positioned problem found
+// before kustomize or the patch table expands it.
+func TestAliasBombsInInputsAreRefused(t *testing.T) {
+	cases := []struct {
+		name, kustomization, file string
+	}{
+		{"resource", "resources:\n- bomb.yaml\n", "bomb.yaml"},
+		{"patch file", "resources:\n- local.yaml\npatches:\n- path: bomb.yaml\n", "bomb.yaml"},
+		{"strategic-merge patch", "resources:\n- local.yaml\npatchesStrategicMerge:\n- bomb.yaml\n", "bomb.yaml"},
+		{"crd file", "resources:\n- local.yaml\ncrds:\n- bomb.yaml\n", "bomb.yaml"},
+		{"kustomization", "resources:\n- local.yaml\nx:\n" + strings.SplitN(bomb(9), "data:\n", 2)[1], "kustomization.yaml"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "kustomization.yaml"), c.kustomization)
+			writeFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
+			writeFile(t, filepath.Join(dir, "bomb.yaml"), bomb(9))
+			_, err := Run(dir)
+			var ps Problems
+			if !errors.As(err, &ps) || len(ps) != 1 {
+				t.Fatalf("got %v, want one problem", err)
+			}
+			if filepath.Base(ps[0].File) != c.file || ps[0].Line < 2 || !strings.Contains(ps[0].Msg, "alias") {
+				t.Errorf("got %s", ps[0].Error())
+			}
+		})
+	}
+}
+
+// A file below the bound is built as usual.
+func TestModestAliasesAreBuilt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- ok.yaml\n")
+	writeFile(t, filepath.Join(dir, "ok.yaml"), bomb(3))
+	if b, err := Run(dir); err != nil || len(b.Objects) != 1 {
+		t.Fatalf("got %v", err)
 	}
 }

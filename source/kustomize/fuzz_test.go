@@ -1,6 +1,9 @@
 package kustomize
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // FuzzPatchLookup: any patch text and any field path are looked up
 // without a panic.
@@ -17,6 +20,23 @@ func FuzzPatchLookup(f *testing.F) {
 		for _, d := range pt.docs {
 			d.tab.lookup(path, rendered)
 			d.tab.keyOf(path, rendered)
+		}
+	})
+}
+
+// FuzzAliasBomb: the alias budget check takes any text without a panic,
+// and finds nothing in text without aliases.
+func FuzzAliasBomb(f *testing.F) {
+	f.Add([]byte("a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"))
+	f.Add([]byte("a: &a {b: *a}\n"))
+	f.Add([]byte("---\n- &x [1]\n---\n- *x\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p := aliasBomb("f.yaml", src)
+		if p != nil && (p.Line < 1 || p.Column < 1) {
+			t.Fatalf("bad position %+v", p)
+		}
+		if p != nil && !strings.Contains(string(src), "*") {
+			t.Fatalf("no alias, yet %v", p)
 		}
 	})
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -64,34 +63,22 @@ type selector struct {
 	kind, name string
 }
 
-// RemoteError says a kustomization refers to something that would have to
-// be downloaded; webhooklint builds offline.
-type RemoteError struct {
-	File, Ref    string
-	Line, Column int
-}
-
-func (e *RemoteError) Error() string { return e.File + ": " + e.Message() }
-
-// Message says what is wrong without naming the file (a diagnostic does).
-func (e *RemoteError) Message() string {
-	return fmt.Sprintf("remote resource %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", e.Ref)
-}
-
-var remoteRef = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://|git@|git::|(?:github\.com|gitlab\.com|bitbucket\.org)/)|\?ref=|\.git(?:/|$|\?)`)
-
 // load reads the kustomization tree rooted at dir.
-func load(dir string) (*kust, error) {
-	return loadKust(dir, map[string]bool{})
+// Problems with its inputs (remote references, alias bombs) are collected
+// in problems rather than stopping the walk, so each is reported.
+func load(dir string) (*kust, Problems, error) {
+	var problems Problems
+	k, err := loadKust(dir, map[string]bool{}, &problems)
+	return k, problems, err
 }
 
-func loadKust(dir string, seen map[string]bool) (*kust, error) {
+func loadKust(dir string, seen map[string]bool, problems *Problems) (*kust, error) {
 	file, ok := FileIn(dir)
 	if !ok {
 		return nil, fmt.Errorf("%s: no kustomization file", dir)
 	}
 	if seen[file] {
-		return nil, fmt.Errorf("%s: kustomization cycle", file)
+		return nil, fmt.Errorf("%s: kustomization cycle: it is its own base", file)
 	}
 	seen[file] = true
 	defer delete(seen, file)
@@ -104,21 +91,28 @@ func loadKust(dir string, seen map[string]bool) (*kust, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	if p := aliasBomb(file, data); p != nil {
+		*problems = append(*problems, p)
+		return &kust{dir: dir, file: file, resources: map[string]bool{}}, nil
+	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
 	k := &kust{dir: dir, file: file, resources: map[string]bool{}}
 	lines := bytes.Split(data, []byte{'\n'})
+	// Every reference kustomize would download, whatever field holds it.
+	*problems = append(*problems, remoteRefs(file, root)...)
 
 	for _, field := range []string{"resources", "bases", "components"} {
 		for _, e := range seqNodes(mapNode(root, field)) {
-			ref := e.Value
-			p := filepath.Join(dir, ref)
+			p := filepath.Join(dir, e.Value)
 			fi, statErr := os.Stat(p)
 			switch {
+			case isRemote(e.Value):
+				// Reported above.
 			case statErr == nil && fi.IsDir():
-				sub, err := loadKust(p, seen)
+				sub, err := loadKust(p, seen, problems)
 				if err != nil {
 					return nil, err
 				}
@@ -126,14 +120,46 @@ func loadKust(dir string, seen map[string]bool) (*kust, error) {
 				for f := range sub.resources {
 					k.resources[f] = true
 				}
+				if field == "components" {
+					// A component's own patches apply to what the
+					// kustomization including it has accumulated.
+					for _, pt := range sub.patches {
+						if pt.owner == sub {
+							pt.owner = k
+						}
+					}
+				}
 				k.patches = append(k.patches, sub.patches...)
 			case statErr == nil:
+				// Its aliases are checked as kustomize reads it (originFS).
 				k.resources[filepath.Clean(p)] = true
-			case remoteRef.MatchString(ref):
-				return nil, &RemoteError{File: file, Ref: ref, Line: e.Line, Column: e.Column}
 			}
 			// A missing local path is left to kustomize, whose error
 			// names it.
+		}
+	}
+	// Generators, transformers and validators name configuration files,
+	// or kustomizations whose resources are configurations: kustomize
+	// loads what those name (a PatchTransformer's path, a generator's
+	// files), so they are read for remote references too.
+	for _, field := range []string{"generators", "transformers", "validators"} {
+		for _, e := range seqNodes(mapNode(root, field)) {
+			if e.Kind != yaml.ScalarNode || isRemote(e.Value) || strings.Contains(e.Value, "\n") {
+				continue // remote: reported above; inline: scanned with the kustomization
+			}
+			p := filepath.Join(dir, e.Value)
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+			case fi.IsDir():
+				if sub, err := loadKust(p, seen, problems); err == nil {
+					for f := range sub.resources {
+						checkPlugin(f, problems)
+					}
+				}
+			default:
+				checkPlugin(p, problems)
+			}
 		}
 	}
 
@@ -146,7 +172,7 @@ func loadKust(dir string, seen map[string]bool) (*kust, error) {
 		return nil
 	}
 	for _, e := range seqNodes(mapNode(root, "patchesStrategicMerge")) {
-		if err := k.addPatchRef(add, e, nil, lines); err != nil {
+		if err := k.addPatchRef(add, e, nil, lines, eitherPatch, problems); err != nil {
 			return nil, err
 		}
 	}
@@ -154,11 +180,11 @@ func loadKust(dir string, seen map[string]bool) (*kust, error) {
 		for _, e := range seqNodes(mapNode(root, field)) {
 			sel := parseSelector(mapNode(e, "target"))
 			if p := mapNode(e, "path"); p != nil {
-				if err := k.addPatchRef(add, p, sel, lines); err != nil {
+				if err := k.addPatchRef(add, p, sel, lines, pathPatch, problems); err != nil {
 					return nil, err
 				}
 			} else if p := mapNode(e, "patch"); p != nil {
-				if err := k.addPatchRef(add, p, sel, lines); err != nil {
+				if err := k.addPatchRef(add, p, sel, lines, inlinePatch, problems); err != nil {
 					return nil, err
 				}
 			}
@@ -167,23 +193,64 @@ func loadKust(dir string, seen map[string]bool) (*kust, error) {
 	return k, nil
 }
 
+// patchForm is how a kustomization field gives a patch.
+type patchForm int
+
+const (
+	eitherPatch patchForm = iota // patchesStrategicMerge: a file name or the patch itself
+	pathPatch                    // patches[].path
+	inlinePatch                  // patches[].patch
+)
+
+// checkPlugin reads a generator or transformer configuration and reports
+// an alias bomb in it, or every remote reference it holds.
+func checkPlugin(p string, problems *Problems) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return // kustomize reports it
+	}
+	if bomb := aliasBomb(p, data); bomb != nil {
+		*problems = append(*problems, bomb)
+		return
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		if dec.Decode(&doc) != nil {
+			return
+		}
+		*problems = append(*problems, remoteRefs(p, &doc)...)
+	}
+}
+
 // addPatchRef adds a patch given by a file path or inline text.
-func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Node, sel *selector, lines [][]byte) error {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return nil
+// A `path:` is always a file name and a `patch:` always inline text; a
+// patchesStrategicMerge entry is a file when it names one, else inline
+// text when it holds a newline or a colon.
+func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Node, sel *selector, lines [][]byte, form patchForm, problems *Problems) error {
+	if n == nil || n.Kind != yaml.ScalarNode || (form != inlinePatch && isRemote(n.Value)) {
+		return nil // a remote patch is reported with the kustomization
 	}
 	v := n.Value
-	if !strings.ContainsAny(v, "\n:") {
-		// A file path.
-		p := filepath.Clean(filepath.Join(k.dir, v))
+	p := filepath.Clean(filepath.Join(k.dir, v))
+	fi, statErr := os.Stat(p)
+	isFile := form == pathPatch ||
+		(form == eitherPatch && ((statErr == nil && fi.Mode().IsRegular()) || !strings.ContainsAny(v, "\n:")))
+	if isFile {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			if remoteRef.MatchString(v) {
-				return &RemoteError{File: k.file, Ref: v, Line: n.Line, Column: n.Column}
-			}
 			return nil // kustomize reports the missing file
 		}
+		if bomb := aliasBomb(p, data); bomb != nil {
+			*problems = append(*problems, bomb)
+			return nil
+		}
 		return add(&patch{file: p, target: sel}, data, 0, 0)
+	}
+	if bomb := aliasBomb(k.file, []byte(v)); bomb != nil {
+		bomb.Line, bomb.Column, bomb.EndCol = n.Line, n.Column, n.Column+1
+		*problems = append(*problems, bomb)
+		return nil
 	}
 	// Inline patch: for a block scalar its text starts on the next line,
 	// indented; map its lines back into the kustomization file.
@@ -352,7 +419,7 @@ func PatchedBy(file string) (string, bool) {
 	}
 	for dir := filepath.Dir(abs); ; {
 		if _, ok := FileIn(dir); ok {
-			if k, err := load(dir); err == nil {
+			if k, _, err := load(dir); err == nil {
 				if _, patches, _ := k.files(); patches[abs] {
 					return k.file, true
 				}
@@ -377,7 +444,7 @@ func Nested(dir string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := load(abs)
+	k, _, err := load(abs)
 	if err != nil {
 		return nil, err
 	}

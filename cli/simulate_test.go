@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestSimulateCommand(t *testing.T) {
+	fixtures := "../simulate/testdata/"
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		stdout   string // substring
+		stderr   string // substring
+		noStdout bool
+	}{
+		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=default", fixtures + "reinvoke.yaml"}, code: 1,
+			stdout: "Worst-case latency: 16s"},
+		// Every webhook in connect.yaml fails closed, but none sees a cluster-scoped node.
+		{args: []string{"--operation=CREATE", "--resource=nodes", fixtures + "connect.yaml"}, code: 0,
+			stdout: "no webhook is called"},
+		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--format=json", fixtures + "reinvoke.yaml"}, code: 1,
+			stdout: `"schemaVersion": 1`},
+		{args: []string{"--operation=CREATE", "--resource=pods"}, code: 2, stderr: "pods are namespaced: give --namespace", noStdout: true},
+		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--format=yaml"}, code: 2, stderr: "--format must be text or json", noStdout: true},
+		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--kube-version=one"}, code: 2, noStdout: true},
+		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", fixtures + "nothing-here.yaml"}, code: 2, stderr: "nothing-here.yaml", noStdout: true},
+		{args: []string{"--no-such-flag"}, code: 2, stderr: "flag provided but not defined", noStdout: true},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Simulate(tc.args, strings.NewReader(""), &stdout, &stderr)
+		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) ||
+			(tc.noStdout && stdout.Len() > 0) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, %q, %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
+		}
+	}
+}

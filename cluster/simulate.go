@@ -1,0 +1,181 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/simulate"
+)
+
+// runSimulate is `webhooklint cluster simulate`: the admission chain of one
+// request against the configurations the cluster holds, with the real
+// labels of the request's namespace, the versions the cluster serves (for
+// matchPolicy Equivalent) and the cluster's Kubernetes version (for CEL).
+// It only reads; the request itself is never sent.
+func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, restConfig *rest.Config) int {
+	fs := flag.NewFlagSet("webhooklint cluster simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		conn    Connection
+		f       simulate.Flags
+		timeout time.Duration
+	)
+	fs.StringVar(&conn.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
+	fs.StringVar(&conn.Context, "context", "", "kubeconfig context (default: the current context)")
+	fs.DurationVar(&timeout, "timeout", time.Minute, "give up reading the cluster after this long")
+	f.Bind(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: webhooklint cluster simulate --operation OP --resource RESOURCE [flags]\n\n"+
+			"The admission chain the cluster's API server runs for one request (see webhooklint simulate --help),\n"+
+			"from the webhook configurations, namespace labels and served versions the cluster reports.\n"+
+			"Exit status as for webhooklint simulate; 3 when the cluster cannot be read.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitClean
+		}
+		return exitUsage
+	}
+	usage := func(err error) int {
+		fmt.Fprintf(stderr, "webhooklint cluster simulate: %v\n", err)
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return usage(fmt.Errorf("unexpected arguments %q (cluster simulate reads no files)", fs.Args()))
+	}
+	if err := f.Check(); err != nil {
+		return usage(err)
+	}
+	req, err := f.Spec.Resolve()
+	if err != nil {
+		return usage(err)
+	}
+	if restConfig == nil {
+		if restConfig, err = conn.RESTConfig(); err != nil {
+			return usage(err)
+		}
+	}
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return usage(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	configs, opts, notes, err := readForSimulation(ctx, client, req)
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint cluster simulate: %v\n", err)
+		return exitFailure
+	}
+	chain := simulate.Simulate(configs, req, opts)
+	chain.Notes = append(chain.Notes, notes...)
+	if f.Format == "json" {
+		err = chain.WriteJSON(stdout)
+	} else {
+		err = chain.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "webhooklint cluster simulate: writing output: %v\n", err)
+		return exitFailure
+	}
+	return chain.ExitCode()
+}
+
+// readForSimulation reads both configuration kinds, the request's
+// namespace, the served versions and the server version.
+func readForSimulation(ctx context.Context, c kubernetes.Interface, req *simulate.Request) ([]*rules.Config, simulate.Options, []string, error) {
+	var configs []*rules.Config
+	var notes []string
+	for _, k := range kindsOf(c) {
+		snap, err := list(ctx, k, ListOptions{ChunkSize: 500})
+		if err != nil {
+			return nil, simulate.Options{}, nil, err
+		}
+		configs = append(configs, snap.Configs...)
+	}
+	opts := simulate.Options{}
+	if v, err := serverVersion(c.Discovery()); err == nil {
+		opts.KubeVersion = v
+	} else {
+		notes = append(notes, fmt.Sprintf("server version unknown (%v); simulating Kubernetes %s", err, rules.DefaultKubeVersion))
+	}
+	newNamespace := req.Resource == "namespaces" && req.Group == "" && req.Operation == admissionv1.Create
+	if req.Namespace != "" && req.NamespaceLabels == nil && !newNamespace {
+		labels, note, err := namespaceLabels(ctx, c, req.Namespace)
+		if err != nil {
+			return nil, simulate.Options{}, nil, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+		opts.NamespaceLabels = func(string) *rules.Labels { return labels }
+	}
+	// Without a bound MutatingAdmissionPolicy only webhooks can trigger
+	// reinvocation.
+	bindings, err := c.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{Limit: 1})
+	switch {
+	case err == nil:
+		opts.NoMutatingPolicies = len(bindings.Items) == 0
+	case apierrors.IsNotFound(err):
+		opts.NoMutatingPolicies = true // not served: no policies
+	default:
+		notes = append(notes, fmt.Sprintf("cannot list MutatingAdmissionPolicyBindings (%v): reinvocation by a policy stays possible", err))
+	}
+	served, unavailable, err := servedResources(c.Discovery())
+	switch {
+	case err != nil:
+		notes = append(notes, fmt.Sprintf("discovery failed (%v): matchPolicy Equivalent uses the built-in versions", err))
+	default:
+		if len(unavailable) > 0 {
+			notes = append(notes, "discovery failed for "+strings.Join(unavailable, ", "))
+		}
+		opts.EquivalentVersions = func(group, resource, sub string) []string {
+			name := resource
+			if sub != "" {
+				name += "/" + sub
+			}
+			var versions []string
+			for _, s := range served {
+				if s.Group == group && s.Resource == name {
+					versions = append(versions, s.Version)
+				}
+			}
+			return versions // nil when not served: the built-in table decides
+		}
+	}
+	return configs, opts, notes, nil
+}
+
+// namespaceLabels reads the labels of ns. A namespace that does not exist
+// has unknown labels (it may be created before the request is sent).
+func namespaceLabels(ctx context.Context, c kubernetes.Interface, ns string) (*rules.Labels, string, error) {
+	n, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return &rules.Labels{Set: map[string]string{rules.LabelMetadataName: ns}, Partial: true},
+			fmt.Sprintf("namespace %s does not exist in the cluster, so its labels are unknown", ns), nil
+	case apierrors.IsForbidden(err):
+		return &rules.Labels{Set: map[string]string{rules.LabelMetadataName: ns}, Partial: true},
+			fmt.Sprintf("cannot read namespace %s (%v), so its labels are unknown", ns, err), nil
+	case err != nil:
+		return nil, "", fmt.Errorf("read namespace %s: %w", ns, err)
+	}
+	set := map[string]string{}
+	for k, v := range n.Labels {
+		set[k] = v
+	}
+	set[rules.LabelMetadataName] = ns
+	return rules.KnownLabels(set), "", nil
+}

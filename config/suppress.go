@@ -1,0 +1,170 @@
+package config
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/suggest"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// Suppression silences the findings of one rule from the configuration
+// file: in the files its globs match (every file when it has none), and on
+// one webhook when it names one. It works when inline suppressions are
+// forbidden, so a team that reviews its configuration file can still
+// accept a finding, in one reviewed place, with a reason.
+type Suppression struct {
+	Rule    string
+	Paths   []string // globs relative to the configuration's folder
+	Webhook string
+	Reason  string
+	// Line and Column are where the entry is written.
+	Line, Column int
+}
+
+// rulesUnusedSuppression is the rule reporting suppressions that silence
+// nothing; a configuration entry that does is reported with it too.
+const rulesUnusedSuppression = "unused-suppression"
+
+func (p *parser) suppression(n *yaml.Node) (Suppression, bool) {
+	s := Suppression{Line: n.Line, Column: n.Column}
+	ok := true
+	p.mapping(n, "suppressions entry", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "rule":
+			name, good := p.scalar(v, "rule", "!!str")
+			if !good {
+				ok = false
+				return
+			}
+			r, found := lookupRule(name)
+			if !found {
+				p.errorf(v, "unknown rule %q%s", name, suggest.Hint(name, ruleNames()))
+				ok = false
+				return
+			}
+			s.Rule = r.Name
+		case "paths":
+			p.sequence(v, "paths", func(item *yaml.Node) {
+				if g, good := p.scalar(item, "paths entry", "!!str"); good {
+					if err := checkGlob(g); err != nil {
+						p.errorf(item, "paths: %v", err)
+						ok = false
+						return
+					}
+					s.Paths = append(s.Paths, g)
+				}
+			})
+		case "webhook":
+			s.Webhook, _ = p.scalar(v, "webhook", "!!str")
+		case "reason":
+			s.Reason, _ = p.scalar(v, "reason", "!!str")
+			s.Reason = strings.TrimSpace(s.Reason)
+		default:
+			p.errorf(k, "unknown key %q in a suppressions entry (want rule, paths, webhook or reason)", k.Value)
+			ok = false
+		}
+	})
+	if n.Kind != yaml.MappingNode {
+		return s, false
+	}
+	if s.Rule == "" && ok {
+		p.errorf(n, "a suppressions entry needs a rule")
+		ok = false
+	}
+	if s.Reason == "" && ok {
+		p.errorf(n, "the suppression of %s gives no reason; add reason: <why this is safe>", s.Rule)
+		ok = false
+	}
+	return s, ok
+}
+
+// covers reports whether s applies to d.
+func (c *Config) covers(s Suppression, d diag.Diagnostic) bool {
+	if d.Rule != s.Rule || (s.Webhook != "" && d.Webhook != s.Webhook) {
+		return false
+	}
+	if len(s.Paths) == 0 {
+		return true
+	}
+	segs, ok := c.relSegments(d.File)
+	if !ok {
+		return false
+	}
+	for _, g := range s.Paths {
+		pat := strings.Split(strings.Trim(path.Clean(g), "/"), "/")
+		if matchSegments(append(pat, "**"), segs) {
+			return true
+		}
+	}
+	return false
+}
+
+// relSegments splits a file's path relative to the configuration's folder;
+// ok is false for files outside it, stdin and live objects.
+func (c *Config) relSegments(file string) ([]string, bool) {
+	if file == "" || file == "-" {
+		return nil, false
+	}
+	absFile, err1 := filepath.Abs(file)
+	absDir, err2 := filepath.Abs(c.Dir)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	rel, err := filepath.Rel(absDir, absFile)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, false
+	}
+	return strings.Split(filepath.ToSlash(rel), "/"), true
+}
+
+// Suppress drops the findings the configuration's suppressions cover and
+// adds an unused-suppression finding, positioned in the configuration
+// file, for each entry that covers none (unless that rule, or the
+// suppressed one, is disabled: then silence proves nothing). The result is
+// sorted.
+func (c *Config) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
+	if c == nil || len(c.Suppressions) == 0 {
+		return ds
+	}
+	used := make([]bool, len(c.Suppressions))
+	kept := make([]diag.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		suppressed := false
+		for i, s := range c.Suppressions {
+			if c.covers(s, d) {
+				used[i], suppressed = true, true
+			}
+		}
+		if !suppressed {
+			kept = append(kept, d)
+		}
+	}
+	unused, known := rules.Lookup(rulesUnusedSuppression)
+	for i, s := range c.Suppressions {
+		if used[i] || !known || !c.Enabled(rulesUnusedSuppression) || !c.Enabled(s.Rule) {
+			continue
+		}
+		sev := unused.Severity
+		if r, ok := c.Rules[rulesUnusedSuppression]; ok && r.Severity != nil {
+			sev = *r.Severity
+		}
+		where := "any file"
+		if len(s.Paths) > 0 {
+			where = strings.Join(s.Paths, ", ")
+		}
+		if s.Webhook != "" {
+			where = fmt.Sprintf("webhook %q in %s", s.Webhook, where)
+		}
+		kept = append(kept, diag.Diagnostic{
+			File: c.File, Line: s.Line, Column: s.Column, Severity: sev, Rule: rulesUnusedSuppression,
+			Message: fmt.Sprintf("configured suppression of %s matches no finding in %s; remove it", s.Rule, where),
+		})
+	}
+	return diag.Normalize(kept)
+}

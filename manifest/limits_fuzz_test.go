@@ -1,0 +1,102 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzIndex checks the compact position index against the plain map it
+// replaced: the same paths set in the same order resolve to the same
+// ranges, written or not, before and after it is frozen.
+func FuzzIndex(f *testing.F) {
+	f.Add("webhooks[0].rules[1].operations[2]\nwebhooks[0]\nmetadata.labels[a.b/c]\nwebhooks", "webhooks[0].rules[1].scope")
+	f.Add("a\na.b\na.b\na[x[1]]", "a[x[1]].c")
+	f.Fuzz(func(t *testing.T, paths, query string) {
+		ix := newIndex()
+		model := map[string]entry{}
+		for i, p := range strings.Split(paths, "\n") {
+			key := Range{Line: i + 1, Column: 1, EndLine: i + 1, EndColumn: 2}
+			if i%3 == 0 {
+				key = Range{}
+			}
+			val := Range{Line: i + 1, Column: 5, EndLine: i + 2, EndColumn: 9}
+			ix.set(p, key, val)
+			model[p] = entry{key: key, value: val}
+		}
+		queries := append(strings.Split(paths, "\n"), query, "")
+		for _, frozen := range []bool{false, true} {
+			if frozen {
+				ix.freeze()
+			}
+			for _, q := range queries {
+				for _, atKey := range []bool{false, true} {
+					r, exact, ok := ix.Lookup(q, atKey)
+					mr, mexact, mok := modelLookup(model, q, atKey)
+					if r != mr || exact != mexact || ok != mok {
+						t.Fatalf("frozen=%v Lookup(%q, %v) = %+v %v %v, want %+v %v %v", frozen, q, atKey, r, exact, ok, mr, mexact, mok)
+					}
+				}
+			}
+		}
+	})
+}
+
+type entry struct{ key, value Range }
+
+// modelLookup is the index's contract written over a map of full paths.
+func modelLookup(m map[string]entry, path string, atKey bool) (Range, bool, bool) {
+	exact := true
+	for p := path; ; p = parentPath(p) {
+		if e, found := m[p]; found {
+			switch {
+			case atKey && exact && !e.key.IsZero():
+				return e.key, exact, true
+			case !exact && !e.key.IsZero():
+				return e.key, exact, true
+			}
+			return e.value, exact, true
+		}
+		if p == "" {
+			return Range{}, false, false
+		}
+		exact = false
+	}
+}
+
+// FuzzJSONStream checks that cutting concatenated JSON values keeps every
+// value whole and at its line and column in the file.
+func FuzzJSONStream(f *testing.F) {
+	f.Add([]byte(`{"a":1}{"b":[2]}` + "\n  [3]\n" + `{"é":"ü"}`))
+	f.Add([]byte("{}\n\n{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := Chunk{data: data, firstLine: 3}
+		parts := splitJSONStream(c)
+		if len(parts) == 1 {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for i, p := range parts {
+			var want json.RawMessage
+			if err := dec.Decode(&want); err != nil {
+				t.Fatalf("part %d: the stream does not decode: %v", i, err)
+			}
+			text := bytes.TrimLeft(p.data, " ")
+			if !bytes.Equal(text, want) {
+				t.Fatalf("part %d = %q, want %q", i, text, want)
+			}
+			// The value's first byte sits at the part's line and padded column.
+			end := int(dec.InputOffset())
+			start := end - len(want)
+			line := c.firstLine + bytes.Count(data[:start], []byte{'\n'})
+			if p.firstLine != line {
+				t.Fatalf("part %d on line %d, want %d", i, p.firstLine, line)
+			}
+			lineStart := bytes.LastIndexByte(data[:start], '\n') + 1
+			if got, want := len([]rune(string(p.data[:len(p.data)-len(text)]))), len([]rune(string(data[lineStart:start]))); got != want {
+				t.Fatalf("part %d padded by %d, want %d", i, got, want)
+			}
+		}
+	})
+}

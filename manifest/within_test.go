@@ -1,0 +1,45 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// A place inside a matchCondition expression maps to the file column for
+// every way YAML writes a string.
+func TestLocateWithin(t *testing.T) {
+	const head = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: x\nwebhooks:\n- name: a.example.com\n  matchConditions:\n  - name: c\n    expression: "
+	for _, tc := range []struct {
+		name, value string
+		line, col   int // of "spec" in object.spec.containers
+	}{
+		{"plain", `request.name != "x" && object.spec.containers.size() > 0`, 9, 47},
+		{"single", `'request.name != ''x'' && object.spec.containers.size() > 0'`, 9, 50},
+		{"double", `"request.name != \"x\" && object.spec.containers.size() > 0"`, 9, 50},
+		{"double-escape", `"request.name != \"x\" &&\n\t object.spec.containers.size() > 0"`, 9, 54},
+		{"double-multiline", "\"request.name != \\\"x\\\" &&\n      object.spec.containers.size() > 0\"", 10, 14},
+		{"literal", "|\n      request.name != \"x\" &&\n        object.spec.containers.size() > 0", 11, 16},
+		{"folded-comment", ">- # a comment\n      request.name != \"x\" &&\n      object.spec.containers.size() > 0", 11, 14},
+		{"plain-multiline", "request.name != \"x\" &&\n      object.spec.containers.size() > 0", 10, 14},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Parse("x.yaml", []byte(head+tc.value+"\n"))
+			if len(f.Docs) != 1 || f.Docs[0].Config == nil {
+				t.Fatalf("not parsed: %+v", f.Diagnostics)
+			}
+			d := f.Docs[0]
+			expr := d.Config.Webhooks[0].MatchConditions[0].Expression
+			from := len([]rune(expr[:strings.Index(expr, "spec")]))
+			sp := rules.SpanOf(expr, from, from+len("spec"))
+			r, ok := d.LocateWithin("webhooks[0].matchConditions[0].expression", sp.Start, sp.End)
+			if !ok {
+				t.Fatal("not located")
+			}
+			if r.Line != tc.line || r.Column != tc.col || r.EndColumn != tc.col+4 {
+				t.Errorf("got %d:%d-%d, want %d:%d-%d", r.Line, r.Column, r.EndColumn, tc.line, tc.col, tc.col+4)
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+var _ = register(&Rule{
+	Name:     "backend-availability",
+	Summary:  "a fail-closed webhook's backend runs one replica, has no usable PodDisruptionBudget, readiness probe or spread across nodes",
+	Severity: diag.Warning,
+	Category: Practice,
+	Since:    "0.2.0",
+	Doc: Doc{
+		Why: "A webhook with `failurePolicy: Fail` (the v1 default) is part of the API: while none of its pods " +
+			"answers, every request it matches is rejected. Its backend therefore needs what any API server " +
+			"replica would have:\n\n" +
+			"- **At least two replicas.** With one, every rollout, node drain, eviction or crash leaves no pod to " +
+			"answer, and the requests the webhook matches fail until a new pod is scheduled and ready (`no endpoints " +
+			"available for service`, as in knative/eventing#8161 when the webhook was scaled down during a " +
+			"downgrade). Gatekeeper made several webhook replicas its default for this reason " +
+			"(open-policy-agent/gatekeeper#723).\n" +
+			"- **A PodDisruptionBudget that allows a disruption.** Without one, a drain may evict every replica " +
+			"at once (all on one node, or several nodes drained together by an upgrade). A budget that allows " +
+			"none — `maxUnavailable: 0`, or `minAvailable` equal to the replicas or `100%` — blocks the drain " +
+			"instead: `kubectl drain` and managed node upgrades retry `Cannot evict pod as it would violate the " +
+			"pod's disruption budget` until they time out (foriequal0/pod-graceful-drain#34, a webhook with one " +
+			"replica and a budget).\n" +
+			"- **A readinessProbe.** Without it a pod receives calls as soon as its containers start, before " +
+			"the server has loaded its certificate or policies, and those calls fail.\n" +
+			"- **Anti-affinity or a topology spread across nodes** when there are several replicas. Otherwise " +
+			"the scheduler may put them all on one node, and losing that node is losing the webhook " +
+			"(anchore/anchore-charts#250, scylladb/scylla-operator#696, openshift/addon-operator#272).\n\n" +
+			"The rule follows `clientConfig.service` to the Service and the workloads it selects in the same " +
+			"input, or to the live pods and PodDisruptionBudgets under `webhooklint cluster`, and reports " +
+			"once per backend what is missing. It is silent for `failurePolicy: Ignore`, where a short outage " +
+			"only skips the webhook, and for DaemonSets' replica count and budget (one pod per node; drains " +
+			"leave DaemonSet pods alone). A HorizontalPodAutoscaler targeting the workload decides its " +
+			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`.",
+		Bad: "apiVersion: apps/v1\n" +
+			"kind: Deployment\n" +
+			"metadata: {name: policy-webhook, namespace: policy}\n" +
+			"spec:\n" +
+			"  selector: {matchLabels: {app: policy-webhook}}\n" +
+			"  template:\n" +
+			"    metadata: {labels: {app: policy-webhook}}\n" +
+			"    spec:\n" +
+			"      containers:\n" +
+			"      - name: server\n" +
+			"        image: example.com/policy-webhook:1.0\n" +
+			"        ports: [{name: https, containerPort: 9443}]\n" +
+			"# replicas unset (1), no PodDisruptionBudget, no readinessProbe\n",
+		Good: "apiVersion: apps/v1\n" +
+			"kind: Deployment\n" +
+			"metadata: {name: policy-webhook, namespace: policy}\n" +
+			"spec:\n" +
+			"  replicas: 2\n" +
+			"  selector: {matchLabels: {app: policy-webhook}}\n" +
+			"  template:\n" +
+			"    metadata: {labels: {app: policy-webhook}}\n" +
+			"    spec:\n" +
+			"      topologySpreadConstraints:\n" +
+			"      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway,\n" +
+			"         labelSelector: {matchLabels: {app: policy-webhook}}}\n" +
+			"      containers:\n" +
+			"      - name: server\n" +
+			"        image: example.com/policy-webhook:1.0\n" +
+			"        ports: [{name: https, containerPort: 9443}]\n" +
+			"        readinessProbe: {httpGet: {path: /readyz, port: 8081}}\n" +
+			"---\n" +
+			"apiVersion: policy/v1\n" +
+			"kind: PodDisruptionBudget\n" +
+			"metadata: {name: policy-webhook, namespace: policy}\n" +
+			"spec:\n" +
+			"  maxUnavailable: 1\n" +
+			"  selector: {matchLabels: {app: policy-webhook}}\n",
+		Fix: "Run two or more replicas spread over nodes (`topologySpreadConstraints` or `podAntiAffinity` on " +
+			"`kubernetes.io/hostname`), add a PodDisruptionBudget with `maxUnavailable: 1` (or a `minAvailable` " +
+			"below the replica count), and give the serving container a readinessProbe. If the webhook can " +
+			"tolerate being skipped while its backend is down, `failurePolicy: Ignore` avoids the outage instead.",
+		Sources: []string{
+			"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+			"https://kubernetes.io/docs/tasks/run-application/configure-pdb/",
+			"https://kubernetes.io/docs/concepts/workloads/pods/disruptions/",
+			"https://kubernetes.io/docs/concepts/scheduling-eviction/topology-spread-constraints/",
+			"https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/",
+			"https://docs.redhat.com/en/documentation/openshift_container_platform/4.20/html/postinstallation_configuration/post-install-pod-disruption-budgets (maxUnavailable 0 or minAvailable equal to the replicas can block nodes from being drained)",
+			"https://github.com/knative/eventing/issues/8161",
+			"https://github.com/open-policy-agent/gatekeeper/pull/723",
+			"https://github.com/foriequal0/pod-graceful-drain/issues/34",
+			"https://github.com/anchore/anchore-charts/issues/250",
+			"https://github.com/scylladb/scylla-operator/issues/696",
+			"https://github.com/openshift/addon-operator/pull/272",
+		},
+	},
+	Check: checkBackendAvailability,
+})
+
+func checkBackendAvailability(p *Pass) {
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		ref := w.ClientConfig.Service
+		if !w.FailsClosed() || ref == nil || ref.Name == "" || ref.Namespace == "" {
+			continue
+		}
+		bp := servingPods(p.Input, ref)
+		if bp.Service == nil || len(bp.Groups) == 0 {
+			continue // nothing to judge (or service-reference's finding)
+		}
+		first, others := firstCaller(p.Input, w, callers{failClosedOnly: true})
+		if !first {
+			continue
+		}
+		var parts []string
+		for _, g := range bp.Groups {
+			if gaps := availabilityGaps(p.Input, bp.Live, g); len(gaps) > 0 {
+				parts = append(parts, fmt.Sprintf("%s has %s", g.Who, strings.Join(gaps, ", ")))
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		also := ""
+		if others > 0 {
+			also = fmt.Sprintf(" (and %d more webhooks)", others)
+		}
+		p.Reportf(w.Path().Child("clientConfig", "service"),
+			"webhook fails closed, but its backend can lose every ready pod%s, so a rollout or drain rejects what it "+
+				"matches: %s",
+			also, listNames(parts, 1))
+	}
+}
+
+// availabilityGaps lists what keeps a group of backend pods from staying
+// available, in the order a reader fixes them.
+func availabilityGaps(in *Inventory, live bool, g podGroup) []string {
+	var gaps []string
+	if g.Replicas == 1 {
+		switch {
+		case g.Autoscaler != "":
+			gaps = append(gaps, fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler))
+		case g.Defaulted:
+			gaps = append(gaps, "1 replica (replicas unset)")
+		default:
+			gaps = append(gaps, "1 replica")
+		}
+	}
+	if g.Replicas > 0 {
+		if covering, known := budgetsFor(in, live, g); known {
+			switch {
+			case len(covering) == 0:
+				gaps = append(gaps, "no PodDisruptionBudget")
+			case g.Replicas > 1 || len(gaps) == 0:
+				// With one replica any budget must block drains or allow the
+				// outage; the missing replica is the finding then.
+				blocking := true
+				for _, b := range covering {
+					if n, ok := allowedDisruptions(b, g.Replicas); !ok || n > 0 {
+						blocking = false
+					}
+				}
+				if blocking {
+					gaps = append(gaps, fmt.Sprintf("PodDisruptionBudget %q allowing no disruption", covering[0].Name))
+				}
+			}
+		}
+	}
+	if g.Pod != nil {
+		ready := false
+		for _, c := range g.Pod.Containers {
+			ready = ready || c.Readiness
+		}
+		if !ready && len(g.Pod.Containers) > 0 {
+			gaps = append(gaps, "no readinessProbe")
+		}
+		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
+			gaps = append(gaps, fmt.Sprintf("%d replicas not spread across nodes", g.Replicas))
+		}
+	}
+	return gaps
+}

@@ -1,0 +1,36 @@
+package rules
+
+import "github.com/webhooklint/webhooklint/diag"
+
+// KustomizeBaseRule names the note on a kustomize base linted without the
+// overlay that deploys it.
+const KustomizeBaseRule = "kustomize-base"
+
+func init() {
+	register(&Rule{
+		Name:     KustomizeBaseRule,
+		Summary:  "a kustomize base is linted without an overlay, so findings that depend on the overlay are shown at info",
+		Severity: diag.Info,
+		Category: Input,
+		Since:    "0.2.0",
+		Doc: Doc{
+			Why: "kubebuilder and operator-sdk projects keep their webhook configurations in a base (`config/webhook`) " +
+				"whose Service is `webhook-service` in namespace `system`: placeholders. The overlay that deploys it " +
+				"(`config/default`) sets the real namespace and name prefix, adds the CA injector annotation and often " +
+				"patches selectors. When the input holds the base but no overlay that uses it, findings about the " +
+				"backend's namespace, the Service, selectors or an empty caBundle describe the placeholders, not what " +
+				"reaches the cluster; webhooklint shows them at info with this note instead of as warnings. A fix such " +
+				"as `namespaceSelector: NotIn [system]` would also be wrong there: kustomize's namespace transformer " +
+				"rewrites the Service's namespace but not selector values.",
+			Bad: "# config/webhook/manifests.yaml, linted without config/default\n" +
+				"webhooks:\n- name: vpod.example.com\n  clientConfig:\n    service:\n      name: webhook-service\n      namespace: system\n",
+			Good: "# lint the overlay that deploys the base (or the whole config/ folder)\n" +
+				"# webhooklint config/default\n",
+			Fix: "Lint the overlay (`webhooklint config/default`), or the folder that holds it, so the base is linted as deployed.",
+			Sources: []string{
+				"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/namespace/",
+				"https://book.kubebuilder.io/reference/project-config",
+			},
+		},
+	})
+}

@@ -1,0 +1,743 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/types"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	celopenapi "k8s.io/apiserver/pkg/cel/openapi"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/celcheck"
+	"github.com/webhooklint/webhooklint/internal/openapi"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "match-condition-fields",
+		Summary:  "matchConditions that read fields the matched resources do not have, or compare values of different types",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.1.0",
+		Doc: Doc{
+			Why: "The API server compiles webhook matchConditions with `object` and `oldObject` of type `dyn`, so it " +
+				"accepts `object.spec.containers` in a webhook for deployments, where the field is " +
+				"`spec.template.spec.containers`. At runtime the read fails with `no such key` on every request, and " +
+				"the error goes to the failurePolicy: with `Fail` every matching request is rejected, with `Ignore` " +
+				"the webhook is silently skipped. This rule types `object` and `oldObject` with the schema of each " +
+				"resource the webhook's rules match, the way the API server type-checks ValidatingAdmissionPolicies: " +
+				"the OpenAPI v3 schemas served by a Kubernetes 1.37 API server (embedded in webhooklint), and for " +
+				"custom resources the CustomResourceDefinitions in the same input (the served version's " +
+				"openAPIV3Schema, converted to CEL types by the API server's own code). It reports fields no " +
+				"matched type has (a read fails, `has()` is always false, `.?` is always empty), `==` between " +
+				"values of different types (always false: CEL compares across types without error) and operators " +
+				"applied to types they do not take (`no such overload`). When only some matched types lack a " +
+				"field, the finding names them. What a schema does not pin down (`x-kubernetes-preserve-unknown-" +
+				"fields`, `int-or-string`, untyped fields) is `dyn` and never reported; resources without a known " +
+				"schema (other custom resources, aggregated APIs, connect options such as PodExecOptions) are not " +
+				"checked. The object of a subresource request is what the server sends: the parent object for " +
+				"`status`, `Scale` for `scale`, `Eviction` for `pods/eviction`. Branches the request decides " +
+				"(`request.resource.resource == 'pods' && …`, `request.kind.kind`) are checked only for the " +
+				"resources they can run for, and reads on DELETE (null object) and CREATE (null oldObject) are " +
+				"left to match-condition-runtime. Each kind of claim is checked against the API server's matcher in " +
+				"webhooklint's tests and on a real API server (`hack/verify-match-condition-fields.sh`).",
+			Bad: "rules:\n" +
+				"- operations: [CREATE, UPDATE]\n" +
+				"  apiGroups: [apps]\n" +
+				"  apiVersions: [v1]\n" +
+				"  resources: [deployments]\n" +
+				"matchConditions:\n" +
+				"- name: has-privileged-container\n" +
+				"  expression: object.spec.containers.exists(c, has(c.securityContext.privileged))",
+			Good: "matchConditions:\n" +
+				"- name: has-privileged-container\n" +
+				"  expression: >-\n" +
+				"    object.spec.template.spec.containers.exists(c,\n" +
+				"    has(c.securityContext) && has(c.securityContext.privileged))",
+			Fix: "Use the field path of the matched kind (`kubectl explain deployment.spec --api-version=apps/v1`), " +
+				"compare fields with values of their type (`object.spec.replicas == 3`, not `'3'`), and when a " +
+				"webhook matches several kinds, dispatch on `request.resource.resource` or `request.kind.kind` " +
+				"before reading kind-specific fields.",
+			Sources: []string{
+				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+				"https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/#type-checking",
+				"https://github.com/kubernetes/kubernetes/blob/v1.37.2/staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/typechecking.go",
+				"https://github.com/kubernetes/kubernetes/blob/v1.37.2/staging/src/k8s.io/apiserver/pkg/cel/common/schemas.go",
+				"https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema",
+			},
+		},
+		Check: checkMatchConditionFields,
+	})
+}
+
+// objectTarget is one (sub)resource in one version that a webhook's rules
+// match, with the type of the object its requests carry.
+type objectTarget struct {
+	resource string // pods, deployments.apps/status (as kubectl names them)
+	typeName string // Deployment (apps/v1)
+	typ      *celcheck.ObjectType
+	ops      []admissionv1.OperationType
+	request  map[string]string // request fields this target fixes (request.resource.resource…)
+}
+
+func checkMatchConditionFields(p *Pass) {
+	cat, err := openapi.Builtin()
+	if err != nil {
+		return // the embedded data is broken: a build problem, caught by the package's tests
+	}
+	compiler := matchConditionCompiler(p.Settings)
+	crdTypes := customResourceTypes(p.Input, cat)
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		if len(w.MatchConditions) == 0 {
+			continue
+		}
+		targets := objectTargets(w, p.Input, cat, crdTypes)
+		if len(targets) == 0 {
+			continue
+		}
+		results := make([]celcheck.Result, len(w.MatchConditions))
+		parsed := make([]ast.Expr, len(w.MatchConditions))
+		for j, mc := range w.MatchConditions {
+			if expr := strings.TrimSpace(mc.Expression); expr != "" {
+				results[j] = compiler.Compile(expr)
+				if results[j].OK() {
+					parsed[j] = results[j].AST.Expr()
+				}
+			}
+		}
+		// A target for which some condition is certainly false never gets
+		// past the matcher, whatever the other conditions do.
+		live := targets[:0:0]
+		for _, t := range targets {
+			if !slices.ContainsFunc(parsed, func(e ast.Expr) bool { return e != nil && decide(e, t.request) == decidedFalse }) {
+				live = append(live, t)
+			}
+		}
+		for j := range w.MatchConditions {
+			if parsed[j] == nil {
+				continue // empty, or rejected by the server: match-conditions reports it
+			}
+			reportTypeIssues(p, w, j, results[j], live, compiler)
+		}
+	}
+}
+
+// issueKey identifies one type issue of one condition across targets.
+type issueKey struct {
+	kind                   celcheck.TypeIssueKind
+	offset                 int
+	expr, field, op, types string
+}
+
+func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []objectTarget, compiler *celcheck.Compiler) {
+	type group struct {
+		issue   celcheck.TypeIssue
+		failing []objectTarget
+	}
+	groups := map[issueKey]*group{}
+	hidden := make([]map[int64]bool, len(targets))
+	for i, t := range targets {
+		for _, is := range compiler.CheckTyped(r, t.typ) {
+			if hidden[i] == nil {
+				hidden[i] = map[int64]bool{}
+				markUndecided(r.AST.Expr(), t.request, hidden[i])
+			}
+			if !readable(is.Root, t.ops) || hidden[i][is.ExprID] {
+				continue
+			}
+			k := issueKey{is.Kind, is.Offset, is.Expr, is.Field, is.Operator, is.Types}
+			g := groups[k]
+			if g == nil {
+				g = &group{issue: is}
+				groups[k] = g
+			}
+			g.failing = append(g.failing, t)
+		}
+	}
+	keys := make([]issueKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	// In the order they are written: by where the finding points.
+	at := func(k issueKey) int {
+		if is := groups[k].issue; is.FieldOffset >= 0 {
+			return is.FieldOffset
+		}
+		return k.offset
+	}
+	slices.SortFunc(keys, func(a, b issueKey) int {
+		if d := at(a) - at(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a.expr+"|"+a.field+"|"+a.op, b.expr+"|"+b.field+"|"+b.op)
+	})
+	path := PathString(w.Path().Child("matchConditions").Index(j).Child("expression"))
+	// One cause, one finding: several reads of one missing field (has(a.b)
+	// && a.b.c…) are reported once, at the first.
+	reported := map[string]bool{}
+	for _, k := range keys {
+		g := groups[k]
+		if c := missingFieldCause(g.issue, g.failing); c != "" {
+			if reported[c] {
+				continue
+			}
+			reported[c] = true
+		}
+		// The part is reached for a target whose object it reads and whose
+		// request fields do not route around it.
+		reached := 0
+		for i, t := range targets {
+			if hidden[i] == nil {
+				hidden[i] = map[int64]bool{}
+				markUndecided(r.AST.Expr(), t.request, hidden[i])
+			}
+			if readable(g.issue.Root, t.ops) && !hidden[i][g.issue.ExprID] {
+				reached++
+			}
+		}
+		msg := typeIssueMessage(w.MatchConditions[j].Name, g.issue, g.failing, len(g.failing) >= reached)
+		p.Emit(Finding{Severity: p.Rule().Severity, Path: path, Message: msg,
+			Within: issueSpan(w.MatchConditions[j].Expression, r.Expression, g.issue)})
+	}
+}
+
+// missingFieldCause names the missing field an issue reads, whichever way
+// (plain, has(), .?), for the resources it fails for; "" for other issues.
+func missingFieldCause(is celcheck.TypeIssue, failing []objectTarget) string {
+	switch is.Kind {
+	case celcheck.NoSuchField, celcheck.NoSuchFieldTested, celcheck.NoSuchFieldOptional:
+	default:
+		return ""
+	}
+	subject := strings.ReplaceAll(is.Expr, ".?", ".")
+	if inner, ok := strings.CutPrefix(subject, "has("); ok {
+		subject = strings.TrimSuffix(inner, ")")
+	}
+	return subject + "|" + resourceNames(failing)
+}
+
+// readable reports whether a chain rooted at root reads an object the
+// requests carry: object is null on DELETE and oldObject on CREATE and
+// CONNECT, which match-condition-runtime reports on its own.
+func readable(root string, ops []admissionv1.OperationType) bool {
+	switch root {
+	case "object":
+		return slices.ContainsFunc(ops, func(op admissionv1.OperationType) bool { return op != admissionv1.Delete })
+	case "oldObject":
+		return slices.ContainsFunc(ops, func(op admissionv1.OperationType) bool {
+			return op == admissionv1.Update || op == admissionv1.Delete
+		})
+	}
+	return true
+}
+
+func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget, everywhere bool) string {
+	where := ""
+	if !everywhere {
+		where = " for " + resourceNames(failing)
+	}
+	types := typeNames(failing)
+	if !everywhere && strings.Contains(types, " more") {
+		// Many kinds: the resources already name them.
+		types = "their kinds"
+	}
+	var what string
+	switch is.Kind {
+	case celcheck.NoSuchField:
+		what = fmt.Sprintf("`%s` fails with \"no such key\"%s: %s %s no field %q there", is.Expr, where, types, have(types), is.Field)
+	case celcheck.NoSuchFieldTested:
+		what = fmt.Sprintf("`%s` is always false%s: %s %s no field %q there", is.Expr, where, types, have(types), is.Field)
+	case celcheck.NoSuchFieldOptional:
+		what = fmt.Sprintf("`%s` is always empty%s: %s %s no field %q there", is.Expr, where, types, have(types), is.Field)
+	case celcheck.NoFields:
+		what = fmt.Sprintf("`%s` fails%s: in %s it selects %q on a %s, which has no fields", is.Expr, where, types, is.Field, is.Types)
+	case celcheck.NeverEqual:
+		always := "false"
+		if is.Operator == operators.NotEquals {
+			always = "true"
+		}
+		what = fmt.Sprintf("`%s` is always %s%s: in %s it compares %s, which are never equal",
+			is.Expr, always, where, types, strings.Replace(argumentTypes(is.Types), ", ", " with ", 1))
+	case celcheck.NoOverload:
+		what = fmt.Sprintf("`%s` fails with \"no such overload\"%s: in %s %s does not take %s",
+			is.Expr, where, types, operatorName(is.Operator), argumentTypes(is.Types))
+	}
+	suggestion := suggestPath(is, failing)
+	var fix string
+	switch {
+	case !everywhere && is.Kind != celcheck.NeverEqual && is.Kind != celcheck.NoOverload:
+		if suggestion != "" {
+			what += fmt.Sprintf(" (it has `%s`)", suggestion)
+		}
+		fix = "test `request.resource.resource` before reading fields only some kinds have"
+	case suggestion != "":
+		fix = fmt.Sprintf("did you mean `%s`?", suggestion)
+	case is.Kind == celcheck.NeverEqual || is.Kind == celcheck.NoOverload:
+		fix = "use a value of the field's type"
+	default:
+		fix = "fix the field path"
+	}
+	return fmt.Sprintf("condition %q: %s; %s", name, what, fix)
+}
+
+// have agrees with a list of kinds.
+func have(kinds string) string {
+	if strings.Contains(kinds, ", ") || strings.HasPrefix(kinds, "their ") {
+		return "have"
+	}
+	return "has"
+}
+
+// argumentTypes renders a checker signature: "(int, string)" as
+// "int, string", "int.(string)" as "int with argument string".
+func argumentTypes(sig string) string {
+	if target, args, ok := strings.Cut(sig, ".("); ok && !strings.HasPrefix(sig, "(") {
+		args = strings.TrimSuffix(args, ")")
+		if args == "" {
+			return target
+		}
+		return target + " with argument " + args
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(sig, "("), ")")
+}
+
+func operatorName(op string) string {
+	if d, ok := operators.FindReverse(op); ok && d != "" {
+		return "`" + d + "`"
+	}
+	return op + "()"
+}
+
+// typeNames lists the distinct types of targets: "Deployment (apps/v1)".
+func typeNames(ts []objectTarget) string {
+	var names []string
+	for _, t := range ts {
+		if !slices.Contains(names, t.typeName) {
+			names = append(names, t.typeName)
+		}
+	}
+	return joinNames(names, 3)
+}
+
+func resourceNames(ts []objectTarget) string {
+	var names []string
+	for _, t := range ts {
+		if !slices.Contains(names, t.resource) {
+			names = append(names, t.resource)
+		}
+	}
+	return joinNames(names, 3)
+}
+
+func joinNames(names []string, limit int) string {
+	slices.Sort(names)
+	if len(names) > limit {
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:limit], ", "), len(names)-limit)
+	}
+	return strings.Join(names, ", ")
+}
+
+// suggestPath proposes, for a missing field read from object or oldObject,
+// the shortest path in the failing type that ends in that field, if all
+// failing targets agree on it.
+func suggestPath(is celcheck.TypeIssue, failing []objectTarget) string {
+	if is.Field == "" || (is.Root != "object" && is.Root != "oldObject") {
+		return ""
+	}
+	switch is.Kind {
+	case celcheck.NoSuchField, celcheck.NoSuchFieldTested, celcheck.NoSuchFieldOptional:
+	default:
+		return ""
+	}
+	var found string
+	for _, t := range failing {
+		p := t.typ.FieldPath(is.Field)
+		if p == "" || (found != "" && p != found) {
+			return ""
+		}
+		found = p
+	}
+	if found == "" {
+		return ""
+	}
+	return is.Root + "." + found
+}
+
+// issueSpan locates the issue in the YAML value: expr is the trimmed
+// expression the offsets refer to, value the string as written.
+func issueSpan(value, expr string, is celcheck.TypeIssue) *ValueSpan {
+	lead := len([]rune(value)) - len([]rune(strings.TrimLeft(value, " \t\n\r\v\f")))
+	if strings.TrimSpace(value) != expr {
+		lead = 0
+	}
+	from := is.Offset
+	to := from + len([]rune(is.Expr))
+	if is.FieldOffset >= 0 {
+		from, to = is.FieldOffset, is.FieldOffset+len([]rune(is.Field))
+	}
+	return SpanOf(value, lead+from, lead+to)
+}
+
+var builtinTypes sync.Map // openapi.GVK -> *celcheck.ObjectType (nil: no schema)
+
+// builtinType is the CEL type of a built-in kind, built once per process.
+func builtinType(cat *openapi.Catalog, gvk openapi.GVK) *celcheck.ObjectType {
+	if v, ok := builtinTypes.Load(gvk); ok {
+		return v.(*celcheck.ObjectType)
+	}
+	var t *celcheck.ObjectType
+	if s, err := cat.ResolveSchema(schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}); err == nil {
+		meta, _ := cat.ObjectMeta()
+		t = celcheck.NewObjectType(gvk.Kind, &celopenapi.Schema{Schema: s}, meta)
+	}
+	v, _ := builtinTypes.LoadOrStore(gvk, t)
+	return v.(*celcheck.ObjectType)
+}
+
+// crdTypeKey names a custom resource version's type within one input.
+type crdTypeKey struct{ group, version, plural string }
+
+type crdTypesKey struct{}
+
+// customResourceTypes builds, once per input, the types of the custom
+// resources its CustomResourceDefinitions define.
+func customResourceTypes(in *Inventory, cat *openapi.Catalog) map[crdTypeKey]*celcheck.ObjectType {
+	if in == nil || len(in.CRDs) == 0 {
+		return nil
+	}
+	return in.Derived(crdTypesKey{}, func() any {
+		meta, _ := cat.ObjectMeta()
+		out := map[crdTypeKey]*celcheck.ObjectType{}
+		for _, crd := range in.CRDs {
+			for _, v := range crd.Spec.Versions {
+				if !v.Served {
+					continue
+				}
+				var t *celcheck.ObjectType
+				if s, ok := openapi.CRDVersionSchema(crd, v.Name); ok {
+					t = celcheck.NewObjectType(crd.Spec.Names.Kind, s, meta)
+				}
+				k := crdTypeKey{crd.Spec.Group, v.Name, crd.Spec.Names.Plural}
+				if _, dup := out[k]; !dup {
+					out[k] = t
+				}
+			}
+		}
+		return out
+	}).(map[crdTypeKey]*celcheck.ObjectType)
+}
+
+// objectTargets lists what the webhook's rules match, with types; targets
+// without a known schema are left out (nothing is said about them).
+func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crdTypeKey]*celcheck.ObjectType) []objectTarget {
+	var out []objectTarget
+	seen := map[string]int{}
+	add := func(t objectTarget) {
+		if t.typ == nil || len(t.ops) == 0 {
+			return
+		}
+		k := t.resource + "|" + t.typeName
+		if i, ok := seen[k]; ok {
+			for _, op := range t.ops {
+				if !slices.Contains(out[i].ops, op) {
+					out[i].ops = append(out[i].ops, op)
+				}
+			}
+			return
+		}
+		seen[k] = len(out)
+		out = append(out, t)
+	}
+	for _, r := range w.Rules {
+		targets := ExpandRule(r)
+		for _, res := range targets.Builtin {
+			for _, v := range ruleVersions(r, cat.Versions(res.Group, res.Resource, res.Subresource)) {
+				gvk, ok := cat.ObjectKind(res.Group, v, res.Resource, res.Subresource)
+				if !ok {
+					continue
+				}
+				add(newTarget(res.Group, v, res.Resource, res.Subresource, gvk, builtinType(cat, gvk), res.Operations))
+			}
+		}
+		if targets.Others && in != nil {
+			for _, t := range customResourcesMatched(r, in, cat, crds) {
+				add(t)
+			}
+		}
+	}
+	return out
+}
+
+func newTarget(group, version, resource, sub string, gvk openapi.GVK, typ *celcheck.ObjectType, ops []admissionv1.OperationType) objectTarget {
+	name := resource
+	if group != "" {
+		name += "." + group
+	}
+	if sub != "" {
+		name += "/" + sub
+	}
+	gv := gvk.Version
+	if gvk.Group != "" {
+		gv = gvk.Group + "/" + gvk.Version
+	}
+	req := map[string]string{
+		"request.resource.group": group, "request.resource.version": version, "request.resource.resource": resource,
+		"request.kind.group": gvk.Group, "request.kind.version": gvk.Version, "request.kind.kind": gvk.Kind,
+		// The object's own type fields, which conditions also dispatch on.
+		"object.apiVersion": gv, "object.kind": gvk.Kind, "oldObject.apiVersion": gv, "oldObject.kind": gvk.Kind,
+	}
+	if sub != "" {
+		req["request.subResource"] = sub
+	}
+	if len(ops) == 1 {
+		req["request.operation"] = string(ops[0])
+	}
+	return objectTarget{resource: name, typeName: fmt.Sprintf("%s (%s)", gvk.Kind, gv), typ: typ, ops: ops, request: req}
+}
+
+// ruleVersions are the served versions a rule's apiVersions select. With
+// matchPolicy Equivalent a request in another version is converted to one
+// the rule names, so the object always has a version the rule names.
+func ruleVersions(r admissionv1.RuleWithOperations, served []string) []string {
+	if slices.Contains(r.APIVersions, "*") {
+		return served
+	}
+	var out []string
+	for _, v := range served {
+		if slices.Contains(r.APIVersions, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+var crdOperations = []admissionv1.OperationType{admissionv1.Create, admissionv1.Update, admissionv1.Delete}
+
+// customResourcesMatched lists the custom resources of the input's CRDs
+// that rule r matches: the resource itself, and its status and scale
+// subresources when enabled (scale requests carry an autoscaling/v1 Scale).
+func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat *openapi.Catalog,
+	crds map[crdTypeKey]*celcheck.ObjectType) []objectTarget {
+	var out []objectTarget
+	scope := EffectiveScope(r.Rule)
+	for _, crd := range in.CRDs {
+		group, plural := crd.Spec.Group, crd.Spec.Names.Plural
+		if !ruleHasGroup(r.APIGroups, group) || IsBuiltinGroup(group) {
+			continue
+		}
+		namespaced := crd.Spec.Scope == apiextensionsv1.NamespaceScoped
+		if (scope == admissionv1.NamespacedScope && !namespaced) || (scope == admissionv1.ClusterScope && namespaced) {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			if !v.Served || (!slices.Contains(r.APIVersions, "*") && !slices.Contains(r.APIVersions, v.Name)) {
+				continue
+			}
+			subs := []string{""}
+			if v.Subresources != nil && v.Subresources.Status != nil {
+				subs = append(subs, "status")
+			}
+			if v.Subresources != nil && v.Subresources.Scale != nil {
+				subs = append(subs, "scale")
+			}
+			for _, sub := range subs {
+				if !ruleHasResource(r.Resources, plural, sub) {
+					continue
+				}
+				gvk := openapi.GVK{Group: group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+				typ := crds[crdTypeKey{group, v.Name, plural}]
+				ops := ruleOperationsOn(r.Operations, crdOperations)
+				if sub != "" {
+					ops = ruleOperationsOn(r.Operations, []admissionv1.OperationType{admissionv1.Update})
+				}
+				if sub == "scale" {
+					gvk = openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+					typ = builtinType(cat, gvk)
+				}
+				out = append(out, newTarget(group, v.Name, plural, sub, gvk, typ, ops))
+			}
+		}
+	}
+	return out
+}
+
+// decision is a three-valued outcome.
+type decision int
+
+const (
+	undecided decision = iota
+	decidedFalse
+	decidedTrue
+)
+
+// decide evaluates the parts of a condition a target fixes: request
+// fields from the target's facts, string literals and lists of them,
+// combined with !, &&, ||, ==, != and in.
+func decide(e ast.Expr, facts map[string]string) decision {
+	v := evalFacts(e, facts)
+	if v.isBool {
+		if v.b {
+			return decidedTrue
+		}
+		return decidedFalse
+	}
+	return undecided
+}
+
+func evalFacts(e ast.Expr, facts map[string]string) value {
+	switch e.Kind() {
+	case ast.LiteralKind:
+		switch lit := e.AsLiteral().(type) {
+		case types.Bool:
+			return boolValue(bool(lit))
+		case types.String:
+			return value{isString: true, s: string(lit)}
+		}
+	case ast.ListKind:
+		var list []string
+		for _, el := range e.AsList().Elements() {
+			v := evalFacts(el, facts)
+			if !v.isString {
+				return unknown
+			}
+			list = append(list, v.s)
+		}
+		return value{isList: true, list: list}
+	case ast.SelectKind:
+		if s, ok := requestFact(e, facts); ok {
+			return value{isString: true, s: s}
+		}
+	case ast.CallKind:
+		c := e.AsCall()
+		args := c.Args()
+		switch c.FunctionName() {
+		case operators.LogicalNot:
+			if v := evalFacts(args[0], facts); v.isBool {
+				return boolValue(!v.b)
+			}
+		case operators.LogicalAnd, operators.LogicalOr:
+			decisive := c.FunctionName() == operators.LogicalOr
+			l, r := evalFacts(args[0], facts), evalFacts(args[1], facts)
+			if (l.isBool && l.b == decisive) || (r.isBool && r.b == decisive) {
+				return boolValue(decisive)
+			}
+			if l.isBool && r.isBool {
+				return boolValue(!decisive)
+			}
+		case operators.Equals, operators.NotEquals:
+			l, r := evalFacts(args[0], facts), evalFacts(args[1], facts)
+			if eq, ok := equal(l, r); ok {
+				return boolValue(eq == (c.FunctionName() == operators.Equals))
+			}
+		case operators.In:
+			l, r := evalFacts(args[0], facts), evalFacts(args[1], facts)
+			if l.isString && r.isList {
+				return boolValue(slices.Contains(r.list, l.s))
+			}
+		}
+	}
+	return unknown
+}
+
+// requestFact resolves a selection such as request.kind.kind or
+// object.kind from facts.
+func requestFact(e ast.Expr, facts map[string]string) (string, bool) {
+	var path []string
+	for e.Kind() == ast.SelectKind {
+		sel := e.AsSelect()
+		if sel.IsTestOnly() {
+			return "", false
+		}
+		path = append([]string{sel.FieldName()}, path...)
+		e = sel.Operand()
+	}
+	if e.Kind() != ast.IdentKind {
+		return "", false
+	}
+	s, ok := facts[e.AsIdent()+"."+strings.Join(path, ".")]
+	return s, ok
+}
+
+// markUndecided records in hidden the nodes whose errors cannot matter for
+// a target: the side of && the other side makes false, the side of || the
+// other makes true (CEL's && and || absorb errors), the branch of ?: the
+// condition does not take.
+func markUndecided(e ast.Expr, facts map[string]string, hidden map[int64]bool) {
+	var hide func(ast.Expr)
+	hide = func(x ast.Expr) {
+		hidden[x.ID()] = true
+		forChildren(x, hide)
+	}
+	if e.Kind() == ast.CallKind {
+		c := e.AsCall()
+		args := c.Args()
+		switch c.FunctionName() {
+		case operators.LogicalAnd, operators.LogicalOr:
+			absorbing := decidedFalse
+			if c.FunctionName() == operators.LogicalOr {
+				absorbing = decidedTrue
+			}
+			l, r := decide(args[0], facts), decide(args[1], facts)
+			if l == absorbing {
+				hide(args[1])
+			}
+			if r == absorbing {
+				hide(args[0])
+			}
+		case operators.Conditional:
+			switch decide(args[0], facts) {
+			case decidedTrue:
+				hide(args[2])
+			case decidedFalse:
+				hide(args[1])
+			}
+		}
+	}
+	forChildren(e, func(x ast.Expr) {
+		if !hidden[x.ID()] {
+			markUndecided(x, facts, hidden)
+		}
+	})
+}
+
+func forChildren(e ast.Expr, fn func(ast.Expr)) {
+	switch e.Kind() {
+	case ast.SelectKind:
+		fn(e.AsSelect().Operand())
+	case ast.CallKind:
+		c := e.AsCall()
+		if c.IsMemberFunction() {
+			fn(c.Target())
+		}
+		for _, a := range c.Args() {
+			fn(a)
+		}
+	case ast.ListKind:
+		for _, x := range e.AsList().Elements() {
+			fn(x)
+		}
+	case ast.MapKind:
+		for _, en := range e.AsMap().Entries() {
+			m := en.AsMapEntry()
+			fn(m.Key())
+			fn(m.Value())
+		}
+	case ast.StructKind:
+		for _, f := range e.AsStruct().Fields() {
+			fn(f.AsStructField().Value())
+		}
+	case ast.ComprehensionKind:
+		c := e.AsComprehension()
+		for _, x := range []ast.Expr{c.IterRange(), c.AccuInit(), c.LoopCondition(), c.LoopStep(), c.Result()} {
+			fn(x)
+		}
+	}
+}

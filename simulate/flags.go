@@ -1,0 +1,58 @@
+package simulate
+
+import (
+	"flag"
+	"strings"
+)
+
+// Flags are the command-line flags shared by `webhooklint simulate` and
+// `webhooklint cluster simulate`.
+type Flags struct {
+	Spec   Spec
+	Format string
+}
+
+// Bind adds the request flags to fs.
+func (f *Flags) Bind(fs *flag.FlagSet) {
+	s := &f.Spec
+	fs.StringVar(&s.Operation, "operation", "", "admission operation: CREATE, UPDATE, DELETE or CONNECT (required)")
+	fs.StringVar(&s.Resource, "resource", "", "resource, as RESOURCE[.GROUP][/SUBRESOURCE]: pods, deployments.apps, pods/exec (required)")
+	fs.StringVar(&s.Subresource, "subresource", "", "subresource, e.g. exec, status, scale")
+	fs.StringVar(&s.APIGroup, "api-group", "", "API group of the resource (default: from --resource; core for built-in resources without a group)")
+	fs.StringVar(&s.APIVersion, "api-version", "", "API version of the request (default: the resource's preferred version; required for custom resources)")
+	fs.StringVar(&s.Kind, "kind", "", "kind of the object (default: from the built-in table or the object)")
+	fs.StringVar(&s.Namespace, "namespace", "", "namespace of the request (default: the object's; required for namespaced resources)")
+	fs.StringVar(&s.Name, "name", "", "name of the object (default: the object's)")
+	fs.StringVar(&s.ObjectFile, "object", "", "YAML or JSON file with the object the request carries (request.object)")
+	fs.StringVar(&s.OldObjectFile, "old-object", "", "YAML or JSON file with the existing object (request.oldObject; UPDATE and DELETE)")
+	fs.StringVar(&s.User, "user", "", "user name sending the request (default: unknown)")
+	fs.Func("group", "a group of --user (repeat for more; include system:authenticated as the server does)", func(v string) error {
+		s.Groups = append(s.Groups, v)
+		return nil
+	})
+	fs.Func("namespace-labels", "labels of the request's namespace, key=value[,key=value…] (repeatable; replaces what files or the cluster say)", func(v string) error {
+		s.NamespaceLabels = append(s.NamespaceLabels, v)
+		return nil
+	})
+	fs.BoolVar(&s.DryRun, "dry-run", false, "simulate a dry-run request (?dryRun=All)")
+	fs.Func("changes", "a mutating webhook that changes the object, as NAME or CONFIGURATION/NAME (repeatable; predicts reinvocation exactly)", func(v string) error {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				s.Changes = append(s.Changes, n)
+			}
+		}
+		if s.Changes == nil {
+			s.Changes = []string{}
+		}
+		return nil
+	})
+	fs.StringVar(&f.Format, "format", "text", "output format: text or json")
+}
+
+// Check validates the flags that do not describe the request.
+func (f *Flags) Check() error {
+	if f.Format != "text" && f.Format != "json" {
+		return usagef("--format must be text or json, not %q", f.Format)
+	}
+	return nil
+}

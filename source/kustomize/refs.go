@@ -1,0 +1,109 @@
+package kustomize
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Refs is what one kustomization file refers to, read without building:
+// enough to tell which kustomizations are roots (consumed by no other) and
+// which files a build reads, so a file named on the command line can be
+// linted through the builds that use it.
+type Refs struct {
+	Dir, File string // the kustomization's folder and file (absolute)
+	// Component is a `kind: Component`: it is built only as part of
+	// another kustomization, never on its own.
+	Component bool
+	// Dirs are the folders it uses as bases, components or resources
+	// (absolute); each holds a kustomization.
+	Dirs []string
+	// Files are the files it reads itself (absolute): resources, patches,
+	// configurations, CRD and replacement files, generator sources.
+	Files []string
+	// Missing are local references that do not exist: the build fails.
+	Missing []string
+	// Remote is set when it refers to something that must be downloaded.
+	Remote bool
+}
+
+// ReadRefs reads the kustomization in dir. ok is false when dir has none
+// or it does not parse (the build reports why).
+func ReadRefs(dir string) (r *Refs, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, false
+	}
+	file, found := FileIn(abs)
+	if !found {
+		return nil, false
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, false
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return &Refs{Dir: abs, File: file}, true
+	}
+	root := doc.Content[0]
+	r = &Refs{Dir: abs, File: file, Component: mapValue(root, "kind") == "Component"}
+	ref := func(n *yaml.Node, dirsAllowed bool) {
+		if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" || strings.ContainsAny(n.Value, "\n") {
+			return
+		}
+		v := n.Value
+		if remoteRef.MatchString(v) {
+			r.Remote = true
+			return
+		}
+		if strings.Contains(v, ":") && !filepath.IsAbs(v) {
+			return // an inline patch written as a flow scalar
+		}
+		p := filepath.Clean(filepath.Join(abs, v))
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			r.Missing = append(r.Missing, p)
+		case fi.IsDir() && dirsAllowed:
+			r.Dirs = append(r.Dirs, p)
+		case !fi.IsDir():
+			r.Files = append(r.Files, p)
+		}
+	}
+	for _, f := range []string{"resources", "bases", "components"} {
+		for _, e := range seqNodes(mapNode(root, f)) {
+			ref(e, true)
+		}
+	}
+	for _, f := range []string{"patchesStrategicMerge", "configurations", "crds"} {
+		for _, e := range seqNodes(mapNode(root, f)) {
+			ref(e, false)
+		}
+	}
+	for _, f := range []string{"patches", "patchesJson6902", "replacements"} {
+		for _, e := range seqNodes(mapNode(root, f)) {
+			ref(mapNode(e, "path"), false)
+		}
+	}
+	for _, g := range []string{"configMapGenerator", "secretGenerator"} {
+		for _, e := range seqNodes(mapNode(root, g)) {
+			for _, f := range []string{"files", "envs"} {
+				for _, s := range seqNodes(mapNode(e, f)) {
+					if s.Kind == yaml.ScalarNode {
+						// "key=path" names the key the file is stored under.
+						v := s.Value
+						if _, p, ok := strings.Cut(v, "="); ok {
+							v = p
+						}
+						ref(&yaml.Node{Kind: yaml.ScalarNode, Value: v}, false)
+					}
+				}
+			}
+			ref(mapNode(e, "env"), false)
+		}
+	}
+	return r, true
+}

@@ -1,0 +1,195 @@
+package source_test
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// layoutProjects lists the projects of ../shared/corpus/layouts (its
+// SOURCES.tsv), skipping the test when the corpus is absent.
+func layoutProjects(t *testing.T) (dir string, projects []string) {
+	dir = filepath.Join(corpusDir(t), "layouts")
+	f, err := os.Open(filepath.Join(dir, "SOURCES.tsv"))
+	if err != nil {
+		t.Skipf("layouts corpus not available: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, _, _ := strings.Cut(sc.Text(), "\t")
+		if name == "" || name == "dir" || strings.HasPrefix(name, "#") {
+			continue
+		}
+		projects = append(projects, name)
+	}
+	if len(projects) == 0 {
+		t.Fatal("SOURCES.tsv lists no project")
+	}
+	return dir, projects
+}
+
+// finding is a diagnostic as the invariant compares it: by absolute file.
+func finding(d diag.Diagnostic) string {
+	abs, err := filepath.Abs(d.File)
+	if err != nil {
+		abs = d.File
+	}
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s] %s", abs, d.Line, d.Column, d.Severity, d.Message, d.Rule, d.Path)
+}
+
+func byFile(ds []diag.Diagnostic) map[string][]string {
+	out := map[string][]string{}
+	for _, d := range ds {
+		abs, _ := filepath.Abs(d.File)
+		out[abs] = append(out[abs], finding(d))
+	}
+	for _, v := range out {
+		slices.Sort(v)
+	}
+	return out
+}
+
+// unitFailure is a finding that says a unit could not be loaded: it is
+// reported whichever of the unit's files was asked about.
+func unitFailure(d diag.Diagnostic) bool {
+	return d.Severity == diag.Error && (d.Rule == rules.KustomizeBuildRule || d.Rule == rules.HelmRenderRule)
+}
+
+// On every layout project, a file's findings are the same whether the
+// folder is linted, every file of it is named (pre-commit), or the file
+// alone (an editor, a changed file); no chart file is reported as an
+// unrendered template; and the folder run is kept as a golden file.
+func TestLayouts(t *testing.T) {
+	dir, projects := layoutProjects(t)
+	for _, p := range projects {
+		t.Run(p, func(t *testing.T) {
+			root := filepath.Join(dir, p)
+			folder := run(t, []string{root}, source.Options{})
+			checkGolden(t, filepath.Join("..", "testdata", "layouts", p+".golden"), root, folder.Diagnostics)
+
+			sources, err := manifest.Expand([]string{root}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var files []string
+			for _, s := range sources {
+				files = append(files, s.Name)
+			}
+			every := run(t, files, source.Options{})
+			want, got := byFile(folder.Diagnostics), byFile(every.Diagnostics)
+			for _, f := range slices.Sorted(keys(want, got)) {
+				if !slices.Equal(want[f], got[f]) {
+					t.Errorf("%s: folder run and every-file run differ:\nfolder:\n  %s\nevery file:\n  %s", f,
+						strings.Join(want[f], "\n  "), strings.Join(got[f], "\n  "))
+				}
+			}
+			// Each file with findings, and a sample of those without.
+			withFindings, without := 0, 0
+			for _, f := range files {
+				abs, _ := filepath.Abs(f)
+				if len(want[abs]) == 0 {
+					without++
+					if without%40 != 1 {
+						continue
+					}
+				} else {
+					withFindings++
+				}
+				one := run(t, []string{f}, source.Options{})
+				mine := byFile(one.Diagnostics)
+				if !slices.Equal(want[abs], mine[abs]) {
+					t.Errorf("%s: folder run and one-file run differ:\nfolder:\n  %s\nalone:\n  %s", f,
+						strings.Join(want[abs], "\n  "), strings.Join(mine[abs], "\n  "))
+				}
+				for _, d := range one.Diagnostics {
+					if a, _ := filepath.Abs(d.File); a != abs && !unitFailure(d) {
+						t.Errorf("linting %s alone reports a finding in another file: %s", f, finding(d))
+					}
+				}
+			}
+			for _, res := range [][]diag.Diagnostic{folder.Diagnostics, every.Diagnostics} {
+				for _, d := range res {
+					if d.Rule == rules.HelmTemplateRule || d.Rule == manifest.RuleSyntax {
+						t.Errorf("chart file linted as a manifest: %s", finding(d))
+					}
+				}
+			}
+		})
+	}
+}
+
+func keys(ms ...map[string][]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		seen := map[string]bool{}
+		for _, m := range ms {
+			for k := range m {
+				if !seen[k] {
+					seen[k] = true
+					if !yield(k) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkGolden compares findings, with paths relative to root, to a golden
+// file (rewritten with -update).
+func checkGolden(t *testing.T, golden, root string, ds []diag.Diagnostic) {
+	t.Helper()
+	absRoot, _ := filepath.Abs(root)
+	// Messages name folders outside the working folder by absolute path;
+	// the golden file holds them relative to the project.
+	roots := []string{absRoot + string(filepath.Separator)}
+	if real, err := filepath.EvalSymlinks(absRoot); err == nil && real != absRoot {
+		roots = append(roots, real+string(filepath.Separator))
+	}
+	var lines []string
+	for _, d := range ds {
+		abs, _ := filepath.Abs(d.File)
+		rel, err := filepath.Rel(absRoot, abs)
+		if err != nil {
+			rel = d.File
+		}
+		msg := strings.ReplaceAll(d.Message, "\n", "\\n")
+		for _, r := range roots {
+			msg = strings.ReplaceAll(msg, r, "")
+		}
+		lines = append(lines, fmt.Sprintf("%s:%d:%d: %s: %s [%s]\n", filepath.ToSlash(rel), d.Line, d.Column, d.Severity, msg, d.Rule))
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l)
+	}
+	got := b.String()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./source -run TestLayouts -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s is stale (run go test ./source -run TestLayouts -update):\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+}

@@ -1,0 +1,565 @@
+package source
+
+import (
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/source/helm"
+	"github.com/webhooklint/webhooklint/source/kustomize"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// unitKind says how a unit is loaded.
+type unitKind int
+
+const (
+	kustomizeUnit unitKind = iota + 1 // a root kustomization, built
+	chartUnit                         // a chart, rendered with its values
+	fileUnit                          // a loose manifest file
+)
+
+// A unit is what is installed together, and so what cross-object rules
+// compare: the build of a root kustomization (one no other kustomization
+// in the repository consumes), a chart rendered with its values, or a
+// loose manifest file.
+type unit struct {
+	kind unitKind
+	// dir is the kustomization or chart folder (absolute).
+	dir string
+	// chart holds the render settings of a chart unit.
+	chart Chart
+	// file is the loose file.
+	file manifest.Source
+	// shown is the unit's folder as messages name it: relative to the
+	// working folder (not to the paths typed, so that a finding reads the
+	// same however the file was named).
+	shown string
+	// reads are the files (absolute) a kustomize unit is built from;
+	// readDirs the folders whose every file a chart unit reads (the chart
+	// and its file:// dependencies).
+	reads    map[string]bool
+	readDirs []string
+}
+
+// key identifies a unit: the same chart rendered with other values is
+// another unit.
+func (u *unit) key() string {
+	switch u.kind {
+	case kustomizeUnit:
+		return "k\x00" + u.dir
+	case chartUnit:
+		c := u.chart
+		return strings.Join([]string{"c", u.dir, strings.Join(c.ValuesFiles, ","), strings.Join(c.Set, ","),
+			strings.Join(c.SetString, ","), c.ReleaseName, c.Namespace}, "\x00")
+	}
+	return "f\x00" + u.file.Name
+}
+
+// label names the unit in findings that not every unit using a file shares.
+func (u *unit) label() string {
+	switch u.kind {
+	case kustomizeUnit:
+		return "kustomize build " + display(u.dir)
+	case chartUnit:
+		s := "helm template " + display(u.dir)
+		for _, v := range u.chart.ValuesFiles {
+			s += " --values " + display(v)
+		}
+		for _, v := range u.chart.Set {
+			s += " --set " + v
+		}
+		for _, v := range u.chart.SetString {
+			s += " --set-string " + v
+		}
+		if u.chart.ReleaseName != "" {
+			s += " (release " + u.chart.ReleaseName + ")"
+		}
+		if u.chart.Namespace != "" {
+			s += " --namespace " + u.chart.Namespace
+		}
+		return s
+	}
+	return u.file.Name
+}
+
+// covers reports whether the unit reads the file (absolute path).
+func (u *unit) covers(abs string) bool {
+	switch u.kind {
+	case kustomizeUnit:
+		return u.reads[abs]
+	case chartUnit:
+		for _, d := range u.readDirs {
+			if within(abs, d) {
+				return true
+			}
+		}
+		return false
+	}
+	return !u.file.Stdin && absPath(u.file.Name) == abs
+}
+
+// discovery finds the units each file belongs to. It reads kustomization
+// files and Chart.yaml files only; nothing is built. Everything it learns
+// is cached for the run.
+type discovery struct {
+	so         Options
+	repoRoots  map[string]string // folder → repository root
+	kusts      map[string]*kustomize.Refs
+	kustScopes map[string]*kustScope
+	charts     map[string]*chartInfo
+	chartScope map[string][]string // scope root → chart folders under it
+}
+
+func newDiscovery(so Options) *discovery {
+	return &discovery{
+		so: so, repoRoots: map[string]string{}, kusts: map[string]*kustomize.Refs{},
+		kustScopes: map[string]*kustScope{}, charts: map[string]*chartInfo{}, chartScope: map[string][]string{},
+	}
+}
+
+// unitsOf returns the units a file is linted through: the chart whose
+// folder holds it; else the root kustomizations that use it, directly or
+// through bases, components and patches; else the file alone. inChart
+// reports a file inside a chart that no unit renders (a library chart):
+// it is not a manifest either.
+func (d *discovery) unitsOf(s manifest.Source) (units []*unit, inChart bool) {
+	if s.Stdin {
+		return []*unit{{kind: fileUnit, file: s}}, false
+	}
+	abs := absPath(s.Name)
+	if c, ok := d.chartHolding(filepath.Dir(abs)); ok {
+		for _, root := range d.chartRoots(c) {
+			units = append(units, d.chartUnits(root)...)
+		}
+		return units, true
+	}
+	if !d.so.NoKustomize {
+		for _, k := range d.kustomizationsReading(abs) {
+			units = append(units, d.kustScope(k.Dir).rootsUsing(k.Dir)...)
+		}
+		if len(units) > 0 {
+			return units, false
+		}
+	}
+	return []*unit{{kind: fileUnit, file: s}}, false
+}
+
+// repoRoot is the folder holding .git above dir, or "" when there is none.
+func (d *discovery) repoRoot(dir string) string {
+	if r, ok := d.repoRoots[dir]; ok {
+		return r
+	}
+	r := ""
+	if exists(filepath.Join(dir, ".git")) {
+		r = dir
+	} else if parent := filepath.Dir(dir); parent != dir {
+		r = d.repoRoot(parent)
+	}
+	d.repoRoots[dir] = r
+	return r
+}
+
+// ancestors lists dir and the folders above it, up to the repository root.
+func (d *discovery) ancestors(dir string) []string {
+	root := d.repoRoot(dir)
+	var out []string
+	for {
+		out = append(out, dir)
+		parent := filepath.Dir(dir)
+		if dir == root || parent == dir {
+			return out
+		}
+		dir = parent
+	}
+}
+
+// scopeRoot is the folder searched for the kustomizations and charts that
+// may use something in dir: the repository root when there is a .git;
+// otherwise the highest folder of an unbroken chain of parents that hold a
+// kustomization or chart themselves or in a direct subfolder (a copy of a
+// repository's config/ tree without its .git).
+func (d *discovery) scopeRoot(dir string) string {
+	if r := d.repoRoot(dir); r != "" {
+		return r
+	}
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir || !holdsSources(parent) {
+			return dir
+		}
+		dir = parent
+	}
+}
+
+func holdsSources(dir string) bool {
+	if isSourceDir(dir) {
+		return true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.IsDir() && !skipDir(e.Name()) && isSourceDir(filepath.Join(dir, e.Name())) {
+			return true
+		}
+	}
+	return false
+}
+
+func isSourceDir(dir string) bool {
+	_, ok := kustomize.FileIn(dir)
+	return ok || helm.IsChart(dir)
+}
+
+// refs reads (once) the kustomization in dir; nil when there is none.
+func (d *discovery) refs(dir string) *kustomize.Refs {
+	if r, ok := d.kusts[dir]; ok {
+		return r
+	}
+	r, _ := kustomize.ReadRefs(dir)
+	d.kusts[dir] = r
+	return r
+}
+
+// kustomizationsReading lists the kustomizations that read a file
+// themselves: kustomize loads files only from below a kustomization's own
+// folder (its default load restrictor), so they are in the file's folder
+// or above it. A kustomization file reads itself.
+func (d *discovery) kustomizationsReading(abs string) []*kustomize.Refs {
+	var out []*kustomize.Refs
+	for _, dir := range d.ancestors(filepath.Dir(abs)) {
+		r := d.refs(dir)
+		if r == nil {
+			continue
+		}
+		if r.File == abs || slices.Contains(r.Files, abs) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// kustScope is the graph of the kustomizations under one scope root.
+type kustScope struct {
+	d         *discovery
+	refs      map[string]*kustomize.Refs // by folder
+	consumers map[string][]string        // folder → folders that use it
+	effective map[string]int             // memo for isEffective: 1 yes, 2 no, 3 in progress
+	units     map[string]*unit
+}
+
+func (d *discovery) kustScope(dir string) *kustScope {
+	root := d.scopeRoot(dir)
+	if s, ok := d.kustScopes[root]; ok {
+		return s
+	}
+	s := &kustScope{d: d, refs: map[string]*kustomize.Refs{}, consumers: map[string][]string{},
+		effective: map[string]int{}, units: map[string]*unit{}}
+	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return nil
+		}
+		if p != root && skipDir(e.Name()) {
+			return filepath.SkipDir
+		}
+		if helm.IsChart(p) {
+			return filepath.SkipDir // a chart is rendered, not built
+		}
+		if r := d.refs(p); r != nil {
+			s.refs[p] = r
+		}
+		return nil
+	})
+	// A kustomization reached only through bases outside the scope walk
+	// (../../other) is still part of the graph.
+	for _, dir := range slices.Sorted(maps.Keys(s.refs)) {
+		s.add(dir)
+	}
+	d.kustScopes[root] = s
+	return s
+}
+
+func (s *kustScope) add(dir string) {
+	r := s.refs[dir]
+	for _, sub := range r.Dirs {
+		if !slices.Contains(s.consumers[sub], dir) {
+			s.consumers[sub] = append(s.consumers[sub], dir)
+		}
+		if _, known := s.refs[sub]; !known {
+			if sr := s.d.refs(sub); sr != nil {
+				s.refs[sub] = sr
+				s.add(sub)
+			}
+		}
+	}
+}
+
+// broken reports whether building dir fails for a reason known without
+// building: a missing local file or a remote reference, in it or in
+// anything it uses.
+func (s *kustScope) broken(dir string, seen map[string]bool) bool {
+	if seen[dir] {
+		return false
+	}
+	seen[dir] = true
+	r := s.refs[dir]
+	if r == nil {
+		return true
+	}
+	if len(r.Missing) > 0 || r.Remote {
+		return true
+	}
+	for _, sub := range r.Dirs {
+		if s.broken(sub, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// isEffective reports whether dir's objects reach a successful build: it
+// builds, and it is not a component that only a failing build uses.
+func (s *kustScope) isEffective(dir string) bool {
+	switch s.effective[dir] {
+	case 1:
+		return true
+	case 2, 3:
+		return false
+	}
+	s.effective[dir] = 3
+	ok := !s.broken(dir, map[string]bool{})
+	if ok && s.refs[dir].Component {
+		ok = s.hasEffectiveConsumer(dir)
+	}
+	if ok {
+		s.effective[dir] = 1
+	} else {
+		s.effective[dir] = 2
+	}
+	return ok
+}
+
+func (s *kustScope) hasEffectiveConsumer(dir string) bool {
+	for _, c := range s.consumers[dir] {
+		if s.isEffective(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// isRoot: a kustomization that no working kustomization uses is built on
+// its own. One used only by an overlay that cannot build (gatekeeper's
+// config/overlays/dev needs a file its Makefile writes) is then a root
+// itself rather than never linted.
+func (s *kustScope) isRoot(dir string) bool {
+	r := s.refs[dir]
+	return r != nil && !r.Component && !s.hasEffectiveConsumer(dir)
+}
+
+// rootsUsing returns the root units whose build includes dir.
+func (s *kustScope) rootsUsing(dir string) []*unit {
+	var out []*unit
+	seen := map[string]bool{}
+	var up func(string)
+	up = func(k string) {
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if s.isRoot(k) {
+			out = append(out, s.unit(k))
+		}
+		for _, c := range s.consumers[k] {
+			up(c)
+		}
+	}
+	up(dir)
+	slices.SortFunc(out, func(a, b *unit) int { return strings.Compare(a.dir, b.dir) })
+	return out
+}
+
+func (s *kustScope) unit(dir string) *unit {
+	if u, ok := s.units[dir]; ok {
+		return u
+	}
+	u := &unit{kind: kustomizeUnit, dir: dir, reads: map[string]bool{}}
+	var walk func(string)
+	walk = func(k string) {
+		r := s.refs[k]
+		if r == nil || u.reads[r.File] {
+			return
+		}
+		u.reads[r.File] = true
+		for _, f := range r.Files {
+			u.reads[f] = true
+		}
+		for _, sub := range r.Dirs {
+			walk(sub)
+		}
+	}
+	walk(dir)
+	s.units[dir] = u
+	return u
+}
+
+// chartInfo is what discovery reads of a Chart.yaml.
+type chartInfo struct {
+	dir     string
+	library bool
+	// local are the folders of its file:// dependencies.
+	local []string
+}
+
+func (d *discovery) chart(dir string) *chartInfo {
+	if c, ok := d.charts[dir]; ok {
+		return c
+	}
+	c := &chartInfo{dir: dir}
+	d.charts[dir] = c
+	data, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+	if err != nil {
+		return c
+	}
+	var meta struct {
+		Type         string `yaml:"type"`
+		Dependencies []struct {
+			Repository string `yaml:"repository"`
+		} `yaml:"dependencies"`
+	}
+	if yaml.Unmarshal(data, &meta) != nil {
+		return c
+	}
+	c.library = meta.Type == "library"
+	for _, dep := range meta.Dependencies {
+		if rest, ok := strings.CutPrefix(dep.Repository, "file://"); ok {
+			c.local = append(c.local, filepath.Clean(filepath.Join(dir, filepath.FromSlash(rest))))
+		}
+	}
+	return c
+}
+
+// chartHolding finds the chart a folder belongs to: the nearest folder
+// with a Chart.yaml at or above it, and, for a subchart vendored under
+// another chart's charts/, that chart.
+func (d *discovery) chartHolding(dir string) (string, bool) {
+	found := ""
+	for _, a := range d.ancestors(dir) {
+		if helm.IsChart(a) {
+			found = a
+			break
+		}
+	}
+	if found == "" {
+		return "", false
+	}
+	for {
+		parent := filepath.Dir(found)
+		if filepath.Base(parent) != "charts" || !helm.IsChart(filepath.Dir(parent)) {
+			return found, true
+		}
+		found = filepath.Dir(parent)
+	}
+}
+
+// chartRoots returns the charts rendered with chart c: c itself, unless
+// another chart of the scope uses it as a file:// dependency (linkerd's
+// partials), or it is a library chart.
+func (d *discovery) chartRoots(c string) []string {
+	var dependents []string
+	for _, other := range d.chartsInScope(c) {
+		if other != c && slices.Contains(d.chart(other).local, c) {
+			dependents = append(dependents, other)
+		}
+	}
+	if len(dependents) == 0 {
+		if d.chart(c).library {
+			return nil
+		}
+		return []string{c}
+	}
+	var out []string
+	for _, dep := range dependents {
+		for _, r := range d.chartRoots(dep) {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (d *discovery) chartsInScope(c string) []string {
+	root := d.scopeRoot(c)
+	if cs, ok := d.chartScope[root]; ok {
+		return cs
+	}
+	var cs []string
+	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return nil
+		}
+		if p != root && (skipDir(e.Name()) || e.Name() == "templates") {
+			return filepath.SkipDir
+		}
+		if helm.IsChart(p) {
+			cs = append(cs, p)
+		}
+		return nil
+	})
+	d.chartScope[root] = cs
+	return cs
+}
+
+// chartUnits returns the units of a chart folder: one per chart entry of
+// the options that names it (each with its own values), else one with the
+// run's values.
+func (d *discovery) chartUnits(dir string) []*unit {
+	var out []*unit
+	for _, c := range d.so.ChartConfigs {
+		if absPath(c.Dir) == dir {
+			out = append(out, d.chartUnit(dir, c))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, d.chartUnit(dir, Chart{Dir: dir}))
+	}
+	return out
+}
+
+func (d *discovery) chartUnit(dir string, c Chart) *unit {
+	c.Dir = dir
+	c.ValuesFiles = append(slices.Clip(c.ValuesFiles), d.so.ValuesFiles...)
+	c.Set = append(slices.Clip(c.Set), d.so.Set...)
+	c.SetString = append(slices.Clip(c.SetString), d.so.SetString...)
+	u := &unit{kind: chartUnit, dir: dir, chart: c}
+	var add func(string)
+	add = func(p string) {
+		if slices.Contains(u.readDirs, p) {
+			return
+		}
+		u.readDirs = append(u.readDirs, p)
+		for _, l := range d.chart(p).local {
+			add(l)
+		}
+	}
+	add(dir)
+	return u
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// within reports whether p is dir or below it (both absolute).
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
