@@ -43,7 +43,7 @@ func init() {
 				"kube-webhook-certgen `patch` Job that names the configuration (`--webhook-name`), or a backend " +
 				"whose image rotates its own certificate and writes caBundle (Gatekeeper and MetalLB through " +
 				"cert-controller unless `--disable-cert-rotation`, Kueue's internal certificate management, " +
-				"CloudNativePG, istiod). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
+				"CloudNativePG, istiod), or External Secrets' separate `certcontroller` Deployment. A certificate may start up to an hour in the future (clock skew; charts that generate certificates while rendering start them \"now\"). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
 				"one, but reported as not PEM. With an injector annotation, a caBundle written in the manifest is " +
 				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
 				"configuration with the same problem share one finding: the cure is one edit.",
@@ -179,6 +179,10 @@ func (c *caProblems) report(p *Pass) {
 	}
 }
 
+// clockSkew is how far in the future a certificate may start and still be
+// taken as valid now.
+const clockSkew = time.Hour
+
 // certManagingImages are webhook backends that create their serving
 // certificate and write their own configurations' caBundle at runtime,
 // each with the flag that turns this off, if any. The evidence is the
@@ -206,7 +210,7 @@ func selfManagedCertificates(p *Pass, w *Webhook) bool {
 	name := p.Config.Meta.Name
 	for _, wl := range p.Input.Workloads {
 		for _, c := range wl.Containers {
-			if patchesWebhookConfig(c, name) {
+			if patchesWebhookConfig(c, name) || runsCertController(c) {
 				return true
 			}
 		}
@@ -236,6 +240,14 @@ func patchesWebhookConfig(c Container, config string) bool {
 		}
 	}
 	return false
+}
+
+// runsCertController recognizes a separate workload whose only job is to
+// issue the webhook certificate and write caBundle: External Secrets'
+// `certcontroller` command (its chart's cert-controller Deployment).
+func runsCertController(c Container) bool {
+	return imageRepository(c.Image, "external-secrets/external-secrets") &&
+		slices.Contains(append(slices.Clone(c.Command), c.Args...), "certcontroller")
 }
 
 // imageRepository reports whether image (registry/path:tag@digest) is
@@ -346,9 +358,13 @@ func bundleContentProblems(p *Pass, bundle []byte) []string {
 		now = time.Now()
 	}
 	horizon := now.AddDate(0, 0, p.IntOption("expiry-days"))
+	// A certificate generated while the manifests were rendered (Helm's
+	// genCA/genSelfSignedCert) starts "now"; only a start beyond ordinary
+	// clock skew is a problem.
+	notYetValid := func(c *x509.Certificate) bool { return now.Add(clockSkew).Before(c.NotBefore) }
 	invalid := 0
 	for _, c := range certs {
-		if now.After(c.NotAfter) || now.Before(c.NotBefore) {
+		if now.After(c.NotAfter) || notYetValid(c) {
 			invalid++
 		}
 	}
@@ -363,7 +379,7 @@ func bundleContentProblems(p *Pass, bundle []byte) []string {
 		case now.After(c.NotAfter):
 			out = append(out, fmt.Sprintf("%s in caBundle expired on %s, so %s; replace it with the current CA",
 				name, c.NotAfter.UTC().Format(time.DateOnly), consequence))
-		case now.Before(c.NotBefore):
+		case notYetValid(c):
 			out = append(out, fmt.Sprintf("%s in caBundle is not valid before %s, so %s until then; check the issuer's clock",
 				name, c.NotBefore.UTC().Format(time.DateOnly), consequence))
 		case horizon.After(c.NotAfter):

@@ -179,3 +179,26 @@ func matches(t *testing.T, re, s string) bool {
 	}
 	return ok
 }
+
+// A certificate generated while rendering starts "now": within clock skew
+// it is valid; a start beyond it is reported.
+func TestCABundleNotYetValid(t *testing.T) {
+	now := fixedNow
+	for _, c := range []struct {
+		name  string
+		start time.Time
+		want  bool
+	}{
+		{"rendered a minute after now", now.Add(time.Minute), false},
+		{"starts tomorrow", now.AddDate(0, 0, 1), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pemBytes := testCertPEM(t, "ca", true, c.start, now.AddDate(1, 0, 0))
+			fs := runCABundle(t, caBundleConfig(pemBytes, nil), testSettings())
+			got := len(fs) == 1 && matches(t, "is not valid before", fs[0].Message)
+			if got != c.want || (!c.want && len(fs) != 0) {
+				t.Fatalf("got %+v, want a not-yet-valid finding: %v", fs, c.want)
+			}
+		})
+	}
+}
