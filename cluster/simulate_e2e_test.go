@@ -551,7 +551,7 @@ func sortedCalls(m map[string]int) []string {
 }
 
 // createSimConfigs registers this run's webhooks; each only intercepts
-// namespaces labelled with the run's id.
+// namespaces labeled with the run's id.
 func createSimConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface, f *simFixture, b *simBackend) {
 	t.Helper()
 	ignore := regv1.Ignore
@@ -604,7 +604,7 @@ func createSimConfigs(t *testing.T, ctx context.Context, c kubernetes.Interface,
 			conds: []regv1.MatchCondition{{Name: "tier-added", Expression: `!has(oldObject.metadata.labels.tier) && has(object.metadata.labels.tier)`}}},
 		{short: "broken", rules: rule("", "v1", pods, regv1.Create),
 			conds: []regv1.MatchCondition{{Name: "wrong-path", Expression: `object.spec.template.spec.containers.size() > 0`}}},
-		// Fails closed, but only for pods labelled cel-error=yes in this
+		// Fails closed, but only for pods labeled cel-error=yes in this
 		// run's namespaces: its matchCondition cannot evaluate on pods.
 		{short: "broken-fail", rules: rule("", "v1", pods, regv1.Create), failClosed: true,
 			obj:   &metav1.LabelSelector{MatchLabels: map[string]string{"cel-error": "yes"}},

@@ -329,8 +329,8 @@ func allEnabled(names []string, opts *Options) bool {
 	return opts.enabled(manifest.RuleUnusedSuppression)
 }
 
-// finish drops disabled rules' findings, applies severity overrides, and
-// sorts and de-duplicates.
+// finish drops disabled rules' findings, applies severity overrides, sorts
+// and de-duplicates, and reports one finding per cause (causes.go).
 func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 	kept := ds[:0]
 	for _, d := range ds {
@@ -342,7 +342,7 @@ func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 		}
 		kept = append(kept, d)
 	}
-	return diag.Normalize(kept)
+	return explainCauses(diag.Normalize(kept))
 }
 
 // parallel runs fn(0..n-1) on up to jobs goroutines.

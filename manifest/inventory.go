@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -82,13 +83,51 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 			}
 		}
 	}
+	// The pod spec sits beside the template's metadata.
+	spec := walk(obj, append(slices.Clone(t.labels[:len(t.labels)-2]), "spec")...)
 	w := &rules.Workload{
-		Object:    diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
-		PodLabels: labels,
-		Creates:   t.creates,
+		Object:     diag.Object{APIVersion: apiVersion, Kind: kind, Name: d.Name, Namespace: d.Namespace},
+		PodLabels:  labels,
+		Creates:    t.creates,
+		Containers: append(readContainers(mapValue(spec, "initContainers")), readContainers(mapValue(spec, "containers"))...),
 	}
 	addBackendDetails(src, obj, w, b)
 	return inventoryItem{workload: w}
+}
+
+// readContainers reads image, command and args of a container list,
+// skipping what is not plain text.
+func readContainers(list *yaml.Node) []rules.Container {
+	list = resolve(list)
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return nil
+	}
+	strs := func(n *yaml.Node) []string {
+		n = resolve(n)
+		if n == nil || n.Kind != yaml.SequenceNode {
+			return nil
+		}
+		var out []string
+		for _, e := range n.Content {
+			if e = resolve(e); e != nil && e.Kind == yaml.ScalarNode {
+				out = append(out, e.Value)
+			}
+		}
+		return out
+	}
+	var out []rules.Container
+	for _, c := range list.Content {
+		c = resolve(c)
+		if c == nil || c.Kind != yaml.MappingNode {
+			continue
+		}
+		out = append(out, rules.Container{
+			Image:   scalarField(c, "image"),
+			Command: strs(mapValue(c, "command")),
+			Args:    strs(mapValue(c, "args")),
+		})
+	}
+	return out
 }
 
 func walk(n *yaml.Node, keys ...string) *yaml.Node {

@@ -116,7 +116,7 @@ func TestInputShapes(t *testing.T) {
 					configs = append(configs, d.Name)
 				}
 			}
-			if fmt.Sprint(configs) != fmt.Sprint(c.configs) && !(len(configs) == 0 && len(c.configs) == 0) {
+			if fmt.Sprint(configs) != fmt.Sprint(c.configs) && (len(configs) != 0 || len(c.configs) != 0) {
 				t.Errorf("configurations read: %v, want %v", configs, c.configs)
 			}
 			var got []string

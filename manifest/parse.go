@@ -478,7 +478,7 @@ func firstControl(data []byte) (line, col int, r rune, ok bool) {
 			line, col = line+1, 1
 			continue
 		case r == '\t' || r == '\r' || r == 0x85 || r == utf8.RuneError:
-		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xFEFF && !(line == 1 && col == 1) ||
+		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || r == 0xFEFF && (line != 1 || col != 1) ||
 			(r >= 0xD800 && r < 0xE000) || r == 0xFFFE || r == 0xFFFF:
 			return line, col, r, true
 		}
@@ -599,10 +599,8 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	if d.APIVersion == rules.V1beta1 {
 		at := d.Locate("apiVersion", false)
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleUnservedAPIVersion, diag.Warning, "apiVersion",
-			fmt.Sprintf("%s %s was removed in Kubernetes 1.22: the API server no longer serves it (kubectl: no matches for kind %q); "+
-				"use %s, and state what v1beta1 left implicit — its defaults differ: failurePolicy Ignore (v1: Fail), "+
-				"matchPolicy Exact (v1: Equivalent), timeoutSeconds 30 (v1: 10), sideEffects Unknown and "+
-				"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, d.Kind, d.Kind, rules.V1)))
+			fmt.Sprintf("%s was removed in Kubernetes 1.22 (kubectl: no matches for kind %q); use %s and write out the "+
+				"v1beta1 defaults you rely on, such as failurePolicy Ignore", rules.V1beta1, d.Kind, rules.V1)))
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()

@@ -41,8 +41,8 @@ func readLimited(name string, limit int64) []byte {
 		return nil
 	}
 	defer func() { _ = f.Close() }() // read-only
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil // never block on a FIFO or a device for a snippet
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil // never block on a FIFO or a device, nor read a huge file, for a snippet
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil || int64(len(data)) > limit {

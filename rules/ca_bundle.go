@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -38,8 +39,14 @@ func init() {
 				"`inject-ca-from-secret`, `inject-apiserver-ca`) and OpenShift's service-ca operator " +
 				"(`service.beta.openshift.io/inject-cabundle: \"true\"`). Webhooks without rules are left " +
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
-				"pattern). With an injector annotation, a caBundle written in the manifest is overwritten, and " +
-				"GitOps tools that re-apply it keep bringing back the stale CA.",
+				"pattern), and so are webhooks whose certificate something in the same input manages at runtime: a " +
+				"kube-webhook-certgen `patch` Job that names the configuration (`--webhook-name`), or a backend " +
+				"whose image rotates its own certificate and writes caBundle (Gatekeeper and MetalLB through " +
+				"cert-controller unless `--disable-cert-rotation`, Kueue's internal certificate management, " +
+				"CloudNativePG, istiod). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
+				"one, but reported as not PEM. With an injector annotation, a caBundle written in the manifest is " +
+				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
+				"configuration with the same problem share one finding: the cure is one edit.",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
 				"kind: ValidatingWebhookConfiguration\n" +
 				"metadata:\n" +
@@ -71,9 +78,11 @@ func init() {
 				"renew it well before it expires, or let cert-manager or OpenShift inject it and remove the " +
 				"caBundle from the manifest.",
 			Sources: []string{
-				"webhook-facts.md A.7 (caBundle content not validated), C11 (REST client errors from a bad caBundle are subject to failurePolicy), C15 (empty caBundle uses system roots), C21 (CA injection annotations), D32, G12",
-				"webhook-facts.md F15 (x509: certificate has expired / signed by unknown authority incidents)",
-				"https://cert-manager.io/docs/concepts/ca-injector/",
+				docsWebhooks + "#contacting-the-webhook",
+				srcWebhookClient,
+				docsCAInjector,
+				issueEmptyCABundle,
+				issueExpiredCA,
 			},
 		},
 		Options: []Option{{
@@ -95,47 +104,158 @@ var caInjectors = []struct{ annotation, by string }{
 
 func checkCABundle(p *Pass) {
 	injector, injectorBy := caInjectorOf(p)
-	var missing []*Webhook // service references without any CA
+	// The cure is one per configuration (one CA, one annotation, one
+	// controller), so webhooks with the same problem share one finding.
+	var problems caProblems
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
-		path := w.Path().Child("clientConfig", "caBundle")
-		bundle := bytes.TrimSpace(w.ClientConfig.CABundle)
+		raw := w.ClientConfig.CABundle
+		bundle := bytes.TrimSpace(raw)
 		switch {
 		case injector != "" && len(bundle) > 0:
-			p.Reportf(path, "%s sets caBundle, but %s overwrites it (annotation %s): the value here is replaced at "+
-				"runtime, and tools that re-apply the manifest bring the stale CA back until the injector runs "+
-				"again; remove caBundle from the manifest", quoteWebhook(w), injectorBy, injector)
+			problems.add(w, fmt.Sprintf("%s overwrites caBundle (annotation %s), so re-applying the manifest "+
+				"brings back a stale CA; remove caBundle", injectorBy, injector))
 		case injector != "":
 		case len(bundle) == 0:
-			if w.ClientConfig.Service != nil && len(w.Rules) > 0 {
-				missing = append(missing, w)
+			// Empty, or only whitespace (Cg== is a newline): both wait for
+			// something to fill them in, unless nothing in the input does.
+			if w.ClientConfig.Service == nil || len(w.Rules) == 0 || selfManagedCertificates(p, w) {
+				continue // filled in at runtime
 			}
+			// An overlay usually adds the injector annotation (kubebuilder's
+			// config/default), so on a base this depends on the overlay.
+			problem := "empty caBundle and no CA injector, so TLS to the backend fails (unknown authority); " +
+				"set caBundle or annotate cert-manager.io/inject-ca-from"
+			if len(raw) > 0 {
+				problem = "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 " +
+					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
+			}
+			problems.add(w, problem)
+			problems.overlay[problem] = true
 		default:
-			checkBundleContent(p, w, path, bundle)
+			for _, msg := range bundleContentProblems(p, bundle) {
+				problems.add(w, msg)
+			}
 		}
 	}
-	if len(missing) == 0 {
-		return
+	problems.report(p)
+}
+
+// caProblems collects problems in webhook order, each with the webhooks
+// that have it.
+type caProblems struct {
+	order    []string
+	webhooks map[string][]*Webhook
+	// overlay marks problems that depend on what a kustomize overlay
+	// changes (it usually adds the injector annotation).
+	overlay map[string]bool
+}
+
+func (c *caProblems) add(w *Webhook, problem string) {
+	if c.webhooks == nil {
+		c.webhooks = map[string][]*Webhook{}
+		c.overlay = map[string]bool{}
 	}
-	// The cure (a CA or an injector annotation) is one per configuration:
-	// report once, on the first webhook, rather than once per webhook.
-	first := missing[0]
-	who := fmt.Sprintf("%s calls service %s/%s", quoteWebhook(first), first.ClientConfig.Service.Namespace, first.ClientConfig.Service.Name)
-	if len(missing) > 1 {
-		others := "other webhooks"
-		if len(missing) == 2 {
-			others = "other webhook"
+	if _, seen := c.webhooks[problem]; !seen {
+		c.order = append(c.order, problem)
+	}
+	c.webhooks[problem] = append(c.webhooks[problem], w)
+}
+
+// report gives one finding per problem, on the first webhook that has it.
+func (c *caProblems) report(p *Pass) {
+	for _, problem := range c.order {
+		ws := c.webhooks[problem]
+		who := quoteWebhook(ws[0])
+		switch len(ws) {
+		case 1:
+		case 2:
+			who += " and 1 more"
+		default:
+			who += fmt.Sprintf(" and %d more", len(ws)-1)
 		}
-		who = fmt.Sprintf("%s and %d %s of this configuration call services", quoteWebhook(first), len(missing)-1, others)
+		p.Emit(Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
+			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]})
 	}
-	// An overlay usually adds the injector annotation (kubebuilder's
-	// config/default), so on a base this depends on the overlay.
-	p.Emit(Finding{Path: PathString(first.Path().Child("clientConfig", "caBundle")), DependsOnOverlay: true,
-		Message: fmt.Sprintf("%s with an empty caBundle and no CA injector annotation: "+
-			"the API server then verifies the serving certificate against its system trust roots (x509: certificate "+
-			"signed by unknown authority), so every call fails unless a controller fills caBundle in at runtime; set "+
-			"caBundle, or annotate the configuration with cert-manager.io/inject-ca-from or "+
-			"service.beta.openshift.io/inject-cabundle: \"true\"", who)})
+}
+
+// certManagingImages are webhook backends that create their serving
+// certificate and write their own configurations' caBundle at runtime,
+// each with the flag that turns this off, if any. The evidence is the
+// image the webhook's backend runs (the Service's pods in the input).
+var certManagingImages = []struct {
+	repository, disabledBy string
+}{
+	// Gatekeeper and MetalLB embed open-policy-agent/cert-controller.
+	{"openpolicyagent/gatekeeper", "--disable-cert-rotation"},
+	{"metallb/controller", "--disable-cert-rotation"},
+	// Kueue's internalCertManagement is on unless its configuration
+	// turns it off.
+	{"kueue/kueue", ""},
+	{"cloudnative-pg/cloudnative-pg", ""},
+	// istiod patches its injector's and validator's caBundle.
+	{"istio/pilot", ""},
+	{"istio-release/pilot", ""},
+}
+
+// selfManagedCertificates reports whether the input shows something that
+// fills in w's caBundle at runtime: a certificate-generating Job that
+// patches this configuration by name (kube-webhook-certgen and its forks),
+// or a backend known to manage its own certificate.
+func selfManagedCertificates(p *Pass, w *Webhook) bool {
+	name := p.Config.Meta.Name
+	for _, wl := range p.Input.Workloads {
+		for _, c := range wl.Containers {
+			if patchesWebhookConfig(c, name) {
+				return true
+			}
+		}
+	}
+	for _, wl := range findBackend(p.Input, w.ClientConfig.Service).Workloads {
+		for _, c := range wl.Containers {
+			for _, m := range certManagingImages {
+				if imageRepository(c.Image, m.repository) && (m.disabledBy == "" || !hasFlag(c, m.disabledBy)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// patchesWebhookConfig recognizes `patch --webhook-name=<name>`, the
+// kube-webhook-certgen command line that writes a configuration's caBundle.
+func patchesWebhookConfig(c Container, config string) bool {
+	args := append(slices.Clone(c.Command), c.Args...)
+	if !slices.Contains(args, "patch") || config == "" {
+		return false
+	}
+	for i, a := range args {
+		if a == "--webhook-name="+config || (a == "--webhook-name" && i+1 < len(args) && args[i+1] == config) {
+			return true
+		}
+	}
+	return false
+}
+
+// imageRepository reports whether image (registry/path:tag@digest) is
+// repository or ends with /repository.
+func imageRepository(image, repository string) bool {
+	image, _, _ = strings.Cut(image, "@")
+	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
+		image = image[:i]
+	}
+	return image == repository || strings.HasSuffix(image, "/"+repository)
+}
+
+// hasFlag reports a boolean flag set on the container (--flag or --flag=true).
+func hasFlag(c Container, flag string) bool {
+	for _, a := range append(slices.Clone(c.Command), c.Args...) {
+		if a == flag || a == flag+"=true" {
+			return true
+		}
+	}
+	return false
 }
 
 // caInjectorOf finds an active injector annotation on the configuration and
@@ -153,8 +273,8 @@ func caInjectorOf(p *Pass) (annotation, by string) {
 		case "cert-manager.io/inject-ca-from", "cert-manager.io/inject-ca-from-secret":
 			ns, name, ok := strings.Cut(v, "/")
 			if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-				p.Reportf(apath, "annotation %s is %q, but cert-manager expects <namespace>/<name>: nothing is "+
-					"injected and caBundle stays as written", inj.annotation, v)
+				p.Reportf(apath, "annotation %s is %q, not <namespace>/<name>, so cert-manager injects nothing; "+
+					"fix the reference", inj.annotation, excerpt(v, maxQuoted))
 				continue
 			}
 		default:
@@ -169,14 +289,15 @@ func caInjectorOf(p *Pass) (annotation, by string) {
 	return annotation, by
 }
 
-// checkBundleContent parses the PEM bundle the way client-go does
-// (x509.CertPool.AppendCertsFromPEM) and checks each certificate.
-func checkBundleContent(p *Pass, w *Webhook, path *field.Path, bundle []byte) {
+// bundleContentProblems parses the PEM bundle the way client-go does
+// (x509.CertPool.AppendCertsFromPEM) and checks each certificate. The
+// messages leave out the webhook, which the caller names.
+func bundleContentProblems(p *Pass, bundle []byte) []string {
 	var certs []*x509.Certificate
 	var otherBlocks []string
-	var parseErrs []string
-	rest := bundle
+	var parseErrs []string // numbers of the certificate blocks that do not parse
 	blocks := 0
+	rest := bundle
 	for {
 		var b *pem.Block
 		b, rest = pem.Decode(rest)
@@ -190,46 +311,36 @@ func checkBundleContent(p *Pass, w *Webhook, path *field.Path, bundle []byte) {
 		}
 		c, err := x509.ParseCertificate(b.Bytes)
 		if err != nil {
-			parseErrs = append(parseErrs, fmt.Sprintf("PEM block %d: %v", blocks, err))
+			parseErrs = append(parseErrs, fmt.Sprint(blocks))
 			continue
 		}
 		certs = append(certs, c)
 	}
+	const cannotLoad = "so every call fails"
 	switch {
 	case blocks == 0:
 		hint := ""
 		if decoded, err := base64.StdEncoding.DecodeString(string(bundle)); err == nil && bytes.HasPrefix(bytes.TrimSpace(decoded), []byte("-----BEGIN")) {
-			hint = " (it is base64-encoded twice: caBundle takes the PEM text encoded once)"
-		}
-		if hint == "" && len(bundle) <= 40 && isPrintable(bundle) {
+			hint = " (it is base64-encoded twice)"
+		} else if len(bundle) <= 40 && isPrintable(bundle) {
 			hint = fmt.Sprintf(" (it holds %q, a placeholder?)", bundle)
 		}
-		p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: caBundle is not PEM%s: the API server cannot load it "+
-			"(unable to parse bytes as PEM block), so every call fails; set it to the base64 of the PEM of the CA "+
-			"that signed the serving certificate", quoteWebhook(w), hint))
-		return
+		return []string{fmt.Sprintf("caBundle is not PEM%s, %s; set it to the base64 of the CA's PEM", hint, cannotLoad)}
 	case len(certs) == 0 && len(parseErrs) > 0:
-		p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: no certificate in caBundle parses (%s): the API server "+
-			"cannot load it, so every call fails; set it to the PEM of the CA that signed the serving certificate",
-			quoteWebhook(w), strings.Join(parseErrs, "; ")))
-		return
+		return []string{fmt.Sprintf("no certificate in caBundle parses (PEM block %s), %s; set it to the CA's PEM",
+			listNames(parseErrs, 3), cannotLoad)}
 	case len(certs) == 0:
-		extra := ""
-		for _, t := range otherBlocks {
-			if strings.Contains(t, "PRIVATE KEY") {
-				extra = "; a private key does not belong in a webhook configuration, replace it"
-			}
+		fix := "set it to the CA certificate"
+		if slices.ContainsFunc(otherBlocks, func(t string) bool { return strings.Contains(t, "PRIVATE KEY") }) {
+			fix = "replace the private key with the CA certificate"
 		}
-		p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: caBundle holds no certificate, only %s: the API server "+
-			"cannot load it, so every call fails; set it to the CA certificate that signed the serving certificate%s",
-			quoteWebhook(w), strings.Join(otherBlocks, ", "), extra))
-		return
+		return []string{fmt.Sprintf("caBundle holds no certificate, only %s, %s; %s", strings.Join(otherBlocks, ", "), cannotLoad, fix)}
 	}
-	for _, e := range parseErrs {
-		p.Reportf(path, "%s: a certificate in caBundle does not parse (%s) and is ignored by the API server; "+
-			"remove or replace it", quoteWebhook(w), e)
+	var out []string
+	if len(parseErrs) > 0 {
+		out = append(out, fmt.Sprintf("the certificate in PEM block %s of caBundle does not parse and is ignored; remove or replace it",
+			listNames(parseErrs, 3)))
 	}
-
 	now := p.Settings.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -242,33 +353,30 @@ func checkBundleContent(p *Pass, w *Webhook, path *field.Path, bundle []byte) {
 		}
 	}
 	// While another certificate is valid it may still verify the server.
-	consequence := ""
+	consequence := "TLS verification against it fails"
 	if invalid == len(certs) {
-		consequence = ", so every call fails"
+		consequence = "every call fails TLS verification"
 	}
 	for i, c := range certs {
 		name := certName(c, i, len(certs))
 		switch {
 		case now.After(c.NotAfter):
-			p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: %s in caBundle expired on %s: TLS verification against it "+
-				"fails (x509: certificate has expired or is not yet valid)%s; replace it with the current CA",
-				quoteWebhook(w), name, c.NotAfter.UTC().Format(time.DateOnly), consequence))
+			out = append(out, fmt.Sprintf("%s in caBundle expired on %s, so %s; replace it with the current CA",
+				name, c.NotAfter.UTC().Format(time.DateOnly), consequence))
 		case now.Before(c.NotBefore):
-			p.ReportSeverity(diag.Warning, path, fmt.Sprintf("%s: %s in caBundle is not valid before %s: TLS verification "+
-				"against it fails until then (x509: certificate has expired or is not yet valid)%s; check the clock "+
-				"of whatever issued it", quoteWebhook(w), name, c.NotBefore.UTC().Format(time.DateOnly), consequence))
+			out = append(out, fmt.Sprintf("%s in caBundle is not valid before %s, so %s until then; check the issuer's clock",
+				name, c.NotBefore.UTC().Format(time.DateOnly), consequence))
 		case horizon.After(c.NotAfter):
 			days := int(c.NotAfter.Sub(now).Hours() / 24)
-			p.Reportf(path, "%s: %s in caBundle expires on %s (in %d days): after that every call to the webhook "+
-				"fails; rotate the CA and update caBundle before then", quoteWebhook(w), name,
-				c.NotAfter.UTC().Format(time.DateOnly), days)
+			out = append(out, fmt.Sprintf("%s in caBundle expires on %s (in %d days); rotate the CA and update caBundle before then",
+				name, c.NotAfter.UTC().Format(time.DateOnly), days))
 		}
 		if !c.IsCA {
-			p.Reportf(path, "%s: %s in caBundle is not a CA (no basicConstraints CA:TRUE): it verifies only a server "+
-				"that presents exactly this certificate, so renewing the serving certificate breaks every call; put "+
-				"the issuing CA in caBundle", quoteWebhook(w), name)
+			out = append(out, fmt.Sprintf("%s in caBundle is not a CA, so renewing the serving certificate breaks every call; "+
+				"put the issuing CA in caBundle", name))
 		}
 	}
+	return out
 }
 
 // certName identifies a certificate in messages.

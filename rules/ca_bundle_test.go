@@ -118,18 +118,18 @@ func TestCABundleRotationAndKinds(t *testing.T) {
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
 	fs = runCABundle(t, caBundleConfig(keyPEM, nil), testSettings())
 	if len(fs) != 1 || fs[0].Severity != diag.Warning || !strings.Contains(fs[0].Message, "only EC PRIVATE KEY") ||
-		!strings.Contains(fs[0].Message, "a private key does not belong") {
+		!strings.Contains(fs[0].Message, "replace the private key") {
 		t.Fatalf("private key: %+v", fs)
 	}
 
 	// A CERTIFICATE block with garbage inside.
 	garbage := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: []byte("garbage")})
 	fs = runCABundle(t, caBundleConfig(garbage, nil), testSettings())
-	if len(fs) != 1 || fs[0].Severity != diag.Warning || !strings.Contains(fs[0].Message, "no certificate in caBundle parses (PEM block 1:") {
+	if len(fs) != 1 || fs[0].Severity != diag.Warning || !strings.Contains(fs[0].Message, "no certificate in caBundle parses (PEM block 1)") {
 		t.Fatalf("garbage: %+v", fs)
 	}
 	fs = runCABundle(t, caBundleConfig(append(append([]byte{}, valid...), garbage...), nil), testSettings())
-	if len(fs) != 1 || fs[0].Severity != diag.Warning || !strings.Contains(fs[0].Message, "does not parse (PEM block 2:") {
+	if len(fs) != 1 || fs[0].Severity != diag.Warning || !strings.Contains(fs[0].Message, "PEM block 2 of caBundle does not parse") {
 		t.Fatalf("garbage after valid: %+v", fs)
 	}
 
@@ -150,12 +150,12 @@ func TestCABundleInjectors(t *testing.T) {
 		bundle []byte
 		want   []string
 	}{
-		{"no injector, empty", nil, nil, []string{"empty caBundle and no CA injector annotation"}},
+		{"no injector, empty", nil, nil, []string{"empty caBundle and no CA injector"}},
 		{"secret injector", map[string]string{"cert-manager.io/inject-ca-from-secret": "ns/secret"}, nil, nil},
 		{"apiserver ca", map[string]string{"cert-manager.io/inject-apiserver-ca": "true"}, nil, nil},
 		{"apiserver ca off", map[string]string{"cert-manager.io/inject-apiserver-ca": "false"}, nil, []string{"empty caBundle"}},
-		{"overwritten", map[string]string{"cert-manager.io/inject-ca-from": "ns/cert"}, valid, []string{"cert-manager's cainjector overwrites it"}},
-		{"bad reference", map[string]string{"cert-manager.io/inject-ca-from": "ns/cert/extra"}, valid, []string{"expects <namespace>/<name>"}},
+		{"overwritten", map[string]string{"cert-manager.io/inject-ca-from": "ns/cert"}, valid, []string{"cert-manager's cainjector overwrites caBundle"}},
+		{"bad reference", map[string]string{"cert-manager.io/inject-ca-from": "ns/cert/extra"}, valid, []string{"not <namespace>/<name>"}},
 	}
 	for _, c := range cases {
 		fs := runCABundle(t, caBundleConfig(c.bundle, c.ann), testSettings())

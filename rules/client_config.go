@@ -31,9 +31,9 @@ func init() {
 			Fix: "Keep one of `url` and `service`. Use `https`, move parameters into the path, and write " +
 				"path segments in lowercase with `-` instead of `_`.",
 			Sources: []string{
-				"webhook-facts.md §A.7 (A38–A48)",
-				"k8s.io/apiserver/pkg/util/webhook/validation.go ValidateWebhookURL, ValidateWebhookService",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go (argument order of ValidateWebhookService)",
+				srcWebhookValidation,
+				srcValidation,
+				docsWebhooks + "#contacting-the-webhook",
 			},
 		},
 		Check: checkClientConfig,

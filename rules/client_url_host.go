@@ -52,8 +52,8 @@ func init() {
 			Fix: "Use `clientConfig.service` for a backend running in the cluster (the API server then " +
 				"routes to the Service itself), or a URL with a host the API server can resolve and reach.",
 			Sources: []string{
-				"webhook-facts.md C15 (url host resolved by the API server's resolver), D24, A.7 (url host not validated)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#url",
+				docsWebhooks + "#url",
+				srcWebhookClient,
 			},
 		},
 		Check: checkClientURLHost,
@@ -76,16 +76,14 @@ func checkClientURLHost(p *Pass) {
 		path := w.Path().Child("clientConfig", "url")
 		if loopback(host) {
 			if !static {
-				p.Reportf(path, "%s calls %s, the API server's own host: this works only if a webhook server "+
-					"listens there next to every API server instance, which in-cluster pods and managed control "+
-					"planes do not provide; use clientConfig.service for an in-cluster backend", quoteWebhook(w), raw)
+				p.Reportf(path, "%s calls %s, the API server's own host, which works only with a webhook server "+
+					"beside every API server; use clientConfig.service for an in-cluster backend", quoteWebhook(w), excerpt(raw, maxQuoted))
 			}
 			continue
 		}
 		if inClusterName(host) {
-			p.Reportf(path, "%s calls %s by URL: the API server resolves url hosts with its own resolver, which "+
-				"normally cannot resolve in-cluster DNS names, so every call fails; %s",
-				quoteWebhook(w), raw, serviceSuggestion(host, u))
+			p.Reportf(path, "%s calls in-cluster name %s by URL, which the API server's resolver usually cannot "+
+				"resolve, so every call fails; %s", quoteWebhook(w), excerpt(raw, maxQuoted), serviceSuggestion(host, u))
 		}
 	}
 }
@@ -112,11 +110,7 @@ func serviceSuggestion(host string, u *url.URL) string {
 		if port == "" {
 			port = "443"
 		}
-		s := fmt.Sprintf("use clientConfig.service instead (name: %s, namespace: %s, port: %s", parts[0], parts[1], port)
-		if u.Path != "" && u.Path != "/" {
-			s += ", path: " + u.Path
-		}
-		return s + ")"
+		return fmt.Sprintf("use clientConfig.service %s/%s port %s instead", parts[1], parts[0], port)
 	}
 	return "use clientConfig.service for an in-cluster backend"
 }

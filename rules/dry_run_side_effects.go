@@ -49,12 +49,16 @@ func init() {
 			Fix: "Set `sideEffects: None` when the webhook has no side effects outside the AdmissionReview " +
 				"response, or `NoneOnDryRun` when it has some but skips them for requests with `dryRun: true`.",
 			Sources: []string{
-				"webhook-facts.md C10 (dry-run rejection is not subject to failurePolicy), B09 (v1beta1 default Unknown), A27",
-				"webhook-facts.md F12 (kubectl diff, --dry-run=server and Terraform plan failing with \"does not support dry run\")",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#side-effects",
+				docsWebhooks + "#side-effects",
+				srcValidatingCalls,
+				srcDefaultsV1beta1,
+				issueDryRunGatekeeper,
+				issueDryRunKnative,
 			},
 		},
-		Check: checkDryRunSideEffects,
+		// A v1beta1 default is fixed by moving to v1, which unserved-api-version asks for.
+		ExplainedBy: []Explanation{{Root: UnservedAPIVersionRule, DefaultsOnly: true}},
+		Check:       checkDryRunSideEffects,
 	})
 }
 
@@ -68,14 +72,13 @@ func checkDryRunSideEffects(p *Pass) {
 		if onlyConnect(w.Rules) {
 			continue // CONNECT requests cannot be dry runs
 		}
-		path, how := w.Path().Child("sideEffects"), "sideEffects: "+string(se)
+		path, how := w.Path().Child("sideEffects"), "sideEffects "+string(se)
 		if w.SideEffects == nil {
-			path, how = w.Path(), "sideEffects defaults to Unknown in admissionregistration.k8s.io/v1beta1"
+			// On the webhook, not the field: the v1beta1 default decides.
+			path, how = w.Path(), "sideEffects (Unknown by default in v1beta1)"
 		}
-		p.Reportf(path, "%s: %s, so every dry-run request it matches (kubectl diff, kubectl apply --dry-run=server, "+
-			"GitOps and Helm previews) is rejected with \"does not support dry run\", whatever the failurePolicy; "+
-			"set sideEffects: None, or NoneOnDryRun if the webhook skips its side effects on dry runs",
-			quoteWebhook(w), how)
+		p.Reportf(path, "%s: %s makes every dry run it matches fail (kubectl diff, --dry-run=server), "+
+			"even under Ignore; set sideEffects: None or NoneOnDryRun", quoteWebhook(w), how)
 	}
 }
 

@@ -44,9 +44,9 @@ func init() {
 				"- operations: [CREATE]\n  apiGroups: [\"\"]\n  apiVersions: [v1]\n  resources: [serviceaccounts/token]",
 			Fix: "Remove the excluded resources from the rule; webhooks cannot see these requests on 1.37 and newer.",
 			Sources: []string{
-				"webhook-facts.md §A.10 (W1)",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/warnings.go",
-				"kubernetes@v1.37.2/pkg/kubeapiserver/admission/exclusion/resources.go",
+				srcWarnings,
+				srcExclusion,
+				prExcludeReviews,
 			},
 		},
 		Check: checkExcludedResources,

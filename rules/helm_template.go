@@ -36,7 +36,6 @@ func init() {
 			Fix: "Lint the chart: `webhooklint --helm <chart dir> [--values file]...` (or pass the chart folder), or lint the " +
 				"rendered output (`helm template . | webhooklint -`). For other templates, lint the generated manifest.",
 			Sources: []string{
-				"corpus NOTES.md (templates/: 82 raw templates, 6 of them not Helm)",
 				"https://helm.sh/docs/helm/helm_template/",
 			},
 		},

@@ -25,8 +25,8 @@ func init() {
 			Fix: "Use one of the four operators (case-sensitive), give `In`/`NotIn` at least one value, drop the " +
 				"values of `Exists`/`DoesNotExist`, and keep keys and values within the label syntax.",
 			Sources: []string{
-				"webhook-facts.md §A.6 (A33–A37)",
-				"k8s.io/apimachinery/pkg/apis/meta/v1/validation ValidateLabelSelector",
+				srcLabelValidation,
+				docsLabels,
 			},
 		},
 		Check: checkLabelSelector,

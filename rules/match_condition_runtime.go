@@ -32,7 +32,10 @@ func init() {
 				"abstractly for every operation the webhook's rules match, with CEL's semantics (`false && error` is " +
 				"`false`, so guards may come before or after the read, and a false condition hides the errors of the " +
 				"others); its claims are checked against the API server's own matcher in webhooklint's tests and on a " +
-				"real API server (`hack/verify-match-condition-runtime.sh`). Reads of " +
+				"real API server (`hack/verify-match-condition-runtime.sh`). Under failurePolicy Ignore an error " +
+				"is not reported when it sits where a guarded read would make the condition false (outside " +
+				"negations, ternary conditions and comprehensions, as in `object.metadata.labels['app'] == 'web'`): " +
+				"skipping the webhook is then exactly what the condition meant. Reads of " +
 				"other object fields (`object.spec.nodeName` on a pod that has none also fails) are not checked: the " +
 				"server compiles webhook conditions without schemas.",
 			Bad: "rules:\n" +
@@ -52,10 +55,9 @@ func init() {
 				"`has(object.metadata.labels) && 'k' in object.metadata.labels && …` before a label; or read optional " +
 				"values with `.?` / `[?…]` and `orValue(…)`. Select namespaces with namespaceSelector, not namespaceObject.",
 			Sources: []string{
-				"webhook-facts §C09 (matchConditions at runtime), §F18 (ovn-kubernetes/ovn-kubernetes#6053), §G02",
-				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/webhook/matchconditions/matcher.go, pkg/admission/plugin/cel/activation.go",
-				"hack/verify-match-condition-runtime.sh (23 scenarios on a v1.37.2 kube-apiserver)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+				docsWebhooks + "#matching-requests-matchconditions",
+				srcMatchConditions,
+				issueMatchConditionNull,
 			},
 		},
 		Check: checkMatchConditionRuntime,
@@ -81,6 +83,10 @@ func checkMatchConditionRuntime(p *Pass) {
 		for _, h := range hazards {
 			if h.Kind == celcheck.NamespaceObject {
 				failsOnNamespace[h.Condition] = true
+			} else if h.ErrorMeansFalse && w.EffectiveFailurePolicy() == admissionv1.Ignore {
+				// Ignore skips the webhook on the error, as the guarded
+				// condition would by being false: harmless.
+				continue
 			}
 			p.Reportf(w.Path().Child("matchConditions").Index(h.Condition).Child("expression"),
 				"%s", runtimeHazardMessage(w, w.MatchConditions[h.Condition].Name, h))
@@ -88,9 +94,8 @@ func checkMatchConditionRuntime(p *Pass) {
 		for j, r := range results {
 			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
 				p.Reportf(w.Path().Child("matchConditions").Index(j).Child("expression"),
-					"condition %q uses namespaceObject, which the API server never sets for webhooks (only admission "+
-						"policies get it): `%s` is the same on every request, so the condition cannot tell namespaces "+
-						"apart; select namespaces with namespaceSelector instead", w.MatchConditions[j].Name, use)
+					"condition %q reads namespaceObject, which webhooks never get, so `%s` is the same on every "+
+						"request; select namespaces with namespaceSelector", w.MatchConditions[j].Name, use)
 			}
 		}
 	}
@@ -181,58 +186,41 @@ func requestShapes(rules []admissionv1.RuleWithOperations) []celcheck.RequestSha
 }
 
 func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
+	h.Expr, h.Missing, h.Container = excerpt(h.Expr, maxQuoted), excerpt(h.Missing, maxQuoted), excerpt(h.Container, maxQuoted)
+	name = excerpt(name, maxQuoted)
 	var what, fix string
 	switch h.Kind {
 	case celcheck.NullObject:
-		what = fmt.Sprintf("fails on DELETE requests, which the rules match: object is null for DELETE, so `%s` errors", h.Expr)
-		fix = "guard it with `request.operation != 'DELETE' && …` (or `object != null && …`), or drop DELETE from the rules"
+		what = fmt.Sprintf("errors on DELETE, where object is null (`%s`)", h.Expr)
+		fix = "guard it with `object != null && …`"
 	case celcheck.NullOldObject:
-		what = fmt.Sprintf("fails on %s requests, which the rules match: oldObject is null for CREATE and CONNECT, so `%s` errors", h.Shape.Operation, h.Expr)
-		fix = "guard it with `oldObject != null && …` (or `request.operation == 'UPDATE' && …`)"
+		what = fmt.Sprintf("errors on %s, where oldObject is null (`%s`)", h.Shape.Operation, h.Expr)
+		fix = "guard it with `oldObject != null && …`"
 	case celcheck.OptionsObject:
-		what = fmt.Sprintf("fails on CONNECT requests, which the rules match: object is then the connect options object "+
-			"(PodExecOptions, PodProxyOptions…), which has no metadata, spec or status, so `%s` errors", h.Expr)
+		what = fmt.Sprintf("errors on CONNECT, where object is an options object without metadata (`%s`)", h.Expr)
 		fix = "guard it with `request.operation != 'CONNECT' && …`"
 	case celcheck.NamespaceObject:
-		what = fmt.Sprintf("fails on every request: namespaceObject is never set for webhooks (only admission policies "+
-			"get it), so `%s` errors", h.Expr)
-		fix = "select namespaces with namespaceSelector instead"
+		what = fmt.Sprintf("errors on every request: webhooks never get namespaceObject (`%s`)", h.Expr)
+		fix = "select namespaces with namespaceSelector"
 	case celcheck.MissingKey:
-		absent := fmt.Sprintf("`%s` is absent", h.Missing)
+		absent := "`" + h.Missing + "`"
 		if h.Container != "" {
-			absent = fmt.Sprintf("`%s` or `%s` is absent", h.Container, h.Missing)
+			absent = "`" + h.Container + "` or " + absent
 		}
-		what = fmt.Sprintf("fails when %s: reading a missing map key or field errors (\"no such key\")", absent)
-		if strings.HasPrefix(h.Missing, "request.") {
-			what += "; the API server omits empty request fields instead of sending \"\" (namespace on " +
-				"cluster-scoped resources, subResource outside subresource requests, userInfo.uid and userInfo.extra " +
-				"when unset)"
-			fix = "test it with `has(…)` first, or read it with `.?` and `orValue(…)`"
-		} else {
-			fix = "test it first (`has(object.metadata.labels) && 'key' in object.metadata.labels && …`), or read it " +
-				"with `.?`/`[?…]` and `orValue(…)`"
-		}
+		what = fmt.Sprintf("errors when %s is absent", absent)
+		fix = "test it with `has(…)` or read it with `.?` and `orValue(…)`"
 	}
-	return fmt.Sprintf("condition %q %s (at <input>:%d:%d); %s. Fix: %s", name, what, h.Line, h.Column, consequence(w), fix)
+	return fmt.Sprintf("condition %q %s; %s; %s", name, what, consequence(w), fix)
 }
 
 // consequence says what an evaluation error does to matching requests,
 // after the API server's defaults.
 func consequence(w *Webhook) string {
-	policy := w.EffectiveFailurePolicy()
-	source := ""
-	if w.FailurePolicy == nil {
-		source = " (the v1 default)"
-		if w.Config != nil && w.Config.IsV1beta1() {
-			source = " (the v1beta1 default)"
-		}
-	}
-	if policy == admissionv1.Ignore {
-		s := "with failurePolicy Ignore" + source + " the API server silently skips the webhook for those requests"
+	if w.EffectiveFailurePolicy() == admissionv1.Ignore {
 		if w.Config != nil && !w.Config.IsMutating() {
-			s += ", so they bypass this validating webhook"
+			return "under failurePolicy Ignore those requests skip this validating webhook"
 		}
-		return s
+		return "under failurePolicy Ignore the webhook is skipped for them"
 	}
-	return "with failurePolicy Fail" + source + " the API server rejects those requests"
+	return "under failurePolicy Fail those requests are rejected"
 }

@@ -47,10 +47,10 @@ func init() {
 			Fix: "Make names unique qualified names, compare dynamic fields explicitly so the result is `bool`, and use " +
 				"only libraries the oldest API server you deploy to accepts (or raise `--kube-version`).",
 			Sources: []string{
-				"webhook-facts §A.8 (A49–A56)",
-				"kubernetes v1.37.2 pkg/apis/admissionregistration/validation/validation.go validateMatchConditions",
-				"k8s.io/apiserver v0.37.2 pkg/admission/plugin/cel/compile.go, pkg/cel/environment/base.go",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-matchconditions",
+				docsWebhooks + "#matching-requests-matchconditions",
+				srcValidation,
+				srcCELCompile,
+				docsKEP3716,
 			},
 		},
 		Check: checkMatchConditions,
@@ -77,8 +77,8 @@ func checkMatchConditions(p *Pass) {
 			} else if fe := compiler.Compile(expr).FieldError(at.Child("expression")); fe != nil {
 				if minor, ok := compiler.MinimumKubeMinor(expr); ok {
 					p.Emit(Finding{Severity: p.Rule().Severity, Path: fe.Field, Message: fmt.Sprintf(
-						"%s (a Kubernetes 1.%d API server compiles new expressions with the CEL libraries of 1.%d; this "+
-							"expression needs Kubernetes 1.%d or newer)", fe.Error(), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
+						"%s (Kubernetes 1.%d compiles new expressions with the CEL libraries of 1.%d; this one needs 1.%d)",
+						conciseServerMessage(fe.Error()), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
 				} else {
 					errs = append(errs, fe)
 				}

@@ -252,6 +252,10 @@ type Workload struct {
 	// Controllers the API server will create on the workload's behalf, as
 	// group/resource pairs (for a Deployment: apps/replicasets, then pods).
 	Creates []GroupResource
+	// Containers are the pod template's init containers and containers:
+	// what they run tells, for example, whether the workload writes its
+	// webhook's caBundle itself.
+	Containers []Container
 	// Replicas is how many pods the workload keeps running: spec.replicas,
 	// 1 when it is unset (ReplicasDefaulted) and for a Pod; 0 when it is
 	// not a fixed number (a DaemonSet runs one per node, Jobs run to
@@ -264,6 +268,12 @@ type Workload struct {
 	ReplicasFromValues bool
 	// Pod summarizes the pod template; nil when it could not be read.
 	Pod *PodSummary
+}
+
+// Container is what a pod template's container runs.
+type Container struct {
+	Image         string
+	Command, Args []string
 }
 
 // GroupResource names a resource kind the way webhook rules do.

@@ -42,9 +42,9 @@ var _ = register(&Rule{
 		Fix: "Exclude namespaces by the label the API server sets on every namespace, " +
 			"`kubernetes.io/metadata.name`, or add the label your selector relies on to the namespace.",
 		Sources: []string{
-			"k8s.io/apiserver@v0.37.2/pkg/admission/plugin/webhook/predicates/namespace/matcher.go",
-			"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks",
-			"webhook-facts.md B12, C07, G13",
+			srcNamespaceMatcher,
+			srcNamespaceStrategy,
+			docsWebhooks + "#avoiding-deadlocks-in-self-hosted-webhooks",
 		},
 	},
 	Options: []Option{{

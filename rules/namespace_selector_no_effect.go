@@ -55,8 +55,8 @@ func init() {
 			Fix: "Remove the namespaceSelector, and narrow the webhook with an objectSelector or " +
 				"matchConditions (on the object or on `request.userInfo`) instead.",
 			Sources: []string{
-				"webhook-facts.md C07 (cluster-scoped requests other than namespaces are never skipped by namespaceSelector), C04 (scope Cluster includes namespaces)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-namespaceselector",
+				docsWebhooks + "#matching-requests-namespaceselector",
+				srcNamespaceMatcher,
 			},
 		},
 		Check: checkNamespaceSelectorNoEffect,
@@ -70,10 +70,9 @@ func checkNamespaceSelectorNoEffect(p *Pass) {
 			continue
 		}
 		if targets, ok := clusterScopedOnly(w.Rules); ok {
-			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect: the rules only "+
-				"match cluster-scoped resources (%s), whose requests carry no namespace, so the API server calls "+
-				"the webhook for them whatever the selector says; remove it and narrow the webhook with an "+
-				"objectSelector or matchConditions instead", quoteWebhook(w), listNames(targets, 5))
+			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect on the "+
+				"cluster-scoped resources its rules match (%s); remove it and narrow with objectSelector or "+
+				"matchConditions", quoteWebhook(w), listNames(targets, 2))
 		}
 	}
 }

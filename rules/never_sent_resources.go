@@ -93,10 +93,12 @@ func init() {
 				"configuration use RBAC or a ValidatingAdmissionPolicy; never intercept TokenReviews or " +
 				"SubjectAccessReviews on clusters older than 1.37.",
 			Sources: []string{
-				"webhook-facts.md C01 (predicates/rules IsExemptAdmissionConfigurationResource)",
-				"webhook-facts.md C02, D06, F17 (kubernetes/kubernetes#140019, KEP-5793)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-rules",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+				docsWebhooks + "#matching-requests-rules",
+				srcRulesMatcher,
+				srcExclusion,
+				prExcludeReviews,
+				issueAuthnReviews,
+				docsGoodPractices,
 			},
 		},
 		Check: checkNeverSentResources,
@@ -128,13 +130,12 @@ func checkNeverSentResources(p *Pass) {
 					effect = "this rule has no effect"
 				}
 				p.Reportf(path, "%s %s never sent to admission webhooks; %s",
-					strings.Join(dead, ", "), isAre(len(dead)), effect)
+					listNames(dead, 3), isAre(len(dead)), effect)
 			}
 			if len(sentDangerous) > 0 {
-				p.Reportf(path, "%s %s sent to admission webhooks on Kubernetes %s (excluded only from 1.%d): "+
-					"a webhook that fails or denies them breaks authentication or authorization for the whole cluster; "+
-					"remove %s from the rule",
-					strings.Join(sentDangerous, ", "), isAre(len(sentDangerous)), p.Settings.KubeVersion,
+				p.Reportf(path, "%s %s sent to admission webhooks on Kubernetes %s (excluded only from 1.%d), so a "+
+					"failing webhook breaks authentication or authorization; remove %s from the rule",
+					listNames(sentDangerous, 3), isAre(len(sentDangerous)), p.Settings.KubeVersion,
 					virtualReviewsExcludedSince, itThem(len(sentDangerous)))
 			}
 		}

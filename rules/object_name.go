@@ -41,9 +41,10 @@ func init() {
 			Fix: "Use lowercase letters, digits, `-` and `.` only (at most 253 characters, starting and ending " +
 				"with a letter or digit), and do not end the name with `.static.k8s.io`.",
 			Sources: []string{
-				"webhook-facts.md §A.1 (A01, A03) and §A.10 (W2)",
-				"k8s.io/apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMeta",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/static_suffix.go",
+				srcObjectMeta,
+				srcStaticSuffix,
+				srcWarnings,
+				docsNames,
 			},
 		},
 		Check: checkObjectName,

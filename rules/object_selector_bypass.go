@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,22 +21,19 @@ func init() {
 			Why: "objectSelector is evaluated against the labels of the object in the request, and whoever " +
 				"creates or updates an object chooses its labels. On a webhook that enforces something, an " +
 				"objectSelector is therefore an opt-out held by the very person being checked.\n\n" +
-				"Which cases are bypasses:\n\n" +
-				"* **Exclusions** (`DoesNotExist`, `NotIn`) on a validating webhook, whatever its failurePolicy: " +
-				"every object is checked unless its author adds the label. This is a bypass (warning). " +
-				"Self-exclusions such as `app NotIn [my-webhook]`, meant to avoid a self-deadlock, are included: " +
-				"anyone can put that label on their pod.\n" +
-				"* **Exclusions on a mutating webhook that fails closed**: failing closed says the mutation must " +
-				"not be skipped while the backend is down, but an opt-out label may still be the intended " +
-				"feature switch (sidecar injectors such as Istio fail closed and document `sidecar.istio.io/inject: " +
-				"\"false\"`). A bypass only if the mutation enforces a policy, so these are reported as info.\n" +
-				"* **Inclusions** (`matchLabels`, `In`, `Exists`) on a validating webhook: only objects that " +
-				"carry the label are checked, so authors opt out by leaving it off. That is right when the " +
-				"label switches on the feature being validated (a credential Secret, a deletion-protected " +
-				"object) and a bypass when the webhook is meant to police every such object. The rule cannot " +
-				"tell the two apart and reports these as info.\n" +
-				"* Inclusions on a mutating webhook (opt-in injection), and any selector on a mutating webhook " +
-				"that fails open, are features the object's author is meant to control: not reported.\n\n" +
+				"Only **exclusions** (`DoesNotExist`, `NotIn`) on a validating webhook are reported, whatever " +
+				"its failurePolicy: every object is checked unless its author adds the label, so this is a bypass " +
+				"(warning).\n\n" +
+				"Not reported:\n\n" +
+				"* A self-exclusion that skips only the project's own pods (`app NotIn [my-webhook]` where the " +
+				"input's workloads in the backend's namespace carry `app: my-webhook`, or, without workloads in " +
+				"the input, where the value names the Service the webhook calls): it is what lets the backend " +
+				"come back (see self-deadlock).\n" +
+				"* Exclusions on a mutating webhook: an opt-out label is the usual feature switch (sidecar " +
+				"injectors such as Istio document `sidecar.istio.io/inject: \"false\"`).\n" +
+				"* Inclusions (`matchLabels`, `In`, `Exists`): they usually mark the objects a feature applies to " +
+				"(a credential Secret, a deletion-protected object). The linter cannot tell them from a bypass, " +
+				"and on real repositories they were the intended design.\n\n" +
 				"The `kubernetes.io/metadata.name` label of a Namespace is set by the API server, so selecting " +
 				"namespaces by it is not a bypass.",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
@@ -76,9 +74,10 @@ func init() {
 				"matchConditions on `request.userInfo`. If label-based exemptions are required, protect the " +
 				"label with a policy that restricts who may set it.",
 			Sources: []string{
-				"webhook-facts.md C06 (objectSelector is evaluated on the request's object; users who can set labels can opt out), D16, F07 (IBM/portieris#145: a selector added against self-deadlock became an enforcement bypass)",
-				"webhook-facts.md B12 (kubernetes.io/metadata.name set on every namespace), D14 (mutating webhooks should fail open)",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-objectselector",
+				docsWebhooks + "#matching-requests-objectselector",
+				srcObjectMatcher,
+				issueSelectorBypass,
+				docsGoodPractices,
 			},
 		},
 		Check: checkObjectSelectorBypass,
@@ -86,14 +85,19 @@ func init() {
 }
 
 func checkObjectSelectorBypass(p *Pass) {
+	// Only exclusions on validating webhooks are reported. On a mutating
+	// webhook an opt-out label is the usual feature switch (sidecar
+	// injection), and an opt-in selector on a validating webhook usually
+	// marks the objects the feature applies to (credential Secrets): the
+	// linter cannot tell those from a bypass, and on real repositories they
+	// were the intended design every time.
+	if p.Config.IsMutating() {
+		return
+	}
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if selectorEmpty(w.ObjectSelector) {
 			continue
-		}
-		mutating := p.Config.IsMutating()
-		if mutating && !w.FailsClosed() {
-			continue // an optional mutation the author may decline
 		}
 		path := w.Path().Child("objectSelector")
 		reqs := selectorRequirements(w.ObjectSelector, path)
@@ -101,37 +105,49 @@ func checkObjectSelectorBypass(p *Pass) {
 			continue // the selector never matches: selector-never-matches
 		}
 		namespacesOnly := onlyNamespaceObjects(w)
-		var inclusions []string
 		for _, r := range reqs {
 			if namespacesOnly && r.Key == "kubernetes.io/metadata.name" {
 				continue // set by the API server, not by the author
 			}
-			switch r.Operator {
-			case metav1.LabelSelectorOpDoesNotExist, metav1.LabelSelectorOpNotIn:
-				if mutating {
-					reportAtKey(p, diag.Info, r.Path, "%s fails closed but skips objects %s (objectSelector %q): "+
-						"whoever creates or updates an object can set that label and skip the mutation; fine for an "+
-						"opt-out feature such as sidecar injection, a bypass if the mutation enforces a policy (then "+
-						"exempt with a namespaceSelector on labels users cannot set, or matchConditions on "+
-						"request.userInfo, and validate the result)", quoteWebhook(w), excludedBy(r), r.String())
-					continue
-				}
-				p.Reportf(r.Path, "%s skips objects %s (objectSelector %q): whoever creates or updates an object "+
-					"can set that label and bypass this validating webhook; %s",
-					quoteWebhook(w), excludedBy(r), r.String(), exemptAdvice(w))
-			case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpExists:
-				if !mutating {
-					inclusions = append(inclusions, r.String())
-				}
+			if r.Operator != metav1.LabelSelectorOpDoesNotExist && r.Operator != metav1.LabelSelectorOpNotIn {
+				continue
 			}
-		}
-		if len(inclusions) > 0 {
-			reportAtKey(p, diag.Info, path, "%s only checks objects selected by %s: authors opt out by "+
-				"leaving the label off; fine if the label switches on the feature being validated, a bypass if "+
-				"every such object must be checked (then select with namespaceSelector or matchConditions)",
-				quoteWebhook(w), strings.Join(inclusions, ", "))
+			if excludesOwnPods(p.Input, w, r) {
+				continue // the self-exclusion self-deadlock asks for
+			}
+			p.Reportf(r.Path, "%s skips objects %s, a label their authors can set to bypass it; %s",
+				quoteWebhook(w), excludedBy(r), exemptAdvice(w))
 		}
 	}
+}
+
+// excludesOwnPods reports whether an exclusion r skips only the webhook
+// project's own pods, as a webhook must to let its backend come back
+// (self-deadlock): every excluded value is a label value of a workload in
+// the backend's namespace, or, when the input has none, the name of the
+// Service the webhook calls (or its prefix: app=foo behind Service
+// foo-webhook-service).
+func excludesOwnPods(in *Inventory, w *Webhook, r labelRequirement) bool {
+	ref := w.ClientConfig.Service
+	if r.Operator != metav1.LabelSelectorOpNotIn || ref == nil || len(r.Values) == 0 {
+		return false
+	}
+	var own []Workload
+	for _, wl := range in.Workloads {
+		if wl.Object.Namespace == ref.Namespace || wl.Object.Namespace == "" {
+			own = append(own, wl)
+		}
+	}
+	for _, v := range r.Values {
+		ownValue := slices.ContainsFunc(own, func(wl Workload) bool { return wl.PodLabels[r.Key] == v })
+		if len(own) == 0 {
+			ownValue = v != "" && (ref.Name == v || strings.HasPrefix(ref.Name, v+"-"))
+		}
+		if !ownValue {
+			return false
+		}
+	}
+	return true
 }
 
 // excludedBy describes the objects an exclusion requirement skips.
@@ -169,8 +185,7 @@ func onlyNamespaceObjects(w *Webhook) bool {
 // the rules reach namespaced ones.
 func exemptAdvice(w *Webhook) string {
 	if _, clusterOnly := clusterScopedOnly(w.Rules); clusterOnly {
-		return "exempt requests with matchConditions on request.userInfo instead (the resources are cluster-scoped, " +
-			"so a namespaceSelector cannot help)"
+		return "exempt requests by request.userInfo in matchConditions instead (cluster-scoped resources)"
 	}
-	return "exempt objects with a namespaceSelector on labels users cannot set, or with matchConditions on request.userInfo"
+	return "exempt by namespaceSelector or by request.userInfo in matchConditions instead"
 }

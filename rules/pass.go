@@ -155,7 +155,68 @@ func (p *Pass) ReportSeverity(sev diag.Severity, path *field.Path, msg string) {
 // them) with the rule's default severity.
 func (p *Pass) ReportFieldErrors(errs field.ErrorList) {
 	for _, e := range errs {
-		p.emit(Finding{Severity: p.rule.Severity, Path: e.Field, Message: e.Error()})
+		p.emit(Finding{Severity: p.rule.Severity, Path: e.Field, Message: conciseServerMessage(e.Error())})
+	}
+}
+
+// conciseServerMessage is the API server's text for a field error, made to
+// fit one line: without the regular expression of name errors and without
+// the positions and source excerpts of CEL compile errors. Nothing else of
+// the server's wording changes, so users can still search for it.
+func conciseServerMessage(msg string) string {
+	msg = withoutRegexp(msg)
+	if !strings.Contains(msg, celErrorPrefix) {
+		return msg
+	}
+	var kept []string
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "|") {
+			continue // the source line and the caret under it
+		}
+		kept = append(kept, withoutCELPosition(line))
+	}
+	return strings.Join(kept, "; ")
+}
+
+// celErrorPrefix starts each error cel-go prints: ERROR: <input>:1:19: …
+const celErrorPrefix = "ERROR: <input>:"
+
+// withoutCELPosition drops "ERROR: <input>:L:C: " from a line.
+func withoutCELPosition(line string) string {
+	i := strings.Index(line, celErrorPrefix)
+	if i < 0 {
+		return line
+	}
+	rest := line[i+len(celErrorPrefix):]
+	// Skip "L:C: ".
+	for range 2 {
+		j := strings.IndexByte(rest, ':')
+		if j < 0 || strings.Trim(rest[:j], "0123456789") != "" {
+			return line
+		}
+		rest = rest[j+1:]
+	}
+	return line[:i] + strings.TrimPrefix(rest, " ")
+}
+
+// regexpNote is how apimachinery's name validators end their messages.
+const regexpNote = ", regex used for validation is '"
+
+// withoutRegexp drops the regular expression apimachinery appends to name
+// errors ("…(e.g. 'example.com', regex used for validation is '…')"): the
+// rule above it says the same in words, and a pattern is no help in a
+// one-line message. Everything else of the server's text is kept.
+func withoutRegexp(msg string) string {
+	for {
+		i := strings.Index(msg, regexpNote)
+		if i < 0 {
+			return msg
+		}
+		end := strings.IndexByte(msg[i+len(regexpNote):], '\'')
+		if end < 0 {
+			return msg
+		}
+		msg = msg[:i] + msg[i+len(regexpNote)+end+1:]
 	}
 }
 

@@ -45,8 +45,8 @@ func init() {
 				"placeholder and lower the rule's severity for template folders (`--placeholders=info`). For caBundle, " +
 				"consider a CA injector (cert-manager's `cert-manager.io/inject-ca-from` annotation) instead of substitution.",
 			Sources: []string{
-				"webhook-facts.md D32, G12 (placeholder caBundle values in the wild)",
-				"corpus NOTES.md §7 (caBundle values are rarely real), §14 (envsubst-style files)",
+				docsWebhooks + "#contacting-the-webhook",
+				issueEmptyCABundle,
 			},
 		},
 		Check: checkPlaceholders,

@@ -27,8 +27,8 @@ func init() {
 			Fix: "Use one of the listed values with exactly this capitalization, or omit the field to get the " +
 				"default (`Fail`, `Equivalent`, `Never` in admissionregistration.k8s.io/v1).",
 			Sources: []string{
-				"webhook-facts.md §A.4 (A23–A25)",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go validateValidatingWebhook, validateMutatingWebhook",
+				srcValidation,
+				docsWebhooks + "#failure-policy",
 			},
 		},
 		Check: checkPolicyValues,

@@ -30,8 +30,9 @@ func init() {
 			Good: "webhooks:\n- name: pods.policy.example.com\n  admissionReviewVersions: [v1]",
 			Fix:  "List the versions your webhook server understands, most preferred first: usually `[v1]`.",
 			Sources: []string{
-				"webhook-facts.md §A.5 (A29–A32) and §B (B10)",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go validateAdmissionReviewVersions",
+				srcValidation,
+				srcDefaultsV1beta1,
+				docsWebhooks + "#request",
 			},
 		},
 		Check: checkReviewVersions,

@@ -47,11 +47,13 @@ func init() {
 			Fix: "List `v1` first. Keep `v1beta1` after it only if the webhook must also run on API servers " +
 				"older than 1.16.",
 			Sources: []string{
-				"webhook-facts.md A.5 (the server sends the first listed version it supports), C16 (the response must use the version sent), B10 (v1beta1 default [v1beta1])",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request",
+				docsWebhooks + "#request",
+				srcDefaultsV1beta1,
 			},
 		},
-		Check: checkReviewVersionsOrder,
+		// A v1beta1 default is fixed by moving to v1, which unserved-api-version asks for.
+		ExplainedBy: []Explanation{{Root: UnservedAPIVersionRule, DefaultsOnly: true}},
+		Check:       checkReviewVersionsOrder,
 	})
 }
 
@@ -66,17 +68,16 @@ func checkReviewVersionsOrder(p *Pass) {
 			// Neither (the review-versions server rule) or v1 only.
 		case v1 >= 0 && beta < v1:
 			p.Reportf(w.Path().Child("admissionReviewVersions").Index(beta),
-				"%s lists v1beta1 before v1: the API server sends the first version it supports, so the webhook "+
-					"receives deprecated v1beta1 AdmissionReviews although it accepts v1; list v1 first", quoteWebhook(w))
+				"%s lists v1beta1 before v1, so the API server sends it deprecated v1beta1 AdmissionReviews; "+
+					"list v1 first", quoteWebhook(w))
 		case v1 < 0 && len(w.AdmissionReviewVersions) == 0:
+			// On the webhook, not the field: the v1beta1 default decides.
 			p.Reportf(w.Path(),
-				"%s: admissionReviewVersions defaults to [v1beta1] in admissionregistration.k8s.io/v1beta1, so the "+
-					"webhook only receives the deprecated v1beta1 AdmissionReview; serve v1 and set "+
+				"%s receives only deprecated v1beta1 AdmissionReviews (the v1beta1 default); serve v1 and set "+
 					"admissionReviewVersions: [v1]", quoteWebhook(w))
 		case v1 < 0:
 			p.Reportf(w.Path().Child("admissionReviewVersions"),
-				"%s accepts only the deprecated v1beta1 AdmissionReview; serve v1 and list it first "+
-					"(admissionReviewVersions: [v1, v1beta1] while both are needed)", quoteWebhook(w))
+				"%s accepts only deprecated v1beta1 AdmissionReviews; serve v1 and list it first", quoteWebhook(w))
 		}
 	}
 }

@@ -56,12 +56,29 @@ type Rule struct {
 	Since    string // webhooklint version that introduced it
 	Doc      Doc
 	Options  []Option
+	// ExplainedBy lists the root causes that make this rule's findings
+	// redundant when they are reported on the same object: the engine then
+	// drops the finding and names it in the root's message (lint/causes.go).
+	ExplainedBy []Explanation
 	// DependsOnOverlay marks rules all of whose findings judge what a
 	// kustomize overlay changes (see Finding.DependsOnOverlay).
 	DependsOnOverlay bool
 	// Check runs once per webhook configuration. Rules whose findings come
 	// from a front end (YAML syntax, strict decoding) have a nil Check.
 	Check func(*Pass)
+}
+
+// Explanation is a root cause that, reported on the same object, explains
+// a rule's findings.
+type Explanation struct {
+	// Root is the rule whose finding is the cause.
+	Root string
+	// DefaultsOnly limits it to findings placed on a whole webhook
+	// (webhooks[i]) rather than on one of its fields. Rules place a finding
+	// there exactly when the field is unset and the API version's default
+	// decides, so only those follow from the root (a value written out
+	// stays wrong after the root is fixed).
+	DefaultsOnly bool
 }
 
 var (

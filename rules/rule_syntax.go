@@ -35,8 +35,8 @@ func init() {
 				"entries it covers, never both; operations are `CREATE`, `UPDATE`, `DELETE`, `CONNECT` or `*`; " +
 				"scope is `Cluster`, `Namespaced` or `*` (case-sensitive).",
 			Sources: []string{
-				"webhook-facts.md §A.3 (A08–A22) and its order-dependence notes",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go validateRuleWithOperations, validateRule, validateResources",
+				srcValidation,
+				docsWebhooks + "#matching-requests-rules",
 			},
 		},
 		Check: checkRuleSyntax,

@@ -19,8 +19,8 @@ func init() {
 			Good: "webhooks:\n- name: check.example.com\n  timeoutSeconds: 5\n  sideEffects: None\n  clientConfig:\n    caBundle: LS0tLS1CRUdJTi...",
 			Fix:  "Spell the field as the API defines it (webhooklint suggests the closest name), write each field once, and base64-encode the PEM bundle (`base64 -w0 ca.crt`).",
 			Sources: []string{
-				"webhook-facts §A (strict field validation, caBundle decoding)",
 				"https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
+				srcValidation,
 			},
 		},
 	})

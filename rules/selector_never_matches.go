@@ -60,8 +60,9 @@ func init() {
 			Fix: "Remove the contradicting requirement. For CONNECT requests drop the objectSelector and narrow " +
 				"with matchConditions on `request` (namespace, name, userInfo), or look the pod up in the webhook.",
 			Sources: []string{
-				"webhook-facts.md C06 (objectSelector: objects without metadata never match; CONNECT options objects), B12 (kubernetes.io/metadata.name on every namespace), G13",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#matching-requests-objectselector",
+				docsWebhooks + "#matching-requests-objectselector",
+				srcObjectMatcher,
+				srcNamespaceStrategy,
 			},
 		},
 		Check: checkSelectorNeverMatches,
@@ -102,7 +103,7 @@ func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelect
 func absentNamespaceName(reqs []labelRequirement) string {
 	for _, r := range reqs {
 		if r.Key == "kubernetes.io/metadata.name" && r.Operator == metav1.LabelSelectorOpDoesNotExist {
-			return fmt.Sprintf("%q excludes every namespace, the API server sets that label on all of them", r.String())
+			return fmt.Sprintf("%q excludes every namespace (the API server sets that label)", r.String())
 		}
 	}
 	return ""
@@ -139,16 +140,14 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 				}
 			}
 		}
-		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector can never match: the rules only match "+
-			"CONNECT requests (%s), whose options objects carry no labels, so the webhook is never called; remove "+
-			"the objectSelector and narrow with matchConditions on the request instead", quoteWebhook(w), listNames(what, 5))
+		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector never matches the label-free CONNECT "+
+			"requests its rules match (%s), so the webhook is never called; narrow with matchConditions instead",
+			quoteWebhook(w), listNames(what, 2))
 		return
 	}
 	for _, d := range dead {
-		p.Reportf(w.Path().Child("rules").Index(d.index), "%s: the objectSelector never matches the CONNECT requests "+
-			"of this rule (%s), whose options objects carry no labels, so the webhook is never called for them; "+
-			"move them to a webhook without objectSelector and narrow with matchConditions instead",
-			quoteWebhook(w), listNames(d.what, 5))
+		p.Reportf(w.Path().Child("rules").Index(d.index), "%s: objectSelector never matches the label-free CONNECT "+
+			"requests of this rule (%s); move them to a webhook without objectSelector", quoteWebhook(w), listNames(d.what, 2))
 	}
 }
 

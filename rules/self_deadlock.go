@@ -88,9 +88,11 @@ func init() {
 				"(`failurePolicy: Ignore`) also breaks the loop, at the price of not enforcing while the " +
 				"backend is down.",
 			Sources: []string{
-				"webhook-facts.md D08, D09, G08; incidents F04–F08",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-deadlocks-in-self-hosted-webhooks",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/#avoid-self-mutations",
+				docsWebhooks + "#avoiding-deadlocks-in-self-hosted-webhooks",
+				docsGoodPractices + "#avoid-self-mutations",
+				issueCNIDeadlock,
+				issueOwnReplicaSets,
+				issueSelectorBypass,
 			},
 		},
 		Check: checkSelfDeadlock,
@@ -193,7 +195,7 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 	// at startup (cert rotators in Gatekeeper, Kyverno, Knative), and Helm
 	// keeps its release records there, so repairing the install needs
 	// them too; their labels are unknown.
-	secrets := fmt.Sprintf("Secrets in namespace %q such as serving certificates and Helm release records", b.Namespace)
+	secrets := secretsWho
 	for _, op := range []admissionv1.OperationType{admissionv1.Create, admissionv1.Update} {
 		out = append(out, backendRequest{secrets, statusUpdate(mk(op, "", "secrets", "", &Labels{Partial: true}))})
 	}
@@ -214,6 +216,10 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 	}
 	return out
 }
+
+// secretsWho names the backend's Secrets in messages; what is done to them
+// (create, update) goes without saying.
+const secretsWho = "its Secrets (serving certificates, Helm releases)"
 
 // statusUpdate makes an update request carry the same labels old and new.
 func statusUpdate(r *Request) *Request {
@@ -314,35 +320,35 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 		return
 	case len(loops) == 1:
 		l := loops[0]
-		c := l.other.Config
 		p.Reportf(w.Path().Child("rules").Index(l.ours.rule),
-			"webhook fails closed and can intercept what the backend of webhook %q (%s %q) needs to come back: %s, "+
-				"while that webhook fails closed on what this webhook's backend needs: %s; "+
-				"when both backends are down neither can be recreated (dependency loop); "+
+			"webhook fails closed in a dependency loop with webhook %q: it blocks %s, and that webhook blocks %s; "+
 				"exclude each other's namespaces (%q, %q) or fail open",
-			l.other.Name, c.Kind, c.Meta.Name, hitList(l.ours.hits), hitList(l.theirs.hits), l.backend.Namespace, b.Namespace)
+			excerpt(l.other.Name, 60), briefHits(l.ours.hits), briefHits(l.theirs.hits), l.backend.Namespace, b.Namespace)
 	default:
 		// One finding per webhook however many backends it is caught up
 		// with: the fix (exclude their namespaces or fail open) is one edit.
-		const shown = 3
 		var partners, namespaces []string
-		for i, l := range loops {
+		for _, l := range loops {
 			namespaces = append(namespaces, strconv.Quote(l.backend.Namespace))
-			if i < shown {
-				partners = append(partners, fmt.Sprintf("webhook %q (%s %q), whose backend needs %s",
-					l.other.Name, l.other.Config.Kind, l.other.Config.Meta.Name, hitList(l.ours.hits)))
-			}
-		}
-		more := ""
-		if len(loops) > shown {
-			more = fmt.Sprintf(" and %d more", len(loops)-shown)
+			partners = append(partners, strconv.Quote(l.other.Name))
 		}
 		p.Reportf(w.Path().Child("rules").Index(loops[0].ours.rule),
-			"webhook fails closed in dependency loops with %d other backends: it can intercept what they need to come "+
-				"back while their webhooks fail closed on what this webhook's backend needs: %s%s; when these backends are "+
-				"down together none can be recreated; exclude their namespaces (%s) and have them exclude %q, or fail open",
-			len(loops), strings.Join(partners, "; "), more, strings.Join(namespaces, ", "), b.Namespace)
+			"webhook fails closed in dependency loops with %d webhooks (%s): each blocks what the other's backend "+
+				"needs to restart; exclude their namespaces (%s) and have them exclude %q, or fail open",
+			len(loops), listNames(partners, 2), listNames(namespaces, 2), b.Namespace)
 	}
+}
+
+// briefHits names the first request intercepted and the object it is for.
+func briefHits(hits []backendRequest) string {
+	s := hits[0].String()
+	if who := hits[0].who; who != "" {
+		s += " for " + who
+	}
+	if len(hits) > 1 {
+		s += fmt.Sprintf(" and %d more", len(hits)-1)
+	}
+	return s
 }
 
 // backendGroup is a backend in the input and the fail-closed webhooks it serves.
@@ -387,15 +393,6 @@ func loopCandidates(in *Inventory) []backendGroup {
 	}).([]backendGroup)
 }
 
-// hitList renders intercepted requests grouped by the object they serve.
-func hitList(hits []backendRequest) string {
-	var parts []string
-	for _, who := range uniqueWho(hits) {
-		parts = append(parts, fmt.Sprintf("%s (%s)", who, strings.Join(requestsOf(hits, who), ", ")))
-	}
-	return strings.Join(parts, "; ")
-}
-
 // requestsOf lists, once each, the intercepted requests made for who.
 func requestsOf(hits []backendRequest, who string) []string {
 	var reqs []string
@@ -410,33 +407,40 @@ func requestsOf(hits []backendRequest, who string) []string {
 func deadlockMessage(b backend, hits []backendRequest, conditional, base bool) string {
 	var parts []string
 	for _, who := range uniqueWho(hits) {
-		reqs := requestsOf(hits, who)
 		if who == "" {
-			reason := "the Service is not in the input"
+			reason := "Service not in the input"
 			if b.Service != nil {
-				reason = "no workload in the input matches the Service's selector"
+				reason = "no workload matches its Service"
 			}
-			who = fmt.Sprintf("pods in namespace %q, where its backend runs (%s)", b.Namespace, reason)
+			parts = append(parts, fmt.Sprintf("pods in %q (%s)", b.Namespace, reason))
+			continue
+		}
+		if who == secretsWho {
 			parts = append(parts, who)
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", who, strings.Join(reqs, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, listNames(requestsOf(hits, who), 3)))
+	}
+	if len(parts) > 2 {
+		parts = append(parts[:2], fmt.Sprintf("%d more", len(parts)-2))
 	}
 	var msg strings.Builder
-	msg.WriteString("webhook fails closed and can intercept what its own backend needs to come back: ")
+	msg.WriteString("webhook fails closed on what its backend needs to restart: ")
 	msg.WriteString(strings.Join(parts, "; "))
 	if conditional {
 		msg.WriteString(", unless its matchConditions exclude them")
 	}
-	msg.WriteString("; while no backend pod is ready these requests are rejected and the backend cannot be recreated; ")
+	if b.Namespace == "kube-system" || b.Namespace == "kube-node-lease" {
+		msg.WriteString(", in a namespace the cluster depends on")
+	}
 	if base {
 		// kustomize's namespace transformer rewrites the Service's
 		// namespace but not selector values: NotIn [system] would exclude
 		// a namespace that no longer exists once the overlay is applied.
-		msg.WriteString("in the overlay, exclude the namespace it deploys the backend into, or fail open")
+		msg.WriteString("; in the overlay, exclude the namespace the backend is deployed into, or fail open")
 		return msg.String()
 	}
-	fmt.Fprintf(&msg, "exclude namespace %q (namespaceSelector %s NotIn [%s]) or fail open", b.Namespace, LabelMetadataName, b.Namespace)
+	fmt.Fprintf(&msg, "; exclude namespace %q by namespaceSelector, or fail open", b.Namespace)
 	return msg.String()
 }
 

@@ -49,7 +49,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: Deployment "policy/policy" (CREATE pods); while no backend pod is ready`)
+		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: Deployment "policy/policy" (CREATE pods); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
@@ -101,7 +101,7 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook fails closed and can intercept what its own backend needs to come back: pods in namespace "policy", where its backend runs (the Service is not in the input); while no backend pod is ready these requests are rejected and the backend cannot be recreated; exclude namespace "policy" (namespaceSelector kubernetes.io/metadata.name NotIn [policy]) or fail open`)
+		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: pods in "policy" (Service not in the input); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
@@ -126,7 +126,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`Secrets in namespace "policy" such as serving certificates and Helm release records (CREATE secrets, UPDATE secrets); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices)`)
+		`warning webhooks[0].rules[0]: webhook fails closed on what its backend needs to restart: its Secrets (serving certificates, Helm releases); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {
@@ -164,9 +164,8 @@ webhooks:
 		in.Workloads = append(in.Workloads, w)
 	}
 	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil),
-		`warning webhooks[0].rules[0]: webhook fails closed and can intercept what the backend of webhook "policy.example.com" (ValidatingWebhookConfiguration "policy") needs to come back: Deployment "policy-system/policy" (CREATE pods), `+
-			`while that webhook fails closed on what this webhook's backend needs: Deployment "mesh-system/mesh" (CREATE pods); when both backends are down neither can be recreated (dependency loop)`)
-	expectFindings(t, runRuleFindings(t, "self-deadlock", policy, in, nil), `backend of webhook "mesh.example.com" (MutatingWebhookConfiguration "mesh")`)
+		`warning webhooks[0].rules[0]: webhook fails closed in a dependency loop with webhook "policy.example.com": it blocks CREATE pods for Deployment "policy-system/policy", and that webhook blocks CREATE pods for Deployment "mesh-system/mesh"; exclude each other's namespaces ("policy-system", "mesh-system") or fail open`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", policy, in, nil), `warning webhooks[0].rules[0]: webhook fails closed in a dependency loop with webhook "mesh.example.com": it blocks CREATE pods for Deployment "mesh-system/mesh", and that webhook blocks CREATE pods for Deployment "policy-system/policy"; exclude each other's namespaces ("mesh-system", "policy-system") or fail open`)
 
 	// One side failing open breaks the loop.
 	ignore := admissionv1.Ignore

@@ -46,9 +46,9 @@ var _ = register(&Rule{
 			"values, give it a selector that selects the webhook server's pods and a targetPort they declare, and make sure its pods are ready (`kubectl get endpointslices -l " +
 			"kubernetes.io/service-name=<name>`).",
 		Sources: []string{
-			"k8s.io/apiserver@v0.37.2/pkg/util/proxy/proxy.go (ResolveCluster, findServicePort)",
-			"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#service-reference",
-			"webhook-facts.md C11, C15, G09",
+			srcServiceProxy,
+			docsWebhooks + "#service-reference",
+			srcWebhookClient,
 		},
 	},
 	Check: checkServiceUnavailable,

@@ -28,8 +28,9 @@ func init() {
 			Fix: "Declare `sideEffects: None` if the webhook changes nothing outside the admitted object, or " +
 				"`NoneOnDryRun` if it skips its side effects when the request has `dryRun: true`.",
 			Sources: []string{
-				"webhook-facts.md §A.4 (A26, A27) and §B (B09)",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go (requireNoSideEffects)",
+				srcValidation,
+				srcDefaultsV1beta1,
+				docsWebhooks + "#side-effects",
 			},
 		},
 		Check: checkSideEffectsValue,

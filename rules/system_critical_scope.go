@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -43,6 +42,9 @@ func init() {
 				"opt-out label such as `control-plane DoesNotExist` that the namespace may carry) or a " +
 				"matchCondition on `request.namespace` or `request.userInfo.groups` is recognized. " +
 				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
+				"When the webhook's own backend runs in kube-system and self-deadlock reports it, the kube-system " +
+				"requests are that finding's (excluding the backend's namespace fixes both) and this rule reports " +
+				"only the rest.\n\n" +
 				"Like every finding on a configuration the API server accepts, this is a warning; the " +
 				"message says when the webhook reaches node heartbeats, leader election or (before 1.37) " +
 				"the authentication and authorization reviews, where an outage spreads to the whole " +
@@ -88,10 +90,14 @@ func init() {
 				"CertificateSigningRequests out of the rules (or exclude `system:nodes` with a " +
 				"matchCondition); or fail open (`failurePolicy: Ignore`) where enforcement is not critical.",
 			Sources: []string{
-				"webhook-facts.md D04, D05, D06, D07, D18, D22, D25, G07; incidents F01–F03, F10, F17",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#avoiding-operating-on-the-kube-system-namespace",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
-				"https://cloud.google.com/kubernetes-engine/docs/how-to/optimize-webhooks",
+				docsWebhooks + "#avoiding-operating-on-the-kube-system-namespace",
+				docsGoodPractices,
+				docsGKEWebhooks,
+				incidentGKEOutage,
+				issueLeaderElection,
+				issueNodeLeases,
+				issueAuthnReviews,
+				issueBroadRules,
 			},
 		},
 		Check: checkSystemCriticalScope,
@@ -111,12 +117,12 @@ type criticalTarget struct {
 	reqs          []*Request
 }
 
-const effectNodes = "nodes turn NotReady and their pods are evicted"
+const effectNodes = "nodes go NotReady"
 
 var (
-	fixNamespaces = fmt.Sprintf("exclude kube-system and kube-node-lease with namespaceSelector %s NotIn [kube-system, kube-node-lease]", LabelMetadataName)
-	fixCluster    = "narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude"
-	fixEvents     = "leave events out of the rules"
+	fixNamespaces = "exclude kube-system and kube-node-lease by namespaceSelector"
+	fixCluster    = "narrow the rules for cluster-scoped objects"
+	fixEvents     = "drop events from the rules"
 )
 
 var nodeUser = []string{"system:nodes", "system:authenticated"}
@@ -143,30 +149,30 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	}
 	const ks = "kube-system"
 	targets := []criticalTarget{
-		{what: "node Leases in kube-node-lease (kubelet heartbeats)", effect: effectNodes, reqs: []*Request{
+		{what: "node Leases (kubelet heartbeats)", effect: effectNodes, reqs: []*Request{
 			kubelet(req(admissionv1.Update, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 			kubelet(req(admissionv1.Create, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 		}},
-		{what: "Nodes (kubelet registration and status)", effect: effectNodes, fix: fixCluster, reqs: []*Request{
+		{what: "Nodes", effect: effectNodes, fix: fixCluster, reqs: []*Request{
 			kubelet(req(admissionv1.Update, "", "nodes", "status", "")),
 			kubelet(req(admissionv1.Update, "", "nodes", "", "")),
 			kubelet(req(admissionv1.Create, "", "nodes", "", "")),
 		}},
-		{what: "Leases in kube-system (leader election)", effect: "the scheduler and controller manager lose leadership",
+		{what: "kube-system Leases (leader election)", effect: "the scheduler and controller manager lose leadership",
 			reqs: createUpdate("coordination.k8s.io", "leases", ks)},
-		{what: "CertificateSigningRequests (kubelet certificate rotation)", fix: fixCluster, reqs: []*Request{
+		{what: "CSRs (kubelet certificates)", fix: fixCluster, reqs: []*Request{
 			req(admissionv1.Create, "certificates.k8s.io", "certificatesigningrequests", "", ""),
 		}},
-		{what: "Endpoints and EndpointSlices in kube-system", reqs: slices.Concat(
+		{what: "kube-system Endpoints(Slices)", reqs: slices.Concat(
 			createUpdate("", "endpoints", ks), createUpdate("discovery.k8s.io", "endpointslices", ks))},
-		{what: "objects in kube-system", listResources: true, reqs: slices.Concat(
+		{what: "kube-system objects", listResources: true, reqs: slices.Concat(
 			[]*Request{req(admissionv1.Create, "", "pods", "", ks), kubelet(req(admissionv1.Update, "", "pods", "status", ks))},
 			createUpdate("", "configmaps", ks), createUpdate("", "secrets", ks), createUpdate("", "services", ks),
 			[]*Request{kubelet(req(admissionv1.Create, "", "serviceaccounts", "token", ks))},
 			createUpdate("apps", "daemonsets", ks), createUpdate("apps", "deployments", ks),
 			createUpdate("apps", "replicasets", ks))},
 	}
-	events := criticalTarget{what: "Events (it intercepts the Events written about its own requests)", fix: fixEvents}
+	events := criticalTarget{what: "Events (also those about its own requests)", fix: fixEvents}
 	for _, g := range []string{"", "events.k8s.io"} {
 		for _, ns := range []string{ks, "default"} {
 			r := req(admissionv1.Create, g, "events", "", ns)
@@ -181,7 +187,7 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	targets = append(targets, events)
 	if !kube.AtLeast(virtualReviewsExcludedSince) {
 		targets = append(targets, criticalTarget{
-			what:   fmt.Sprintf("TokenReviews and SubjectAccessReviews (sent to webhooks before 1.%d)", virtualReviewsExcludedSince),
+			what:   "Token/SubjectAccessReviews",
 			effect: "authentication and authorization fail", fix: fixCluster,
 			reqs: []*Request{
 				req(admissionv1.Create, "authentication.k8s.io", "tokenreviews", "", ""),
@@ -198,19 +204,35 @@ func checkSystemCriticalScope(p *Pass) {
 		if !w.FailsClosed() || len(w.Rules) == 0 {
 			continue
 		}
+		ownedBySelfDeadlock := selfDeadlockNamespace(p, w)
 		// The finding depends only on what the webhook matches, so webhooks
 		// that repeat the same rules and selectors share one simulation.
 		type key struct {
 			matching string
 			kube     KubeVersion
+			except   string
 		}
-		msg := p.Input.Derived(key{matchingSignature(w, p.Input), p.Settings.KubeVersion}, func() any {
-			return criticalScopeMessage(w, sharedCriticalTargets(p.Input, p.Settings.KubeVersion))
+		msg := p.Input.Derived(key{matchingSignature(w, p.Input), p.Settings.KubeVersion, ownedBySelfDeadlock}, func() any {
+			return criticalScopeMessage(w, sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
 		}).(string)
 		if msg != "" {
 			p.Reportf(w.Path().Child("rules"), "%s", msg)
 		}
 	}
+}
+
+// selfDeadlockNamespace is the namespace of w's backend when it is one the
+// cluster depends on and self-deadlock reports w there: the requests in it
+// are that finding's (one cause, one finding), and its fix covers them.
+func selfDeadlockNamespace(p *Pass, w *Webhook) string {
+	ref := w.ClientConfig.Service
+	if ref == nil || (ref.Namespace != "kube-system" && ref.Namespace != "kube-node-lease") {
+		return ""
+	}
+	if len(intercepts(w, findBackend(p.Input, ref), p.Input).hits) == 0 {
+		return ""
+	}
+	return ref.Namespace
 }
 
 // sharedCriticalTargets is criticalTargets, built once per run and version.
@@ -221,15 +243,19 @@ func sharedCriticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 
 // criticalScopeMessage simulates the catalog against one webhook and says
 // what it can intercept, or returns "" when it intercepts none of it.
-func criticalScopeMessage(w *Webhook, targets []criticalTarget) string {
+// Requests in namespace except are left to self-deadlock.
+func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) string {
 	simulator := w.Simulator()
-	var hits []string
+	var hits, short []string // short: without the parenthesized details
 	var effects []string
 	var fixes []string
 	conditional := false
 	for _, t := range targets {
 		var hitResources []string
 		for _, r := range t.reqs {
+			if except != "" && r.Namespace == except {
+				continue
+			}
 			sim := simulator.Simulate(r)
 			if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
 				continue
@@ -250,9 +276,14 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget) string {
 		}
 		what := t.what
 		if t.listResources {
+			if len(hitResources) > 3 {
+				hitResources = append(hitResources[:3], "…")
+			}
 			what += " (" + strings.Join(hitResources, ", ") + ")"
 		}
 		hits = append(hits, what)
+		name, _, _ := strings.Cut(t.what, " (")
+		short = append(short, name)
 		if t.effect != "" && !slices.Contains(effects, t.effect) {
 			effects = append(effects, t.effect)
 		}
@@ -267,22 +298,32 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget) string {
 	if len(hits) == 0 {
 		return ""
 	}
+	// Details only for one or two families: the fix is the same however
+	// many there are, and the line stays readable.
 	var msg strings.Builder
-	msg.WriteString("webhook fails closed and can intercept requests the cluster depends on: ")
-	msg.WriteString(strings.Join(hits, "; "))
-	if matchesEverything(w.Rules) {
-		msg.WriteString(" (its rules match every resource)")
+	msg.WriteString("webhook fails closed on what the cluster needs: ")
+	if len(hits) > 2 {
+		msg.WriteString(strings.Join(short, ", "))
+	} else {
+		msg.WriteString(strings.Join(hits, "; "))
 	}
 	if conditional {
 		msg.WriteString(", unless its matchConditions exclude them")
 	}
-	msg.WriteString("; while it is down or slow these requests are rejected")
 	if len(effects) > 0 {
-		msg.WriteString(", so " + strings.Join(effects, ", "))
+		msg.WriteString("; if it is down, " + effects[0])
 	}
+	if matchesEverything(w.Rules) && !slices.Contains(fixes, fixCluster) {
+		fixes = append(fixes, fixCluster) // rules for everything: narrowing them is the fix
+	}
+	// The first fix, namespaces before the rest, and failing open.
 	slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
-	fixes = append(fixes, "or fail open")
-	msg.WriteString("; " + strings.Join(fixes, ", "))
+	switch {
+	case len(fixes) > 1 && fixes[0] == fixNamespaces:
+		msg.WriteString("; exclude kube-system and kube-node-lease, narrow the rules, or fail open")
+	default:
+		msg.WriteString("; " + fixes[0] + ", or fail open")
+	}
 	return msg.String()
 }
 

@@ -27,16 +27,11 @@ const everythingRules = `
 
 func TestSystemCriticalScopeEverything(t *testing.T) {
 	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
-	expectFindings(t, got, "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: "+
-		"node Leases in kube-node-lease (kubelet heartbeats); Nodes (kubelet registration and status); Leases in kube-system (leader election); "+
-		"CertificateSigningRequests (kubelet certificate rotation); Endpoints and EndpointSlices in kube-system; "+
-		"objects in kube-system (pods, pods/status, configmaps, secrets, services, serviceaccounts/token, daemonsets.apps, deployments.apps, replicasets.apps); "+
-		"Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
-		"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted, the scheduler and controller manager lose leadership; exclude kube-system and kube-node-lease with namespaceSelector kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease], "+
-		"narrow the rules or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, leave events out of the rules, or fail open")
+	expectFindings(t, got, "warning webhooks[0].rules: webhook fails closed on what the cluster needs: "+
+		"node Leases, Nodes, kube-system Leases, CSRs, kube-system Endpoints(Slices), kube-system objects, Events; "+
+		"if it is down, nodes go NotReady; exclude kube-system and kube-node-lease, narrow the rules, or fail open")
 	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
-	expectFindings(t, on136, "TokenReviews and SubjectAccessReviews (sent to webhooks before 1.37) (its rules match every resource); "+
-		"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted, the scheduler and controller manager lose leadership, authentication and authorization fail;")
+	expectFindings(t, on136, "kube-system objects, Events, Token/SubjectAccessReviews; if it is down")
 }
 
 func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) {
@@ -46,10 +41,8 @@ func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) 
     - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil),
-		"warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: Nodes (kubelet registration and status); "+
-			"CertificateSigningRequests (kubelet certificate rotation); Events (it intercepts the Events written about its own requests) (its rules match every resource); "+
-			"while it is down or slow these requests are rejected, so nodes turn NotReady and their pods are evicted; narrow the rules "+
-			"or add matchConditions for cluster-scoped objects, which namespaceSelector cannot exclude, leave events out of the rules, or fail open")
+		"warning webhooks[0].rules: webhook fails closed on what the cluster needs: Nodes, CSRs, Events; "+
+			"if it is down, nodes go NotReady; narrow the rules for cluster-scoped objects, or fail open")
 }
 
 func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
@@ -65,7 +58,7 @@ func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil))
 	// The Namespace in the input says it does not carry it.
 	in := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
-	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: objects in kube-system (pods); while")
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed on what the cluster needs: kube-system objects (pods); exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
 }
 
 func TestSystemCriticalScopeMatchConditions(t *testing.T) {
@@ -84,7 +77,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
-		"warning webhooks[0].rules: webhook fails closed and can intercept requests the cluster depends on: node Leases in kube-node-lease (kubelet heartbeats); Leases in kube-system (leader election), unless its matchConditions exclude them")
+		"warning webhooks[0].rules: webhook fails closed on what the cluster needs: node Leases (kubelet heartbeats); kube-system Leases (leader election), unless its matchConditions exclude them; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {

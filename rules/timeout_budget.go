@@ -103,9 +103,10 @@ func init() {
 				"fewer webhooks see the same request, merge webhooks of one backend, or drop `IfNeeded` where " +
 				"reinvocation is not needed.",
 			Sources: []string{
-				"webhook-facts.md C12 (per-call timeouts inside the request deadline; Ignore cannot save an expired request), C13 (mutating webhooks run serially, validating in parallel), C14 (IfNeeded reinvocation at most once more)",
-				"webhook-facts.md C04, C05 (rule matching and matchPolicy Equivalent), D23, D31, G07",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#timeouts",
+				docsWebhooks + "#timeouts",
+				srcMutatingCalls,
+				srcServerConfig,
+				srcGenericWebhook,
 			},
 		},
 		Options: []Option{{
@@ -146,17 +147,15 @@ func checkTimeoutBudget(p *Pass) {
 	for _, b := range chain.mutating {
 		steps = append(steps, describeCost(b))
 	}
-	mutating := "mutating " + listNames(steps, 8)
-	if len(steps) > 1 {
-		mutating += " run one after another"
-	}
-	msg := fmt.Sprintf("in the worst case admission webhooks hold a %s request for %d s, %s the API server's %d s "+
-		"request deadline: %s", chain.request, chain.total, reachOrExceed(chain.total, deadline), deadline, mutating)
+	mutating := "mutating " + listNames(steps, 2)
 	if chain.validating != nil {
-		msg += fmt.Sprintf(", then validating %s", describeCost(*chain.validating))
+		mutating += ", validating " + describeCost(*chain.validating)
 	}
-	msg += "; the request times out before failurePolicy applies, so even Ignore does not help; lower " +
-		"timeoutSeconds or narrow the rules so fewer webhooks match the same request"
+	// The scope of a custom resource's request class is detail here.
+	request := excerpt(strings.Replace(chain.request.String(), " (namespaced)", "", 1), 60)
+	msg := fmt.Sprintf("%s requests can wait %d s in webhooks, %s the %d s deadline, failing even under "+
+		"Ignore (%s); lower timeoutSeconds or narrow the rules",
+		request, chain.total, reachOrExceed(chain.total, deadline), deadline, mutating)
 	path := first.Path().Child("timeoutSeconds")
 	if first.TimeoutSeconds == nil {
 		path = first.Path()
@@ -173,14 +172,11 @@ func reachOrExceed(total, deadline int) string {
 
 func describeCost(b budgetWebhook) string {
 	t := b.w.EffectiveTimeout()
-	s := fmt.Sprintf("%q (%d s", b.w.Name, t)
+	s := fmt.Sprintf("%q %d s", excerpt(b.w.Name, 40), t)
 	if b.cost > int(t) {
-		s += ", twice with reinvocationPolicy IfNeeded"
+		s = fmt.Sprintf("%q 2×%d s (IfNeeded)", excerpt(b.w.Name, 40), t)
 	}
-	if b.w.TimeoutSeconds == nil {
-		s += ", default timeout"
-	}
-	return s + ")"
+	return s
 }
 
 // The worst chain depends only on the input and the deadline, but the rule

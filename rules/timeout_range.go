@@ -21,8 +21,8 @@ func init() {
 			Fix: "Pick a value from 1 to 30; keep it small (a few seconds), since every matching request waits " +
 				"for the webhook.",
 			Sources: []string{
-				"webhook-facts.md §A.4 (A28)",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go",
+				srcValidation,
+				docsWebhooks + "#timeouts",
 			},
 		},
 		Check: checkTimeoutRange,

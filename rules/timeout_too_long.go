@@ -50,9 +50,13 @@ func init() {
 				"10 s) and make the backend answer well within it; or, if a slow answer is acceptable to skip, " +
 				"fail open with `failurePolicy: Ignore`.",
 			Sources: []string{
-				"webhook-facts.md D03, D31 (small timeouts; timeout ≥ caller deadline), B05 (v1 default 10 s, v1beta1 30 s), C12",
-				"webhook-facts.md F01 (GKE outage with a 30 s v1beta1 default), F03 (leader election lost behind a slow webhook), F16 (timeouts near 30 s block managed upgrades)",
-				"https://kubernetes.io/docs/concepts/cluster-administration/admission-webhooks-good-practices/",
+				docsGoodPractices,
+				docsWebhooks + "#timeouts",
+				srcDefaultsV1,
+				srcDefaultsV1beta1,
+				incidentGKEOutage,
+				issueGatekeeperLeases,
+				issueUpgradeTimeouts,
 			},
 		},
 		Options: []Option{{
@@ -60,7 +64,9 @@ func init() {
 			Doc:     "largest effective timeoutSeconds accepted for a webhook that fails closed",
 			Default: 10,
 		}},
-		Check: checkTimeoutTooLong,
+		// A v1beta1 default is fixed by moving to v1, which unserved-api-version asks for.
+		ExplainedBy: []Explanation{{Root: UnservedAPIVersionRule, DefaultsOnly: true}},
+		Check:       checkTimeoutTooLong,
 	})
 }
 
@@ -74,14 +80,13 @@ func checkTimeoutTooLong(p *Pass) {
 		}
 		path, why := w.Path().Child("timeoutSeconds"), ""
 		if w.TimeoutSeconds == nil {
-			path, why = w.Path(), " (the admissionregistration.k8s.io/v1beta1 default, timeoutSeconds is not set)"
+			// On the webhook, not the field: the version's default decides.
+			path, why = w.Path(), " (the v1 default)"
+			if p.Config.IsV1beta1() {
+				why = " (the v1beta1 default)"
+			}
 		}
-		policy := "failurePolicy: Fail"
-		if w.FailurePolicy == nil {
-			policy = "failurePolicy Fail by default"
-		}
-		p.Reportf(path, "%s fails closed (%s) with timeoutSeconds %d%s: while its backend is down or slow, every "+
-			"matching request waits %d s and is then rejected; set timeoutSeconds to %d or less, or fail open if "+
-			"skipping the webhook is acceptable", quoteWebhook(w), policy, t, why, t, limit)
+		p.Reportf(path, "%s fails closed with timeoutSeconds %d%s: if its backend is down, requests hang %d s, "+
+			"then fail; set it to %d or less, or fail open", quoteWebhook(w), t, why, t, limit)
 	}
 }

@@ -2,9 +2,13 @@ package rules
 
 import "github.com/webhooklint/webhooklint/diag"
 
+// UnservedAPIVersionRule is the name of the rule the front end reports a
+// removed or never-served apiVersion under.
+const UnservedAPIVersionRule = "unserved-api-version"
+
 func init() {
 	register(&Rule{
-		Name:     "unserved-api-version",
+		Name:     UnservedAPIVersionRule,
 		Summary:  "webhook configurations are served only in admissionregistration.k8s.io/v1 (v1beta1 was removed in 1.22)",
 		Severity: diag.Warning,
 		Category: Server,
@@ -21,8 +25,9 @@ func init() {
 			Good: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nwebhooks:\n- name: check.example.com\n  failurePolicy: Ignore      # what v1beta1 did implicitly\n  sideEffects: None\n  admissionReviewVersions: [v1]",
 			Fix:  "Move to v1 and write out the v1beta1 defaults you relied on.",
 			Sources: []string{
-				"webhook-facts §A.9 (A57) and §B",
-				"https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-22",
+				docsDeprecation,
+				srcDefaultsV1beta1,
+				srcDefaultsV1,
 			},
 		},
 	})

@@ -42,9 +42,9 @@ var _ = register(&Rule{
 		Fix: "Use the names `kubectl api-resources` prints: lowercase plural resources, the group without " +
 			"version, and versions the group serves. Install the CRD first if the resource comes from one.",
 		Sources: []string{
-			"k8s.io/apiserver@v0.37.2/pkg/admission/plugin/webhook/predicates/rules/rules.go (Matcher.Matches)",
-			"k8s.io/apiserver@v0.37.2/pkg/admission/plugin/webhook/generic/webhook.go (ShouldCallHook, equivalent resources)",
-			"webhook-facts.md A.3 (names not validated), C04, C05, G04",
+			srcRulesMatcher,
+			srcGenericWebhook,
+			docsWebhooks + "#matching-requests-matchpolicy",
 		},
 	},
 	Check: checkUnservedResources,

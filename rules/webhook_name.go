@@ -25,9 +25,8 @@ func init() {
 			Fix: "Name each webhook after what it does under a domain you own (`validate-pods.policy.example.com`), " +
 				"lowercase only, and give every webhook in a configuration its own name.",
 			Sources: []string{
-				"webhook-facts.md §A.2 (A04–A07)",
-				"k8s.io/apimachinery/pkg/util/validation IsFullyQualifiedName",
-				"kubernetes@v1.37.2/pkg/apis/admissionregistration/validation/validation.go",
+				srcNameValidation,
+				srcValidation,
 			},
 		},
 		Check: checkWebhookName,

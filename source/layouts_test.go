@@ -26,7 +26,7 @@ func layoutProjects(t *testing.T) (dir string, projects []string) {
 	if err != nil {
 		t.Skipf("layouts corpus not available: %v", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		name, _, _ := strings.Cut(sc.Text(), "\t")

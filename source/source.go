@@ -321,13 +321,17 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 			found = append(found, l)
 		}
 	}
+	usingOf := map[string][]int{} // the units reading each file, asked once per file
 	for _, l := range found {
 		d := l.d
-		var using []int
-		for i, u := range units {
-			if !results[i].failed && u.covers(l.abs) {
-				using = append(using, i)
+		using, known := usingOf[l.abs]
+		if !known {
+			for i, u := range units {
+				if !results[i].failed && u.covers(l.abs) {
+					using = append(using, i)
+				}
 			}
+			usingOf[l.abs] = using
 		}
 		if len(using) > 1 && !containsAll(l.units, using) {
 			var labels []string

@@ -8,10 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // unitKind says how a unit is loaded.
@@ -49,6 +50,9 @@ type unit struct {
 	// folder again. cycleAt is its entry that starts the cycle.
 	cycle   []string
 	cycleAt kustomize.Pos
+	// fileAbs is file's absolute path, once computed (covers is asked for
+	// every finding and unit: filepath.Abs each time was most of a run).
+	fileAbs string
 }
 
 // key identifies a unit: the same chart rendered with other values is
@@ -105,7 +109,13 @@ func (u *unit) covers(abs string) bool {
 		}
 		return false
 	}
-	return !u.file.Stdin && absPath(u.file.Name) == abs
+	if u.file.Stdin {
+		return false
+	}
+	if u.fileAbs == "" {
+		u.fileAbs = absPath(u.file.Name)
+	}
+	return u.fileAbs == abs
 }
 
 // discovery finds the units each file belongs to. It reads kustomization

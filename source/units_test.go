@@ -163,10 +163,10 @@ func TestBaseWithoutOverlay(t *testing.T) {
 	res := run(t, []string{writeTree(t, files)}, source.Options{})
 	notes := 0
 	for _, d := range res.Diagnostics {
-		switch {
-		case d.Rule == rules.KustomizeBaseRule:
+		switch d.Rule {
+		case rules.KustomizeBaseRule:
 			notes++
-		case d.Rule == "self-deadlock" || d.Rule == "system-critical-scope":
+		case "self-deadlock", "system-critical-scope":
 			if d.Severity != diag.Info {
 				t.Errorf("overlay-dependent finding not at info: %s", dump([]diag.Diagnostic{d}))
 			}
@@ -199,7 +199,7 @@ func TestKustomizeDeprecationsCaptured(t *testing.T) {
 	os.Stderr = w
 	res, lintErr := source.Lint([]string{root}, nil, "", lint.Options{Jobs: 1}, source.Options{})
 	os.Stderr = saved
-	w.Close()
+	_ = w.Close()
 	leaked, _ := io.ReadAll(r)
 	if lintErr != nil {
 		t.Fatal(lintErr)

@@ -1,4 +1,4 @@
-// Command release builds webhooklint's release artefacts: static,
+// Command release builds webhooklint's release artifacts: static,
 // reproducible, version-stamped binaries for every supported platform,
 // their archives (tar.gz; zip for Windows) and a SHA-256 checksums file.
 //
@@ -69,7 +69,7 @@ func ArchiveName(version string, t Target) string {
 
 func main() {
 	version := flag.String("version", envOr("VERSION", "0.0.0-snapshot"), "version to stamp (a tag such as v1.2.3)")
-	out := flag.String("out", "dist", "folder for the artefacts (emptied first)")
+	out := flag.String("out", "dist", "folder for the artifacts (emptied first)")
 	targets := flag.String("targets", "all", "comma-separated GOOS/GOARCH list, \"all\", or \"host\"")
 	binariesOnly := flag.Bool("binaries-only", false, "build the binaries without archives and checksums")
 	flag.Parse()

@@ -37,7 +37,7 @@ func releaseArtefacts(t *testing.T) string {
 		cmd := exec.Command("go", "run", "./hack/release", "-version", releaseVersion, "-targets", "host", "-out", releaseDir)
 		cmd.Dir = repoRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			releaseErr = fmt.Errorf("hack/release: %v\n%s", err, out)
+			releaseErr = fmt.Errorf("hack/release: %w\n%s", err, out)
 		}
 	})
 	if releaseErr != nil {

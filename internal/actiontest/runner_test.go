@@ -87,10 +87,10 @@ var ifRE = regexp.MustCompile(`^steps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]
 // condition evaluates a step's if: as the runner would.
 func condition(t *testing.T, s step, ctx map[string]string, failed bool) bool {
 	t.Helper()
-	switch {
-	case s.If == "":
+	switch s.If {
+	case "":
 		return !failed
-	case s.If == "always()":
+	case "always()":
 		return true
 	}
 	m := ifRE.FindStringSubmatch(s.If)

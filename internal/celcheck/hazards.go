@@ -85,6 +85,13 @@ type Hazard struct {
 	// only), and Container the map holding it when that map may itself be
 	// absent (object.metadata.labels for a label).
 	Missing, Container string
+	// ErrorMeansFalse: every failing read of this hazard sits where a
+	// guarded read (has(…) && …) would make the condition false, never
+	// true: under failurePolicy Ignore the error skips the webhook exactly
+	// as the guarded condition would (labels['app'] == 'x' on an unlabeled
+	// object), so it is harmless. A read under a negation (!, !=), in a
+	// ternary's condition or in a comprehension is not.
+	ErrorMeansFalse bool
 
 	path string // the access path key, to merge reads of one chain
 }
@@ -169,7 +176,7 @@ func analyze(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
 		return nil, false
 	}
 	var out []Hazard
-	reported := map[hazardKey]bool{}
+	reported := map[hazardKey]int{} // index in out
 	index := make(map[string]int, len(atoms))
 	for i, a := range atoms {
 		index[a] = i
@@ -200,11 +207,13 @@ func analyze(progs []*program, shapes []RequestShape) ([]Hazard, bool) {
 			}
 			for _, h := range total.errs {
 				k := hazardKey{h.prog.index, h.kind, h.subject}
-				if reported[k] {
+				if at, ok := reported[k]; ok {
+					out[at].ErrorMeansFalse = out[at].ErrorMeansFalse && h.prog.errorMeansFalse(h.node)
 					continue
 				}
-				reported[k] = true
-				hz := Hazard{Condition: h.prog.index, Kind: h.kind, Expr: h.prog.text(h.node), Offset: h.prog.offset(h.node), Shape: shape, path: h.subject}
+				reported[k] = len(out)
+				hz := Hazard{Condition: h.prog.index, Kind: h.kind, Expr: h.prog.text(h.node), Offset: h.prog.offset(h.node), Shape: shape, path: h.subject,
+					ErrorMeansFalse: h.prog.errorMeansFalse(h.node)}
 				if h.kind == MissingKey {
 					hz.Missing = hz.Expr
 				}
@@ -836,4 +845,68 @@ func namespaceObjectUse(r Result) string {
 		return ""
 	}
 	return p.text(found)
+}
+
+// errorMeansFalse reports whether node sits in a positive position of the
+// condition: reached from the root through no negation (!, !=), not
+// through a ternary's condition and not inside a comprehension, so a
+// guarded read would make it false.
+func (p *program) errorMeansFalse(node celast.Expr) bool {
+	found, positive := polarity(p.root, node.ID(), true)
+	return found && positive
+}
+
+// polarity finds node id under e and says whether its position is
+// positive (see errorMeansFalse).
+func polarity(e celast.Expr, id int64, positive bool) (found, pos bool) {
+	if e.ID() == id {
+		return true, positive
+	}
+	var children []celast.Expr
+	flip := false
+	switch e.Kind() {
+	case celast.SelectKind:
+		children = []celast.Expr{e.AsSelect().Operand()}
+	case celast.CallKind:
+		call := e.AsCall()
+		if call.IsMemberFunction() {
+			children = append(children, call.Target())
+		}
+		children = append(children, call.Args()...)
+		switch call.FunctionName() {
+		case operators.LogicalNot, operators.NotEquals:
+			flip = true
+		case operators.Conditional:
+			if f, _ := polarity(call.Args()[0], id, positive); f {
+				return true, false
+			}
+			children = call.Args()[1:]
+		}
+	case celast.ComprehensionKind:
+		// An absent range may mean true (all) or false (exists): unknown.
+		c := e.AsComprehension()
+		for _, part := range []celast.Expr{c.IterRange(), c.AccuInit(), c.LoopCondition(), c.LoopStep(), c.Result()} {
+			if f, _ := polarity(part, id, positive); f {
+				return true, false
+			}
+		}
+		return false, false
+	case celast.ListKind:
+		children = e.AsList().Elements()
+	case celast.MapKind:
+		for _, en := range e.AsMap().Entries() {
+			me := en.AsMapEntry()
+			children = append(children, me.Key(), me.Value())
+		}
+	case celast.StructKind:
+		for _, f := range e.AsStruct().Fields() {
+			children = append(children, f.AsStructField().Value())
+		}
+	}
+	for _, c := range children {
+		if f, pos := polarity(c, id, positive != flip); f {
+			return true, pos
+		}
+	}
+	return false, false
 }

@@ -309,3 +309,34 @@ func TestHazardDetails(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorMeansFalse: a failing read where a guarded read would make the
+// condition false (so failurePolicy Ignore skipping the webhook changes
+// nothing) against reads under a negation, in a ternary's condition or in a
+// comprehension.
+func TestErrorMeansFalse(t *testing.T) {
+	c := mustFor(t, MaxKubeMinor)
+	for expr, want := range map[string]bool{
+		`object.metadata.labels["color"] == "red"`:                                          true,
+		`object.metadata.labels.app == "web" && request.namespace == "default"`:             true,
+		`request.namespace == "default" || object.metadata.labels.app in ["a", "b"]`:        true,
+		`object.metadata.labels["env"].startsWith("prod")`:                                  true,
+		`!(object.metadata.labels["app"] == "web")`:                                         false,
+		`object.metadata.labels["app"] != "web"`:                                            false,
+		`!!(object.metadata.labels["app"] == "web")`:                                        true,
+		`object.metadata.labels["app"] == "web" ? true : false`:                             false,
+		`object.metadata.labels["app"] == "web" && !(object.metadata.labels["app"] == "x")`: false,
+		`object.metadata.labels.all(k, k.startsWith("a"))`:                                  false,
+	} {
+		hz := RuntimeHazards([]Result{c.Compile(expr)}, []RequestShape{{"CREATE", false, true}})
+		if len(hz) == 0 {
+			t.Errorf("%s: no hazard", expr)
+			continue
+		}
+		for _, h := range hz {
+			if h.ErrorMeansFalse != want {
+				t.Errorf("%s: %s ErrorMeansFalse = %v, want %v", expr, h.Expr, h.ErrorMeansFalse, want)
+			}
+		}
+	}
+}

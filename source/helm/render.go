@@ -11,6 +11,7 @@ package helm
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -291,15 +292,20 @@ func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]st
 			out map[string]string
 			err error
 		}
+		// The context lets Helm stop between templates; the select below
+		// still bounds a template that never returns.
+		ctx, cancel := context.WithTimeout(context.Background(), RenderTimeout+5*time.Second)
 		done := make(chan result, 1)
 		go func() {
-			out, err := eng.Render(c, top)
+			out, err := eng.RenderWithContext(ctx, c, top)
 			done <- result{out, err}
 		}()
 		var r result
 		select {
 		case r = <-done:
-		case <-time.After(RenderTimeout + 5*time.Second):
+			cancel()
+		case <-ctx.Done():
+			cancel()
 			// A loop that calls no template function cannot be stopped:
 			// the render is abandoned (its goroutine ends with the
 			// process; the memory watchdog bounds what it takes).

@@ -1,0 +1,261 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// One cause, one finding. A user reads every finding as "fix this", so a
+// finding that only follows from another one on the same object is
+// dropped and counted in the message of the finding that explains it, and
+// a finding repeated many times in one object is shown a bounded number of
+// times. What explains what is declared in one place each:
+//
+//   - a rule's ExplainedBy metadata (rules.Rule): for example, findings
+//     that follow from a v1beta1 default are explained by
+//     unserved-api-version on the same object;
+//   - a server error (a Server rule or strict decoding at error severity) explains
+//     every practice finding on its field or below it: the object is
+//     rejected for that field, so advice about the same field is moot.
+//
+// Rules that can tell causes apart only from their own data (one caBundle
+// finding per configuration, self-deadlock before system-critical-scope)
+// do it themselves; see those rules.
+
+// maxPerCause is how many findings of one rule with the same message shape
+// one object shows; the rest are summed up in one finding.
+const maxPerCause = 20
+
+// explainCauses applies both steps to diagnostics sorted by diag.Compare
+// and returns them sorted.
+func explainCauses(ds []diag.Diagnostic) []diag.Diagnostic {
+	return diag.Normalize(capRepeats(dropExplained(ds)))
+}
+
+// objectOf groups diagnostics by the object they are about.
+type objectOf struct {
+	file, object string
+}
+
+func keyOf(d *diag.Diagnostic) objectOf {
+	k := objectOf{file: d.File}
+	if o := d.Object; o != nil {
+		k.object = o.APIVersion + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
+	}
+	return k
+}
+
+// dropExplained removes explained findings and notes them on their roots.
+func dropExplained(ds []diag.Diagnostic) []diag.Diagnostic {
+	// Candidate roots per object: indexes by rule, and server errors.
+	type roots struct {
+		byRule map[string][]int
+		errors []int
+	}
+	perObject := map[objectOf]*roots{}
+	for i := range ds {
+		d := &ds[i]
+		if d.Object == nil {
+			continue
+		}
+		k := keyOf(d)
+		r := perObject[k]
+		if r == nil {
+			r = &roots{byRule: map[string][]int{}}
+			perObject[k] = r
+		}
+		r.byRule[d.Rule] = append(r.byRule[d.Rule], i)
+		if isServerError(d) && d.Path != "" {
+			r.errors = append(r.errors, i)
+		}
+	}
+	explains := map[int][]string{} // root index → rules of the findings it explains
+	dropped := make([]bool, len(ds))
+	for i := range ds {
+		d := &ds[i]
+		if d.Object == nil {
+			continue
+		}
+		r := perObject[keyOf(d)]
+		if root := explainingRoot(i, ds, r.byRule, r.errors); root >= 0 {
+			dropped[i] = true
+			explains[root] = append(explains[root], d.Rule)
+		}
+	}
+	if len(explains) == 0 {
+		return ds
+	}
+	out := ds[:0]
+	for i := range ds {
+		if dropped[i] {
+			continue
+		}
+		d := ds[i]
+		if rs, ok := explains[i]; ok {
+			d.Message = alsoCauses(d.Message, rs)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// explainingRoot returns the index of the finding that explains ds[at], or
+// -1. A root is never itself explained (roots are unserved-api-version and
+// server errors, which no rule declares explained), so notes are not lost.
+func explainingRoot(at int, ds []diag.Diagnostic, byRule map[string][]int, errors []int) int {
+	d := &ds[at]
+	r, ok := rules.Lookup(d.Rule)
+	if !ok {
+		return -1
+	}
+	for _, e := range r.ExplainedBy {
+		if e.DefaultsOnly && !onWholeWebhook(d.Path) {
+			continue
+		}
+		for _, i := range byRule[e.Root] {
+			if i != at {
+				return i
+			}
+		}
+	}
+	if r.Category != rules.Practice {
+		return -1
+	}
+	for _, i := range errors {
+		if within(d.Path, ds[i].Path) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isServerError reports a finding that says the API server rejects the
+// object at its path: a server rule's error, or strict decoding's. Other
+// input findings (a forbidden suppression, a placeholder) say nothing about
+// the field they sit on.
+func isServerError(d *diag.Diagnostic) bool {
+	if d.Severity != diag.Error {
+		return false
+	}
+	r, ok := rules.Lookup(d.Rule)
+	return ok && (r.Category == rules.Server || d.Rule == manifest.RuleSchema)
+}
+
+// within reports whether path is parent or below it.
+func within(path, parent string) bool {
+	rest, ok := strings.CutPrefix(path, parent)
+	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
+}
+
+// onWholeWebhook reports a path of the form webhooks[N].
+func onWholeWebhook(path string) bool {
+	rest, ok := strings.CutPrefix(path, "webhooks[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return false
+	}
+	digits := strings.TrimSuffix(rest, "]")
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
+// alsoCauses is the note appended to a root's message: the rules of the
+// findings it explains, or only their number when the names would make
+// the message too long to read on one line.
+func alsoCauses(msg string, explained []string) string {
+	var names []string
+	for _, r := range explained {
+		if !slices.Contains(names, r) {
+			names = append(names, r)
+		}
+	}
+	slices.Sort(names)
+	what := "1 other finding"
+	if len(explained) > 1 {
+		what = fmt.Sprintf("%d other findings", len(explained))
+	}
+	note := fmt.Sprintf(" (this also causes %s: %s)", what, strings.Join(names, ", "))
+	if utf8.RuneCountInString(msg)+utf8.RuneCountInString(note) > maxNotedMessage {
+		note = fmt.Sprintf(" (this also causes %s)", what)
+	}
+	return msg + note
+}
+
+// maxNotedMessage bounds a root's message with its note.
+const maxNotedMessage = 300
+
+// capRepeats keeps the first maxPerCause findings of each rule and message
+// shape in each object and replaces the rest with one finding that counts
+// them, so that a generated or aliased input cannot flood the output.
+func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
+	type cause struct {
+		object      objectOf
+		rule, shape string
+	}
+	type tally struct {
+		n        int
+		severity diag.Severity
+	}
+	causes := make([]cause, len(ds))
+	tallies := map[cause]*tally{}
+	capped := false
+	for i := range ds {
+		d := &ds[i]
+		c := cause{keyOf(d), d.Rule, messageShape(d.Message)}
+		causes[i] = c
+		t := tallies[c]
+		if t == nil {
+			t = &tally{}
+			tallies[c] = t
+		}
+		t.n++
+		t.severity = max(t.severity, d.Severity)
+		capped = capped || t.n > maxPerCause
+	}
+	if !capped {
+		return ds
+	}
+	out := ds[:0]
+	shown := map[cause]int{}
+	for i := range ds {
+		c := causes[i]
+		shown[c]++
+		switch n := shown[c]; {
+		case n <= maxPerCause:
+			out = append(out, ds[i])
+		case n == maxPerCause+1:
+			// The summary takes the place of the first finding left out.
+			d := ds[i]
+			t := tallies[c]
+			d.Severity = t.severity
+			d.Message = fmt.Sprintf("%d more %s findings like the %d above in this object are not shown; fix those first",
+				t.n-maxPerCause, d.Rule, maxPerCause)
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// messageShape is a message with its numbers blanked: findings that differ
+// only by an index or a count share one shape.
+func messageShape(msg string) string {
+	var b strings.Builder
+	b.Grow(len(msg))
+	inDigits := false
+	for _, r := range msg {
+		if r >= '0' && r <= '9' {
+			if !inDigits {
+				b.WriteByte('#')
+			}
+			inDigits = true
+			continue
+		}
+		inDigits = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
