@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -67,11 +66,12 @@ func init() {
 			Fix: "Use the exact name and namespace of the Service in front of the webhook server, one of its ports, " +
 				"and give that port a targetPort the webhook server's container declares (by name or number).",
 			Sources: []string{
-				"webhook-facts.md A.7 (service name and namespace format not validated by the server; its Required errors name the wrong field), C15 (service reference becomes <name>.<namespace>.svc)",
-				"https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#rfc-1035-label-names",
+				docsNames + "#rfc-1035-label-names",
 				"https://kubernetes.io/docs/concepts/services-networking/service/#field-spec-ports",
-				"https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#service-reference",
-				"https://github.com/kubernetes/apiserver/blob/v0.37.2/pkg/util/proxy/proxy.go (ResolveCluster: no service port found, headless services)",
+				docsWebhooks + "#service-reference",
+				srcServiceProxy,
+				srcWebhookValidation,
+				srcWebhookClient,
 			},
 		},
 		Check: checkServiceReference,
@@ -87,19 +87,13 @@ func checkServiceReference(p *Pass) {
 		}
 		path := w.Path().Child("clientConfig", "service")
 		// Empty values are the server's Required errors.
-		if svc.Name != "" {
-			if errs := validation.IsDNS1035Label(svc.Name); len(errs) > 0 {
-				p.Reportf(path.Child("name"), "%s: service name %q is not a valid Service name (%s): the API "+
-					"server accepts it, but no Service can have this name, so every call fails; use the name of "+
-					"the Service in front of the webhook", quoteWebhook(w), svc.Name, strings.Join(errs, "; "))
-			}
+		if svc.Name != "" && len(validation.IsDNS1035Label(svc.Name)) > 0 {
+			p.Reportf(path.Child("name"), "%s: service name %q is not a DNS-1035 label, so no Service has it and "+
+				"every call fails; use the name of the Service in front of the webhook", quoteWebhook(w), excerpt(svc.Name, maxQuoted))
 		}
-		if svc.Namespace != "" {
-			if errs := validation.IsDNS1123Label(svc.Namespace); len(errs) > 0 {
-				p.Reportf(path.Child("namespace"), "%s: service namespace %q is not a valid namespace name (%s): "+
-					"the API server accepts it, but no namespace can have this name, so every call fails; use the "+
-					"namespace of the Service in front of the webhook", quoteWebhook(w), svc.Namespace, strings.Join(errs, "; "))
-			}
+		if svc.Namespace != "" && len(validation.IsDNS1123Label(svc.Namespace)) > 0 {
+			p.Reportf(path.Child("namespace"), "%s: service namespace %q is not a DNS-1123 label, so no namespace "+
+				"has it and every call fails; use the Service's namespace", quoteWebhook(w), excerpt(svc.Namespace, maxQuoted))
 		}
 		checkServiceBackend(p, w)
 	}
