@@ -21,6 +21,9 @@ import (
 // workloads, and nothing else), then moves every finding to the patch or
 // resource line that wrote its field.
 func lintKustomization(u *unit, lo lint.Options) *unitResult {
+	if u.cycle != nil {
+		return &unitResult{failed: true, diags: []diag.Diagnostic{cycleError(u)}}
+	}
 	b, err := kustomize.Run(u.shown) // as the error message shows it
 	if err != nil {
 		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
@@ -65,11 +68,14 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
 }
 
+// kustomizeNotBuilt ends the message of a kustomization that was not built.
+const kustomizeNotBuilt = "; the kustomization was not built, its files are linted one by one"
+
 // kustomizeErrors reports a kustomization that was not built. The files
 // it would have read are then linted one by one (when no other unit uses
 // them), and the message says so.
 func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
-	const after = "; the kustomization was not built, its files are linted one by one"
+	const after = kustomizeNotBuilt
 	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
 		return diag.Diagnostic{
 			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
@@ -96,6 +102,26 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		line, col, endCol = l, c, c+1
 	}
 	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
+}
+
+// cycleError reports a kustomization that includes itself, at its entry
+// that starts the cycle. It is not built: kustomize would fail, and its
+// files are linted one by one like those of any failed build.
+func cycleError(u *unit) diag.Diagnostic {
+	at := u.cycleAt
+	if at.Line == 0 {
+		at.Line, at.Column, at.EndLine, at.EndColumn = 1, 1, 1, 2
+	}
+	names := []string{display(at.File)}
+	for _, d := range u.cycle[1:] {
+		names = append(names, display(d))
+	}
+	return diag.Diagnostic{
+		File: at.File, Line: at.Line, Column: at.Column, EndLine: at.Line, EndColumn: at.EndColumn,
+		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+		Message: "kustomization cycle " + strings.Join(names, " -> ") +
+			": kustomize cannot build it; remove one of these references" + kustomizeNotBuilt,
+	}
 }
 
 // lintChart renders a chart and lints its manifests together, moving each

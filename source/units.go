@@ -45,6 +45,11 @@ type unit struct {
 	// and its file:// dependencies).
 	reads    map[string]bool
 	readDirs []string
+	// cycle is set on a kustomization that includes itself through its
+	// references: its folder, the folders the cycle goes through, and its
+	// folder again. cycleAt is its entry that starts the cycle.
+	cycle   []string
+	cycleAt kustomize.Pos
 	// fileAbs is file's absolute path, once computed (covers is asked for
 	// every finding and unit: filepath.Abs each time was most of a run).
 	fileAbs string
@@ -261,6 +266,7 @@ type kustScope struct {
 	refs      map[string]*kustomize.Refs // by folder
 	consumers map[string][]string        // folder → folders that use it
 	effective map[string]int             // memo for isEffective: 1 yes, 2 no, 3 in progress
+	cycles    map[string][]string        // memo for cycle
 	units     map[string]*unit
 }
 
@@ -270,7 +276,7 @@ func (d *discovery) kustScope(dir string) *kustScope {
 		return s
 	}
 	s := &kustScope{d: d, refs: map[string]*kustomize.Refs{}, consumers: map[string][]string{},
-		effective: map[string]int{}, units: map[string]*unit{}}
+		effective: map[string]int{}, cycles: map[string][]string{}, units: map[string]*unit{}}
 	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || !e.IsDir() {
 			return nil
@@ -322,7 +328,7 @@ func (s *kustScope) broken(dir string, seen map[string]bool) bool {
 	if r == nil {
 		return true
 	}
-	if len(r.Missing) > 0 || r.Remote {
+	if len(r.Missing) > 0 || r.Remote || s.cycle(dir) != nil {
 		return true
 	}
 	for _, sub := range r.Dirs {
@@ -331,6 +337,43 @@ func (s *kustScope) broken(dir string, seen map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// cycle returns the shortest chain of references from dir back to dir
+// (dir first and last), or nil when dir does not include itself. kustomize
+// cannot build such a kustomization, nor anything that uses it.
+func (s *kustScope) cycle(dir string) []string {
+	if c, ok := s.cycles[dir]; ok {
+		return c
+	}
+	var found []string
+	from := map[string]string{}
+	queue := []string{dir}
+	for len(queue) > 0 && found == nil {
+		k := queue[0]
+		queue = queue[1:]
+		r := s.refs[k]
+		if r == nil {
+			continue
+		}
+		for _, sub := range r.Dirs {
+			if sub == dir {
+				found = []string{dir}
+				for at := k; at != dir; at = from[at] {
+					found = append(found, at)
+				}
+				found = append(found, dir)
+				slices.Reverse(found)
+				break
+			}
+			if _, seen := from[sub]; !seen && s.refs[sub] != nil {
+				from[sub] = k
+				queue = append(queue, sub)
+			}
+		}
+	}
+	s.cycles[dir] = found
+	return found
 }
 
 // isEffective reports whether dir's objects reach a successful build: it
@@ -368,9 +411,12 @@ func (s *kustScope) hasEffectiveConsumer(dir string) bool {
 // its own. One used only by an overlay that cannot build (gatekeeper's
 // config/overlays/dev needs a file its Makefile writes) is then a root
 // itself rather than never linted.
+//
+// A kustomization in a cycle is a root too, even a component, so that
+// its cycle is reported and its files linted one by one.
 func (s *kustScope) isRoot(dir string) bool {
 	r := s.refs[dir]
-	return r != nil && !r.Component && !s.hasEffectiveConsumer(dir)
+	return r != nil && (s.cycle(dir) != nil || (!r.Component && !s.hasEffectiveConsumer(dir)))
 }
 
 // rootsUsing returns the root units whose build includes dir.
@@ -415,6 +461,11 @@ func (s *kustScope) unit(dir string) *unit {
 		}
 	}
 	walk(dir)
+	if c := s.cycle(dir); c != nil {
+		u.cycle = c
+		u.cycleAt = s.refs[dir].DirAt[c[1]]
+		u.cycleAt.File = s.refs[dir].File
+	}
 	s.units[dir] = u
 	return u
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -20,6 +21,9 @@ type Refs struct {
 	// Dirs are the folders it uses as bases, components or resources
 	// (absolute); each holds a kustomization.
 	Dirs []string
+	// DirAt is where the first entry naming each of Dirs is written, so
+	// that a problem with that reference (a cycle) is reported there.
+	DirAt map[string]Pos
 	// Files are the files it reads itself (absolute): resources, patches,
 	// configurations, CRD and replacement files, generator sources.
 	Files []string
@@ -49,7 +53,7 @@ func ReadRefs(dir string) (r *Refs, ok bool) {
 		return &Refs{Dir: abs, File: file}, true
 	}
 	root := doc.Content[0]
-	r = &Refs{Dir: abs, File: file, Component: mapValue(root, "kind") == "Component"}
+	r = &Refs{Dir: abs, File: file, Component: mapValue(root, "kind") == "Component", DirAt: map[string]Pos{}}
 	ref := func(n *yaml.Node, dirsAllowed bool) {
 		if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" || strings.ContainsAny(n.Value, "\n") {
 			return
@@ -68,6 +72,9 @@ func ReadRefs(dir string) (r *Refs, ok bool) {
 		case err != nil:
 			r.Missing = append(r.Missing, p)
 		case fi.IsDir() && dirsAllowed:
+			if _, dup := r.DirAt[p]; !dup {
+				r.DirAt[p] = entryPos(file, n)
+			}
 			r.Dirs = append(r.Dirs, p)
 		case !fi.IsDir():
 			r.Files = append(r.Files, p)
@@ -106,4 +113,13 @@ func ReadRefs(dir string) (r *Refs, ok bool) {
 		}
 	}
 	return r, true
+}
+
+// entryPos is the span of a scalar entry, its quotes included.
+func entryPos(file string, n *yaml.Node) Pos {
+	width := utf8.RuneCountInString(n.Value)
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		width += 2
+	}
+	return Pos{File: file, Line: n.Line, Column: n.Column, EndLine: n.Line, EndColumn: n.Column + width}
 }
