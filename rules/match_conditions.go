@@ -78,7 +78,7 @@ func checkMatchConditions(p *Pass) {
 				if minor, ok := compiler.MinimumKubeMinor(expr); ok {
 					p.Emit(Finding{Severity: p.Rule().Severity, Path: fe.Field, Message: fmt.Sprintf(
 						"%s (Kubernetes 1.%d compiles new expressions with the CEL libraries of 1.%d; this one needs 1.%d)",
-						conciseServerMessage(fe.Error()), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
+						ConciseServerMessage(fe.Error()), compiler.KubeMinor(), compiler.KubeMinor()-1, minor)})
 				} else {
 					errs = append(errs, fe)
 				}

@@ -155,15 +155,15 @@ func (p *Pass) ReportSeverity(sev diag.Severity, path *field.Path, msg string) {
 // them) with the rule's default severity.
 func (p *Pass) ReportFieldErrors(errs field.ErrorList) {
 	for _, e := range errs {
-		p.emit(Finding{Severity: p.rule.Severity, Path: e.Field, Message: conciseServerMessage(e.Error())})
+		p.emit(Finding{Severity: p.rule.Severity, Path: e.Field, Message: ConciseServerMessage(e.Error())})
 	}
 }
 
-// conciseServerMessage is the API server's text for a field error, made to
+// ConciseServerMessage is the API server's text for a field error, made to
 // fit one line: without the regular expression of name errors and without
 // the positions and source excerpts of CEL compile errors. Nothing else of
 // the server's wording changes, so users can still search for it.
-func conciseServerMessage(msg string) string {
+func ConciseServerMessage(msg string) string {
 	msg = withoutRegexp(msg)
 	if !strings.Contains(msg, celErrorPrefix) {
 		return msg

@@ -123,7 +123,7 @@ func compareWithServer(t *testing.T, cfg *Config, s *Settings, v serverVerdict) 
 		}
 		// webhooklint leaves out the regular expressions of name errors
 		// and the positions of CEL errors.
-		wantErrs = append(wantErrs, conciseServerMessage(field+": "+c.Message))
+		wantErrs = append(wantErrs, ConciseServerMessage(field+": "+c.Message))
 	}
 	// Identical field errors (resources ["*/*","*/*"] gives the same one
 	// twice) reach the client once; diag.Normalize does the same for us.
