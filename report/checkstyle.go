@@ -58,14 +58,5 @@ func (c Checkstyle) Format(w io.Writer, run *Run) error {
 		}
 		doc.Files = append(doc.Files, f)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return writeXML(w, doc)
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/xml"
+	"io"
 	"path/filepath"
 	"slices"
 
@@ -79,4 +81,19 @@ func sortedDiagnostics(ds []diag.Diagnostic) []diag.Diagnostic {
 	sorted := slices.Clone(ds)
 	slices.SortStableFunc(sorted, diag.Compare)
 	return sorted
+}
+
+// writeXML writes doc as an indented XML document with its declaration and
+// a final newline, as the XML report formats print it.
+func writeXML(w io.Writer, doc any) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }

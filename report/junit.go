@@ -89,14 +89,5 @@ func (j JUnit) Format(w io.Writer, run *Run) error {
 		doc.Failures += s.Failures
 		doc.Suites = append(doc.Suites, s)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return writeXML(w, doc)
 }
