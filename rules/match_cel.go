@@ -73,6 +73,19 @@ var unknown value
 func boolValue(b bool) value { return value{isBool: true, b: b} }
 
 func evalPartial(e ast.Expr, req *Request) value {
+	return partial{field: func(x ast.Expr) value { return requestField(x, req) }, stringFuncs: true}.eval(e)
+}
+
+// partial evaluates the part of CEL the simulation can decide: bool and
+// string literals, lists of strings, !, &&, ||, ==, !=, in, and with
+// stringFuncs startsWith, endsWith and contains. field resolves a
+// selection (request.namespace, object.kind…); everything else is unknown.
+type partial struct {
+	field       func(ast.Expr) value
+	stringFuncs bool
+}
+
+func (p partial) eval(e ast.Expr) value {
 	switch e.Kind() {
 	case ast.LiteralKind:
 		switch lit := e.AsLiteral().(type) {
@@ -84,7 +97,7 @@ func evalPartial(e ast.Expr, req *Request) value {
 	case ast.ListKind:
 		var list []string
 		for _, el := range e.AsList().Elements() {
-			v := evalPartial(el, req)
+			v := p.eval(el)
 			if !v.isString {
 				return unknown
 			}
@@ -92,9 +105,9 @@ func evalPartial(e ast.Expr, req *Request) value {
 		}
 		return value{isList: true, list: list}
 	case ast.SelectKind:
-		return requestField(e, req)
+		return p.field(e)
 	case ast.CallKind:
-		return evalCall(e.AsCall(), req)
+		return p.call(e.AsCall())
 	}
 	return unknown
 }
@@ -137,18 +150,18 @@ func requestField(e ast.Expr, req *Request) value {
 	return unknown
 }
 
-func evalCall(c ast.CallExpr, req *Request) value {
+func (p partial) call(c ast.CallExpr) value {
 	args := c.Args()
 	switch c.FunctionName() {
 	case operators.LogicalNot:
-		if v := evalPartial(args[0], req); v.isBool {
+		if v := p.eval(args[0]); v.isBool {
 			return boolValue(!v.b)
 		}
 	case operators.LogicalAnd, operators.LogicalOr:
 		// CEL's && and || are commutative over errors and unknowns: one
 		// decisive side decides.
 		decisive := c.FunctionName() == operators.LogicalOr
-		l, r := evalPartial(args[0], req), evalPartial(args[1], req)
+		l, r := p.eval(args[0]), p.eval(args[1])
 		if (l.isBool && l.b == decisive) || (r.isBool && r.b == decisive) {
 			return boolValue(decisive)
 		}
@@ -156,20 +169,20 @@ func evalCall(c ast.CallExpr, req *Request) value {
 			return boolValue(!decisive)
 		}
 	case operators.Equals, operators.NotEquals:
-		l, r := evalPartial(args[0], req), evalPartial(args[1], req)
+		l, r := p.eval(args[0]), p.eval(args[1])
 		if eq, ok := equal(l, r); ok {
 			return boolValue(eq == (c.FunctionName() == operators.Equals))
 		}
 	case operators.In:
-		l, r := evalPartial(args[0], req), evalPartial(args[1], req)
+		l, r := p.eval(args[0]), p.eval(args[1])
 		if l.isString && r.isList {
 			return boolValue(slices.Contains(r.list, l.s))
 		}
 	case "startsWith", "endsWith", "contains":
-		if !c.IsMemberFunction() || len(args) != 1 {
+		if !p.stringFuncs || !c.IsMemberFunction() || len(args) != 1 {
 			break
 		}
-		t, a := evalPartial(c.Target(), req), evalPartial(args[0], req)
+		t, a := p.eval(c.Target()), p.eval(args[0])
 		if t.isString && a.isString {
 			f := map[string]func(string, string) bool{
 				"startsWith": strings.HasPrefix, "endsWith": strings.HasSuffix, "contains": strings.Contains,

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
-	"github.com/google/cel-go/common/types"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -593,58 +592,12 @@ func decide(e ast.Expr, facts map[string]string) decision {
 }
 
 func evalFacts(e ast.Expr, facts map[string]string) value {
-	switch e.Kind() {
-	case ast.LiteralKind:
-		switch lit := e.AsLiteral().(type) {
-		case types.Bool:
-			return boolValue(bool(lit))
-		case types.String:
-			return value{isString: true, s: string(lit)}
-		}
-	case ast.ListKind:
-		var list []string
-		for _, el := range e.AsList().Elements() {
-			v := evalFacts(el, facts)
-			if !v.isString {
-				return unknown
-			}
-			list = append(list, v.s)
-		}
-		return value{isList: true, list: list}
-	case ast.SelectKind:
-		if s, ok := requestFact(e, facts); ok {
+	return partial{field: func(x ast.Expr) value {
+		if s, ok := requestFact(x, facts); ok {
 			return value{isString: true, s: s}
 		}
-	case ast.CallKind:
-		c := e.AsCall()
-		args := c.Args()
-		switch c.FunctionName() {
-		case operators.LogicalNot:
-			if v := evalFacts(args[0], facts); v.isBool {
-				return boolValue(!v.b)
-			}
-		case operators.LogicalAnd, operators.LogicalOr:
-			decisive := c.FunctionName() == operators.LogicalOr
-			l, r := evalFacts(args[0], facts), evalFacts(args[1], facts)
-			if (l.isBool && l.b == decisive) || (r.isBool && r.b == decisive) {
-				return boolValue(decisive)
-			}
-			if l.isBool && r.isBool {
-				return boolValue(!decisive)
-			}
-		case operators.Equals, operators.NotEquals:
-			l, r := evalFacts(args[0], facts), evalFacts(args[1], facts)
-			if eq, ok := equal(l, r); ok {
-				return boolValue(eq == (c.FunctionName() == operators.Equals))
-			}
-		case operators.In:
-			l, r := evalFacts(args[0], facts), evalFacts(args[1], facts)
-			if l.isString && r.isList {
-				return boolValue(slices.Contains(r.list, l.s))
-			}
-		}
-	}
-	return unknown
+		return unknown
+	}}.eval(e)
 }
 
 // requestFact resolves a selection such as request.kind.kind or
