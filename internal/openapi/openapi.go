@@ -7,12 +7,9 @@
 package openapi
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 
@@ -26,7 +23,8 @@ import (
 //go:embed kube.json.gz
 var bundleGzip []byte
 
-// Bundle is the embedded data, as the generator writes it.
+// Bundle is the embedded data, as the generator builds it (Encode writes
+// it out).
 type Bundle struct {
 	// KubeVersion is the gitVersion of the server the data was fetched from.
 	KubeVersion string `json:"kubeVersion"`
@@ -77,13 +75,23 @@ const ObjectMetaSchema = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 const refPrefix = "#/components/schemas/"
 
 // Catalog answers schema questions for one bundle.
+//
+// Decoding a component schema is the costly part of reading a bundle, and
+// one run rarely needs more than the few kinds its webhooks match: the
+// catalog keeps each component schema as raw JSON and decodes it the first
+// time a resolution reaches it.
 type Catalog struct {
-	b          Bundle
-	byResource map[string]GVK
-	resolved   sync.Map // KindKey -> *resolvedSchema
+	kubeVersion string
+	resources   []Resource
+	kinds       map[string]string
+	schemas     map[string][]byte // component schema name -> its JSON
+	byResource  map[string]GVK
+	decoded     sync.Map // schema name -> *onceSchema, as decoded from the bundle
+	resolved    sync.Map // schema name -> *onceSchema, with references replaced
 }
 
-type resolvedSchema struct {
+// onceSchema is a schema computed once, by whichever goroutine asks first.
+type onceSchema struct {
 	once sync.Once
 	s    *spec.Schema
 	err  error
@@ -91,24 +99,19 @@ type resolvedSchema struct {
 
 var builtin = sync.OnceValues(func() (*Catalog, error) { return Decode(bundleGzip) })
 
-// Builtin returns the catalog of the embedded schemas, decoded on first use.
+// Builtin returns the catalog of the embedded schemas, read on first use.
 func Builtin() (*Catalog, error) { return builtin() }
 
-// Decode reads a bundle as the generator writes it (gzip'd JSON).
+// Decode reads a bundle as Encode writes it. Component schemas are only
+// split out here; each is decoded when first used.
 func Decode(gz []byte) (*Catalog, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	h, schemas, err := splitBundle(gz)
 	if err != nil {
 		return nil, fmt.Errorf("openapi bundle: %w", err)
 	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("openapi bundle: %w", err)
-	}
-	c := &Catalog{byResource: map[string]GVK{}}
-	if err := json.Unmarshal(raw, &c.b); err != nil {
-		return nil, fmt.Errorf("openapi bundle: %w", err)
-	}
-	for _, r := range c.b.Resources {
+	c := &Catalog{kubeVersion: h.KubeVersion, resources: h.Resources, kinds: h.Kinds, schemas: schemas,
+		byResource: make(map[string]GVK, len(h.Resources))}
+	for _, r := range c.resources {
 		c.byResource[resourceKey(r.Group, r.Version, r.Resource, r.Subresource)] = r.Kind
 	}
 	return c, nil
@@ -119,13 +122,13 @@ func resourceKey(group, version, resource, subresource string) string {
 }
 
 // KubeVersion is the version of the server the schemas come from.
-func (c *Catalog) KubeVersion() string { return c.b.KubeVersion }
+func (c *Catalog) KubeVersion() string { return c.kubeVersion }
 
 // Versions lists the versions in which the server serves group/resource
 // (with subresource, if any), in the bundle's order.
 func (c *Catalog) Versions(group, resource, subresource string) []string {
 	var out []string
-	for _, r := range c.b.Resources {
+	for _, r := range c.resources {
 		if r.Group == group && r.Resource == resource && r.Subresource == subresource {
 			out = append(out, r.Version)
 		}
@@ -150,7 +153,7 @@ var _ resolver.SchemaResolver = (*Catalog)(nil)
 // result is shared: callers must not modify it.
 func (c *Catalog) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	key := KindKey(gvk.Group, gvk.Version, gvk.Kind)
-	name, ok := c.b.Kinds[key]
+	name, ok := c.kinds[key]
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", gvk, resolver.ErrSchemaNotFound)
 	}
@@ -161,13 +164,38 @@ func (c *Catalog) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, erro
 func (c *Catalog) Named(name string) (*spec.Schema, error) { return c.resolve(name) }
 
 func (c *Catalog) resolve(name string) (*spec.Schema, error) {
-	v, _ := c.resolved.LoadOrStore(name, &resolvedSchema{})
-	r := v.(*resolvedSchema)
+	v, _ := c.resolved.LoadOrStore(name, &onceSchema{})
+	r := v.(*onceSchema)
 	r.once.Do(func() {
+		var broken error
 		r.s, r.err = resolver.PopulateRefs(func(ref string) (*spec.Schema, bool) {
-			s, ok := c.b.Schemas[strings.TrimPrefix(ref, refPrefix)]
-			return s, ok
+			s, err := c.component(strings.TrimPrefix(ref, refPrefix))
+			if err != nil && broken == nil {
+				broken = err
+			}
+			return s, s != nil
 		}, refPrefix+name)
+		if broken != nil {
+			r.s, r.err = nil, broken
+		}
 	})
 	return r.s, r.err
+}
+
+// component decodes the named component schema on first use. It returns
+// nil and no error when the bundle has no schema of that name.
+func (c *Catalog) component(name string) (*spec.Schema, error) {
+	raw, ok := c.schemas[name]
+	if !ok {
+		return nil, nil
+	}
+	v, _ := c.decoded.LoadOrStore(name, &onceSchema{})
+	d := v.(*onceSchema)
+	d.once.Do(func() {
+		d.s = new(spec.Schema)
+		if err := json.Unmarshal(raw, d.s); err != nil {
+			d.s, d.err = nil, fmt.Errorf("openapi bundle: schema %s: %w", name, err)
+		}
+	})
+	return d.s, d.err
 }

@@ -55,7 +55,7 @@ func TestEveryKindResolves(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for key := range c.b.Kinds {
+	for key := range c.kinds {
 		parts := strings.SplitN(key, "/", 3)
 		s, err := c.ResolveSchema(schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]})
 		if err != nil || s == nil {

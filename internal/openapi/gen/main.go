@@ -15,8 +15,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -180,25 +178,13 @@ func run(in, out string) error {
 		return err
 	}
 
-	var raw bytes.Buffer
-	enc := json.NewEncoder(&raw)
-	if err := enc.Encode(&b); err != nil { // map keys are sorted: output is stable
-		return err
-	}
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	gz, err := openapi.Encode(&b)
 	if err != nil {
 		return err
 	}
-	if _, err := zw.Write(raw.Bytes()); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "gen: %s: %d resources, %d kinds, %d schemas, %d bytes JSON, %d bytes gzip\n",
-		b.KubeVersion, len(b.Resources), len(b.Kinds), len(b.Schemas), raw.Len(), gz.Len())
-	return os.WriteFile(out, gz.Bytes(), 0o644)
+	fmt.Fprintf(os.Stderr, "gen: %s: %d resources, %d kinds, %d schemas, %d bytes gzip\n",
+		b.KubeVersion, len(b.Resources), len(b.Kinds), len(b.Schemas), len(gz))
+	return os.WriteFile(out, gz, 0o644)
 }
 
 // keptExtensions are the vendor extensions CEL typing reads.

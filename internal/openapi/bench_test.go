@@ -1,0 +1,33 @@
+package openapi
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// BenchmarkColdPod is what one run that types a matchCondition for pods
+// pays for schemas: read the bundle, resolve the Pod schema.
+func BenchmarkColdPod(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := Decode(bundleGzip)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.ResolveSchema(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecode is reading the bundle alone, as every run that checks
+// match-condition-fields does before it knows which kinds it needs.
+func BenchmarkDecode(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(bundleGzip); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package openapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+)
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	b := Bundle{
+		KubeVersion: "v1.2.3",
+		Resources:   []Resource{{Group: "g", Version: "v1", Resource: "things", Kind: GVK{"g", "v1", "Thing"}}},
+		Kinds:       map[string]string{KindKey("g", "v1", "Thing"): "thing"},
+		Schemas: map[string]*spec.Schema{
+			"thing": {SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+				"spec": {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef(refPrefix + "thingSpec")}},
+			}}},
+			"thingSpec": {SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: map[string]spec.Schema{
+				"note": {SchemaProps: spec.SchemaProps{Type: []string{"string"}, Description: "with\ttab and\nnewline"}},
+			}}},
+		},
+	}
+	gz, err := Encode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Encode(&b)
+	if err != nil || !bytes.Equal(gz, again) {
+		t.Fatalf("Encode is not deterministic (%v)", err)
+	}
+	c, err := Decode(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.KubeVersion() != "v1.2.3" {
+		t.Errorf("KubeVersion %q", c.KubeVersion())
+	}
+	if k, ok := c.ObjectKind("g", "v1", "things", ""); !ok || k != (GVK{"g", "v1", "Thing"}) {
+		t.Errorf("ObjectKind = %v, %v", k, ok)
+	}
+	for name, want := range b.Schemas {
+		got, err := c.component(name)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %#v, %v; want %#v", name, got, err, want)
+		}
+	}
+	s, err := c.ResolveSchema(schema.GroupVersionKind{Group: "g", Version: "v1", Kind: "Thing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Properties["spec"].Properties["note"].Description; got != "with\ttab and\nnewline" {
+		t.Errorf("resolved spec.note description %q", got)
+	}
+}
+
+func TestDecodeRejectsMalformed(t *testing.T) {
+	gzipped := func(s string) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		if _, err := zw.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for _, tc := range []struct{ name, in, want string }{
+		{"no header line", `{"kubeVersion":"v1"}`, "no header line"},
+		{"bad header", "{\n", "header"},
+		{"no tab", "{}\nname{}\n", "line 2"},
+		{"empty name", "{}\n\t{}\n", "line 2"},
+		{"no final newline", "{}\na\t{}", "line 2"},
+		{"duplicate", "{}\na\t{}\na\t{}\n", "line 3"},
+	} {
+		_, err := Decode(gzipped(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want one mentioning %q", tc.name, err, tc.want)
+		}
+	}
+	if _, err := Decode([]byte("not gzip")); err == nil {
+		t.Error("Decode accepted data that is not gzip")
+	}
+	// A schema that is not JSON is an error when it is used.
+	c, err := Decode(gzipped(`{"kinds":{"/v1/X":"x"}}` + "\nx\t{not json\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ResolveSchema(schema.GroupVersionKind{Version: "v1", Kind: "X"}); err == nil {
+		t.Error("a schema that is not JSON resolved")
+	}
+}
