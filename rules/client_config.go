@@ -2,9 +2,9 @@ package rules
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/apiserver/pkg/util/webhook"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/webhookclient"
 )
 
 // defaultServicePort is what the server fills in for an omitted service.port.
@@ -51,7 +51,7 @@ func checkClientConfig(p *Pass) {
 			e := field.Required(path, "exactly one of url or service is required")
 			p.Emit(Finding{Path: e.Field, Message: e.Error(), AtKey: true})
 		case cc.URL != nil:
-			p.ReportFieldErrors(webhook.ValidateWebhookURL(path.Child("url"), *cc.URL, true))
+			p.ReportFieldErrors(webhookclient.ValidateURL(path.Child("url"), *cc.URL, true))
 		default:
 			port := int32(defaultServicePort)
 			if cc.Service.Port != nil {
@@ -59,7 +59,7 @@ func checkClientConfig(p *Pass) {
 			}
 			// Arguments in the declared order (namespace, name), so that a
 			// missing name is reported on service.name.
-			p.ReportFieldErrors(webhook.ValidateWebhookService(path.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port))
+			p.ReportFieldErrors(webhookclient.ValidateService(path.Child("service"), cc.Service.Namespace, cc.Service.Name, cc.Service.Path, port))
 		}
 	}
 }
