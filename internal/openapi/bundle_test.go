@@ -3,6 +3,7 @@ package openapi
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -93,5 +94,52 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 	}
 	if _, err := c.ResolveSchema(schema.GroupVersionKind{Version: "v1", Kind: "X"}); err == nil {
 		t.Error("a schema that is not JSON resolved")
+	}
+}
+
+// The fast decoder gives what spec.Schema's own decoder gives, on every
+// schema of the embedded bundle, and does not fall back on any of them.
+func TestWireDecodeMatchesSpec(t *testing.T) {
+	c, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range c.schemas {
+		var want spec.Schema
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := decodeSchema(raw)
+		if err != nil || !reflect.DeepEqual(got, &want) {
+			t.Errorf("%s: decodeSchema = %#v, %v\nwant %#v", name, got, err, &want)
+		}
+		var w wireSchema
+		if err := decodeStrict(raw, &w); err != nil {
+			t.Errorf("%s: not decoded by the fast path: %v", name, err)
+		} else if !w.fill(new(spec.Schema)) {
+			t.Errorf("%s: not built by the fast path", name)
+		}
+	}
+}
+
+// What the fast path does not cover still decodes as spec.Schema does.
+func TestWireDecodeFallsBack(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"object","description":"kept by spec.Schema"}`,
+		`{"type":["string","null"]}`,
+		`{"items":[{"type":"string"},{"type":"integer"}]}`,
+		`{"x-kubernetes-list-type":null}`,
+		`{"x-custom":{"a":1},"properties":{"a":{"Type":"string"}}}`,
+		`{"additionalProperties":{"type":"string","title":"t"}}`,
+		`{"allOf":[{"$ref":"#/components/schemas/x"}],"default":{}}`,
+		`{"properties":{"a":null}}`,
+		`{"$ref":"%zz"}`,
+	} {
+		var want spec.Schema
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		got, err := decodeSchema([]byte(raw))
+		if (err != nil) != (wantErr != nil) || (err == nil && !reflect.DeepEqual(got, &want)) {
+			t.Errorf("%s: decodeSchema = %#v, %v\nwant %#v, %v", raw, got, err, &want, wantErr)
+		}
 	}
 }

@@ -8,7 +8,6 @@ package openapi
 
 import (
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -192,9 +191,8 @@ func (c *Catalog) component(name string) (*spec.Schema, error) {
 	v, _ := c.decoded.LoadOrStore(name, &onceSchema{})
 	d := v.(*onceSchema)
 	d.once.Do(func() {
-		d.s = new(spec.Schema)
-		if err := json.Unmarshal(raw, d.s); err != nil {
-			d.s, d.err = nil, fmt.Errorf("openapi bundle: schema %s: %w", name, err)
+		if d.s, d.err = decodeSchema(raw); d.err != nil {
+			d.err = fmt.Errorf("openapi bundle: schema %s: %w", name, d.err)
 		}
 	})
 	return d.s, d.err
