@@ -3,7 +3,11 @@ package celcheck
 import (
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/cel/environment"
+	celopenapi "k8s.io/apiserver/pkg/cel/openapi"
+
+	"github.com/webhooklint/webhooklint/internal/openapi"
 )
 
 // BenchmarkBaseEnv is the server's versioned base environment alone
@@ -83,5 +87,25 @@ func BenchmarkRuntimeHazardsWebhook(b *testing.B) {
 	}
 	for b.Loop() {
 		runtimeHazards(conds, allShapes) // uncached
+	}
+}
+
+// BenchmarkNewObjectType is typing object with the Pod schema, which a run
+// whose webhooks match pods does once.
+func BenchmarkNewObjectType(b *testing.B) {
+	cat, err := openapi.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := cat.ResolveSchema(schema.GroupVersionKind{Version: "v1", Kind: "Pod"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta, _ := cat.ObjectMeta()
+	b.ReportAllocs()
+	for b.Loop() {
+		if NewObjectType("Pod", &celopenapi.Schema{Schema: s}, meta) == nil {
+			b.Fatal("no type")
+		}
 	}
 }

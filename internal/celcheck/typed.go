@@ -79,12 +79,18 @@ func NewObjectType(name string, s, objectMeta celcommon.Schema) (t *ObjectType) 
 }
 
 // runtimeSchema adapts a schema to what a webhook's CEL evaluation sees.
+// A tree of them is made and walked by one SchemaDeclType call, on one
+// goroutine.
 type runtimeSchema struct {
 	celcommon.Schema
 	meta celcommon.Schema
 	// resource: the root or an embedded resource, whose metadata is
 	// ObjectMeta.
 	resource bool
+	// props memoizes Properties: SchemaDeclType asks twice per object and
+	// open once more, and each answer of the wrapped schema is a new map.
+	props     map[string]celcommon.Schema
+	propsDone bool
 }
 
 func (s *runtimeSchema) wrap(c celcommon.Schema) celcommon.Schema {
@@ -106,7 +112,7 @@ func (s *runtimeSchema) open() bool {
 	case "array":
 		return in.Items() == nil
 	case "object":
-		if len(in.Properties()) > 0 {
+		if len(s.Properties()) > 0 {
 			return false
 		}
 		ap := in.AdditionalProperties()
@@ -132,6 +138,13 @@ func (s *runtimeSchema) Format() string {
 func (s *runtimeSchema) Items() celcommon.Schema { return s.wrap(s.Schema.Items()) }
 
 func (s *runtimeSchema) Properties() map[string]celcommon.Schema {
+	if !s.propsDone {
+		s.props, s.propsDone = s.properties(), true
+	}
+	return s.props
+}
+
+func (s *runtimeSchema) properties() map[string]celcommon.Schema {
 	props := s.Schema.Properties()
 	if props == nil {
 		return nil
