@@ -87,6 +87,9 @@ type objectTarget struct {
 }
 
 func checkMatchConditionFields(p *Pass) {
+	if !hasMatchConditions(p.Config) {
+		return // read no schemas and build no CEL environment for nothing
+	}
 	cat, err := openapi.Builtin()
 	if err != nil {
 		return // the embedded data is broken: a build problem, caught by the package's tests
