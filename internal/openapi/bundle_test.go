@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -140,6 +141,62 @@ func TestWireDecodeFallsBack(t *testing.T) {
 		got, err := decodeSchema([]byte(raw))
 		if (err != nil) != (wantErr != nil) || (err == nil && !reflect.DeepEqual(got, &want)) {
 			t.Errorf("%s: decodeSchema = %#v, %v\nwant %#v, %v", raw, got, err, &want, wantErr)
+		}
+	}
+}
+
+// inlineRefs gives the tree the API server's PopulateRefs gives, for every
+// kind of the embedded bundle and for reference cycles.
+func TestInlineRefsMatchesServer(t *testing.T) {
+	c, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(ref string) (*spec.Schema, bool) {
+		s, err := c.component(strings.TrimPrefix(ref, refPrefix))
+		return s, err == nil && s != nil
+	}
+	names := []string{ObjectMetaSchema}
+	for _, name := range c.kinds {
+		names = append(names, name)
+	}
+	for _, name := range names {
+		want, wantErr := resolver.PopulateRefs(lookup, refPrefix+name)
+		got, err := inlineRefs(lookup, refPrefix+name)
+		if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: inlineRefs differs from PopulateRefs (errors %v, %v)", name, err, wantErr)
+		}
+	}
+
+	ref := func(name string) spec.Schema {
+		return spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef(refPrefix + name)}}
+	}
+	wrapped := func(name string) spec.Schema {
+		return spec.Schema{SchemaProps: spec.SchemaProps{Description: "d", AllOf: []spec.Schema{ref(name)}}}
+	}
+	object := func(props map[string]spec.Schema) *spec.Schema {
+		return &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Properties: props}}
+	}
+	self := ref("self")
+	schemas := map[string]*spec.Schema{
+		"a": object(map[string]spec.Schema{"b": ref("b"), "s": {SchemaProps: spec.SchemaProps{Type: []string{"string"}}}}),
+		"b": object(map[string]spec.Schema{"a": wrapped("a"), "c": ref("c"),
+			"list": {SchemaProps: spec.SchemaProps{Type: []string{"array"}, Items: &spec.SchemaOrArray{Schema: &self}}},
+			"map":  {SchemaProps: spec.SchemaProps{Type: []string{"object"}, AdditionalProperties: &spec.SchemaOrBool{Allows: true, Schema: &self}}}}),
+		"c":     object(map[string]spec.Schema{"leaf": {SchemaProps: spec.SchemaProps{Type: []string{"integer"}}}}),
+		"self":  object(map[string]spec.Schema{"again": ref("self"), "c": ref("c")}),
+		"alias": {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef(refPrefix + "alias")}},
+		"dang":  object(map[string]spec.Schema{"x": ref("missing")}),
+	}
+	byRef := func(r string) (*spec.Schema, bool) {
+		s, ok := schemas[strings.TrimPrefix(r, refPrefix)]
+		return s, ok
+	}
+	for _, root := range []string{"a", "b", "c", "self", "alias", "dang", "missing"} {
+		want, wantErr := resolver.PopulateRefs(byRef, refPrefix+root)
+		got, err := inlineRefs(byRef, refPrefix+root)
+		if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: inlineRefs = %v, %v; PopulateRefs = %v, %v", root, got, err, want, wantErr)
 		}
 	}
 }

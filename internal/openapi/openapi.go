@@ -146,7 +146,7 @@ func (c *Catalog) ObjectKind(group, version, resource, subresource string) (GVK,
 var _ resolver.SchemaResolver = (*Catalog)(nil)
 
 // ResolveSchema returns the schema of gvk with every reference replaced by
-// its target, by the API server's resolver.PopulateRefs (circular
+// its target, as the API server's resolver.PopulateRefs does (circular
 // references become empty objects, as there). The error wraps
 // resolver.ErrSchemaNotFound when the bundle has no schema for gvk. The
 // result is shared: callers must not modify it.
@@ -167,7 +167,7 @@ func (c *Catalog) resolve(name string) (*spec.Schema, error) {
 	r := v.(*onceSchema)
 	r.once.Do(func() {
 		var broken error
-		r.s, r.err = resolver.PopulateRefs(func(ref string) (*spec.Schema, bool) {
+		r.s, r.err = inlineRefs(func(ref string) (*spec.Schema, bool) {
 			s, err := c.component(strings.TrimPrefix(ref, refPrefix))
 			if err != nil && broken == nil {
 				broken = err
