@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates internal/openapi/kube.json.gz, the schemas match-condition-fields
+# Regenerates internal/openapi/kube.bundle, the schemas match-condition-fields
 # types webhook matchConditions with, from a real kube-apiserver: it starts
 # one on loopback (hack/e2e-apiserver.sh), fetches /version, aggregated
 # discovery (/api, /apis) and every /openapi/v3 group-version document, and
@@ -45,4 +45,4 @@ while IFS=$'\t' read -r path rel; do
 done < <(jq -r '.paths | to_entries[] | select(.key | test("^apis?/.+/")or test("^api/v1$")) | [.key, .value.serverRelativeURL] | @tsv' "$out/openapi-index.json")
 echo ">> fetched $n OpenAPI v3 documents from $(jq -r .gitVersion "$out/version.json") into $out"
 
-go run ./internal/openapi/gen -in "$out" -out internal/openapi/kube.json.gz
+go run ./internal/openapi/gen -in "$out" -out internal/openapi/kube.bundle

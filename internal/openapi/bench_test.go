@@ -15,7 +15,7 @@ import (
 func BenchmarkColdPod(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		c, err := Decode(bundleGzip)
+		c, err := Decode(bundleData)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func BenchmarkColdPod(b *testing.B) {
 func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Decode(bundleGzip); err != nil {
+		if _, err := Decode(bundleData); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,99 +2,138 @@ package openapi
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"slices"
+	"strings"
 )
 
-// The bundle is gzip'd text: one line of JSON with everything but the
-// component schemas (bundleHeader), then one line per component schema,
-// sorted by name: the name, a tab, the schema's JSON. JSON never holds a raw
-// newline or tab outside strings and escapes both inside them, so Decode
-// finds every schema with a byte search instead of parsing all of them,
-// which is what a run that types one kind's matchConditions would otherwise
-// spend most of its start-up on.
+// The bundle is text, one record per line, fields separated by tabs:
+//
+//	version   <gitVersion of the server>
+//	resource  <group> <version> <resource> <subresource> <kind's group> <kind's version> <kind>
+//	kind      <KindKey> <schema name>
+//	schema    <name> <the schema's JSON>
+//
+// in that order, resources as the generator sorts them, kinds and schemas
+// by name. It is embedded uncompressed and read in place: Decode splits
+// lines and fields with byte searches (JSON never holds a raw tab or
+// newline) and leaves each schema's JSON undecoded until it is used, so a
+// run that types one kind pays neither gunzip nor a JSON decode of the
+// whole table, which was most of its start-up. One line per schema also
+// makes a regeneration's diff name the schemas that changed.
 
-// bundleHeader is the first line of a bundle.
-type bundleHeader struct {
-	KubeVersion string            `json:"kubeVersion"`
-	Resources   []Resource        `json:"resources"`
-	Kinds       map[string]string `json:"kinds"`
-}
+const (
+	recVersion  = "version"
+	recResource = "resource"
+	recKind     = "kind"
+	recSchema   = "schema"
+)
 
 // Encode writes b in the layout Decode reads. The output depends only on
-// b: map keys and schema lines are sorted, and gzip is deterministic.
+// b: kinds and schemas are written sorted by name, resources in b's order.
 func Encode(b *Bundle) ([]byte, error) {
-	var raw bytes.Buffer
-	enc := json.NewEncoder(&raw) // one line, with its newline
-	if err := enc.Encode(bundleHeader{KubeVersion: b.KubeVersion, Resources: b.Resources, Kinds: b.Kinds}); err != nil {
+	var out bytes.Buffer
+	record := func(fields ...string) error {
+		for i, f := range fields {
+			if strings.ContainsAny(f, "\t\n") {
+				return fmt.Errorf("%s record: field %q has a tab or newline", fields[0], f)
+			}
+			if i > 0 {
+				out.WriteByte('\t')
+			}
+			out.WriteString(f)
+		}
+		out.WriteByte('\n')
+		return nil
+	}
+	if err := record(recVersion, b.KubeVersion); err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(b.Schemas))
-	for name := range b.Schemas {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if name == "" || bytes.ContainsAny([]byte(name), "\t\n") {
-			return nil, fmt.Errorf("schema name %q cannot be written on one line", name)
+	for _, r := range b.Resources {
+		if err := record(recResource, r.Group, r.Version, r.Resource, r.Subresource, r.Kind.Group, r.Kind.Version, r.Kind.Kind); err != nil {
+			return nil, err
 		}
-		raw.WriteString(name)
-		raw.WriteByte('\t')
-		if err := enc.Encode(b.Schemas[name]); err != nil {
+	}
+	for _, key := range slices.Sorted(maps.Keys(b.Kinds)) {
+		if err := record(recKind, key, b.Kinds[key]); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.Schemas)) {
+		raw, err := json.Marshal(b.Schemas[name])
+		if err != nil {
 			return nil, fmt.Errorf("schema %s: %w", name, err)
 		}
+		if err := record(recSchema, name, string(raw)); err != nil {
+			return nil, err
+		}
 	}
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := zw.Write(raw.Bytes()); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return gz.Bytes(), nil
+	return out.Bytes(), nil
 }
 
-// splitBundle decompresses a bundle, decodes its header and returns each
-// component schema's JSON by name, undecoded.
-func splitBundle(gz []byte) (bundleHeader, map[string][]byte, error) {
-	var h bundleHeader
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return h, nil, err
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return h, nil, err
-	}
-	line, rest, ok := bytes.Cut(raw, []byte("\n"))
-	if !ok {
-		return h, nil, errors.New("no header line")
-	}
-	if err := json.Unmarshal(line, &h); err != nil {
-		return h, nil, fmt.Errorf("header: %w", err)
-	}
-	schemas := make(map[string][]byte, bytes.Count(rest, []byte("\n")))
-	for n := 2; len(rest) > 0; n++ {
-		line, rest, ok = bytes.Cut(rest, []byte("\n"))
+// bundleIndex is a bundle split into its records; schemas are still JSON,
+// sharing the bundle's bytes.
+type bundleIndex struct {
+	kubeVersion string
+	resources   []Resource
+	kinds       map[string]string
+	schemas     map[string][]byte
+}
+
+// splitBundle reads the records of a bundle as Encode writes it.
+func splitBundle(data []byte) (*bundleIndex, error) {
+	x := &bundleIndex{kinds: map[string]string{}, schemas: map[string][]byte{}}
+	var fields [8][]byte
+	for n := 1; len(data) > 0; n++ {
+		line, rest, ok := bytes.Cut(data, []byte("\n"))
 		if !ok {
-			return h, nil, fmt.Errorf("line %d: no final newline", n)
+			return nil, fmt.Errorf("line %d: no final newline", n)
 		}
-		name, schema, ok := bytes.Cut(line, []byte("\t"))
-		if !ok || len(name) == 0 || len(schema) == 0 {
-			return h, nil, fmt.Errorf("line %d: want a schema name, a tab and the schema", n)
+		data = rest
+		// Split into at most len(fields) fields; the last keeps any tabs.
+		f := fields[:0]
+		for len(f) < len(fields)-1 {
+			field, more, found := bytes.Cut(line, []byte("\t"))
+			f = append(f, field)
+			if !found {
+				line = nil
+				break
+			}
+			line = more
 		}
-		if _, dup := schemas[string(name)]; dup {
-			return h, nil, fmt.Errorf("line %d: schema %s again", n, name)
+		if line != nil {
+			f = append(f, line)
 		}
-		schemas[string(name)] = schema
+		want := map[string]int{recVersion: 2, recResource: 8, recKind: 3, recSchema: 3}[string(f[0])]
+		switch {
+		case want == 0:
+			return nil, fmt.Errorf("line %d: unknown record %q", n, f[0])
+		case len(f) != want:
+			return nil, fmt.Errorf("line %d: %s record with %d fields, want %d", n, f[0], len(f), want)
+		}
+		switch string(f[0]) {
+		case recVersion:
+			x.kubeVersion = string(f[1])
+		case recResource:
+			x.resources = append(x.resources, Resource{Group: string(f[1]), Version: string(f[2]), Resource: string(f[3]),
+				Subresource: string(f[4]), Kind: GVK{Group: string(f[5]), Version: string(f[6]), Kind: string(f[7])}})
+		case recKind:
+			x.kinds[string(f[1])] = string(f[2])
+		case recSchema:
+			name := string(f[1])
+			if name == "" || len(f[2]) == 0 {
+				return nil, fmt.Errorf("line %d: schema record without a name or a schema", n)
+			}
+			if _, dup := x.schemas[name]; dup {
+				return nil, fmt.Errorf("line %d: schema %s again", n, name)
+			}
+			x.schemas[name] = f[2]
+		}
 	}
-	return h, schemas, nil
+	if x.kubeVersion == "" {
+		return nil, fmt.Errorf("no version record")
+	}
+	return x, nil
 }

@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -27,15 +26,15 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			}}},
 		},
 	}
-	gz, err := Encode(&b)
+	data, err := Encode(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	again, err := Encode(&b)
-	if err != nil || !bytes.Equal(gz, again) {
+	if err != nil || !bytes.Equal(data, again) {
 		t.Fatalf("Encode is not deterministic (%v)", err)
 	}
-	c, err := Decode(gz)
+	c, err := Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,40 +60,33 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRejectsMalformed(t *testing.T) {
-	gzipped := func(s string) []byte {
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		if _, err := zw.Write([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
 	for _, tc := range []struct{ name, in, want string }{
-		{"no header line", `{"kubeVersion":"v1"}`, "no header line"},
-		{"bad header", "{\n", "header"},
-		{"no tab", "{}\nname{}\n", "line 2"},
-		{"empty name", "{}\n\t{}\n", "line 2"},
-		{"no final newline", "{}\na\t{}", "line 2"},
-		{"duplicate", "{}\na\t{}\na\t{}\n", "line 3"},
+		{"empty", "", "no version record"},
+		{"no version", "kind\t/v1/X\tx\n", "no version record"},
+		{"unknown record", "version\tv1\nfoo\tbar\n", "line 2: unknown record"},
+		{"short resource", "version\tv1\nresource\tapps\tv1\n", "line 2: resource record with 3 fields, want 8"},
+		{"long kind", "version\tv1\nkind\ta\tb\tc\n", "line 2: kind record with 4 fields"},
+		{"schema without JSON", "version\tv1\nschema\tx\t\n", "line 2: schema record without"},
+		{"schema without name", "version\tv1\nschema\t\t{}\n", "line 2: schema record without"},
+		{"no final newline", "version\tv1\nschema\ta\t{}", "line 2: no final newline"},
+		{"duplicate", "version\tv1\nschema\ta\t{}\nschema\ta\t{}\n", "line 3: schema a again"},
 	} {
-		_, err := Decode(gzipped(tc.in))
+		_, err := Decode([]byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want one mentioning %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := Decode([]byte("not gzip")); err == nil {
-		t.Error("Decode accepted data that is not gzip")
-	}
 	// A schema that is not JSON is an error when it is used.
-	c, err := Decode(gzipped(`{"kinds":{"/v1/X":"x"}}` + "\nx\t{not json\n"))
+	c, err := Decode([]byte("version\tv1\nkind\t/v1/X\tx\nschema\tx\t{not json\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.ResolveSchema(schema.GroupVersionKind{Version: "v1", Kind: "X"}); err == nil {
 		t.Error("a schema that is not JSON resolved")
+	}
+	// What cannot be written on one line is refused.
+	if _, err := Encode(&Bundle{KubeVersion: "v1", Kinds: map[string]string{"a\tb": "x"}}); err == nil {
+		t.Error("Encode wrote a kind key with a tab")
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package openapi holds the OpenAPI v3 schemas of the built-in Kubernetes
 // resources, as a real kube-apiserver of the reference release serves them
 // (hack/gen-openapi.sh fetches /openapi/v3 and aggregated discovery from
-// one and compacts them into kube.json.gz), and resolves them the way the
+// one and compacts them into kube.bundle), and resolves them the way the
 // API server's own schema resolver does for ValidatingAdmissionPolicy type
 // checking (k8s.io/apiserver/pkg/cel/openapi/resolver).
 package openapi
@@ -19,8 +19,8 @@ import (
 
 //go:generate sh ../../hack/gen-openapi.sh
 
-//go:embed kube.json.gz
-var bundleGzip []byte
+//go:embed kube.bundle
+var bundleData []byte
 
 // Bundle is the embedded data, as the generator builds it (Encode writes
 // it out).
@@ -96,20 +96,21 @@ type onceSchema struct {
 	err  error
 }
 
-var builtin = sync.OnceValues(func() (*Catalog, error) { return Decode(bundleGzip) })
+var builtin = sync.OnceValues(func() (*Catalog, error) { return Decode(bundleData) })
 
 // Builtin returns the catalog of the embedded schemas, read on first use.
 func Builtin() (*Catalog, error) { return builtin() }
 
 // Decode reads a bundle as Encode writes it. Component schemas are only
-// split out here; each is decoded when first used.
-func Decode(gz []byte) (*Catalog, error) {
-	h, schemas, err := splitBundle(gz)
+// split out here, sharing data, which must not change; each is decoded
+// when first used.
+func Decode(data []byte) (*Catalog, error) {
+	x, err := splitBundle(data)
 	if err != nil {
 		return nil, fmt.Errorf("openapi bundle: %w", err)
 	}
-	c := &Catalog{kubeVersion: h.KubeVersion, resources: h.Resources, kinds: h.Kinds, schemas: schemas,
-		byResource: make(map[string]GVK, len(h.Resources))}
+	c := &Catalog{kubeVersion: x.kubeVersion, resources: x.resources, kinds: x.kinds, schemas: x.schemas,
+		byResource: make(map[string]GVK, len(x.resources))}
 	for _, r := range c.resources {
 		c.byResource[resourceKey(r.Group, r.Version, r.Resource, r.Subresource)] = r.Kind
 	}

@@ -6,7 +6,7 @@
 // properties, items, additionalProperties, required, enum, size limits and
 // the x-kubernetes extensions), without descriptions.
 //
-//	go run ./internal/openapi/gen -in DIR -out internal/openapi/kube.json.gz
+//	go run ./internal/openapi/gen -in DIR -out internal/openapi/kube.bundle
 //
 // DIR holds version.json, discovery-api.json and discovery-apis.json
 // (aggregated discovery v2) and openapi/<path>.json for each entry of
@@ -31,7 +31,7 @@ import (
 
 func main() {
 	in := flag.String("in", "", "directory with the fetched documents")
-	out := flag.String("out", "", "bundle to write (.json.gz)")
+	out := flag.String("out", "", "bundle to write (internal/openapi/kube.bundle)")
 	flag.Parse()
 	if *in == "" || *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: gen -in DIR -out FILE")
@@ -178,13 +178,13 @@ func run(in, out string) error {
 		return err
 	}
 
-	gz, err := openapi.Encode(&b)
+	data, err := openapi.Encode(&b)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "gen: %s: %d resources, %d kinds, %d schemas, %d bytes gzip\n",
-		b.KubeVersion, len(b.Resources), len(b.Kinds), len(b.Schemas), len(gz))
-	return os.WriteFile(out, gz, 0o644)
+	fmt.Fprintf(os.Stderr, "gen: %s: %d resources, %d kinds, %d schemas, %d bytes\n",
+		b.KubeVersion, len(b.Resources), len(b.Kinds), len(b.Schemas), len(data))
+	return os.WriteFile(out, data, 0o644)
 }
 
 // keptExtensions are the vendor extensions CEL typing reads.
