@@ -536,7 +536,7 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 	if err != nil {
 		f = manifest.Unreadable(name, err) // one finding on that path
 	} else {
-		f = manifest.Parse(name, data)
+		f = manifest.ParseJobs(name, data, jobsOf(lo))
 	}
 	extra := recogniseTemplates(f)
 	partial := map[*manifest.Document]string{}
@@ -557,6 +557,15 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 		r.stdin = data
 	}
 	return r
+}
+
+// jobsOf is how many goroutines one unit may use: lintUnits sets Jobs to
+// 1 when units are the parallel work.
+func jobsOf(lo lint.Options) int {
+	if lo.Jobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return lo.Jobs
 }
 
 func skipDir(name string) bool {
