@@ -567,6 +567,11 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
 	}
+	if d.Config == nil {
+		// Only webhook configurations are pointed inside: the text of the
+		// other documents (most of a GitOps repository) is not kept.
+		d.src = nil
+	}
 	f.Docs = append(f.Docs, d)
 }
 

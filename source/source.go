@@ -545,17 +545,17 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 			partial[d] = why
 		}
 	}
+	r := &unitResult{}
+	if s.Stdin {
+		r.stdin = data // the report shows snippets from it
+	}
+	// The rules read the decoded documents only; what they point inside
+	// keeps its own text.
+	f.Data = nil
 	files := []*manifest.File{f}
 	res := lint.LintUnit(lint.Unit{Files: files, Base: isBase(files)}, lo)
-	r := &unitResult{
-		diags:    append(onlyStated(res.Diagnostics, files, partial), extra...),
-		base:     isBase(files),
-		configs:  res.Configs,
-		internal: res.Internal,
-	}
-	if s.Stdin {
-		r.stdin = data
-	}
+	r.diags = append(onlyStated(res.Diagnostics, files, partial), extra...)
+	r.base, r.configs, r.internal = isBase(files), res.Configs, res.Internal
 	return r
 }
 
