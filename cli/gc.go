@@ -17,7 +17,7 @@ const GCPercent = 400
 // collections. A fixed GOGC of 400 would let a large input's heap reach five
 // times its live data; past gcHeadroom/4 of live data the target falls
 // towards GOGC 100, so memory stays within twice what the run keeps.
-const gcHeadroom = 64 << 20
+const gcHeadroom = 32 << 20
 
 var tuneOnce sync.Once
 

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -93,10 +94,40 @@ var separator = regexp.MustCompile(`^---\s*(#.*)?$`)
 // Parse splits data into documents and decodes each. It never fails: every
 // problem becomes a diagnostic, and one bad document does not stop the
 // others from being read.
-func Parse(name string, data []byte) *File {
+func Parse(name string, data []byte) *File { return ParseJobs(name, data, 1) }
+
+// ParseJobs is Parse with the documents decoded by up to jobs goroutines,
+// for a file that is the whole of a run (a rendered bundle, a kustomize
+// build): decoding is most of a run's time, and its documents are
+// independent. The result is the same as Parse's, in the same order.
+func ParseJobs(name string, data []byte, jobs int) *File {
 	f, chunks := Split(name, data)
-	for _, c := range chunks {
-		f.Add(c.Parse(name))
+	if jobs > len(chunks) {
+		jobs = len(chunks)
+	}
+	if jobs <= 1 {
+		for _, c := range chunks {
+			f.Add(c.Parse(name))
+		}
+		return f
+	}
+	parsed := make([]Parsed, len(chunks))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				parsed[i] = chunks[i].Parse(name)
+			}
+		})
+	}
+	for i := range chunks {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, p := range parsed {
+		f.Add(p)
 	}
 	return f
 }
@@ -535,6 +566,11 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 				kind, apiVersion, kind, apiVersion, rules.V1)))
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
+	}
+	if d.Config == nil {
+		// Only webhook configurations are pointed inside: the text of the
+		// other documents (most of a GitOps repository) is not kept.
+		d.src = nil
 	}
 	f.Docs = append(f.Docs, d)
 }

@@ -116,6 +116,11 @@ type request struct {
 	sources []manifest.Source
 	paths   []askedPath
 	skip    func(string) bool
+	// exact indexes paths by abs (the first of each), dirs lists the
+	// folders: pre-commit passes thousands of files, and display runs for
+	// every finding.
+	exact map[string]int
+	dirs  []int
 }
 
 type askedPath struct {
@@ -150,16 +155,28 @@ func newRequest(args []string, stdinName string, skip func(string) bool) (*reque
 			r.paths = append(r.paths, askedPath{abs: absPath(m), typed: filepath.Clean(m), dir: fi.IsDir()})
 		}
 	}
+	r.exact = map[string]int{}
+	for i, p := range r.paths {
+		if _, seen := r.exact[p.abs]; !seen {
+			r.exact[p.abs] = i
+		}
+		if p.dir {
+			r.dirs = append(r.dirs, i)
+		}
+	}
 	return r, nil
 }
 
 // display returns the name under which a file (absolute) is reported, and
 // whether it was asked about: as typed, or joined to the folder typed.
 func (r *request) display(abs string) (string, bool) {
-	best := -1
-	for i, p := range r.paths {
-		if p.abs == abs || (p.dir && within(abs, p.abs)) {
-			if best < 0 || len(p.abs) > len(r.paths[best].abs) {
+	// The longest path that holds abs wins: abs itself when it was asked
+	// about, else the innermost folder.
+	best, ok := r.exact[abs]
+	if !ok {
+		best = -1
+		for _, i := range r.dirs {
+			if p := r.paths[i]; within(abs, p.abs) && (best < 0 || len(p.abs) > len(r.paths[best].abs)) {
 				best = i
 			}
 		}
@@ -321,18 +338,10 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 			found = append(found, l)
 		}
 	}
-	usingOf := map[string][]int{} // the units reading each file, asked once per file
+	readers := newReaderIndex(units, results)
 	for _, l := range found {
 		d := l.d
-		using, known := usingOf[l.abs]
-		if !known {
-			for i, u := range units {
-				if !results[i].failed && u.covers(l.abs) {
-					using = append(using, i)
-				}
-			}
-			usingOf[l.abs] = using
-		}
+		using := readers.of(l.abs)
 		if len(using) > 1 && !containsAll(l.units, using) {
 			var labels []string
 			for _, i := range l.units {
@@ -378,6 +387,54 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		addFile(d.File, stdinData[d.File] != nil)
 	}
 	return out
+}
+
+// readerIndex answers which units (that loaded) read a file, in units'
+// order. Loose files and kustomizations name the files they read, so they
+// are looked up by path; only charts, which read whole folders, are asked
+// one by one. Asking every unit for every file was quadratic in a folder
+// of loose files.
+type readerIndex struct {
+	byFile map[string][]int
+	charts []int
+	units  []*unit
+	cache  map[string][]int
+}
+
+func newReaderIndex(units []*unit, results []*unitResult) *readerIndex {
+	x := &readerIndex{byFile: map[string][]int{}, units: units, cache: map[string][]int{}}
+	for i, u := range units {
+		if results[i].failed {
+			continue
+		}
+		switch {
+		case u.kind == kustomizeUnit:
+			for abs := range u.reads {
+				x.byFile[abs] = append(x.byFile[abs], i)
+			}
+		case u.kind == chartUnit:
+			x.charts = append(x.charts, i)
+		case !u.file.Stdin:
+			abs := u.absFile()
+			x.byFile[abs] = append(x.byFile[abs], i)
+		}
+	}
+	return x
+}
+
+func (x *readerIndex) of(abs string) []int {
+	if using, ok := x.cache[abs]; ok {
+		return using
+	}
+	using := slices.Clone(x.byFile[abs])
+	for _, i := range x.charts {
+		if x.units[i].covers(abs) {
+			using = append(using, i)
+		}
+	}
+	slices.Sort(using)
+	x.cache[abs] = using
+	return using
 }
 
 // identity is what makes two findings the same for the reader.
@@ -479,7 +536,7 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 	if err != nil {
 		f = manifest.Unreadable(name, err) // one finding on that path
 	} else {
-		f = manifest.Parse(name, data)
+		f = manifest.ParseJobs(name, data, jobsOf(lo))
 	}
 	extra := recogniseTemplates(f)
 	partial := map[*manifest.Document]string{}
@@ -488,18 +545,27 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 			partial[d] = why
 		}
 	}
+	r := &unitResult{}
+	if s.Stdin {
+		r.stdin = data // the report shows snippets from it
+	}
+	// The rules read the decoded documents only; what they point inside
+	// keeps its own text.
+	f.Data = nil
 	files := []*manifest.File{f}
 	res := lint.LintUnit(lint.Unit{Files: files, Base: isBase(files)}, lo)
-	r := &unitResult{
-		diags:    append(onlyStated(res.Diagnostics, files, partial), extra...),
-		base:     isBase(files),
-		configs:  res.Configs,
-		internal: res.Internal,
-	}
-	if s.Stdin {
-		r.stdin = data
-	}
+	r.diags = append(onlyStated(res.Diagnostics, files, partial), extra...)
+	r.base, r.configs, r.internal = isBase(files), res.Configs, res.Internal
 	return r
+}
+
+// jobsOf is how many goroutines one unit may use: lintUnits sets Jobs to
+// 1 when units are the parallel work.
+func jobsOf(lo lint.Options) int {
+	if lo.Jobs <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return lo.Jobs
 }
 
 func skipDir(name string) bool {

@@ -112,10 +112,15 @@ func (u *unit) covers(abs string) bool {
 	if u.file.Stdin {
 		return false
 	}
+	return u.absFile() == abs
+}
+
+// absFile is a file unit's file, absolute.
+func (u *unit) absFile() string {
 	if u.fileAbs == "" {
 		u.fileAbs = absPath(u.file.Name)
 	}
-	return u.fileAbs == abs
+	return u.fileAbs
 }
 
 // discovery finds the units each file belongs to. It reads kustomization
