@@ -540,8 +540,10 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 	}
 	extra := recogniseTemplates(f)
 	partial := map[*manifest.Document]string{}
+	// Asked once per file, not per document: it walks up the folders.
+	patchedBy := sync.OnceValues(func() (string, bool) { return kustomize.PatchedBy(f.Name) })
 	for _, d := range f.Docs {
-		if why := isPartial(f, d); why != "" {
+		if why := isPartial(f, d, patchedBy); why != "" {
 			partial[d] = why
 		}
 	}
@@ -669,11 +671,11 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 // are real errors), so it counts only with a sign of kustomize: "patch" in
 // the file name (kubebuilder's patch_manifests.yaml, *_patch.yaml), a
 // `$patch:` directive, or a kustomization file in the same folder.
-func isPartial(f *manifest.File, d *manifest.Document) string {
+func isPartial(f *manifest.File, d *manifest.Document, patchedBy func() (string, bool)) string {
 	if d.Config == nil {
 		return ""
 	}
-	if k, ok := kustomize.PatchedBy(f.Name); ok {
+	if k, ok := patchedBy(); ok {
 		return "patch in " + display(k)
 	}
 	if len(d.Config.Webhooks) == 0 {

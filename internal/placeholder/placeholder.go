@@ -10,7 +10,10 @@
 // `_` or upper case; base64 cannot contain `$`, `{`, `_`, `<`, `%` or `@`).
 package placeholder
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // embedded patterns match a placeholder anywhere inside a value.
 var embedded = []*regexp.Regexp{
@@ -43,9 +46,18 @@ var whole = []*regexp.Regexp{
 // placeholder, or the whole value. The result is what a message should
 // quote.
 func Find(s string) (string, bool) {
-	if s == "" {
+	// Every pattern needs one of these characters; most values (names,
+	// paths, label values) have none, and skip nine regular expressions.
+	if !strings.ContainsAny(s, markerChars) {
 		return "", false
 	}
+	return find(s)
+}
+
+// markerChars holds a character of every pattern's match.
+const markerChars = "$_{%@<"
+
+func find(s string) (string, bool) {
 	for _, re := range whole {
 		if re.MatchString(s) {
 			return s, true

@@ -1,6 +1,10 @@
 package placeholder
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 func TestFind(t *testing.T) {
 	cases := []struct {
@@ -47,6 +51,28 @@ func TestFind(t *testing.T) {
 		}
 		if Is(c.in) != c.ok {
 			t.Errorf("Is(%q) = %v; want %v", c.in, !c.ok, c.ok)
+		}
+	}
+}
+
+// The shortcut in Find must never hide a match: every string the patterns
+// match holds one of markerChars.
+func TestMarkerCharsCoverEveryPattern(t *testing.T) {
+	alphabet := []byte("AZaz09_-.:$_{}()%@<> /=+?")
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		b := make([]byte, 1+r.IntN(14))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(b)
+		if tok, ok := find(s); ok && !strings.ContainsAny(s, markerChars) {
+			t.Fatalf("find(%q) = %q, but %q holds none of %q", s, tok, s, markerChars)
+		}
+	}
+	for _, s := range []string{"CA_BUNDLE", "<ca>", "{{x}}", "$X", "%X%", "@X@", "__CA__"} {
+		if !Is(s) {
+			t.Errorf("Is(%q) = false", s)
 		}
 	}
 }
