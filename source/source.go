@@ -261,27 +261,34 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options) []*unitResult {
 		inner.Jobs = 1 // units are the parallel work
 	}
 	out := make([]*unitResult, len(units))
-	sem := make(chan struct{}, jobs)
+	// A fixed set of workers rather than a goroutine per unit: decoding
+	// YAML grows a goroutine's stack, and a fresh goroutine per file paid
+	// for that growth (stack copies) again for every file.
+	next := make(chan int)
 	var wg sync.WaitGroup
+	for range min(jobs, len(units)) {
+		wg.Go(func() {
+			for i := range next {
+				u := units[i]
+				switch u.kind {
+				case kustomizeUnit:
+					out[i] = lintKustomization(u, inner)
+				case chartUnit:
+					out[i] = lintChart(u, inner)
+				default:
+					out[i] = lintFile(u.file, nil, inner)
+				}
+			}
+		})
+	}
 	for i, u := range units {
 		if u.kind == fileUnit && u.file.Stdin {
 			out[i] = lintFile(u.file, stdin, inner)
 			continue
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			switch u.kind {
-			case kustomizeUnit:
-				out[i] = lintKustomization(u, inner)
-			case chartUnit:
-				out[i] = lintChart(u, inner)
-			default:
-				out[i] = lintFile(u.file, nil, inner)
-			}
-		}()
+		next <- i
 	}
+	close(next)
 	wg.Wait()
 	return out
 }
