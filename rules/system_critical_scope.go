@@ -3,6 +3,7 @@ package rules
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
@@ -235,11 +236,20 @@ func selfDeadlockNamespace(p *Pass, w *Webhook) string {
 	return ref.Namespace
 }
 
-// sharedCriticalTargets is criticalTargets, built once per run and version.
+// sharedCriticalTargets is criticalTargets, built once per unit and
+// version, and once per process for the units that declare no Namespace:
+// the inventory only lends the requests their namespaces' labels, and a
+// folder of loose files is thousands of such units.
 func sharedCriticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
+	if in == nil || len(in.Namespaces) == 0 {
+		v, _ := noNamespaceTargets.LoadOrStore(kube, sync.OnceValue(func() []criticalTarget { return criticalTargets(nil, kube) }))
+		return v.(func() []criticalTarget)()
+	}
 	type key struct{ kube KubeVersion }
 	return in.Derived(key{kube}, func() any { return criticalTargets(in, kube) }).([]criticalTarget)
 }
+
+var noNamespaceTargets sync.Map // KubeVersion -> func() []criticalTarget
 
 // criticalScopeMessage simulates the catalog against one webhook and says
 // what it can intercept, or returns "" when it intercepts none of it.
