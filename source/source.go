@@ -88,7 +88,8 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
 	}
-	results := lintUnits(units, stdin, lo)
+	patches := kustomize.NewPatchIndex()
+	results := lintUnits(units, stdin, lo, patches)
 	// A file whose every kustomization failed to build is linted on its
 	// own, as the build error says.
 	var alone []*unit
@@ -106,7 +107,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		}
 	}
 	units = append(units, alone...)
-	results = append(results, lintUnits(alone, stdin, lo)...)
+	results = append(results, lintUnits(alone, stdin, lo, patches)...)
 	return reportUnits(req, units, results, &lo), nil
 }
 
@@ -251,7 +252,7 @@ type unitResult struct {
 
 // lintUnits loads, lints and locates every unit, several at a time. Each
 // unit's objects are dropped once its findings are located.
-func lintUnits(units []*unit, stdin io.Reader, lo lint.Options) []*unitResult {
+func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) []*unitResult {
 	jobs := lo.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -276,14 +277,14 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options) []*unitResult {
 				case chartUnit:
 					out[i] = lintChart(u, inner)
 				default:
-					out[i] = lintFile(u.file, nil, inner)
+					out[i] = lintFile(u.file, nil, inner, patches)
 				}
 			}
 		})
 	}
 	for i, u := range units {
 		if u.kind == fileUnit && u.file.Stdin {
-			out[i] = lintFile(u.file, stdin, inner)
+			out[i] = lintFile(u.file, stdin, inner, patches)
 			continue
 		}
 		next <- i
@@ -533,7 +534,7 @@ func isBase(files []*manifest.File) bool {
 
 // lintFile lints a loose file: unrendered templates are recognized, and
 // partial objects (kustomize patches) are checked only for what they state.
-func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
+func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
 	data, err := manifest.Read(s, stdin)
 	name := s.Name
 	if !s.Stdin {
@@ -548,7 +549,7 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options) *unitResult {
 	extra := recogniseTemplates(f)
 	partial := map[*manifest.Document]string{}
 	// Asked once per file, not per document: it walks up the folders.
-	patchedBy := sync.OnceValues(func() (string, bool) { return kustomize.PatchedBy(f.Name) })
+	patchedBy := sync.OnceValues(func() (string, bool) { return patches.PatchedBy(f.Name) })
 	for _, d := range f.Docs {
 		if why := isPartial(f, d, patchedBy); why != "" {
 			partial[d] = why

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -412,20 +413,38 @@ func (k *kust) files() (resources, patches, kusts map[string]bool) {
 
 // PatchedBy reports the kustomization, in file's folder or above it, that
 // uses file as a patch. It stops at a repository root (a .git folder).
-func PatchedBy(file string) (string, bool) {
+func PatchedBy(file string) (string, bool) { return NewPatchIndex().PatchedBy(file) }
+
+// PatchIndex answers PatchedBy for the files of one run, reading each
+// folder once: which kustomization it holds, the patches that applies,
+// whether it is a repository root. A folder of thousands of loose files
+// otherwise repeated the same walk up for every file.
+type PatchIndex struct {
+	mu   sync.Mutex
+	dirs map[string]*patchDir
+}
+
+type patchDir struct {
+	kustomization string          // "" when the folder has none that loads
+	patches       map[string]bool // files (absolute) it uses as patches
+	repoRoot      bool
+}
+
+// NewPatchIndex returns an empty index; it is safe for concurrent use.
+func NewPatchIndex() *PatchIndex { return &PatchIndex{dirs: map[string]*patchDir{}} }
+
+// PatchedBy is the package's PatchedBy, with folders read once.
+func (x *PatchIndex) PatchedBy(file string) (string, bool) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return "", false
 	}
 	for dir := filepath.Dir(abs); ; {
-		if _, ok := FileIn(dir); ok {
-			if k, _, err := load(dir); err == nil {
-				if _, patches, _ := k.files(); patches[abs] {
-					return k.file, true
-				}
-			}
+		d := x.dir(dir)
+		if d.patches[abs] {
+			return d.kustomization, true
 		}
-		if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+		if d.repoRoot {
 			return "", false
 		}
 		parent := filepath.Dir(dir)
@@ -434,6 +453,26 @@ func PatchedBy(file string) (string, bool) {
 		}
 		dir = parent
 	}
+}
+
+func (x *PatchIndex) dir(dir string) *patchDir {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if d, ok := x.dirs[dir]; ok {
+		return d
+	}
+	d := &patchDir{}
+	if _, ok := FileIn(dir); ok {
+		if k, _, err := load(dir); err == nil {
+			_, d.patches, _ = k.files()
+			d.kustomization = k.file
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+		d.repoRoot = true
+	}
+	x.dirs[dir] = d
+	return d
 }
 
 // Nested returns the kustomization files that the kustomization in dir
