@@ -10,9 +10,9 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -40,7 +40,8 @@ type Options struct {
 
 func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
 
-func (o *Options) jobs() int {
+// Workers is how many goroutines a run may use: Jobs, or one per CPU.
+func (o *Options) Workers() int {
 	if o.Jobs > 0 {
 		return o.Jobs
 	}
@@ -102,7 +103,7 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	}
 	files := make([]*manifest.File, len(sources))
 	results := make([]*Result, len(sources))
-	parallel(len(sources), opts.jobs(), func(i int) {
+	parallel.For(len(sources), opts.Workers(), func(i int) {
 		s := sources[i]
 		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
 		var f *manifest.File
@@ -170,7 +171,7 @@ func LintUnit(u Unit, opts Options) *Result {
 	res.Configs = len(docs)
 	out := make([][]diag.Diagnostic, len(docs))
 	internal := make([][]*InternalError, len(docs))
-	parallel(len(docs), opts.jobs(), func(i int) {
+	parallel.For(len(docs), opts.Workers(), func(i int) {
 		out[i], internal[i] = lintDocument(docs[i], inv, &opts)
 	})
 	for i := range docs {
@@ -191,7 +192,7 @@ func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Resul
 	res := &Result{Configs: len(configs)}
 	out := make([][]diag.Diagnostic, len(configs))
 	internal := make([][]*InternalError, len(configs))
-	parallel(len(configs), opts.jobs(), func(i int) {
+	parallel.For(len(configs), opts.Workers(), func(i int) {
 		c := configs[i]
 		findings, errs := runRules(c, inv, &opts, "")
 		for _, f := range findings {
@@ -343,34 +344,4 @@ func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 		kept = append(kept, d)
 	}
 	return explainCauses(diag.Normalize(kept))
-}
-
-// parallel runs fn(0..n-1) on up to jobs goroutines.
-func parallel(n, jobs int, fn func(int)) {
-	if n == 0 {
-		return
-	}
-	if jobs > n {
-		jobs = n
-	}
-	if jobs <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range jobs {
-		wg.Go(func() {
-			for i := range next {
-				fn(i)
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

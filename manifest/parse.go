@@ -15,13 +15,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -102,30 +102,8 @@ func Parse(name string, data []byte) *File { return ParseJobs(name, data, 1) }
 // independent. The result is the same as Parse's, in the same order.
 func ParseJobs(name string, data []byte, jobs int) *File {
 	f, chunks := Split(name, data)
-	if jobs > len(chunks) {
-		jobs = len(chunks)
-	}
-	if jobs <= 1 {
-		for _, c := range chunks {
-			f.Add(c.Parse(name))
-		}
-		return f
-	}
 	parsed := make([]Parsed, len(chunks))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Go(func() {
-			for i := range next {
-				parsed[i] = chunks[i].Parse(name)
-			}
-		})
-	}
-	for i := range chunks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.For(len(chunks), jobs, func(i int) { parsed[i] = chunks[i].Parse(name) })
 	for _, p := range parsed {
 		f.Add(p)
 	}

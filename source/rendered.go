@@ -34,7 +34,7 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 		buf.Write(o.YAML)
 	}
 	name := b.File + " (built)"
-	f := manifest.ParseJobs(name, buf.Bytes(), jobsOf(lo))
+	f := manifest.ParseJobs(name, buf.Bytes(), lo.Workers())
 	files := []*manifest.File{f}
 	base := isBase(files)
 	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)

@@ -17,13 +17,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -253,44 +253,21 @@ type unitResult struct {
 // lintUnits loads, lints and locates every unit, several at a time. Each
 // unit's objects are dropped once its findings are located.
 func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) []*unitResult {
-	jobs := lo.Jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
 	inner := lo
 	if len(units) > 1 {
 		inner.Jobs = 1 // units are the parallel work
 	}
 	out := make([]*unitResult, len(units))
-	// A fixed set of workers rather than a goroutine per unit: decoding
-	// YAML grows a goroutine's stack, and a fresh goroutine per file paid
-	// for that growth (stack copies) again for every file.
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(jobs, len(units)) {
-		wg.Go(func() {
-			for i := range next {
-				u := units[i]
-				switch u.kind {
-				case kustomizeUnit:
-					out[i] = lintKustomization(u, inner)
-				case chartUnit:
-					out[i] = lintChart(u, inner)
-				default:
-					out[i] = lintFile(u.file, nil, inner, patches)
-				}
-			}
-		})
-	}
-	for i, u := range units {
-		if u.kind == fileUnit && u.file.Stdin {
-			out[i] = lintFile(u.file, stdin, inner, patches)
-			continue
+	parallel.For(len(units), lo.Workers(), func(i int) {
+		switch u := units[i]; u.kind {
+		case kustomizeUnit:
+			out[i] = lintKustomization(u, inner)
+		case chartUnit:
+			out[i] = lintChart(u, inner)
+		default:
+			out[i] = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	})
 	return out
 }
 
@@ -544,7 +521,7 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kust
 	if err != nil {
 		f = manifest.Unreadable(name, err) // one finding on that path
 	} else {
-		f = manifest.ParseJobs(name, data, jobsOf(lo))
+		f = manifest.ParseJobs(name, data, lo.Workers())
 	}
 	extra := recogniseTemplates(f)
 	partial := map[*manifest.Document]string{}
@@ -567,15 +544,6 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kust
 	r.diags = append(onlyStated(res.Diagnostics, files, partial), extra...)
 	r.base, r.configs, r.internal = isBase(files), res.Configs, res.Internal
 	return r
-}
-
-// jobsOf is how many goroutines one unit may use: lintUnits sets Jobs to
-// 1 when units are the parallel work.
-func jobsOf(lo lint.Options) int {
-	if lo.Jobs <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return lo.Jobs
 }
 
 func skipDir(name string) bool {

@@ -1,0 +1,34 @@
+// Package parallel runs independent pieces of work on a fixed set of
+// goroutines. The pieces are numbered, and each writes its own slot of a
+// result slice, so results keep their order however the work is scheduled.
+package parallel
+
+import "sync"
+
+// For runs fn(0), ..., fn(n-1) on up to jobs goroutines, and on the
+// caller's goroutine when jobs is 1 or less. The goroutines live as long as
+// the call: each takes the next index when it is done with one, so a
+// worker's grown stack serves every piece it runs.
+func For(n, jobs int, fn func(i int)) {
+	jobs = min(jobs, n)
+	if jobs <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range jobs {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
