@@ -73,6 +73,10 @@ func Encode(b *Bundle) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// recordFields is how many fields each kind of record has, its name
+// included.
+var recordFields = map[string]int{recVersion: 2, recResource: 8, recKind: 3, recSchema: 3}
+
 // bundleIndex is a bundle split into its records; schemas are still JSON,
 // sharing the bundle's bytes.
 type bundleIndex struct {
@@ -106,7 +110,7 @@ func splitBundle(data []byte) (*bundleIndex, error) {
 		if line != nil {
 			f = append(f, line)
 		}
-		want := map[string]int{recVersion: 2, recResource: 8, recKind: 3, recSchema: 3}[string(f[0])]
+		want := recordFields[string(f[0])]
 		switch {
 		case want == 0:
 			return nil, fmt.Errorf("line %d: unknown record %q", n, f[0])

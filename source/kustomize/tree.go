@@ -411,10 +411,6 @@ func (k *kust) files() (resources, patches, kusts map[string]bool) {
 	return resources, patches, kusts
 }
 
-// PatchedBy reports the kustomization, in file's folder or above it, that
-// uses file as a patch. It stops at a repository root (a .git folder).
-func PatchedBy(file string) (string, bool) { return NewPatchIndex().PatchedBy(file) }
-
 // PatchIndex answers PatchedBy for the files of one run, reading each
 // folder once: which kustomization it holds, the patches that applies,
 // whether it is a repository root. A folder of thousands of loose files
@@ -433,7 +429,8 @@ type patchDir struct {
 // NewPatchIndex returns an empty index; it is safe for concurrent use.
 func NewPatchIndex() *PatchIndex { return &PatchIndex{dirs: map[string]*patchDir{}} }
 
-// PatchedBy is the package's PatchedBy, with folders read once.
+// PatchedBy reports the kustomization, in file's folder or above it, that
+// uses file as a patch. It stops at a repository root (a .git folder).
 func (x *PatchIndex) PatchedBy(file string) (string, bool) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
