@@ -9,6 +9,7 @@ package openapi
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -85,8 +86,9 @@ type Catalog struct {
 	kinds       map[string]string
 	schemas     map[string][]byte // component schema name -> its JSON
 	byResource  map[string]GVK
-	decoded     sync.Map // schema name -> *onceSchema, as decoded from the bundle
-	resolved    sync.Map // schema name -> *onceSchema, with references replaced
+	versions    map[string][]string // resourceKey without version -> served versions
+	decoded     sync.Map            // schema name -> *onceSchema, as decoded from the bundle
+	resolved    sync.Map            // schema name -> *onceSchema, with references replaced
 }
 
 // onceSchema is a schema computed once, by whichever goroutine asks first.
@@ -110,9 +112,11 @@ func Decode(data []byte) (*Catalog, error) {
 		return nil, fmt.Errorf("openapi bundle: %w", err)
 	}
 	c := &Catalog{kubeVersion: x.kubeVersion, resources: x.resources, kinds: x.kinds, schemas: x.schemas,
-		byResource: make(map[string]GVK, len(x.resources))}
+		byResource: make(map[string]GVK, len(x.resources)), versions: map[string][]string{}}
 	for _, r := range c.resources {
 		c.byResource[resourceKey(r.Group, r.Version, r.Resource, r.Subresource)] = r.Kind
+		k := resourceKey(r.Group, "", r.Resource, r.Subresource)
+		c.versions[k] = append(c.versions[k], r.Version)
 	}
 	return c, nil
 }
@@ -127,13 +131,8 @@ func (c *Catalog) KubeVersion() string { return c.kubeVersion }
 // Versions lists the versions in which the server serves group/resource
 // (with subresource, if any), in the bundle's order.
 func (c *Catalog) Versions(group, resource, subresource string) []string {
-	var out []string
-	for _, r := range c.resources {
-		if r.Group == group && r.Resource == resource && r.Subresource == subresource {
-			out = append(out, r.Version)
-		}
-	}
-	return out
+	// Clipped: a caller's append must not write into the shared table.
+	return slices.Clip(c.versions[resourceKey(group, "", resource, subresource)])
 }
 
 // ObjectKind returns the kind of the object a request on
