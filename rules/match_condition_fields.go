@@ -79,9 +79,10 @@ func init() {
 // objectTarget is one (sub)resource in one version that a webhook's rules
 // match, with the type of the object its requests carry.
 type objectTarget struct {
-	resource string // pods, deployments.apps/status (as kubectl names them)
-	typeName string // Deployment (apps/v1)
-	typ      *celcheck.ObjectType
+	resource string               // pods, deployments.apps/status (as kubectl names them)
+	typeName string               // Deployment (apps/v1)
+	typ      *celcheck.ObjectType // typed for the webhook's conditions only
+	full     func() *celcheck.ObjectType
 	ops      []admissionv1.OperationType
 	request  map[string]string // request fields this target fixes (request.resource.resource…)
 }
@@ -101,19 +102,24 @@ func checkMatchConditionFields(p *Pass) {
 		if len(w.MatchConditions) == 0 {
 			continue
 		}
-		targets := objectTargets(w, p.Input, cat, crdTypes)
-		if len(targets) == 0 {
-			continue
-		}
 		results := make([]celcheck.Result, len(w.MatchConditions))
 		parsed := make([]ast.Expr, len(w.MatchConditions))
+		var checked []*ast.AST
 		for j, mc := range w.MatchConditions {
 			if expr := strings.TrimSpace(mc.Expression); expr != "" {
 				results[j] = compiler.Compile(expr)
 				if results[j].OK() {
 					parsed[j] = results[j].AST.Expr()
+					checked = append(checked, results[j].AST)
 				}
 			}
+		}
+		if len(checked) == 0 {
+			continue // nothing to type-check: match-conditions reports why
+		}
+		targets := objectTargets(w, p.Input, cat, crdTypes, celcheck.NamesOf(checked...))
+		if len(targets) == 0 {
+			continue
 		}
 		// A target for which some condition is certainly false never gets
 		// past the matcher, whatever the other conditions do.
@@ -361,7 +367,7 @@ func suggestPath(is celcheck.TypeIssue, failing []objectTarget) string {
 	}
 	var found string
 	for _, t := range failing {
-		p := t.typ.FieldPath(is.Field)
+		p := t.full().FieldPath(is.Field)
 		if p == "" || (found != "" && p != found) {
 			return ""
 		}
@@ -390,7 +396,8 @@ func issueSpan(value, expr string, is celcheck.TypeIssue) *ValueSpan {
 
 var builtinTypes sync.Map // openapi.GVK -> *celcheck.ObjectType (nil: no schema)
 
-// builtinType is the CEL type of a built-in kind, built once per process.
+// builtinType is the whole CEL type of a built-in kind, built once per
+// process, for what needs all of it (suggestPath).
 func builtinType(cat *openapi.Catalog, gvk openapi.GVK) *celcheck.ObjectType {
 	if v, ok := builtinTypes.Load(gvk); ok {
 		return v.(*celcheck.ObjectType)
@@ -402,6 +409,56 @@ func builtinType(cat *openapi.Catalog, gvk openapi.GVK) *celcheck.ObjectType {
 	}
 	v, _ := builtinTypes.LoadOrStore(gvk, t)
 	return v.(*celcheck.ObjectType)
+}
+
+// prunedType is the type of a built-in kind for the field names that the
+// conditions seen so far read (celcheck.NewObjectTypeFor): a condition on a
+// pod's metadata then neither decodes nor types the PodSpec.
+type prunedType struct {
+	mu     sync.Mutex
+	built  int // how many times the type was built
+	names  *celcheck.FieldNames
+	typ    *celcheck.ObjectType
+	hasTyp bool
+}
+
+// maxPrunedBuilds bounds the rebuilds of one kind's type as new names come
+// in; past it the kind gets its whole type, which covers every name.
+const maxPrunedBuilds = 4
+
+var prunedTypes sync.Map // openapi.GVK -> *prunedType
+
+// builtinTypeFor is the type of a built-in kind for conditions that read
+// fields by names. It types at least those names, and maybe more: checking
+// gives the same issues for any type that keeps the names of the
+// expression, so which conditions came first, in what order, changes
+// nothing but the cost.
+func builtinTypeFor(cat *openapi.Catalog, gvk openapi.GVK, names *celcheck.FieldNames) *celcheck.ObjectType {
+	v, _ := prunedTypes.LoadOrStore(gvk, &prunedType{})
+	e := v.(*prunedType)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.hasTyp && e.names.Covers(names) {
+		return e.typ
+	}
+	if e.hasTyp {
+		names = e.names.Union(names)
+	}
+	if e.built >= maxPrunedBuilds {
+		names = nil
+	}
+	e.built++
+	e.names, e.typ, e.hasTyp = names, nil, true
+	if names == nil {
+		e.typ = builtinType(cat, gvk)
+		return e.typ
+	}
+	keep := names.Keeps
+	if s, err := cat.ResolvePruned(schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, keep); err == nil {
+		meta, _ := cat.ObjectMetaPruned(keep)
+		e.typ = celcheck.NewObjectTypeFor(gvk.Kind, &celopenapi.Schema{Schema: s}, meta, names)
+	}
+	return e.typ
 }
 
 // crdTypeKey names a custom resource version's type within one input.
@@ -439,7 +496,8 @@ func customResourceTypes(in *Inventory, cat *openapi.Catalog) map[crdTypeKey]*ce
 
 // objectTargets lists what the webhook's rules match, with types; targets
 // without a known schema are left out (nothing is said about them).
-func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crdTypeKey]*celcheck.ObjectType) []objectTarget {
+func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crdTypeKey]*celcheck.ObjectType,
+	names *celcheck.FieldNames) []objectTarget {
 	var out []objectTarget
 	seen := map[string]int{}
 	add := func(t objectTarget) {
@@ -466,11 +524,13 @@ func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crd
 				if !ok {
 					continue
 				}
-				add(newTarget(res.Group, v, res.Resource, res.Subresource, gvk, builtinType(cat, gvk), res.Operations))
+				t := newTarget(res.Group, v, res.Resource, res.Subresource, gvk, builtinTypeFor(cat, gvk, names), res.Operations)
+				t.full = func() *celcheck.ObjectType { return builtinType(cat, gvk) }
+				add(t)
 			}
 		}
 		if targets.Others && in != nil {
-			for _, t := range customResourcesMatched(r, in, cat, crds) {
+			for _, t := range customResourcesMatched(r, in, cat, crds, names) {
 				add(t)
 			}
 		}
@@ -502,7 +562,8 @@ func newTarget(group, version, resource, sub string, gvk openapi.GVK, typ *celch
 	if len(ops) == 1 {
 		req["request.operation"] = string(ops[0])
 	}
-	return objectTarget{resource: name, typeName: fmt.Sprintf("%s (%s)", gvk.Kind, gv), typ: typ, ops: ops, request: req}
+	return objectTarget{resource: name, typeName: fmt.Sprintf("%s (%s)", gvk.Kind, gv), typ: typ,
+		full: func() *celcheck.ObjectType { return typ }, ops: ops, request: req}
 }
 
 // ruleVersions are the served versions a rule's apiVersions select. With
@@ -527,7 +588,7 @@ var crdOperations = []admissionv1.OperationType{admissionv1.Create, admissionv1.
 // that rule r matches: the resource itself, and its status and scale
 // subresources when enabled (scale requests carry an autoscaling/v1 Scale).
 func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat *openapi.Catalog,
-	crds map[crdTypeKey]*celcheck.ObjectType) []objectTarget {
+	crds map[crdTypeKey]*celcheck.ObjectType, names *celcheck.FieldNames) []objectTarget {
 	var out []objectTarget
 	scope := EffectiveScope(r.Rule)
 	for _, crd := range in.CRDs {
@@ -560,11 +621,13 @@ func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat
 				if sub != "" {
 					ops = ruleOperationsOn(r.Operations, []admissionv1.OperationType{admissionv1.Update})
 				}
+				t := newTarget(group, v.Name, plural, sub, gvk, typ, ops)
 				if sub == "scale" {
-					gvk = openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
-					typ = builtinType(cat, gvk)
+					scale := openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+					t = newTarget(group, v.Name, plural, sub, scale, builtinTypeFor(cat, scale, names), ops)
+					t.full = func() *celcheck.ObjectType { return builtinType(cat, scale) }
 				}
-				out = append(out, newTarget(group, v.Name, plural, sub, gvk, typ, ops))
+				out = append(out, t)
 			}
 		}
 	}

@@ -63,7 +63,20 @@ type typedEntry struct {
 // arrays without properties or items. Those are dyn here, so that no field
 // is reported missing that a request can carry. Strings with a format
 // (date-time, duration, byte) stay strings: a webhook sees the JSON text.
-func NewObjectType(name string, s, objectMeta celcommon.Schema) (t *ObjectType) {
+func NewObjectType(name string, s, objectMeta celcommon.Schema) *ObjectType {
+	return NewObjectTypeFor(name, s, objectMeta, nil)
+}
+
+// NewObjectTypeFor is NewObjectType with only the properties names keeps,
+// at every depth: checking an expression whose names it is gives the
+// issues the whole type gives (TestPrunedTypesCheckAlike), and the cost of
+// typing is that of what the expression can reach, not of a whole PodSpec.
+// An object keeps its kind even when none of its properties is kept: it
+// has fields, so reading one it lacks is still an error. s need only be
+// complete under the properties names keeps (openapi.Catalog.ResolvePruned
+// leaves the others unresolved). FieldPath on such a type only sees what
+// was kept.
+func NewObjectTypeFor(name string, s, objectMeta celcommon.Schema, names *FieldNames) (t *ObjectType) {
 	defer func() {
 		// A schema the server's converter cannot handle types nothing: the
 		// resource is then not checked, and the linter does not crash.
@@ -71,7 +84,7 @@ func NewObjectType(name string, s, objectMeta celcommon.Schema) (t *ObjectType) 
 			t = nil
 		}
 	}()
-	decl := celcommon.SchemaDeclType(&runtimeSchema{Schema: s, meta: objectMeta}, true)
+	decl := celcommon.SchemaDeclType(&runtimeSchema{Schema: s, meta: objectMeta, names: names}, true)
 	if decl == nil {
 		return nil
 	}
@@ -84,6 +97,8 @@ func NewObjectType(name string, s, objectMeta celcommon.Schema) (t *ObjectType) 
 type runtimeSchema struct {
 	celcommon.Schema
 	meta celcommon.Schema
+	// names are the properties typed (nil: all); the others are left out.
+	names *FieldNames
 	// resource: the root or an embedded resource, whose metadata is
 	// ObjectMeta.
 	resource bool
@@ -91,13 +106,15 @@ type runtimeSchema struct {
 	// open once more, and each answer of the wrapped schema is a new map.
 	props     map[string]celcommon.Schema
 	propsDone bool
+	// allProps is how many properties the schema has, kept or not.
+	allProps int
 }
 
 func (s *runtimeSchema) wrap(c celcommon.Schema) celcommon.Schema {
 	if c == nil {
 		return nil
 	}
-	return &runtimeSchema{Schema: c, meta: s.meta}
+	return &runtimeSchema{Schema: c, meta: s.meta, names: s.names}
 }
 
 // open reports whether values of the schema may hold anything.
@@ -112,8 +129,8 @@ func (s *runtimeSchema) open() bool {
 	case "array":
 		return in.Items() == nil
 	case "object":
-		if len(s.Properties()) > 0 {
-			return false
+		if s.Properties(); s.allProps > 0 {
+			return false // even when none is kept: see NewObjectTypeFor
 		}
 		ap := in.AdditionalProperties()
 		return ap == nil || ap.Schema() == nil
@@ -149,9 +166,13 @@ func (s *runtimeSchema) properties() map[string]celcommon.Schema {
 	if props == nil {
 		return nil
 	}
+	s.allProps = len(props)
 	out := make(map[string]celcommon.Schema, len(props))
 	for k, v := range props {
-		w := &runtimeSchema{Schema: v, meta: s.meta}
+		if !s.names.Keeps(k) {
+			continue
+		}
+		w := &runtimeSchema{Schema: v, meta: s.meta, names: s.names}
 		if s.resource && k == "metadata" && s.meta != nil {
 			w.Schema = s.meta
 		}
@@ -179,7 +200,7 @@ type runtimeSchemaOrBool struct {
 func (b runtimeSchemaOrBool) Schema() celcommon.Schema { return b.parent.wrap(b.SchemaOrBool.Schema()) }
 
 func (s *runtimeSchema) WithTypeAndObjectMeta() celcommon.Schema {
-	return &runtimeSchema{Schema: s.Schema.WithTypeAndObjectMeta(), meta: s.meta, resource: true}
+	return &runtimeSchema{Schema: s.Schema.WithTypeAndObjectMeta(), meta: s.meta, names: s.names, resource: true}
 }
 
 // TypeIssueKind says what a type error means when the condition runs.
@@ -483,32 +504,7 @@ func findExpr(e celast.Expr, id int64) celast.Expr {
 	if e.ID() == id {
 		return e
 	}
-	var kids []celast.Expr
-	switch e.Kind() {
-	case celast.SelectKind:
-		kids = []celast.Expr{e.AsSelect().Operand()}
-	case celast.CallKind:
-		c := e.AsCall()
-		if c.IsMemberFunction() {
-			kids = append(kids, c.Target())
-		}
-		kids = append(kids, c.Args()...)
-	case celast.ListKind:
-		kids = e.AsList().Elements()
-	case celast.MapKind:
-		for _, en := range e.AsMap().Entries() {
-			m := en.AsMapEntry()
-			kids = append(kids, m.Key(), m.Value())
-		}
-	case celast.StructKind:
-		for _, f := range e.AsStruct().Fields() {
-			kids = append(kids, f.AsStructField().Value())
-		}
-	case celast.ComprehensionKind:
-		c := e.AsComprehension()
-		kids = []celast.Expr{c.IterRange(), c.AccuInit(), c.LoopCondition(), c.LoopStep(), c.Result()}
-	}
-	for _, k := range kids {
+	for _, k := range children(e) {
 		if f := findExpr(k, id); f != nil {
 			return f
 		}

@@ -154,7 +154,7 @@ func TestInlineRefsMatchesServer(t *testing.T) {
 	}
 	for _, name := range names {
 		want, wantErr := resolver.PopulateRefs(lookup, refPrefix+name)
-		got, err := inlineRefs(lookup, refPrefix+name)
+		got, err := inlineRefs(lookup, refPrefix+name, nil)
 		if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: inlineRefs differs from PopulateRefs (errors %v, %v)", name, err, wantErr)
 		}
@@ -186,7 +186,7 @@ func TestInlineRefsMatchesServer(t *testing.T) {
 	}
 	for _, root := range []string{"a", "b", "c", "self", "alias", "dang", "missing"} {
 		want, wantErr := resolver.PopulateRefs(byRef, refPrefix+root)
-		got, err := inlineRefs(byRef, refPrefix+root)
+		got, err := inlineRefs(byRef, refPrefix+root, nil)
 		if (err != nil) != (wantErr != nil) || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: inlineRefs = %v, %v; PopulateRefs = %v, %v", root, got, err, want, wantErr)
 		}

@@ -42,3 +42,13 @@ func (c *Catalog) ObjectMeta() (celcommon.Schema, bool) {
 	}
 	return &celopenapi.Schema{Schema: s}, true
 }
+
+// ObjectMetaPruned is ObjectMeta resolved for a reader that only looks
+// under the properties keep accepts (see ResolvePruned).
+func (c *Catalog) ObjectMetaPruned(keep func(property string) bool) (celcommon.Schema, bool) {
+	s, err := c.NamedPruned(ObjectMetaSchema, keep)
+	if err != nil {
+		return nil, false
+	}
+	return &celopenapi.Schema{Schema: s}, true
+}

@@ -165,20 +165,46 @@ func (c *Catalog) Named(name string) (*spec.Schema, error) { return c.resolve(na
 func (c *Catalog) resolve(name string) (*spec.Schema, error) {
 	v, _ := c.resolved.LoadOrStore(name, &onceSchema{})
 	r := v.(*onceSchema)
-	r.once.Do(func() {
-		var broken error
-		r.s, r.err = inlineRefs(func(ref string) (*spec.Schema, bool) {
-			s, err := c.component(strings.TrimPrefix(ref, refPrefix))
-			if err != nil && broken == nil {
-				broken = err
-			}
-			return s, s != nil
-		}, refPrefix+name)
-		if broken != nil {
-			r.s, r.err = nil, broken
-		}
-	})
+	r.once.Do(func() { r.s, r.err = c.inline(name, nil) })
 	return r.s, r.err
+}
+
+// ResolvePruned is ResolveSchema for a reader that only looks under the
+// properties keep accepts, at any depth: references are replaced under
+// those only, the other properties are left as the bundle has them, and
+// only the component schemas the kept properties reach are decoded. Pod
+// has some hundred of them, a condition on its metadata needs five. The
+// result is not cached (it depends on keep) and is shared with the
+// catalog: callers must not modify it.
+func (c *Catalog) ResolvePruned(gvk schema.GroupVersionKind, keep func(property string) bool) (*spec.Schema, error) {
+	name, ok := c.kinds[KindKey(gvk.Group, gvk.Version, gvk.Kind)]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", gvk, resolver.ErrSchemaNotFound)
+	}
+	return c.inline(name, keep)
+}
+
+// NamedPruned returns a component schema by name, resolved like
+// ResolvePruned.
+func (c *Catalog) NamedPruned(name string, keep func(property string) bool) (*spec.Schema, error) {
+	return c.inline(name, keep)
+}
+
+// inline resolves the named component schema's references, under the
+// properties keep accepts (nil: all).
+func (c *Catalog) inline(name string, keep func(string) bool) (*spec.Schema, error) {
+	var broken error
+	s, err := inlineRefs(func(ref string) (*spec.Schema, bool) {
+		s, err := c.component(strings.TrimPrefix(ref, refPrefix))
+		if err != nil && broken == nil {
+			broken = err
+		}
+		return s, s != nil
+	}, refPrefix+name, keep)
+	if broken != nil {
+		return nil, broken
+	}
+	return s, err
 }
 
 // component decodes the named component schema on first use. It returns

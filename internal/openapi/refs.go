@@ -18,12 +18,18 @@ import (
 // only when something under it changes, and Pod has thousands of nodes.
 // Unchanged subtrees are shared with the input, which must not be
 // modified.
-func inlineRefs(lookup func(ref string) (*spec.Schema, bool), rootRef string) (*spec.Schema, error) {
+//
+// keep, if not nil, limits the work to the properties it accepts, at any
+// depth: the others are left as they are, references included, so that a
+// reader that only looks at kept properties (celcheck.NewObjectTypeFor)
+// sees what a full resolution gives it, and the schemas only the other
+// properties refer to are never looked up.
+func inlineRefs(lookup func(ref string) (*spec.Schema, bool), rootRef string, keep func(property string) bool) (*spec.Schema, error) {
 	root, ok := lookup(rootRef)
 	if !ok {
 		return nil, fmt.Errorf("cannot resolve the root schema %q: %w", rootRef, resolver.ErrSchemaNotFound)
 	}
-	in := inliner{lookup: lookup, expanding: map[string]bool{rootRef: true}}
+	in := inliner{lookup: lookup, keep: keep, expanding: map[string]bool{rootRef: true}}
 	out, err := in.inline(root)
 	if out == nil && err == nil {
 		return root, nil
@@ -33,7 +39,8 @@ func inlineRefs(lookup func(ref string) (*spec.Schema, bool), rootRef string) (*
 
 type inliner struct {
 	lookup    func(ref string) (*spec.Schema, bool)
-	expanding map[string]bool // references on the path from the root
+	keep      func(property string) bool // nil: every property
+	expanding map[string]bool            // references on the path from the root
 }
 
 // inline returns nil when nothing under s refers to anything (never s
@@ -57,6 +64,9 @@ func (in *inliner) inline(s *spec.Schema) (*spec.Schema, error) {
 
 	var props map[string]spec.Schema
 	for name := range s.Properties {
+		if in.keep != nil && !in.keep(name) {
+			continue
+		}
 		p := s.Properties[name]
 		got, err := in.inline(&p)
 		if err != nil {
