@@ -2,6 +2,7 @@ package celcheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -121,13 +122,17 @@ func TestForRange(t *testing.T) {
 	}
 }
 
-// The capture validator must not change any verdict or message: compare
-// with an untouched compiler built the way validation.go builds it.
+// Neither the capture validator nor compiling on the webhook environment
+// alone may change any verdict or message: compare with an untouched
+// compiler built the way validation.go builds it, on the package's corpus
+// and every condition of the fixtures and the shared corpus.
 func TestSameAsUntouchedServerCompiler(t *testing.T) {
+	exprs := slices.Concat(corpus, prunedEdgeCases, typedExpressions(), prunedExpressions(t))
 	for _, minor := range []int{MinKubeMinor, 34, MaxKubeMinor} {
 		server := plugincel.NewCompiler(environment.MustBaseEnvSet(CompatibilityVersion(minor)))
 		c := mustFor(t, minor)
-		for _, expr := range corpus {
+		for _, expr := range exprs {
+			expr = strings.TrimSpace(expr)
 			want := server.CompileCELExpression(&matchconditions.MatchCondition{Expression: expr}, WebhookVariables, environment.NewExpressions)
 			got := c.Compile(expr)
 			if (want.Error == nil) != got.OK() {

@@ -10,12 +10,8 @@ import (
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
-	"k8s.io/apimachinery/pkg/util/version"
-	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	celcommon "k8s.io/apiserver/pkg/cel/common"
-	"k8s.io/apiserver/pkg/cel/environment"
-	"k8s.io/apiserver/pkg/cel/library"
 )
 
 // This file type-checks matchConditions against the schema of the object a
@@ -269,29 +265,10 @@ func (c *Compiler) typedEnv(t *ObjectType) (*cel.Env, error) {
 	return te.env, te.err
 }
 
-// buildTypedEnv is the webhook environment of plugincel's createEnvForOpts
-// (no params, an authorizer) with object and oldObject typed, as
-// typechecking.go buildEnvSet declares them for policies.
+// buildTypedEnv is the webhook environment with object and oldObject
+// typed, as typechecking.go buildEnvSet declares them for policies.
 func buildTypedEnv(minor int, t *ObjectType) (*cel.Env, error) {
-	requestType := plugincel.BuildRequestType()
-	namespaceType := plugincel.BuildNamespaceType()
-	objectType := t.decl.CelType()
-	set, err := environment.MustBaseEnvSet(CompatibilityVersion(minor)).Extend(environment.VersionedOptions{
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions: []cel.EnvOption{
-			cel.Variable(plugincel.ObjectVarName, objectType),
-			cel.Variable(plugincel.OldObjectVarName, objectType),
-			cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
-			cel.Variable(plugincel.RequestVarName, requestType.CelType()),
-			cel.Variable(plugincel.AuthorizerVarName, library.AuthorizerType),
-			cel.Variable(plugincel.RequestResourceAuthorizerVarName, library.ResourceCheckType),
-		},
-		DeclTypes: []*apiservercel.DeclType{namespaceType, requestType, t.decl},
-	}, environment.StrictCostOpt)
-	if err != nil {
-		return nil, err
-	}
-	return set.Env(environment.NewExpressions)
+	return webhookEnv(minor, t.decl.CelType(), t.decl)
 }
 
 func (c *Compiler) checkTyped(r Result, t *ObjectType) (out []TypeIssue) {
