@@ -92,7 +92,8 @@ type Compiler struct {
 	compileMu sync.Mutex
 	capture   *astCapture
 
-	cache sync.Map // expression text -> *cacheEntry
+	cache  sync.Map // expression text -> *cacheEntry
+	parses sync.Map // expression text -> *parsedEntry, for CheckTyped
 }
 
 type cacheEntry struct {

@@ -200,3 +200,49 @@ func conditionExpressions(n *yaml.Node) []string {
 	}
 	return out
 }
+
+// recheck reports what env.Compile reports: the same errors at the same
+// nodes, for every accepted condition of the fixtures with two kinds.
+func TestRecheckIsCompile(t *testing.T) {
+	c := mustFor(t, MaxKubeMinor)
+	cat, err := openapi.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := cat.ObjectMeta()
+	exprs := slices.Concat(prunedExpressions(t), corpus, prunedEdgeCases, typedExpressions())
+	errors := 0
+	for _, gvk := range prunedKinds[:10] {
+		s, err := cat.ResolveSchema(gvk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := c.typedEnv(NewObjectType(gvk.Kind, &celopenapi.Schema{Schema: s}, meta))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, expr := range exprs {
+			expr = strings.TrimSpace(expr)
+			if !c.Compile(expr).OK() {
+				continue
+			}
+			_, want := env.Compile(expr)
+			got := c.recheck(env, expr)
+			if (want == nil) != (got == nil) || (want != nil && want.String() != got.String()) {
+				t.Errorf("%s, %s:\n got %v\nwant %v", gvk.Kind, expr, got, want)
+				continue
+			}
+			if want != nil {
+				errors += len(want.Errors())
+				for i, e := range want.Errors() {
+					if g := got.Errors()[i]; g.ExprID != e.ExprID || g.Message != e.Message {
+						t.Errorf("%s, %s: error %d at node %d %q, want node %d %q", gvk.Kind, expr, i, g.ExprID, g.Message, e.ExprID, e.Message)
+					}
+				}
+			}
+		}
+	}
+	if errors < 50 {
+		t.Errorf("only %d checker errors compared", errors)
+	}
+}

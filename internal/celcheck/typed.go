@@ -10,6 +10,7 @@ import (
 	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
+	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	celcommon "k8s.io/apiserver/pkg/cel/common"
 )
@@ -271,6 +272,36 @@ func buildTypedEnv(minor int, t *ObjectType) (*cel.Env, error) {
 	return webhookEnv(minor, t.decl.CelType(), t.decl)
 }
 
+// recheck type-checks expr in env, an environment with the parser of the
+// compiler's (the same base, other declarations): what env.Compile(expr)
+// reports, without parsing expr again for every type it is checked with
+// (a parse is most of a check). The parse is kept as a ParsedExpr, because
+// checking rewrites the AST it is given.
+func (c *Compiler) recheck(env *cel.Env, expr string) *cel.Issues {
+	v, _ := c.parses.LoadOrStore(expr, &parsedEntry{})
+	e := v.(*parsedEntry)
+	e.once.Do(func() {
+		e.src = common.NewTextSource(expr)
+		if parsed, iss := c.env.ParseSource(e.src); iss.Err() == nil {
+			e.parsed, _ = cel.AstToParsedExpr(parsed)
+		}
+	})
+	if e.parsed == nil {
+		// Not expected: CheckTyped only sees expressions that compiled.
+		_, iss := env.Compile(expr)
+		return iss
+	}
+	_, iss := env.Check(cel.ParsedExprToAstWithSource(e.parsed, e.src))
+	return iss
+}
+
+// parsedEntry is the parse of one expression, made once.
+type parsedEntry struct {
+	once   sync.Once
+	src    common.Source
+	parsed *exprpb.ParsedExpr // nil if it does not parse
+}
+
 func (c *Compiler) checkTyped(r Result, t *ObjectType) (out []TypeIssue) {
 	defer func() {
 		// A type the checker cannot handle is no finding, never a crash.
@@ -282,7 +313,7 @@ func (c *Compiler) checkTyped(r Result, t *ObjectType) (out []TypeIssue) {
 	if err != nil {
 		return nil
 	}
-	_, iss := env.Compile(r.Expression)
+	iss := c.recheck(env, r.Expression)
 	if iss == nil || iss.Err() == nil {
 		return nil
 	}
