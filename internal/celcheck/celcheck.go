@@ -141,6 +141,14 @@ func newCompiler(minor int) *Compiler {
 // authorizer and no params), with object and oldObject of type object
 // (dyn, as the server declares them, or a schema's type with its
 // declarations), and extra options.
+//
+// createEnvForOpts extends the base EnvSet, which builds a
+// StoredExpressions environment beside it, as costly and never used here;
+// this extends the base's NewExpressions environment the way
+// EnvSet.Extend (environment.go filterAndBuildOpts) does: options
+// introduced in 1.0 always apply, the declared types come through a
+// DeclTypeProvider that recognizes keywords as field names from 1.31, and
+// everything is one library with the program options of StrictCostOpt.
 func webhookEnv(minor int, object *cel.Type, objectDecl *apiservercel.DeclType, extra ...cel.EnvOption) (*cel.Env, error) {
 	requestType := plugincel.BuildRequestType()
 	namespaceType := plugincel.BuildNamespaceType()
@@ -156,18 +164,31 @@ func webhookEnv(minor int, object *cel.Type, objectDecl *apiservercel.DeclType, 
 	if objectDecl != nil {
 		decls = append(decls, objectDecl)
 	}
-	set, err := environment.MustBaseEnvSet(CompatibilityVersion(minor)).Extend(environment.VersionedOptions{
-		// As in createEnvForOpts: in every version, so part of the
-		// NewExpressions environment.
-		IntroducedVersion: version.MajorMinor(1, 0),
-		EnvOptions:        opts,
-		DeclTypes:         decls,
-	}, environment.StrictCostOpt)
+	compat := CompatibilityVersion(minor)
+	base := environment.MustBaseEnvSet(compat).NewExpressionsEnv()
+	provider := apiservercel.NewDeclTypeProvider(decls...)
+	if compat.AtLeast(version.MajorMinor(1, 31)) {
+		provider.SetRecognizeKeywordAsFieldName(true)
+	}
+	typeOpts, err := provider.EnvOptions(base.CELTypeProvider())
 	if err != nil {
 		return nil, err
 	}
-	return set.Env(environment.NewExpressions)
+	return base.Extend(cel.Lib(&envLibrary{
+		envOpts:  append(opts, typeOpts...),
+		progOpts: environment.StrictCostOpt.ProgramOptions,
+	}))
 }
+
+// envLibrary is a set of options applied as one library, as EnvSet.Extend
+// applies them.
+type envLibrary struct {
+	envOpts  []cel.EnvOption
+	progOpts []cel.ProgramOption
+}
+
+func (l *envLibrary) CompileOptions() []cel.EnvOption     { return l.envOpts }
+func (l *envLibrary) ProgramOptions() []cel.ProgramOption { return l.progOpts }
 
 // KubeMinor is the Kubernetes minor version this compiler behaves like.
 func (c *Compiler) KubeMinor() int { return c.kubeMinor }

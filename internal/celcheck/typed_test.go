@@ -75,6 +75,9 @@ var typedCases = []struct {
 	{`object.spec.strategy.rollingUpdate.maxSurge == "25%" || true`, 0, called, ""},
 	{`object.spec.template.spec.containers.exists(c, c.image == "nginx")`, 0, called, ""},
 	{`object.metadata.labels.team == "a"`, 0, called, ""},
+	// ObjectMeta's namespace is __namespace__ in the type, and found by
+	// its name from 1.31 (DeclTypeProvider.SetRecognizeKeywordAsFieldName).
+	{`object.metadata.namespace == "default"`, 0, called, ""},
 }
 
 func TestCheckTypedPredictsTheRuntime(t *testing.T) {
