@@ -6,12 +6,14 @@ import (
 	"strings"
 
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
 // FieldNames is the set of names by which some expressions can read a
-// field of an object: every field a selection names (x.f, has(x.f), x.?f)
-// and every string constant (x['f'], an optional index). The type of a
+// field of an object: every field a selection names (x.f, has(x.f), x.?f),
+// every field of a struct literal, and every string constant indexed with
+// or tested by in (x['f'], x[?'f'], 'f' in x). The type of a
 // field none of them names cannot change a check of those expressions, so
 // an object type for them only needs the properties it names, at any
 // depth (see NewObjectTypeFor). A nil *FieldNames stands for all names.
@@ -37,9 +39,17 @@ func (n *FieldNames) collect(e celast.Expr) {
 	switch e.Kind() {
 	case celast.SelectKind:
 		n.names[e.AsSelect().FieldName()] = struct{}{}
-	case celast.LiteralKind:
-		if s, ok := e.AsLiteral().Value().(string); ok {
-			n.names[s] = struct{}{}
+	case celast.CallKind:
+		c := e.AsCall()
+		switch args := c.Args(); c.FunctionName() {
+		case operators.OptSelect, operators.Index, operators.OptIndex:
+			if len(args) == 2 {
+				n.constant(args[1])
+			}
+		case operators.In:
+			if len(args) == 2 {
+				n.constant(args[0])
+			}
 		}
 	case celast.StructKind:
 		for _, f := range e.AsStruct().Fields() {
@@ -48,6 +58,16 @@ func (n *FieldNames) collect(e celast.Expr) {
 	}
 	for _, k := range children(e) {
 		n.collect(k)
+	}
+}
+
+// constant adds e's value if it is a string constant.
+func (n *FieldNames) constant(e celast.Expr) {
+	if e.Kind() != celast.LiteralKind {
+		return
+	}
+	if s, ok := e.AsLiteral().Value().(string); ok {
+		n.names[s] = struct{}{}
 	}
 }
 

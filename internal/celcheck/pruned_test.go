@@ -38,6 +38,9 @@ var prunedEdgeCases = []string{
 	`object.spec.replicas == "3" || object.status.replicas != "3"`,
 	`object.spec.containers.map(c, c.ports).size() > 0`,
 	`object.rules[0].apiGroups == ["apps"]`,
+	`object.spec[request.name] == 1`,                   // index by a variable
+	`object.metadata.?labels[?"app"].orValue("") == 1`, // optional index
+	`object.spec.?template.?spec.?nodeName == "x"`,     // optional chain
 }
 
 // prunedKinds are the kinds the equivalence test types every expression
