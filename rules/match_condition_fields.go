@@ -453,12 +453,18 @@ func builtinTypeFor(cat *openapi.Catalog, gvk openapi.GVK, names *celcheck.Field
 		e.typ = builtinType(cat, gvk)
 		return e.typ
 	}
-	keep := names.Keeps
-	if s, err := cat.ResolvePruned(schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, keep); err == nil {
-		meta, _ := cat.ObjectMetaPruned(keep)
-		e.typ = celcheck.NewObjectTypeFor(gvk.Kind, &celopenapi.Schema{Schema: s}, meta, names)
-	}
+	e.typ = prunedBuiltinType(cat, gvk, names)
 	return e.typ
+}
+
+// prunedBuiltinType builds the type of a built-in kind for names.
+func prunedBuiltinType(cat *openapi.Catalog, gvk openapi.GVK, names *celcheck.FieldNames) *celcheck.ObjectType {
+	s, err := cat.ResolvePruned(schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}, names.Keeps)
+	if err != nil {
+		return nil
+	}
+	meta, _ := cat.ObjectMetaPruned(names.Keeps)
+	return celcheck.NewObjectTypeFor(gvk.Kind, &celopenapi.Schema{Schema: s}, meta, names)
 }
 
 // crdTypeKey names a custom resource version's type within one input.

@@ -2,8 +2,14 @@ package rules
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/cel-go/common/ast"
+
+	"github.com/webhooklint/webhooklint/internal/celcheck"
+	"github.com/webhooklint/webhooklint/internal/openapi"
 )
 
 // wildcardFieldsConfig is n webhooks on every resource and subresource,
@@ -59,5 +65,73 @@ func BenchmarkMatchConditionFields(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		NewPass(r, c, nil, nil, func(Finding) {}).Run()
+	}
+}
+
+// Every served kind has a type, whole or pruned, and checking conditions
+// with the type pruned to their names gives the issues of the whole type
+// (internal/celcheck TestPrunedTypesCheckAlike does the same for many
+// more conditions on fewer kinds). builtinTypeFor relies on both.
+func TestPrunedTypesOfEveryKind(t *testing.T) {
+	cat, err := openapi.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiler, err := celcheck.For(celcheck.MaxKubeMinor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var results []celcheck.Result
+	var asts []*ast.AST
+	for _, expr := range []string{
+		`object.metadata.name != "w0" && object.spec.replicas > 1`,
+		`request.resource.resource == "pods" ? object.spec.nodeName != "" : true`,
+		`object.metadata.name == 1 || object.metadata.?labels[?"app"].orValue(1) == 1`,
+		`object.spec.replicas == "3" || has(object.status.conditions)`,
+		`object.spec.template.spec.containers.exists(c, c.image == 1)`,
+		`object.?data.?x.orValue(1) == 1 || object.rules.exists(r, r.verbs.exists(v, v == 1))`,
+		`object.spec.selector.matchLabels.app == 1 || object.subsets[0].ports[0].port == "80"`,
+	} {
+		r := compiler.Compile(expr)
+		if !r.OK() {
+			t.Fatalf("%s: %v", expr, r.Err)
+		}
+		results = append(results, r)
+		asts = append(asts, r.AST)
+	}
+	all := celcheck.NamesOf(asts...)
+	rule := wildcardFieldsConfig(t, 1).Webhooks[0].Rules[0]
+	kinds := map[openapi.GVK]bool{}
+	for _, res := range ExpandRule(rule).Builtin {
+		for _, v := range cat.Versions(res.Group, res.Resource, res.Subresource) {
+			if gvk, ok := cat.ObjectKind(res.Group, v, res.Resource, res.Subresource); ok {
+				kinds[gvk] = true
+			}
+		}
+	}
+	typed, issues := 0, 0
+	for gvk := range kinds {
+		full := builtinType(cat, gvk)
+		for _, names := range []*celcheck.FieldNames{all, celcheck.NamesOf(asts[0])} {
+			if pruned := prunedBuiltinType(cat, gvk, names); (full == nil) != (pruned == nil) {
+				t.Errorf("%s: whole type %v, pruned to %s %v", gvk, full != nil, names, pruned != nil)
+			}
+		}
+		if full == nil {
+			continue // a kind without a schema, such as PodExecOptions
+		}
+		typed++
+		pruned := prunedBuiltinType(cat, gvk, all)
+		for _, r := range results {
+			want := compiler.CheckTyped(r, full)
+			issues += len(want)
+			if got := compiler.CheckTyped(r, pruned); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, %s:\n got %+v\nwant %+v", gvk, r.Expression, got, want)
+			}
+		}
+	}
+	t.Logf("%d kinds typed, %d issues", typed, issues)
+	if typed < 50 || issues < 100 {
+		t.Errorf("%d kinds typed, %d issues: too few for the comparison to mean much", typed, issues)
 	}
 }
