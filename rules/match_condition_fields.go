@@ -91,11 +91,13 @@ func checkMatchConditionFields(p *Pass) {
 	if !hasMatchConditions(p.Config) {
 		return // read no schemas and build no CEL environment for nothing
 	}
+	// The compiler first: it builds its environment on another core while
+	// this one reads the schemas' index and starts parsing.
+	compiler := matchConditionCompiler(p.Settings)
 	cat, err := openapi.Builtin()
 	if err != nil {
 		return // the embedded data is broken: a build problem, caught by the package's tests
 	}
-	compiler := matchConditionCompiler(p.Settings)
 	crdTypes := customResourceTypes(p.Input, cat)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]

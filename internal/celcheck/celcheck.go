@@ -25,7 +25,9 @@ import (
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/parser"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/version"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -85,7 +87,13 @@ func (r Result) FieldError(path *field.Path) *field.Error {
 // It is safe for concurrent use; each distinct expression is compiled once.
 type Compiler struct {
 	kubeMinor int
-	env       *cel.Env // the webhook environment, with the capture validator
+
+	// env is the webhook environment, with the capture validator. It is
+	// built on another goroutine, and ready when envReady is closed (with
+	// envPanic set if building it panicked).
+	env      *cel.Env
+	envReady chan struct{}
+	envPanic any
 
 	// compileMu serializes calls into the server's compiler so that the
 	// AST the capture validator sees belongs to the call that holds it.
@@ -126,15 +134,43 @@ func CompatibilityVersion(minor int) *version.Version {
 }
 
 func newCompiler(minor int) *Compiler {
-	capture := &astCapture{}
-	env, err := webhookEnv(minor, cel.DynType, nil, cel.ASTValidators(capture))
-	if err != nil {
-		// The base environment is static; failing to extend it is a bug in
-		// this package, not in the input.
-		panic(fmt.Sprintf("celcheck: extending the base CEL environment: %v", err))
-	}
-	return &Compiler{kubeMinor: minor, env: env, capture: capture}
+	c := &Compiler{kubeMinor: minor, capture: &astCapture{}, envReady: make(chan struct{})}
+	// Building the environment takes a few milliseconds, and so does the
+	// first parse of a process (the parser's prediction tables start
+	// empty): compile warms the parser with its expression while this
+	// runs on another core.
+	go func() {
+		defer close(c.envReady)
+		defer func() { c.envPanic = recover() }()
+		env, err := webhookEnv(minor, cel.DynType, nil, cel.ASTValidators(c.capture))
+		if err != nil {
+			// The base environment is static; failing to extend it is a bug
+			// in this package, not in the input.
+			panic(fmt.Sprintf("celcheck: extending the base CEL environment: %v", err))
+		}
+		c.env = env
+	}()
+	return c
 }
+
+// environment waits for the webhook environment.
+func (c *Compiler) environment() *cel.Env {
+	<-c.envReady
+	if c.envPanic != nil {
+		panic(c.envPanic)
+	}
+	return c.env
+}
+
+// warmParser parses expressions only to fill the prediction tables that
+// every CEL parser of the process shares; its results are dropped.
+var warmParser = sync.OnceValue(func() *parser.Parser {
+	p, err := parser.NewParser(parser.Macros(parser.AllMacros...), parser.EnableOptionalSyntax(true))
+	if err != nil {
+		return nil
+	}
+	return p
+})
 
 // webhookEnv is the NewExpressions environment a 1.minor server compiles
 // webhook matchConditions in (plugincel createEnvForOpts with an
@@ -214,8 +250,16 @@ func (c *Compiler) compile(expr string) (res Result) {
 			res.Err = &apiservercel.Error{Type: apiservercel.ErrorTypeInternal, Detail: fmt.Sprintf("CEL compiler panicked: %v", p)}
 		}
 	}()
+	select {
+	case <-c.envReady:
+	default:
+		if p := warmParser(); p != nil {
+			_, _ = p.Parse(common.NewTextSource(expr))
+		}
+	}
+	env := c.environment()
 	c.capture.ast = nil
-	out := compileCondition(c.env, &matchconditions.MatchCondition{Expression: expr})
+	out := compileCondition(env, &matchconditions.MatchCondition{Expression: expr})
 	if out.Error != nil {
 		res.Err = out.Error
 		return res

@@ -282,7 +282,7 @@ func (c *Compiler) recheck(env *cel.Env, expr string) *cel.Issues {
 	e := v.(*parsedEntry)
 	e.once.Do(func() {
 		e.src = common.NewTextSource(expr)
-		if parsed, iss := c.env.ParseSource(e.src); iss.Err() == nil {
+		if parsed, iss := c.environment().ParseSource(e.src); iss.Err() == nil {
 			e.parsed, _ = cel.AstToParsedExpr(parsed)
 		}
 	})
