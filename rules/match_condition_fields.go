@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
@@ -417,11 +418,15 @@ func builtinType(cat *openapi.Catalog, gvk openapi.GVK) *celcheck.ObjectType {
 // conditions seen so far read (celcheck.NewObjectTypeFor): a condition on a
 // pod's metadata then neither decodes nor types the PodSpec.
 type prunedType struct {
-	mu     sync.Mutex
-	built  int // how many times the type was built
-	names  *celcheck.FieldNames
-	typ    *celcheck.ObjectType
-	hasTyp bool
+	current atomic.Pointer[prunedVersion] // read without the lock
+	mu      sync.Mutex                    // held to build a new version
+	built   int                           // versions built, under mu
+}
+
+// prunedVersion is one build of a kind's type, never changed.
+type prunedVersion struct {
+	names *celcheck.FieldNames // nil: every name (the whole type)
+	typ   *celcheck.ObjectType // nil: the kind has no schema
 }
 
 // maxPrunedBuilds bounds the rebuilds of one kind's type as new names come
@@ -433,30 +438,35 @@ var prunedTypes sync.Map // openapi.GVK -> *prunedType
 // builtinTypeFor is the type of a built-in kind for conditions that read
 // fields by names. It types at least those names, and maybe more: checking
 // gives the same issues for any type that keeps the names of the
-// expression, so which conditions came first, in what order, changes
-// nothing but the cost.
+// expression (TestPrunedTypesOfEveryKind), so which conditions came first,
+// on which worker, changes nothing but the cost.
 func builtinTypeFor(cat *openapi.Catalog, gvk openapi.GVK, names *celcheck.FieldNames) *celcheck.ObjectType {
 	v, _ := prunedTypes.LoadOrStore(gvk, &prunedType{})
 	e := v.(*prunedType)
+	if cur := e.current.Load(); cur != nil && cur.names.Covers(names) {
+		return cur.typ
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.hasTyp && e.names.Covers(names) {
-		return e.typ
-	}
-	if e.hasTyp {
-		names = e.names.Union(names)
+	cur := e.current.Load()
+	switch {
+	case cur != nil && cur.names.Covers(names):
+		return cur.typ // built by another worker meanwhile
+	case cur != nil:
+		names = cur.names.Union(names)
 	}
 	if e.built >= maxPrunedBuilds {
 		names = nil
 	}
 	e.built++
-	e.names, e.typ, e.hasTyp = names, nil, true
+	next := &prunedVersion{names: names}
 	if names == nil {
-		e.typ = builtinType(cat, gvk)
-		return e.typ
+		next.typ = builtinType(cat, gvk)
+	} else {
+		next.typ = prunedBuiltinType(cat, gvk, names)
 	}
-	e.typ = prunedBuiltinType(cat, gvk, names)
-	return e.typ
+	e.current.Store(next)
+	return next.typ
 }
 
 // prunedBuiltinType builds the type of a built-in kind for names.
