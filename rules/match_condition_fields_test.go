@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,5 +134,57 @@ func TestPrunedTypesOfEveryKind(t *testing.T) {
 	t.Logf("%d kinds typed, %d issues", typed, issues)
 	if typed < 50 || issues < 100 {
 		t.Errorf("%d kinds typed, %d issues: too few for the comparison to mean much", typed, issues)
+	}
+}
+
+// builtinTypeFor widens a kind's type as conditions read new names, each
+// version checking like the whole type, and past maxPrunedBuilds versions
+// settles on the whole type.
+func TestBuiltinTypeForWidens(t *testing.T) {
+	cat, err := openapi.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiler, err := celcheck.For(celcheck.MaxKubeMinor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvk := openapi.GVK{Group: "apps", Version: "v1", Kind: "Deployment"}
+	prunedTypes.Delete(gvk) // start from nothing, whatever other tests built
+	full := builtinType(cat, gvk)
+	exprs := []string{
+		`object.metadata.name == "a"`,
+		`object.metadata.name == "b"`, // no new name: the same version
+		`object.spec.replicas == "3"`,
+		`object.spec.template.spec.containers.exists(c, c.image == 1)`,
+		`object.status.nope == 1`,
+		`object.spec.strategy.type == 1`,
+		`object.spec.paused == "no"`,
+		`object.metadata.labels.app == 1`,
+	}
+	var seen []*celcheck.ObjectType
+	for i, expr := range exprs {
+		r := compiler.Compile(expr)
+		if !r.OK() {
+			t.Fatalf("%s: %v", expr, r.Err)
+		}
+		typ := builtinTypeFor(cat, gvk, celcheck.NamesOf(r.AST))
+		if !slices.Contains(seen, typ) {
+			seen = append(seen, typ)
+		}
+		// Every condition so far checks alike with the current type.
+		for _, prev := range exprs[:i+1] {
+			pr := compiler.Compile(prev)
+			if got, want := compiler.CheckTyped(pr, typ), compiler.CheckTyped(pr, full); !reflect.DeepEqual(got, want) {
+				t.Errorf("after %q, %q:\n got %+v\nwant %+v", expr, prev, got, want)
+			}
+		}
+	}
+	v, _ := prunedTypes.Load(gvk)
+	if cur := v.(*prunedType).current.Load(); cur.names != nil || cur.typ != full {
+		t.Errorf("after %d widenings the type is pruned to %s, want the whole type", len(seen), cur.names)
+	}
+	if len(seen) != maxPrunedBuilds+1 {
+		t.Errorf("%d versions, want %d pruned and the whole type", len(seen), maxPrunedBuilds)
 	}
 }
