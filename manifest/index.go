@@ -47,13 +47,20 @@ type node struct {
 type Index struct {
 	nodes []node // nodes[0] is the object itself (path "")
 
-	// While building: the path of every node, and each node's children.
-	building map[string]int32
+	// While building: each node's children, found by (parent, step) so
+	// that adding a field costs one hash of its short step, not of its
+	// whole path.
+	building map[stepKey]int32
 	kids     [][]int32
 }
 
+type stepKey struct {
+	parent int32
+	step   string
+}
+
 func newIndex() *Index {
-	ix := &Index{building: map[string]int32{"": 0}}
+	ix := &Index{building: map[stepKey]int32{}}
 	ix.nodes = append(ix.nodes, node{})
 	ix.kids = append(ix.kids, nil)
 	return ix
@@ -61,24 +68,50 @@ func newIndex() *Index {
 
 // at returns the node for path, creating it and its missing ancestors.
 func (ix *Index) at(path string) int32 {
-	if i, ok := ix.building[path]; ok {
+	if path == "" {
+		return 0
+	}
+	pp := parentPath(path)
+	return ix.child0(ix.at(pp), path[len(pp):])
+}
+
+// child0 returns parent's child at step, creating it.
+func (ix *Index) child0(parent int32, step string) int32 {
+	k := stepKey{parent, step}
+	if i, ok := ix.building[k]; ok {
 		return i
 	}
-	parent := ix.at(parentPath(path))
 	i := int32(len(ix.nodes))
-	step := path[len(parentPath(path)):]
-	ix.nodes = append(ix.nodes, node{step: unique.Make(step).Value()})
+	k.step = unique.Make(step).Value()
+	ix.nodes = append(ix.nodes, node{step: k.step})
 	ix.kids = append(ix.kids, nil)
 	ix.kids[parent] = append(ix.kids[parent], i)
-	ix.building[path] = i
+	ix.building[k] = i
 	return i
 }
 
 func (ix *Index) set(path string, key, value Range) {
+	ix.write(ix.at(path), key, value)
+}
+
+// setUnder is set for a path whose parent field (at parentPath) is node
+// parent, as the decoder knows while it walks down; it returns the node.
+func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value Range) int32 {
+	i := int32(0)
+	if pp := parentPath(path); pp == parentPathOf {
+		i = ix.child0(parent, path[len(pp):])
+	} else {
+		// A map key holding '.' or '[' is cut where Lookup cuts it.
+		i = ix.at(path)
+	}
+	ix.write(i, key, value)
+	return i
+}
+
+func (ix *Index) write(i int32, key, value Range) {
 	if ix.building == nil {
 		panic("manifest: index set after freeze")
 	}
-	i := ix.at(path)
 	n := &ix.nodes[i]
 	n.key, n.value, n.written = toSpan(key), toSpan(value), true
 }
@@ -154,7 +187,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok bool) {
 	exact = true
 	for p := path; ; p = parentPath(p) {
-		if i, found := ix.building[p]; found && ix.nodes[i].written {
+		if i, found := ix.find(p); found && ix.nodes[i].written {
 			return ix.nodes[i].pick(atKey, exact)
 		}
 		if p == "" {
@@ -162,6 +195,20 @@ func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok boo
 		}
 		exact = false
 	}
+}
+
+// find returns the node of path while building, if it exists.
+func (ix *Index) find(path string) (int32, bool) {
+	if path == "" {
+		return 0, true
+	}
+	pp := parentPath(path)
+	parent, ok := ix.find(pp)
+	if !ok {
+		return 0, false
+	}
+	i, ok := ix.building[stepKey{parent, path[len(pp):]}]
+	return i, ok
 }
 
 func (e node) pick(atKey, exact bool) (Range, bool, bool) {

@@ -577,7 +577,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		target = reflect.ValueOf(mwc).Elem()
 	}
 	dec.index.set("", Range{}, src.extent(obj))
-	dec.decodeStruct(obj, target, "", src.extent(obj))
+	dec.decodeStruct(obj, target, "", 0, src.extent(obj))
 	d.Positions = dec.index
 	if b.exhausted {
 		// Half an object would make rules report what the bomb cut off.
