@@ -47,22 +47,27 @@ type node struct {
 type Index struct {
 	nodes []node // nodes[0] is the object itself (path "")
 
-	// While building: each node's children, found by (parent, step) so
-	// that adding a field costs one hash of its short step, not of its
-	// whole path.
-	building map[stepKey]int32
-	kids     [][]int32
+	// While building: each node's children as a linked list, and for
+	// nodes with many children (a map of labels) a map from (parent,
+	// step) so that adding a field stays O(1).
+	links []link
+	wide  map[stepKey]int32
 }
+
+type link struct{ first, last, next, count int32 }
 
 type stepKey struct {
 	parent int32
 	step   string
 }
 
+// wideAt is the number of children from which a node's children are also
+// kept in Index.wide; below it a scan of the list is cheaper than hashing.
+const wideAt = 16
+
 func newIndex() *Index {
-	ix := &Index{building: map[stepKey]int32{}}
-	ix.nodes = append(ix.nodes, node{})
-	ix.kids = append(ix.kids, nil)
+	ix := &Index{nodes: make([]node, 1, 64), links: make([]link, 1, 64)}
+	ix.links[0] = link{first: -1, last: -1, next: -1}
 	return ix
 }
 
@@ -77,17 +82,47 @@ func (ix *Index) at(path string) int32 {
 
 // child0 returns parent's child at step, creating it.
 func (ix *Index) child0(parent int32, step string) int32 {
-	k := stepKey{parent, step}
-	if i, ok := ix.building[k]; ok {
+	if i, ok := ix.findChild(parent, step); ok {
 		return i
 	}
 	i := int32(len(ix.nodes))
-	k.step = unique.Make(step).Value()
-	ix.nodes = append(ix.nodes, node{step: k.step})
-	ix.kids = append(ix.kids, nil)
-	ix.kids[parent] = append(ix.kids[parent], i)
-	ix.building[k] = i
+	step = unique.Make(step).Value()
+	ix.nodes = append(ix.nodes, node{step: step})
+	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
+	p := &ix.links[parent]
+	if p.last < 0 {
+		p.first = i
+	} else {
+		ix.links[p.last].next = i
+	}
+	p.last = i
+	p.count++
+	switch {
+	case p.count == wideAt:
+		if ix.wide == nil {
+			ix.wide = map[stepKey]int32{}
+		}
+		for k := p.first; k >= 0; k = ix.links[k].next {
+			ix.wide[stepKey{parent, ix.nodes[k].step}] = k
+		}
+	case p.count > wideAt:
+		ix.wide[stepKey{parent, step}] = i
+	}
 	return i
+}
+
+// findChild returns parent's child at step while building.
+func (ix *Index) findChild(parent int32, step string) (int32, bool) {
+	if ix.links[parent].count >= wideAt {
+		i, ok := ix.wide[stepKey{parent, step}]
+		return i, ok
+	}
+	for k := ix.links[parent].first; k >= 0; k = ix.links[k].next {
+		if ix.nodes[k].step == step {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 func (ix *Index) set(path string, key, value Range) {
@@ -109,33 +144,36 @@ func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value Ra
 }
 
 func (ix *Index) write(i int32, key, value Range) {
-	if ix.building == nil {
+	if ix.links == nil {
 		panic("manifest: index set after freeze")
 	}
 	n := &ix.nodes[i]
 	n.key, n.value, n.written = toSpan(key), toSpan(value), true
 }
 
-// freeze drops the build-time maps and lays the tree out for lookups:
+// freeze drops the build-time links and lays the tree out for lookups:
 // breadth-first, children of a node contiguous and sorted by step.
 func (ix *Index) freeze() {
-	if ix == nil || ix.building == nil {
+	if ix == nil || ix.links == nil {
 		return
 	}
 	out := make([]node, 0, len(ix.nodes))
 	out = append(out, ix.nodes[0])
-	queue := []int32{0} // old indexes, in the order of out
+	queue := make([]int32, 1, len(ix.nodes)) // old indexes, in the order of out
 	for head := 0; head < len(queue); head++ {
 		old := queue[head]
-		kids := ix.kids[old]
+		first := len(queue)
+		for k := ix.links[old].first; k >= 0; k = ix.links[k].next {
+			queue = append(queue, k)
+		}
+		kids := queue[first:]
 		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(ix.nodes[a].step, ix.nodes[b].step) })
 		out[head].children, out[head].nChildren = int32(len(out)), int32(len(kids))
 		for _, k := range kids {
 			out = append(out, ix.nodes[k])
-			queue = append(queue, k)
 		}
 	}
-	ix.nodes, ix.building, ix.kids = out, nil, nil
+	ix.nodes, ix.links, ix.wide = out, nil, nil
 }
 
 func (ix *Index) child(parent int32, step string) (int32, bool) {
@@ -153,7 +191,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 	if ix == nil || len(ix.nodes) == 0 {
 		return Range{}, false, false
 	}
-	if ix.building != nil {
+	if ix.links != nil {
 		return ix.lookupBuilding(path, atKey)
 	}
 	// The steps of path, outermost first, cut the way the index was built.
@@ -207,8 +245,7 @@ func (ix *Index) find(path string) (int32, bool) {
 	if !ok {
 		return 0, false
 	}
-	i, ok := ix.building[stepKey{parent, path[len(pp):]}]
-	return i, ok
+	return ix.findChild(parent, path[len(pp):])
 }
 
 func (e node) pick(atKey, exact bool) (Range, bool, bool) {
