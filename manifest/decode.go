@@ -120,9 +120,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 	}
 	ps := path
 	// An alias is written where it is used, not where it was anchored.
-	valRange := d.src.rangeOf(orig)
+	var valRange Range
 	if orig == n {
 		valRange = d.src.extent(n)
+	} else {
+		valRange = d.src.rangeOf(orig)
 	}
 	id := int32(0)
 	if ps != "" {
