@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unique"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // Range is a span in a file. Lines and columns are 1-based; columns count
@@ -65,10 +67,38 @@ type stepKey struct {
 // kept in Index.wide; below it a scan of the list is cheaper than hashing.
 const wideAt = 16
 
-func newIndex() *Index {
-	ix := &Index{nodes: make([]node, 1, 64), links: make([]link, 1, 64)}
+func newIndex() *Index { return newIndexFor(64) }
+
+// newIndexFor makes an index with room for n nodes (more may be added).
+func newIndexFor(n int) *Index {
+	n = max(n, 1)
+	ix := &Index{nodes: make([]node, 1, n), links: make([]link, 1, n)}
 	ix.links[0] = link{first: -1, last: -1, next: -1}
 	return ix
+}
+
+// valueNodes counts the nodes under n the decoder indexes: every node but
+// mapping keys, aliases counted once (a bound, not an exact count, is
+// enough for sizing).
+func valueNodes(n *yaml.Node, budget int) int {
+	count := 1
+	if n == nil || budget <= 0 {
+		return count
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content) && count < budget; i += 2 {
+			count += valueNodes(n.Content[i], budget-count)
+		}
+	case yaml.SequenceNode, yaml.DocumentNode:
+		for _, c := range n.Content {
+			if count >= budget {
+				break
+			}
+			count += valueNodes(c, budget-count)
+		}
+	}
+	return count
 }
 
 // at returns the node for path, creating it and its missing ancestors.
