@@ -346,6 +346,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		withFindings[d.File] = true
 	}
 	listed := map[string]bool{}
+	var reread []*manifest.File
 	addFile := func(name string, stdin bool) {
 		if listed[name] {
 			return
@@ -355,12 +356,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		if withFindings[name] {
 			if stdin {
 				f.Data = stdinData[name]
-			} else if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() {
-				// Only regular files: opening a named pipe again would
-				// block the run.
-				if data, err := os.ReadFile(name); err == nil {
-					f.Data = data
-				}
+			} else {
+				reread = append(reread, f)
 			}
 		}
 		out.Files = append(out.Files, f)
@@ -371,6 +368,15 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	for _, d := range out.Diagnostics {
 		addFile(d.File, stdinData[d.File] != nil)
 	}
+	parallel.For(len(reread), lo.Workers(), func(i int) {
+		f := reread[i]
+		// Only regular files: opening a named pipe again would block the run.
+		if fi, err := os.Stat(f.Name); err == nil && fi.Mode().IsRegular() {
+			if data, err := os.ReadFile(f.Name); err == nil {
+				f.Data = data
+			}
+		}
+	})
 	return out
 }
 
