@@ -40,13 +40,15 @@ func explainCauses(ds []diag.Diagnostic) []diag.Diagnostic {
 
 // objectOf groups diagnostics by the object they are about.
 type objectOf struct {
-	file, object string
+	file      string
+	object    diag.Object
+	hasObject bool
 }
 
 func keyOf(d *diag.Diagnostic) objectOf {
 	k := objectOf{file: d.File}
 	if o := d.Object; o != nil {
-		k.object = o.APIVersion + "/" + o.Kind + "/" + o.Namespace + "/" + o.Name
+		k.object, k.hasObject = *o, true
 	}
 	return k
 }
@@ -199,6 +201,22 @@ func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
 	type tally struct {
 		n        int
 		severity diag.Severity
+	}
+	// Most runs have no object with more than maxPerCause findings of
+	// one rule; then nothing is capped and no message needs its shape.
+	type ruleOf struct {
+		object objectOf
+		rule   string
+	}
+	perRule := map[ruleOf]int{}
+	over := false
+	for i := range ds {
+		k := ruleOf{keyOf(&ds[i]), ds[i].Rule}
+		perRule[k]++
+		over = over || perRule[k] > maxPerCause
+	}
+	if !over {
+		return ds
 	}
 	causes := make([]cause, len(ds))
 	tallies := map[cause]*tally{}

@@ -108,7 +108,8 @@ var (
 )
 
 // decode fills v (addressable) from n. path is the field path of v.
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Range) {
+// parent is the index node of the field that holds v (0 for the object).
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int32, parentPath string, keyRange Range) {
 	if !d.spend(n) {
 		return
 	}
@@ -119,12 +120,15 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Ra
 	}
 	ps := path
 	// An alias is written where it is used, not where it was anchored.
-	valRange := d.src.rangeOf(orig)
+	var valRange Range
 	if orig == n {
 		valRange = d.src.extent(n)
+	} else {
+		valRange = d.src.rangeOf(orig)
 	}
+	id := int32(0)
 	if ps != "" {
-		d.index.set(ps, keyRange, valRange)
+		id = d.index.setUnder(parent, parentPath, ps, keyRange, valRange)
 	}
 
 	if isNull(n) {
@@ -143,7 +147,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Ra
 			v.Set(reflect.New(v.Type().Elem()))
 		}
 		errs := len(d.errs)
-		d.decodeInto(n, v.Elem(), path, ps, valRange)
+		d.decodeInto(n, v.Elem(), path, ps, id, valRange)
 		if allocated && slices.ContainsFunc(d.errs[errs:], func(e decodeError) bool { return e.path == ps }) {
 			// A value of the wrong type is reported once, as such; leaving
 			// a zero behind would make rules report it again as "0".
@@ -151,25 +155,25 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, keyRange Ra
 		}
 		return
 	}
-	d.decodeInto(n, v, path, ps, valRange)
+	d.decodeInto(n, v, path, ps, id, valRange)
 }
 
-func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, at Range) {
+func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id int32, at Range) {
 	if v.CanAddr() && v.Addr().Type().Implements(jsonUnmarshaler) {
 		d.decodeJSON(n, v, ps, at)
 		return
 	}
 	switch v.Kind() {
 	case reflect.Struct:
-		d.decodeStruct(n, v, path, at)
+		d.decodeStruct(n, v, path, id, at)
 	case reflect.Map:
-		d.decodeMap(n, v, path, at)
+		d.decodeMap(n, v, path, id, at)
 	case reflect.Slice:
 		if v.Type() == byteSlice {
 			d.decodeBytes(n, v, ps, at)
 			return
 		}
-		d.decodeSlice(n, v, path, at)
+		d.decodeSlice(n, v, path, id, at)
 	case reflect.String:
 		s, ok := d.scalar(n, tagStr)
 		if !ok {
@@ -237,7 +241,7 @@ func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, at 
 	}
 }
 
-func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, at Range) {
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
 	if n.Kind != yaml.MappingNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -251,7 +255,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, at Ra
 		}
 		keyRange := d.src.extent(kn)
 		if kn.Tag == "!!merge" {
-			d.mergeInto(vn, v, path, fields, seen)
+			d.mergeInto(vn, v, path, id, fields, seen)
 			continue
 		}
 		name, ok := d.scalar(kn, tagStr)
@@ -270,17 +274,17 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, at Ra
 		if !known {
 			d.fail(child, true, keyRange, "unknown field %q%s", child, suggest.Hint(name, slices.Collect(maps.Keys(fields))))
 			// Keep its position so the finding lands on the key.
-			d.index.set(child, keyRange, d.src.extent(resolve(vn)))
+			d.index.setUnder(id, path, child, keyRange, d.src.extent(resolve(vn)))
 			continue
 		}
-		d.decode(vn, v.FieldByIndex(f), child, keyRange)
+		d.decode(vn, v.FieldByIndex(f), child, id, path, keyRange)
 	}
 }
 
 // mergeInto applies a YAML merge key (<<: *anchor). The JSON the API server
 // sees has the merged fields, so they are decoded as if written inline;
 // explicitly written fields win, as in YAML.
-func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, fields map[string][]int, seen map[string]bool) {
+func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, id int32, fields map[string][]int, seen map[string]bool) {
 	vn = resolve(vn)
 	var sources []*yaml.Node
 	switch {
@@ -306,12 +310,12 @@ func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, fields 
 			if !known {
 				continue
 			}
-			d.decode(m.Content[i+1], v.FieldByIndex(f), childPath(path, name), d.src.extent(m.Content[i]))
+			d.decode(m.Content[i+1], v.FieldByIndex(f), childPath(path, name), id, path, d.src.extent(m.Content[i]))
 		}
 	}
 }
 
-func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, at Range) {
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
 	if n.Kind != yaml.MappingNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -340,12 +344,12 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, at Range
 		}
 		seen[key] = true
 		elem := reflect.New(v.Type().Elem()).Elem()
-		d.decode(n.Content[i+1], elem, child, keyRange)
+		d.decode(n.Content[i+1], elem, child, id, path, keyRange)
 		v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
 	}
 }
 
-func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, at Range) {
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
 	if n.Kind != yaml.SequenceNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -354,7 +358,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, at Ran
 	for i, item := range n.Content {
 		ip := indexPath(path, i)
 		d.noteComments(ip, item, nil, false)
-		d.decode(item, s.Index(i), ip, Range{})
+		d.decode(item, s.Index(i), ip, id, path, Range{})
 	}
 	v.Set(s)
 }

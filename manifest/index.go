@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unique"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // Range is a span in a file. Lines and columns are 1-based; columns count
@@ -47,62 +49,161 @@ type node struct {
 type Index struct {
 	nodes []node // nodes[0] is the object itself (path "")
 
-	// While building: the path of every node, and each node's children.
-	building map[string]int32
-	kids     [][]int32
+	// While building: each node's children as a linked list, and for
+	// nodes with many children (a map of labels) a map from (parent,
+	// step) so that adding a field stays O(1).
+	links []link
+	wide  map[stepKey]int32
 }
 
-func newIndex() *Index {
-	ix := &Index{building: map[string]int32{"": 0}}
-	ix.nodes = append(ix.nodes, node{})
-	ix.kids = append(ix.kids, nil)
+type link struct{ first, last, next, count int32 }
+
+type stepKey struct {
+	parent int32
+	step   string
+}
+
+// wideAt is the number of children from which a node's children are also
+// kept in Index.wide; below it a scan of the list is cheaper than hashing.
+const wideAt = 16
+
+func newIndex() *Index { return newIndexFor(64) }
+
+// newIndexFor makes an index with room for n nodes (more may be added).
+func newIndexFor(n int) *Index {
+	n = max(n, 1)
+	ix := &Index{nodes: make([]node, 1, n), links: make([]link, 1, n)}
+	ix.links[0] = link{first: -1, last: -1, next: -1}
 	return ix
+}
+
+// valueNodes counts the nodes under n the decoder indexes: every node but
+// mapping keys, aliases counted once (a bound, not an exact count, is
+// enough for sizing).
+func valueNodes(n *yaml.Node, budget int) int {
+	count := 1
+	if n == nil || budget <= 0 {
+		return count
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content) && count < budget; i += 2 {
+			count += valueNodes(n.Content[i], budget-count)
+		}
+	case yaml.SequenceNode, yaml.DocumentNode:
+		for _, c := range n.Content {
+			if count >= budget {
+				break
+			}
+			count += valueNodes(c, budget-count)
+		}
+	}
+	return count
 }
 
 // at returns the node for path, creating it and its missing ancestors.
 func (ix *Index) at(path string) int32 {
-	if i, ok := ix.building[path]; ok {
+	if path == "" {
+		return 0
+	}
+	pp := parentPath(path)
+	return ix.child0(ix.at(pp), path[len(pp):])
+}
+
+// child0 returns parent's child at step, creating it.
+func (ix *Index) child0(parent int32, step string) int32 {
+	if i, ok := ix.findChild(parent, step); ok {
 		return i
 	}
-	parent := ix.at(parentPath(path))
 	i := int32(len(ix.nodes))
-	step := path[len(parentPath(path)):]
-	ix.nodes = append(ix.nodes, node{step: unique.Make(step).Value()})
-	ix.kids = append(ix.kids, nil)
-	ix.kids[parent] = append(ix.kids[parent], i)
-	ix.building[path] = i
+	step = unique.Make(step).Value()
+	ix.nodes = append(ix.nodes, node{step: step})
+	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
+	p := &ix.links[parent]
+	if p.last < 0 {
+		p.first = i
+	} else {
+		ix.links[p.last].next = i
+	}
+	p.last = i
+	p.count++
+	switch {
+	case p.count == wideAt:
+		if ix.wide == nil {
+			ix.wide = map[stepKey]int32{}
+		}
+		for k := p.first; k >= 0; k = ix.links[k].next {
+			ix.wide[stepKey{parent, ix.nodes[k].step}] = k
+		}
+	case p.count > wideAt:
+		ix.wide[stepKey{parent, step}] = i
+	}
 	return i
 }
 
+// findChild returns parent's child at step while building.
+func (ix *Index) findChild(parent int32, step string) (int32, bool) {
+	if ix.links[parent].count >= wideAt {
+		i, ok := ix.wide[stepKey{parent, step}]
+		return i, ok
+	}
+	for k := ix.links[parent].first; k >= 0; k = ix.links[k].next {
+		if ix.nodes[k].step == step {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
 func (ix *Index) set(path string, key, value Range) {
-	if ix.building == nil {
+	ix.write(ix.at(path), key, value)
+}
+
+// setUnder is set for a path whose parent field (at parentPath) is node
+// parent, as the decoder knows while it walks down; it returns the node.
+func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value Range) int32 {
+	i := int32(0)
+	if pp := parentPath(path); pp == parentPathOf {
+		i = ix.child0(parent, path[len(pp):])
+	} else {
+		// A map key holding '.' or '[' is cut where Lookup cuts it.
+		i = ix.at(path)
+	}
+	ix.write(i, key, value)
+	return i
+}
+
+func (ix *Index) write(i int32, key, value Range) {
+	if ix.links == nil {
 		panic("manifest: index set after freeze")
 	}
-	i := ix.at(path)
 	n := &ix.nodes[i]
 	n.key, n.value, n.written = toSpan(key), toSpan(value), true
 }
 
-// freeze drops the build-time maps and lays the tree out for lookups:
+// freeze drops the build-time links and lays the tree out for lookups:
 // breadth-first, children of a node contiguous and sorted by step.
 func (ix *Index) freeze() {
-	if ix == nil || ix.building == nil {
+	if ix == nil || ix.links == nil {
 		return
 	}
 	out := make([]node, 0, len(ix.nodes))
 	out = append(out, ix.nodes[0])
-	queue := []int32{0} // old indexes, in the order of out
+	queue := make([]int32, 1, len(ix.nodes)) // old indexes, in the order of out
 	for head := 0; head < len(queue); head++ {
 		old := queue[head]
-		kids := ix.kids[old]
+		first := len(queue)
+		for k := ix.links[old].first; k >= 0; k = ix.links[k].next {
+			queue = append(queue, k)
+		}
+		kids := queue[first:]
 		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(ix.nodes[a].step, ix.nodes[b].step) })
 		out[head].children, out[head].nChildren = int32(len(out)), int32(len(kids))
 		for _, k := range kids {
 			out = append(out, ix.nodes[k])
-			queue = append(queue, k)
 		}
 	}
-	ix.nodes, ix.building, ix.kids = out, nil, nil
+	ix.nodes, ix.links, ix.wide = out, nil, nil
 }
 
 func (ix *Index) child(parent int32, step string) (int32, bool) {
@@ -120,7 +221,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 	if ix == nil || len(ix.nodes) == 0 {
 		return Range{}, false, false
 	}
-	if ix.building != nil {
+	if ix.links != nil {
 		return ix.lookupBuilding(path, atKey)
 	}
 	// The steps of path, outermost first, cut the way the index was built.
@@ -154,7 +255,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok bool) {
 	exact = true
 	for p := path; ; p = parentPath(p) {
-		if i, found := ix.building[p]; found && ix.nodes[i].written {
+		if i, found := ix.find(p); found && ix.nodes[i].written {
 			return ix.nodes[i].pick(atKey, exact)
 		}
 		if p == "" {
@@ -162,6 +263,19 @@ func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok boo
 		}
 		exact = false
 	}
+}
+
+// find returns the node of path while building, if it exists.
+func (ix *Index) find(path string) (int32, bool) {
+	if path == "" {
+		return 0, true
+	}
+	pp := parentPath(path)
+	parent, ok := ix.find(pp)
+	if !ok {
+		return 0, false
+	}
+	return ix.findChild(parent, path[len(pp):])
 }
 
 func (e node) pick(atKey, exact bool) (Range, bool, bool) {

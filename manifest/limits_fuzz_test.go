@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,12 @@ import (
 func FuzzIndex(f *testing.F) {
 	f.Add("webhooks[0].rules[1].operations[2]\nwebhooks[0]\nmetadata.labels[a.b/c]\nwebhooks", "webhooks[0].rules[1].scope")
 	f.Add("a\na.b\na.b\na[x[1]]", "a[x[1]].c")
+	// More children than wideAt, some set twice, and a child of one of them.
+	var wide []string
+	for i := range 2*wideAt + 3 {
+		wide = append(wide, fmt.Sprintf("metadata.labels[k%d]", i%(wideAt+5)))
+	}
+	f.Add(strings.Join(append(wide, "metadata.labels[k3].x", "metadata.labels"), "\n"), "metadata.labels[k20].y")
 	f.Fuzz(func(t *testing.T, paths, query string) {
 		ix := newIndex()
 		model := map[string]entry{}
@@ -99,4 +106,45 @@ func FuzzJSONStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSetUnderIsSet checks the decoder's way of adding a field (under the
+// node of the field that holds it) against adding it by path, for map
+// keys that hold the path separators.
+func TestSetUnderIsSet(t *testing.T) {
+	keys := []string{"a", "a.b", "x[1]", "[", "]", "[]", "a]", ".", "k"}
+	for i := range wideAt + 2 {
+		keys = append(keys, fmt.Sprintf("n%d", i))
+	}
+	byPath, under := newIndex(), newIndex()
+	var paths []string
+	add := func(holder, path string, line int) {
+		r := Range{Line: line, Column: 1, EndLine: line, EndColumn: 2}
+		byPath.set(path, r, r)
+		under.setUnder(under.at(holder), holder, path, r, r)
+		paths = append(paths, path)
+	}
+	line := 1
+	for _, holder := range []string{"metadata.labels", "webhooks[0].namespaceSelector.matchLabels"} {
+		for _, k := range append(keys, keys[:3]...) {
+			add(holder, keyPath(holder, k), line)
+			add(keyPath(holder, k), childPath(keyPath(holder, k), "f"), line+1)
+			line += 2
+		}
+	}
+	for _, frozen := range []bool{false, true} {
+		if frozen {
+			byPath.freeze()
+			under.freeze()
+		}
+		for _, p := range append(paths, "metadata.labels[zz]", "metadata") {
+			for _, atKey := range []bool{false, true} {
+				r1, e1, ok1 := byPath.Lookup(p, atKey)
+				r2, e2, ok2 := under.Lookup(p, atKey)
+				if r1 != r2 || e1 != e2 || ok1 != ok2 {
+					t.Errorf("frozen=%v Lookup(%q, %v): setUnder gives %+v %v %v, set gives %+v %v %v", frozen, p, atKey, r2, e2, ok2, r1, e1, ok1)
+				}
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -202,6 +203,7 @@ func Read(s Source, stdin io.Reader) ([]byte, error) {
 		return nil, s.Problem
 	}
 	r := stdin
+	size := 0
 	if !s.Stdin {
 		f, err := os.Open(s.Name)
 		if err != nil {
@@ -209,10 +211,16 @@ func Read(s Source, stdin io.Reader) ([]byte, error) {
 		}
 		defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 		r = f
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = int(min(fi.Size(), MaxFileSize))
+		}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
-	if err != nil {
+	// Read into a buffer of the file's size (one more byte to see the end,
+	// or that it is over the limit) instead of growing one from 512 bytes;
+	// pipes and stdin, whose size is unknown, grow as before.
+	buf := bytes.NewBuffer(make([]byte, 0, size+1+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(r, MaxFileSize+1)); err != nil {
 		return nil, pathError(err)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }

@@ -565,7 +565,9 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	if b.exhausted {
 		return // an earlier item of the document said why it stops here
 	}
-	dec := &decoder{src: src, index: newIndex(), budget: b}
+	// Sized from the tree, the index is allocated once instead of growing
+	// (the bound keeps an alias bomb from sizing it).
+	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b}
 	var target reflect.Value
 	var vwc *admissionv1.ValidatingWebhookConfiguration
 	var mwc *admissionv1.MutatingWebhookConfiguration
@@ -577,7 +579,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		target = reflect.ValueOf(mwc).Elem()
 	}
 	dec.index.set("", Range{}, src.extent(obj))
-	dec.decodeStruct(obj, target, "", src.extent(obj))
+	dec.decodeStruct(obj, target, "", 0, src.extent(obj))
 	d.Positions = dec.index
 	if b.exhausted {
 		// Half an object would make rules report what the bomb cut off.

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -29,6 +30,10 @@ func (s *source) offset(n int, text []byte, col int) int {
 	if len(text) < longLine {
 		off := 0
 		for c := 1; c < col && off < len(text); c++ {
+			if text[off] < utf8.RuneSelf {
+				off++
+				continue
+			}
 			_, size := utf8.DecodeRune(text[off:])
 			off += size
 		}
@@ -147,7 +152,7 @@ func (s *source) scalarEnd(n *yaml.Node) (line, col int) {
 	// context, or the end of the line; the value never spans more than its
 	// first line here because multi-line plain scalars are folded.
 	v := n.Value
-	if i := bytes.IndexByte([]byte(v), '\n'); i >= 0 {
+	if i := strings.IndexByte(v, '\n'); i >= 0 {
 		v = v[:i]
 	}
 	if len(v) == 0 {

@@ -244,6 +244,33 @@ func (in *Inventory) Derived(key any, compute func() any) any {
 	return v.(func() any)()
 }
 
+// boundedMemo is Derived for the whole process, for results that depend on
+// no unit: a folder of loose files is thousands of units that would each
+// compute them again. Past limit distinct keys it stops remembering, so
+// memory stays bounded however many distinct inputs a run has.
+type boundedMemo struct {
+	limit int
+	mu    sync.Mutex
+	m     map[any]func() any
+}
+
+func (b *boundedMemo) get(key any, compute func() any) any {
+	b.mu.Lock()
+	f, ok := b.m[key]
+	if !ok && len(b.m) < b.limit {
+		if b.m == nil {
+			b.m = map[any]func() any{}
+		}
+		f, ok = sync.OnceValue(compute), true
+		b.m[key] = f
+	}
+	b.mu.Unlock()
+	if !ok {
+		return compute()
+	}
+	return f()
+}
+
 // Workload is anything that creates pods: its pod template labels and
 // where it lives.
 type Workload struct {

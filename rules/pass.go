@@ -237,9 +237,12 @@ func (p *Pass) emit(f Finding) {
 
 // webhookAt names the webhook a path points into (webhooks[i]…).
 func (p *Pass) webhookAt(path string) string {
-	var i int
-	var rest string
-	if n, _ := fmt.Sscanf(path, "webhooks[%d]%s", &i, &rest); n >= 1 && i >= 0 && i < len(p.Config.Webhooks) {
+	rest, ok := strings.CutPrefix(path, "webhooks[")
+	if !ok {
+		return ""
+	}
+	digits := rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789"))]
+	if i, err := strconv.Atoi(digits); err == nil && i < len(p.Config.Webhooks) {
 		return p.Config.Webhooks[i].Name
 	}
 	return ""

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -81,7 +82,12 @@ var (
 	builtinAll    []BuiltinResource
 	builtinByKey  map[string]int
 	builtinGroups map[string]bool
+	// builtinSpan is where each group's resources are in builtinAll
+	// (sorted by group, so each group is one run).
+	builtinSpan map[string]span
 )
+
+type span struct{ from, to int }
 
 func builtinKey(group, resource, subresource string) string {
 	return group + "|" + resource + "|" + subresource
@@ -96,9 +102,16 @@ func loadBuiltins() {
 		})
 		builtinByKey = make(map[string]int, len(builtinAll))
 		builtinGroups = map[string]bool{}
+		builtinSpan = map[string]span{}
 		for i, r := range builtinAll {
 			builtinByKey[builtinKey(r.Group, r.Resource, r.Subresource)] = i
 			builtinGroups[r.Group] = true
+			sp, ok := builtinSpan[r.Group]
+			if !ok {
+				sp.from = i
+			}
+			sp.to = i + 1
+			builtinSpan[r.Group] = sp
 		}
 	})
 }
@@ -159,8 +172,8 @@ func ExpandRule(r admissionv1.RuleWithOperations) RuleTargets {
 		}
 	}
 	scope := EffectiveScope(r.Rule)
-	for _, res := range builtinAll {
-		if !ruleHasGroup(r.APIGroups, res.Group) || !ruleHasResource(r.Resources, res.Resource, res.Subresource) {
+	for _, res := range builtinsOfGroups(r.APIGroups) {
+		if !ruleHasResource(r.Resources, res.Resource, res.Subresource) {
 			continue
 		}
 		if !scopeAdmits(scope, res) {
@@ -174,6 +187,36 @@ func ExpandRule(r admissionv1.RuleWithOperations) RuleTargets {
 		t.Builtin = append(t.Builtin, res)
 	}
 	return t
+}
+
+// builtinsOfGroups returns the built-in resources of the groups a rule
+// names (all of them for "*"), in builtinAll's order: a rule on the core
+// group looks at its few dozen resources, not at every one.
+func builtinsOfGroups(groups []string) iter.Seq2[int, BuiltinResource] {
+	return func(yield func(int, BuiltinResource) bool) {
+		if slices.Contains(groups, "*") {
+			for i, res := range builtinAll {
+				if !yield(i, res) {
+					return
+				}
+			}
+			return
+		}
+		var spans []span
+		for _, g := range groups {
+			if sp, ok := builtinSpan[g]; ok && !slices.Contains(spans, sp) {
+				spans = append(spans, sp)
+			}
+		}
+		slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+		for _, sp := range spans {
+			for i := sp.from; i < sp.to; i++ {
+				if !yield(i, builtinAll[i]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // ruleHasGroup is exactOrWildcard from the API server's rule matcher.

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -112,4 +113,48 @@ func TestExpandRule(t *testing.T) {
 	if len(got.Builtin) != 0 {
 		t.Errorf("CONNECT on pods matched %v", names(got.Builtin))
 	}
+}
+
+// TestExpandRuleByGroupIsFullScan checks ExpandRule, which looks only at
+// the groups a rule names, against filtering every built-in resource.
+func TestExpandRuleByGroupIsFullScan(t *testing.T) {
+	var groups []string
+	for g := range builtinGroupsForTest() {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	groupSets := [][]string{{"*"}, {""}, {"apps", ""}, {"", "apps", ""}, {"example.com"}, {"batch", "*"}, groups}
+	for _, g := range groups {
+		groupSets = append(groupSets, []string{g}, []string{g, "apps"})
+	}
+	resourceSets := [][]string{{"*"}, {"*/*"}, {"pods"}, {"pods/*"}, {"*/status"}, {"deployments", "pods/exec"}}
+	for _, gs := range groupSets {
+		for _, rs := range resourceSets {
+			for _, scope := range []admissionv1.ScopeType{admissionv1.AllScopes, admissionv1.NamespacedScope, admissionv1.ClusterScope} {
+				r := admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Delete},
+					Rule:       admissionv1.Rule{APIGroups: gs, APIVersions: []string{"*"}, Resources: rs, Scope: &scope},
+				}
+				got := ExpandRule(r)
+				var want []BuiltinResource
+				for _, res := range BuiltinResources() {
+					if !ruleHasGroup(gs, res.Group) || !ruleHasResource(rs, res.Resource, res.Subresource) || !scopeAdmits(scope, res) {
+						continue
+					}
+					if ops := ruleOperationsOn(r.Operations, res.Operations); len(ops) > 0 {
+						res.Operations = ops
+						want = append(want, res)
+					}
+				}
+				if !reflect.DeepEqual(got.Builtin, want) {
+					t.Errorf("ExpandRule(groups %q, resources %q, scope %s): %d resources, want %d", gs, rs, scope, len(got.Builtin), len(want))
+				}
+			}
+		}
+	}
+}
+
+func builtinGroupsForTest() map[string]bool {
+	loadBuiltins()
+	return builtinGroups
 }

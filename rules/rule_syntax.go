@@ -168,6 +168,9 @@ type ruleWarning struct {
 // errors are left alone; their errors say what to fix.
 func ruleOverlapWarnings(r *admissionv1.RuleWithOperations, path *field.Path, errs field.ErrorList) []ruleWarning {
 	hasErrorUnder := func(p *field.Path) bool {
+		if len(errs) == 0 {
+			return false // the common case: no path to print
+		}
 		prefix := p.String()
 		return slices.ContainsFunc(errs, func(e *field.Error) bool {
 			return e.Field == prefix || strings.HasPrefix(e.Field, prefix+"[")

@@ -249,8 +249,18 @@ func intercepts(w *Webhook, b backend, in *Inventory) interception {
 	if b.Service != nil {
 		k.service = b.Service.Name
 	}
-	return in.Derived(k, func() any { return simulateInterception(w, b, in) }).(interception)
+	compute := func() any { return simulateInterception(w, b, in) }
+	if b.Service == nil && len(in.Namespaces) == 0 {
+		// Nothing of the unit reaches the simulation (no Service, so no
+		// workloads; no Namespace labels): loose files share it.
+		return noBackendInterceptions.get(k, compute).(interception)
+	}
+	return in.Derived(k, compute).(interception)
 }
+
+// noBackendInterceptions holds intercepts' result for backends the unit
+// does not describe, in units without Namespaces.
+var noBackendInterceptions = boundedMemo{limit: 4096}
 
 func simulateInterception(w *Webhook, b backend, in *Inventory) interception {
 	res := interception{rule: -1}

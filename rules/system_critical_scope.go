@@ -213,9 +213,18 @@ func checkSystemCriticalScope(p *Pass) {
 			kube     KubeVersion
 			except   string
 		}
-		msg := p.Input.Derived(key{matchingSignature(w, p.Input), p.Settings.KubeVersion, ownedBySelfDeadlock}, func() any {
+		k := key{matchingSignature(w, p.Input), p.Settings.KubeVersion, ownedBySelfDeadlock}
+		compute := func() any {
 			return criticalScopeMessage(w, sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
-		}).(string)
+		}
+		var msg string
+		if p.Input == nil || len(p.Input.Namespaces) == 0 {
+			// Without Namespaces the unit lends the simulation nothing (see
+			// sharedCriticalTargets), so loose files share it process-wide.
+			msg = noNamespaceMessages.get(k, compute).(string)
+		} else {
+			msg = p.Input.Derived(k, compute).(string)
+		}
 		if msg != "" {
 			p.Reportf(w.Path().Child("rules"), "%s", msg)
 		}
@@ -250,6 +259,10 @@ func sharedCriticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 }
 
 var noNamespaceTargets sync.Map // KubeVersion -> func() []criticalTarget
+
+// noNamespaceMessages holds checkSystemCriticalScope's message per distinct
+// matching of the webhooks in units without Namespaces.
+var noNamespaceMessages = boundedMemo{limit: 4096}
 
 // criticalScopeMessage simulates the catalog against one webhook and says
 // what it can intercept, or returns "" when it intercepts none of it.

@@ -282,7 +282,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		units []int
 	}
 	var found []*located
-	byID := map[string]*located{}
+	byID := map[findingID]*located{}
 	stdinData := map[string][]byte{}
 	for i, r := range results {
 		out.Configs += r.configs
@@ -346,6 +346,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		withFindings[d.File] = true
 	}
 	listed := map[string]bool{}
+	var reread []*manifest.File
 	addFile := func(name string, stdin bool) {
 		if listed[name] {
 			return
@@ -355,12 +356,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		if withFindings[name] {
 			if stdin {
 				f.Data = stdinData[name]
-			} else if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() {
-				// Only regular files: opening a named pipe again would
-				// block the run.
-				if data, err := os.ReadFile(name); err == nil {
-					f.Data = data
-				}
+			} else {
+				reread = append(reread, f)
 			}
 		}
 		out.Files = append(out.Files, f)
@@ -371,6 +368,15 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	for _, d := range out.Diagnostics {
 		addFile(d.File, stdinData[d.File] != nil)
 	}
+	parallel.For(len(reread), lo.Workers(), func(i int) {
+		f := reread[i]
+		// Only regular files: opening a named pipe again would block the run.
+		if fi, err := os.Stat(f.Name); err == nil && fi.Mode().IsRegular() {
+			if data, err := os.ReadFile(f.Name); err == nil {
+				f.Data = data
+			}
+		}
+	})
 	return out
 }
 
@@ -422,13 +428,21 @@ func (x *readerIndex) of(abs string) []int {
 	return using
 }
 
-// identity is what makes two findings the same for the reader.
-func identity(d diag.Diagnostic) string {
-	obj := ""
+// findingID is what makes two findings the same for the reader.
+type findingID struct {
+	file, rule, path, message string
+	line, column              int
+	object                    diag.Object
+	hasObject                 bool
+	severity                  diag.Severity
+}
+
+func identity(d diag.Diagnostic) findingID {
+	id := findingID{file: d.File, rule: d.Rule, path: d.Path, message: d.Message, line: d.Line, column: d.Column, severity: d.Severity}
 	if d.Object != nil {
-		obj = d.Object.APIVersion + "/" + d.Object.Kind + "/" + d.Object.Namespace + "/" + d.Object.Name
+		id.object, id.hasObject = *d.Object, true
 	}
-	return fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s\x00%s\x00%s\x00%d", d.File, d.Line, d.Column, d.Rule, d.Path, d.Message, obj, d.Severity)
+	return id
 }
 
 func containsAll(have, want []int) bool {
