@@ -88,7 +88,12 @@ type bundleIndex struct {
 
 // splitBundle reads the records of a bundle as Encode writes it.
 func splitBundle(data []byte) (*bundleIndex, error) {
-	x := &bundleIndex{kinds: map[string]string{}, schemas: map[string][]byte{}}
+	// Sized up front: growing the tables was a third of the time.
+	x := &bundleIndex{
+		resources: make([]Resource, 0, bytes.Count(data, []byte("\n"+recResource+"\t"))),
+		kinds:     make(map[string]string, bytes.Count(data, []byte("\n"+recKind+"\t"))),
+		schemas:   make(map[string][]byte, bytes.Count(data, []byte("\n"+recSchema+"\t"))),
+	}
 	var fields [8][]byte
 	for n := 1; len(data) > 0; n++ {
 		line, rest, ok := bytes.Cut(data, []byte("\n"))
