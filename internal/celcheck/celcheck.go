@@ -259,7 +259,9 @@ func (c *Compiler) compile(expr string) (res Result) {
 	}
 	env := c.environment()
 	c.capture.ast = nil
-	out := compileCondition(env, &matchconditions.MatchCondition{Expression: expr})
+	out := compileCondition(env, &matchconditions.MatchCondition{Expression: expr}, func(parsed *cel.Ast) {
+		c.keepParse(expr, parsed)
+	})
 	if out.Error != nil {
 		res.Err = out.Error
 		return res
@@ -273,15 +275,16 @@ func (c *Compiler) compile(expr string) (res Result) {
 }
 
 // compileCondition is plugincel's CompileCELExpression on env: the same
-// steps, errors and messages.
-func compileCondition(env *cel.Env, accessor plugincel.ExpressionAccessor) plugincel.CompilationResult {
+// steps, errors and messages. It gives parsed the parse, before the check
+// rewrites it.
+func compileCondition(env *cel.Env, accessor plugincel.ExpressionAccessor, parsed func(*cel.Ast)) plugincel.CompilationResult {
 	resultError := func(detail string, errType apiservercel.ErrorType, cause error) plugincel.CompilationResult {
 		return plugincel.CompilationResult{
 			Error:              &apiservercel.Error{Type: errType, Detail: detail, Cause: cause},
 			ExpressionAccessor: accessor,
 		}
 	}
-	ast, issues := env.Compile(accessor.GetExpression())
+	ast, issues := compileAST(env, accessor.GetExpression(), parsed)
 	if issues != nil {
 		return resultError("compilation failed: "+issues.String(), apiservercel.ErrorTypeInvalid, apiservercel.NewCompilationError(issues))
 	}
@@ -305,6 +308,22 @@ func compileCondition(env *cel.Env, accessor plugincel.ExpressionAccessor) plugi
 		return resultError("program instantiation failed: "+err.Error(), apiservercel.ErrorTypeInternal, nil)
 	}
 	return plugincel.CompilationResult{Program: prog, ExpressionAccessor: accessor, OutputType: ast.OutputType()}
+}
+
+// compileAST is env.Compile(expr), which is Parse, then Check unless the
+// parse failed (cel-go env.go CompileSource), with the parse shown to
+// parsed in between.
+func compileAST(env *cel.Env, expr string, parsed func(*cel.Ast)) (*cel.Ast, *cel.Issues) {
+	ast, iss := env.Parse(expr)
+	if iss.Err() != nil {
+		return nil, iss
+	}
+	parsed(ast)
+	checked, iss := env.Check(ast)
+	if iss.Err() != nil {
+		return nil, iss
+	}
+	return checked, iss
 }
 
 // astCapture records the checked AST of the compilation in progress. It is

@@ -275,19 +275,18 @@ func buildTypedEnv(minor int, t *ObjectType) (*cel.Env, error) {
 // recheck type-checks expr in env, an environment with the parser of the
 // compiler's (the same base, other declarations): what env.Compile(expr)
 // reports, without parsing expr again for every type it is checked with
-// (a parse is most of a check). The parse is kept as a ParsedExpr, because
-// checking rewrites the AST it is given.
+// (a parse is most of a check). It checks a copy of the parse Compile
+// kept (keepParse).
 func (c *Compiler) recheck(env *cel.Env, expr string) *cel.Issues {
 	v, _ := c.parses.LoadOrStore(expr, &parsedEntry{})
 	e := v.(*parsedEntry)
 	e.once.Do(func() {
-		e.src = common.NewTextSource(expr)
-		if parsed, iss := c.environment().ParseSource(e.src); iss.Err() == nil {
-			e.parsed, _ = cel.AstToParsedExpr(parsed)
+		// Not expected: CheckTyped only sees expressions that compiled.
+		if parsed, iss := c.environment().Parse(expr); iss.Err() == nil {
+			e.set(parsed)
 		}
 	})
 	if e.parsed == nil {
-		// Not expected: CheckTyped only sees expressions that compiled.
 		_, iss := env.Compile(expr)
 		return iss
 	}
@@ -295,11 +294,25 @@ func (c *Compiler) recheck(env *cel.Env, expr string) *cel.Issues {
 	return iss
 }
 
+// keepParse keeps the parse of expr for recheck, as a ParsedExpr: checking
+// rewrites the AST it is given.
+func (c *Compiler) keepParse(expr string, parsed *cel.Ast) {
+	e := &parsedEntry{}
+	e.once.Do(func() { e.set(parsed) })
+	c.parses.LoadOrStore(expr, e)
+}
+
 // parsedEntry is the parse of one expression, made once.
 type parsedEntry struct {
 	once   sync.Once
 	src    common.Source
 	parsed *exprpb.ParsedExpr // nil if it does not parse
+}
+
+func (e *parsedEntry) set(parsed *cel.Ast) {
+	if pe, err := cel.AstToParsedExpr(parsed); err == nil {
+		e.src, e.parsed = parsed.Source(), pe
+	}
 }
 
 func (c *Compiler) checkTyped(r Result, t *ObjectType) (out []TypeIssue) {
