@@ -1,10 +1,15 @@
 package celcheck
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	celopenapi "k8s.io/apiserver/pkg/cel/openapi"
+
+	"github.com/webhooklint/webhooklint/internal/openapi"
 )
 
 // FuzzCompile: any text compiles to a verdict, never a panic, and a
@@ -40,6 +45,41 @@ func FuzzCompile(f *testing.F) {
 				}
 			}
 			NamespaceObjectUse(r)
+		}
+	})
+}
+
+// FuzzPrunedTypes: an accepted expression checks with the Deployment type
+// pruned to its names as with the whole type.
+func FuzzPrunedTypes(f *testing.F) {
+	for _, expr := range slices.Concat(corpus, prunedEdgeCases, typedExpressions()) {
+		f.Add(expr)
+	}
+	c := mustFor(f, MaxKubeMinor)
+	cat, err := openapi.Builtin()
+	if err != nil {
+		f.Fatal(err)
+	}
+	s, err := cat.ResolveSchema(deploymentGVK)
+	if err != nil {
+		f.Fatal(err)
+	}
+	meta, _ := cat.ObjectMeta()
+	full := NewObjectType("Deployment", &celopenapi.Schema{Schema: s}, meta)
+	f.Fuzz(func(t *testing.T, expr string) {
+		r := c.Compile(expr)
+		if !r.OK() {
+			return
+		}
+		names := NamesOf(r.AST)
+		ps, err := cat.ResolvePruned(deploymentGVK, names.Keeps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pmeta, _ := cat.ObjectMetaPruned(names.Keeps)
+		pruned := NewObjectTypeFor("Deployment", &celopenapi.Schema{Schema: ps}, pmeta, names)
+		if got, want := c.CheckTyped(r, pruned), c.CheckTyped(r, full); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q pruned to %s:\n got %+v\nwant %+v", expr, names, got, want)
 		}
 	})
 }
