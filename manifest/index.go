@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-	"unique"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -36,12 +35,19 @@ func (s span) Range() Range {
 // where it is written. Children of a node are stored next to each other,
 // sorted by step, so a lookup is one binary search per step.
 type node struct {
-	step       string // interned: field names repeat across every document
+	step       uint32 // stepNames number, with writtenBit
 	key, value span
 	children   int32 // index of the first child
 	nChildren  int32
-	written    bool // false for an ancestor nobody set (never looked up as exact)
 }
+
+// writtenBit marks a node that was set; the others are ancestors nobody
+// set, never looked up as exact.
+const writtenBit = 1 << 31
+
+func (n *node) written() bool  { return n.step&writtenBit != 0 }
+func (n *node) stepID() uint32 { return n.step &^ writtenBit }
+func (n *node) name() string   { return stepNames.name(n.stepID()) }
 
 // Index maps API field paths (as the server prints them) to where they are
 // written. It is built while the document is decoded, then frozen into a
@@ -60,7 +66,7 @@ type link struct{ first, last, next, count int32 }
 
 type stepKey struct {
 	parent int32
-	step   string
+	step   uint32
 }
 
 // wideAt is the number of children from which a node's children are also
@@ -111,12 +117,12 @@ func (ix *Index) at(path string) int32 {
 }
 
 // child0 returns parent's child at step, creating it.
-func (ix *Index) child0(parent int32, step string) int32 {
+func (ix *Index) child0(parent int32, name string) int32 {
+	step := stepNames.id(name)
 	if i, ok := ix.findChild(parent, step); ok {
 		return i
 	}
 	i := int32(len(ix.nodes))
-	step = unique.Make(step).Value()
 	ix.nodes = append(ix.nodes, node{step: step})
 	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
 	p := &ix.links[parent]
@@ -133,7 +139,7 @@ func (ix *Index) child0(parent int32, step string) int32 {
 			ix.wide = map[stepKey]int32{}
 		}
 		for k := p.first; k >= 0; k = ix.links[k].next {
-			ix.wide[stepKey{parent, ix.nodes[k].step}] = k
+			ix.wide[stepKey{parent, ix.nodes[k].stepID()}] = k
 		}
 	case p.count > wideAt:
 		ix.wide[stepKey{parent, step}] = i
@@ -142,13 +148,13 @@ func (ix *Index) child0(parent int32, step string) int32 {
 }
 
 // findChild returns parent's child at step while building.
-func (ix *Index) findChild(parent int32, step string) (int32, bool) {
+func (ix *Index) findChild(parent int32, step uint32) (int32, bool) {
 	if ix.links[parent].count >= wideAt {
 		i, ok := ix.wide[stepKey{parent, step}]
 		return i, ok
 	}
 	for k := ix.links[parent].first; k >= 0; k = ix.links[k].next {
-		if ix.nodes[k].step == step {
+		if ix.nodes[k].stepID() == step {
 			return k, true
 		}
 	}
@@ -178,7 +184,8 @@ func (ix *Index) write(i int32, key, value Range) {
 		panic("manifest: index set after freeze")
 	}
 	n := &ix.nodes[i]
-	n.key, n.value, n.written = toSpan(key), toSpan(value), true
+	n.key, n.value = toSpan(key), toSpan(value)
+	n.step |= writtenBit
 }
 
 // freeze drops the build-time links and lays the tree out for lookups:
@@ -197,7 +204,7 @@ func (ix *Index) freeze() {
 			queue = append(queue, k)
 		}
 		kids := queue[first:]
-		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(ix.nodes[a].step, ix.nodes[b].step) })
+		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(ix.nodes[a].name(), ix.nodes[b].name()) })
 		out[head].children, out[head].nChildren = int32(len(out)), int32(len(kids))
 		for _, k := range kids {
 			out = append(out, ix.nodes[k])
@@ -209,7 +216,7 @@ func (ix *Index) freeze() {
 func (ix *Index) child(parent int32, step string) (int32, bool) {
 	n := ix.nodes[parent]
 	kids := ix.nodes[n.children : n.children+n.nChildren]
-	i, found := slices.BinarySearchFunc(kids, step, func(k node, s string) int { return strings.Compare(k.step, s) })
+	i, found := slices.BinarySearchFunc(kids, step, func(k node, s string) int { return strings.Compare(k.name(), s) })
 	return n.children + int32(i), found
 }
 
@@ -230,7 +237,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 		steps = append(steps, p[len(parentPath(p)):])
 	}
 	best, depth := int32(-1), 0
-	if ix.nodes[0].written {
+	if ix.nodes[0].written() {
 		best = 0
 	}
 	cur := int32(0)
@@ -240,7 +247,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 			break
 		}
 		cur = next
-		if ix.nodes[cur].written {
+		if ix.nodes[cur].written() {
 			best, depth = cur, len(steps)-d
 		}
 	}
@@ -255,7 +262,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok bool) {
 	exact = true
 	for p := path; ; p = parentPath(p) {
-		if i, found := ix.find(p); found && ix.nodes[i].written {
+		if i, found := ix.find(p); found && ix.nodes[i].written() {
 			return ix.nodes[i].pick(atKey, exact)
 		}
 		if p == "" {
@@ -275,7 +282,11 @@ func (ix *Index) find(path string) (int32, bool) {
 	if !ok {
 		return 0, false
 	}
-	return ix.findChild(parent, path[len(pp):])
+	step, ok := stepNames.lookup(path[len(pp):])
+	if !ok {
+		return 0, false
+	}
+	return ix.findChild(parent, step)
 }
 
 func (e node) pick(atKey, exact bool) (Range, bool, bool) {

@@ -191,3 +191,13 @@ func TestMistypedValueLeavesFieldUnset(t *testing.T) {
 		t.Errorf("want two schema errors, got %+v", f.Docs[0].Diagnostics)
 	}
 }
+
+func TestMaxYAML11BoolIsLongestKey(t *testing.T) {
+	longest := 0
+	for k := range yaml11Bools {
+		longest = max(longest, len(k))
+	}
+	if longest != maxYAML11Bool {
+		t.Errorf("maxYAML11Bool = %d, the longest YAML 1.1 bool is %d bytes", maxYAML11Bool, longest)
+	}
+}

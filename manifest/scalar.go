@@ -21,6 +21,10 @@ const (
 // yaml11Bools are the plain scalars YAML 1.1 reads as booleans. The API
 // server converts YAML to JSON with a YAML 1.1 parser, so `sideEffects: no`
 // arrives as false, not as the string "no"; webhooklint must see the same.
+// maxYAML11Bool is the length of the longest key of yaml11Bools: longer
+// scalars (most of them) skip hashing the map.
+const maxYAML11Bool = 5
+
 var yaml11Bools = map[string]bool{
 	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
 	"n": false, "N": false, "no": false, "No": false, "NO": false,
@@ -36,7 +40,7 @@ func resolvedTag(n *yaml.Node) scalarTag {
 		return tagOther
 	}
 	plain := n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle|yaml.TaggedStyle) == 0
-	if plain {
+	if plain && len(n.Value) <= maxYAML11Bool {
 		if _, ok := yaml11Bools[n.Value]; ok {
 			return tagBool
 		}

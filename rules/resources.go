@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -163,7 +164,42 @@ type RuleTargets struct {
 // Versions are not considered: a resource's scope, subresources and
 // operations do not change between versions, and matchPolicy Equivalent
 // (the v1 default) reaches a resource through any version it serves.
+//
+// The result is shared: callers must not modify it.
 func ExpandRule(r admissionv1.RuleWithOperations) RuleTargets {
+	// Six rules ask for every rule of every webhook, and projects repeat
+	// their rules: the expansions are remembered for the process.
+	return expansions.get(expansionKey(r), func() any { return expandRule(r) }).(RuleTargets)
+}
+
+// expansions holds ExpandRule's results. One is up to a few hundred
+// resources, so fewer are kept than boundedMemo's other users keep.
+var expansions = boundedMemo{limit: 256}
+
+// expansionKey is everything of a rule ExpandRule reads (not versions),
+// each value prefixed with its length so that no two rules share a key.
+func expansionKey(r admissionv1.RuleWithOperations) string {
+	var b []byte
+	add := func(v string) {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	for _, list := range [][]string{r.APIGroups, r.Resources} {
+		for _, v := range list {
+			add(v)
+		}
+		b = append(b, ';')
+	}
+	for _, op := range r.Operations {
+		add(string(op))
+	}
+	b = append(b, ';')
+	add(string(EffectiveScope(r.Rule)))
+	return string(b)
+}
+
+func expandRule(r admissionv1.RuleWithOperations) RuleTargets {
 	loadBuiltins()
 	var t RuleTargets
 	for _, g := range r.APIGroups {
@@ -183,9 +219,12 @@ func ExpandRule(r admissionv1.RuleWithOperations) RuleTargets {
 		if len(ops) == 0 {
 			continue
 		}
-		res.Operations = ops
+		// Clipped: a caller appending to a shared result's operations
+		// gets a copy instead of writing into it.
+		res.Operations = slices.Clip(ops)
 		t.Builtin = append(t.Builtin, res)
 	}
+	t.Builtin = slices.Clip(t.Builtin)
 	return t
 }
 

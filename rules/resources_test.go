@@ -158,3 +158,35 @@ func builtinGroupsForTest() map[string]bool {
 	loadBuiltins()
 	return builtinGroups
 }
+
+// TestExpandRuleSharedResultsStayIntact appends to what ExpandRule returns,
+// as callers merging operations do, and asks again: the remembered result
+// must not have changed.
+func TestExpandRuleSharedResultsStayIntact(t *testing.T) {
+	r := admissionv1.RuleWithOperations{
+		Operations: []admissionv1.OperationType{admissionv1.Create},
+		Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods", "configmaps"}},
+	}
+	first := ExpandRule(r)
+	if len(first.Builtin) == 0 {
+		t.Fatal("no resources for pods and configmaps")
+	}
+	want := slices.Clone(first.Builtin)
+	for i := range want {
+		want[i].Operations = slices.Clone(want[i].Operations)
+	}
+	for _, res := range first.Builtin {
+		_ = append(res.Operations, admissionv1.Delete)
+	}
+	_ = append(first.Builtin, BuiltinResource{Resource: "extra"})
+	if again := ExpandRule(r); !reflect.DeepEqual(again.Builtin, want) {
+		t.Errorf("ExpandRule changed after callers appended to its result:\n%v\nwant\n%v", again.Builtin, want)
+	}
+	// A rule spelled differently but with the same groups, resources,
+	// operations and scope shares the result; one that differs does not.
+	other := r
+	other.Resources = []string{"pods"}
+	if got := ExpandRule(other); len(got.Builtin) >= len(want) {
+		t.Errorf("ExpandRule(pods) = %d resources, want fewer than pods+configmaps' %d", len(got.Builtin), len(want))
+	}
+}

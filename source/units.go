@@ -133,12 +133,14 @@ type discovery struct {
 	kustScopes map[string]*kustScope
 	charts     map[string]*chartInfo
 	chartScope map[string][]string // scope root → chart folders under it
+	holders    map[string]string   // folder → chartHolding's answer ("": none)
 }
 
 func newDiscovery(so Options) *discovery {
 	return &discovery{
 		so: so, repoRoots: map[string]string{}, kusts: map[string]*kustomize.Refs{},
 		kustScopes: map[string]*kustScope{}, charts: map[string]*chartInfo{}, chartScope: map[string][]string{},
+		holders: map[string]string{},
 	}
 }
 
@@ -515,6 +517,17 @@ func (d *discovery) chart(dir string) *chartInfo {
 // with a Chart.yaml at or above it, and, for a subchart vendored under
 // another chart's charts/, that chart.
 func (d *discovery) chartHolding(dir string) (string, bool) {
+	// Asked once per file: a folder of thousands of files stats the
+	// Chart.yaml of each ancestor once, not once per file.
+	if c, ok := d.holders[dir]; ok {
+		return c, c != ""
+	}
+	c, ok := d.findChartHolding(dir)
+	d.holders[dir] = c
+	return c, ok
+}
+
+func (d *discovery) findChartHolding(dir string) (string, bool) {
 	found := ""
 	for _, a := range d.ancestors(dir) {
 		if helm.IsChart(a) {
