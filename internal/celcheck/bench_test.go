@@ -109,3 +109,34 @@ func BenchmarkNewObjectType(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPodTypeFor is typing Pod for a condition on a pod's metadata,
+// with the whole schema and pruned to the condition's names (resolved
+// each time; the component schemas are decoded once, as in a run).
+func BenchmarkPodTypeFor(b *testing.B) {
+	c := mustFor(b, MaxKubeMinor)
+	r := c.Compile(`!has(object.metadata.annotations) || !('kubernetes.io/config.mirror' in object.metadata.annotations)`)
+	if !r.OK() {
+		b.Fatal(r.Err)
+	}
+	cat, err := openapi.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pod := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	for _, names := range []*FieldNames{nil, NamesOf(r.AST)} {
+		b.Run("names="+names.String(), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := cat.ResolvePruned(pod, names.Keeps)
+				if err != nil {
+					b.Fatal(err)
+				}
+				meta, _ := cat.ObjectMetaPruned(names.Keeps)
+				if NewObjectTypeFor("Pod", &celopenapi.Schema{Schema: s}, meta, names) == nil {
+					b.Fatal("no type")
+				}
+			}
+		})
+	}
+}

@@ -96,3 +96,23 @@ func BenchmarkInlineRefs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkColdPodMetadata is BenchmarkColdPod for a reader of the Pod's
+// metadata only (ResolvePruned): the schemas it decodes are the Pod's own
+// and ObjectMeta's.
+func BenchmarkColdPodMetadata(b *testing.B) {
+	keep := func(p string) bool { return p == "metadata" || p == "annotations" }
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := Decode(bundleData)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.ResolvePruned(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, keep); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.NamedPruned(ObjectMetaSchema, keep); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
