@@ -11,9 +11,9 @@
 // kubernetes/pkg/apis/admissionregistration/validation asks for webhooks:
 // the NewExpressions environment, no params, an authorizer, a bool result.
 // That compiler builds eight such environments, one per combination of
-// optional variables, which was a third of the cost of a one-file run;
-// compile repeats the few checks of its CompileCELExpression on the one
-// environment webhooks use. The only addition is a passive AST validator
+// optional variables, which was a third of what matchConditions cost a
+// one-file run; compile repeats the few steps of its CompileCELExpression
+// on the one environment webhooks use. The only addition is a passive AST validator
 // that records the checked AST; it never reports an issue, so verdicts and
 // messages are the server's (TestSameAsUntouchedServerCompiler compares
 // them with an untouched plugincel compiler).
@@ -95,8 +95,8 @@ type Compiler struct {
 	envReady chan struct{}
 	envPanic any
 
-	// compileMu serializes calls into the server's compiler so that the
-	// AST the capture validator sees belongs to the call that holds it.
+	// compileMu serializes compiles so that the AST the capture validator
+	// sees belongs to the call that holds it.
 	compileMu sync.Mutex
 	capture   *astCapture
 
