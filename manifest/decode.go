@@ -107,6 +107,20 @@ var (
 	byteSlice       = reflect.TypeFor[[]byte]()
 )
 
+// decodesJSON reports whether *t has its own JSON decoding, asked once
+// per type: reflect answers it by scanning the method set, and the decoder
+// asks for every value.
+func decodesJSON(t reflect.Type) bool {
+	if v, ok := jsonDecoders.Load(t); ok {
+		return v.(bool)
+	}
+	b := reflect.PointerTo(t).Implements(jsonUnmarshaler)
+	jsonDecoders.Store(t, b)
+	return b
+}
+
+var jsonDecoders sync.Map // reflect.Type -> bool
+
 // decode fills v (addressable) from n. path is the field path of v.
 // parent is the index node of the field that holds v (0 for the object).
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int32, parentPath string, keyRange Range) {
@@ -159,7 +173,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 }
 
 func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id int32, at Range) {
-	if v.CanAddr() && v.Addr().Type().Implements(jsonUnmarshaler) {
+	if v.CanAddr() && decodesJSON(v.Type()) {
 		d.decodeJSON(n, v, ps, at)
 		return
 	}
