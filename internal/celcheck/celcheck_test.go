@@ -128,7 +128,7 @@ func TestForRange(t *testing.T) {
 // and every condition of the fixtures and the shared corpus.
 func TestSameAsUntouchedServerCompiler(t *testing.T) {
 	exprs := slices.Concat(corpus, prunedEdgeCases, typedExpressions(), prunedExpressions(t))
-	for _, minor := range []int{MinKubeMinor, 34, MaxKubeMinor} {
+	for minor := MinKubeMinor; minor <= MaxKubeMinor; minor++ {
 		server := plugincel.NewCompiler(environment.MustBaseEnvSet(CompatibilityVersion(minor)))
 		c := mustFor(t, minor)
 		for _, expr := range exprs {
