@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,7 +121,7 @@ func checkMatchConditionFields(p *Pass) {
 		if len(checked) == 0 {
 			continue // nothing to type-check: match-conditions reports why
 		}
-		targets := objectTargets(w, p.Input, cat, crdTypes, celcheck.NamesOf(checked...))
+		targets := sharedObjectTargets(w, p.Input, cat, crdTypes, celcheck.NamesOf(checked...))
 		if len(targets) == 0 {
 			continue
 		}
@@ -554,6 +555,53 @@ func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crd
 		}
 	}
 	return out
+}
+
+// sharedObjectTargets is objectTargets, shared by the whole process for
+// units that declare no CRD: the targets then follow from the webhook's
+// rules and the conditions' field names alone, and a folder of loose
+// files repeats both. Callers must not modify the result.
+func sharedObjectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crdTypeKey]*celcheck.ObjectType,
+	names *celcheck.FieldNames) []objectTarget {
+	if in != nil && len(in.CRDs) > 0 {
+		return objectTargets(w, in, cat, crds, names)
+	}
+	key := names.Key() + "|" + rulesKey(w.Rules)
+	return noCRDTargets.get(key, func() any { return objectTargets(w, in, cat, crds, names) }).([]objectTarget)
+}
+
+// noCRDTargets holds sharedObjectTargets' results; one can be hundreds of
+// targets, so few are kept.
+var noCRDTargets = boundedMemo{limit: 256}
+
+// rulesKey is every field of rules, each value prefixed with its length so
+// that no two lists of rules share a key.
+func rulesKey(rules []admissionv1.RuleWithOperations) string {
+	var b []byte
+	add := func(v string) {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	for _, r := range rules {
+		for _, list := range [][]string{r.APIGroups, r.APIVersions, r.Resources} {
+			for _, v := range list {
+				add(v)
+			}
+			b = append(b, ';')
+		}
+		for _, op := range r.Operations {
+			add(string(op))
+		}
+		b = append(b, ';')
+		scope := "<nil>"
+		if r.Scope != nil {
+			scope = string(*r.Scope)
+		}
+		add(scope)
+		b = append(b, '|')
+	}
+	return string(b)
 }
 
 func newTarget(group, version, resource, sub string, gvk openapi.GVK, typ *celcheck.ObjectType, ops []admissionv1.OperationType) objectTarget {

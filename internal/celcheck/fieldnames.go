@@ -3,6 +3,7 @@ package celcheck
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	celast "github.com/google/cel-go/common/ast"
@@ -120,6 +121,22 @@ func (n *FieldNames) String() string {
 		return "*"
 	}
 	return strings.Join(slices.Sorted(maps.Keys(n.names)), ",")
+}
+
+// Key identifies the set: two sets have the same key only when they hold
+// the same names (each is prefixed with its length; nil, all names, is
+// "*", which no prefixed list is).
+func (n *FieldNames) Key() string {
+	if n == nil {
+		return "*"
+	}
+	var b []byte
+	for _, name := range slices.Sorted(maps.Keys(n.names)) {
+		b = strconv.AppendInt(b, int64(len(name)), 10)
+		b = append(b, ':')
+		b = append(b, name...)
+	}
+	return string(b)
 }
 
 // children are the direct subexpressions of e.

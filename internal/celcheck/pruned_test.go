@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/cel-go/common/ast"
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	celopenapi "k8s.io/apiserver/pkg/cel/openapi"
@@ -247,5 +248,39 @@ func TestRecheckIsCompile(t *testing.T) {
 	}
 	if errors < 50 {
 		t.Errorf("only %d checker errors compared", errors)
+	}
+}
+
+// TestFieldNamesKey checks that names joined differently get different
+// keys, and the same names the same key.
+func TestFieldNamesKey(t *testing.T) {
+	c := mustFor(t, MaxKubeMinor)
+	key := func(exprs ...string) string {
+		var asts []*ast.AST
+		for _, e := range exprs {
+			r := c.Compile(e)
+			if !r.OK() {
+				t.Fatalf("%q: %v", e, r.Err)
+			}
+			asts = append(asts, r.AST)
+		}
+		return NamesOf(asts...).Key()
+	}
+	distinct := map[string]string{
+		"comma":   key("'a,b' in object"),
+		"two":     key("has(object.a) || has(object.b)"),
+		"star":    key("'*' in object"),
+		"colon":   key("'1:a' in object"),
+		"lenlike": key("'1:a1:b' in object"),
+	}
+	seen := map[string]string{(*FieldNames)(nil).Key(): "all names"}
+	for what, k := range distinct {
+		if other, dup := seen[k]; dup {
+			t.Errorf("%s and %s share the key %q", what, other, k)
+		}
+		seen[k] = what
+	}
+	if a, b := key("has(object.b) || has(object.a)"), key("has(object.a)", "has(object.b)"); a != b {
+		t.Errorf("the same names give keys %q and %q", a, b)
 	}
 }
