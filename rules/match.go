@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -329,17 +327,16 @@ func (l *Labels) Assume() *Labels {
 func matchingSignature(w *Webhook, in *Inventory) string {
 	type key struct{ w *Webhook }
 	return in.Derived(key{w}, func() any {
-		b, err := json.Marshal(struct {
-			Rules             []admissionv1.RuleWithOperations
-			NamespaceSelector *metav1.LabelSelector
-			ObjectSelector    *metav1.LabelSelector
-			MatchConditions   []admissionv1.MatchCondition
-			MatchPolicy       admissionv1.MatchPolicyType
-		}{w.Rules, w.NamespaceSelector, w.ObjectSelector, w.MatchConditions, w.EffectiveMatchPolicy()})
-		if err != nil {
-			// Cannot happen for these types; fall back to identity.
-			return fmt.Sprintf("%p", w)
+		var k keyBuilder
+		k.rules(w.Rules)
+		k.selector(w.NamespaceSelector)
+		k.selector(w.ObjectSelector)
+		for _, mc := range w.MatchConditions {
+			k.str(mc.Name)
+			k.str(mc.Expression)
 		}
-		return string(b)
+		k.end()
+		k.str(string(w.EffectiveMatchPolicy()))
+		return string(k)
 	}).(string)
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -566,43 +565,15 @@ func sharedObjectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds m
 	if in != nil && len(in.CRDs) > 0 {
 		return objectTargets(w, in, cat, crds, names)
 	}
-	key := names.Key() + "|" + rulesKey(w.Rules)
+	k := keyBuilder(names.Key() + "|")
+	k.rules(w.Rules)
+	key := string(k)
 	return noCRDTargets.get(key, func() any { return objectTargets(w, in, cat, crds, names) }).([]objectTarget)
 }
 
 // noCRDTargets holds sharedObjectTargets' results; one can be hundreds of
 // targets, so few are kept.
 var noCRDTargets = boundedMemo{limit: 256}
-
-// rulesKey is every field of rules, each value prefixed with its length so
-// that no two lists of rules share a key.
-func rulesKey(rules []admissionv1.RuleWithOperations) string {
-	var b []byte
-	add := func(v string) {
-		b = strconv.AppendInt(b, int64(len(v)), 10)
-		b = append(b, ':')
-		b = append(b, v...)
-	}
-	for _, r := range rules {
-		for _, list := range [][]string{r.APIGroups, r.APIVersions, r.Resources} {
-			for _, v := range list {
-				add(v)
-			}
-			b = append(b, ';')
-		}
-		for _, op := range r.Operations {
-			add(string(op))
-		}
-		b = append(b, ';')
-		scope := "<nil>"
-		if r.Scope != nil {
-			scope = string(*r.Scope)
-		}
-		add(scope)
-		b = append(b, '|')
-	}
-	return string(b)
-}
 
 func newTarget(group, version, resource, sub string, gvk openapi.GVK, typ *celcheck.ObjectType, ops []admissionv1.OperationType) objectTarget {
 	name := resource

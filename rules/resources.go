@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"iter"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -176,27 +175,14 @@ func ExpandRule(r admissionv1.RuleWithOperations) RuleTargets {
 // resources, so fewer are kept than boundedMemo's other users keep.
 var expansions = boundedMemo{limit: 256}
 
-// expansionKey is everything of a rule ExpandRule reads (not versions),
-// each value prefixed with its length so that no two rules share a key.
+// expansionKey is everything of a rule ExpandRule reads (not versions).
 func expansionKey(r admissionv1.RuleWithOperations) string {
-	var b []byte
-	add := func(v string) {
-		b = strconv.AppendInt(b, int64(len(v)), 10)
-		b = append(b, ':')
-		b = append(b, v...)
-	}
-	for _, list := range [][]string{r.APIGroups, r.Resources} {
-		for _, v := range list {
-			add(v)
-		}
-		b = append(b, ';')
-	}
-	for _, op := range r.Operations {
-		add(string(op))
-	}
-	b = append(b, ';')
-	add(string(EffectiveScope(r.Rule)))
-	return string(b)
+	var k keyBuilder
+	k.strs(r.APIGroups)
+	k.strs(r.Resources)
+	k.ops(r.Operations)
+	k.str(string(EffectiveScope(r.Rule)))
+	return string(k)
 }
 
 func expandRule(r admissionv1.RuleWithOperations) RuleTargets {
