@@ -74,14 +74,7 @@ func BenchmarkMatchConditionFields(b *testing.B) {
 // (internal/celcheck TestPrunedTypesCheckAlike does the same for many
 // more conditions on fewer kinds). builtinTypeFor relies on both.
 func TestPrunedTypesOfEveryKind(t *testing.T) {
-	cat, err := openapi.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiler, err := celcheck.For(celcheck.MaxKubeMinor)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, compiler := builtinCatalogAndCompiler(t)
 	var results []celcheck.Result
 	var asts []*ast.AST
 	for _, expr := range []string{
@@ -141,14 +134,7 @@ func TestPrunedTypesOfEveryKind(t *testing.T) {
 // version checking like the whole type, and past maxPrunedBuilds versions
 // settles on the whole type.
 func TestBuiltinTypeForWidens(t *testing.T) {
-	cat, err := openapi.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiler, err := celcheck.For(celcheck.MaxKubeMinor)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, compiler := builtinCatalogAndCompiler(t)
 	gvk := openapi.GVK{Group: "apps", Version: "v1", Kind: "Deployment"}
 	prunedTypes.Delete(gvk) // start from nothing, whatever other tests built
 	full := builtinType(cat, gvk)
@@ -187,4 +173,19 @@ func TestBuiltinTypeForWidens(t *testing.T) {
 	if len(seen) != maxPrunedBuilds+1 {
 		t.Errorf("%d versions, want %d pruned and the whole type", len(seen), maxPrunedBuilds)
 	}
+}
+
+// builtinCatalogAndCompiler is the schemas and the newest compiler the
+// pruned-type tests check with.
+func builtinCatalogAndCompiler(t *testing.T) (*openapi.Catalog, *celcheck.Compiler) {
+	t.Helper()
+	cat, err := openapi.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiler, err := celcheck.For(celcheck.MaxKubeMinor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, compiler
 }
