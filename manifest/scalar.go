@@ -21,10 +21,6 @@ const (
 // yaml11Bools are the plain scalars YAML 1.1 reads as booleans. The API
 // server converts YAML to JSON with a YAML 1.1 parser, so `sideEffects: no`
 // arrives as false, not as the string "no"; webhooklint must see the same.
-// maxYAML11Bool is the length of the longest key of yaml11Bools: longer
-// scalars (most of them) skip hashing the map.
-const maxYAML11Bool = 5
-
 var yaml11Bools = map[string]bool{
 	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true,
 	"n": false, "N": false, "no": false, "No": false, "NO": false,
@@ -33,6 +29,10 @@ var yaml11Bools = map[string]bool{
 	"on": true, "On": true, "ON": true,
 	"off": false, "Off": false, "OFF": false,
 }
+
+// maxYAML11Bool is the length of the longest key of yaml11Bools: longer
+// scalars (most of them) skip hashing the map.
+const maxYAML11Bool = 5
 
 // resolvedTag is the JSON type a scalar node becomes on the server.
 func resolvedTag(n *yaml.Node) scalarTag {
