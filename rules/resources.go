@@ -194,7 +194,7 @@ func expandRule(r admissionv1.RuleWithOperations) RuleTargets {
 		}
 	}
 	scope := EffectiveScope(r.Rule)
-	for _, res := range builtinsOfGroups(r.APIGroups) {
+	for res := range builtinsOfGroups(r.APIGroups) {
 		if !ruleHasResource(r.Resources, res.Resource, res.Subresource) {
 			continue
 		}
@@ -217,11 +217,11 @@ func expandRule(r admissionv1.RuleWithOperations) RuleTargets {
 // builtinsOfGroups returns the built-in resources of the groups a rule
 // names (all of them for "*"), in builtinAll's order: a rule on the core
 // group looks at its few dozen resources, not at every one.
-func builtinsOfGroups(groups []string) iter.Seq2[int, BuiltinResource] {
-	return func(yield func(int, BuiltinResource) bool) {
+func builtinsOfGroups(groups []string) iter.Seq[BuiltinResource] {
+	return func(yield func(BuiltinResource) bool) {
 		if slices.Contains(groups, "*") {
-			for i, res := range builtinAll {
-				if !yield(i, res) {
+			for _, res := range builtinAll {
+				if !yield(res) {
 					return
 				}
 			}
@@ -236,7 +236,7 @@ func builtinsOfGroups(groups []string) iter.Seq2[int, BuiltinResource] {
 		slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
 		for _, sp := range spans {
 			for i := sp.from; i < sp.to; i++ {
-				if !yield(i, builtinAll[i]) {
+				if !yield(builtinAll[i]) {
 					return
 				}
 			}
