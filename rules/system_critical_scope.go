@@ -3,7 +3,6 @@ package rules
 import (
 	"slices"
 	"strings"
-	"sync"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
@@ -251,14 +250,15 @@ func selfDeadlockNamespace(p *Pass, w *Webhook) string {
 // folder of loose files is thousands of such units.
 func sharedCriticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	if in == nil || len(in.Namespaces) == 0 {
-		v, _ := noNamespaceTargets.LoadOrStore(kube, sync.OnceValue(func() []criticalTarget { return criticalTargets(nil, kube) }))
-		return v.(func() []criticalTarget)()
+		return noNamespaceTargets.get(kube, func() any { return criticalTargets(nil, kube) }).([]criticalTarget)
 	}
 	type key struct{ kube KubeVersion }
 	return in.Derived(key{kube}, func() any { return criticalTargets(in, kube) }).([]criticalTarget)
 }
 
-var noNamespaceTargets sync.Map // KubeVersion -> func() []criticalTarget
+// noNamespaceTargets holds criticalTargets(nil, kube) per Kubernetes
+// version (a few at most).
+var noNamespaceTargets = boundedMemo{limit: 64}
 
 // noNamespaceMessages holds checkSystemCriticalScope's message per distinct
 // matching of the webhooks in units without Namespaces.
