@@ -652,18 +652,18 @@ func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat
 				if !ruleHasResource(r.Resources, plural, sub) {
 					continue
 				}
-				gvk := openapi.GVK{Group: group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-				typ := crds[crdTypeKey{group, v.Name, plural}]
 				ops := ruleOperationsOn(r.Operations, crdOperations)
 				if sub != "" {
 					ops = ruleOperationsOn(r.Operations, []admissionv1.OperationType{admissionv1.Update})
 				}
-				t := newTarget(group, v.Name, plural, sub, gvk, typ, ops)
-				if sub == "scale" {
-					scale := openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
-					t = newTarget(group, v.Name, plural, sub, scale, builtinTypeFor(cat, scale, names), ops)
-					t.full = func() *celcheck.ObjectType { return builtinType(cat, scale) }
+				if sub != "scale" {
+					gvk := openapi.GVK{Group: group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+					out = append(out, newTarget(group, v.Name, plural, sub, gvk, crds[crdTypeKey{group, v.Name, plural}], ops))
+					continue
 				}
+				scale := openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+				t := newTarget(group, v.Name, plural, sub, scale, builtinTypeFor(cat, scale, names), ops)
+				t.full = func() *celcheck.ObjectType { return builtinType(cat, scale) }
 				out = append(out, t)
 			}
 		}
