@@ -417,7 +417,7 @@ func (k *kust) files() (resources, patches, kusts map[string]bool) {
 // otherwise repeated the same walk up for every file.
 type PatchIndex struct {
 	mu   sync.Mutex
-	dirs map[string]*patchDir
+	dirs map[string]func() *patchDir // read once each, outside mu
 }
 
 type patchDir struct {
@@ -427,7 +427,7 @@ type patchDir struct {
 }
 
 // NewPatchIndex returns an empty index; it is safe for concurrent use.
-func NewPatchIndex() *PatchIndex { return &PatchIndex{dirs: map[string]*patchDir{}} }
+func NewPatchIndex() *PatchIndex { return &PatchIndex{dirs: map[string]func() *patchDir{}} }
 
 // PatchedBy reports the kustomization, in file's folder or above it, that
 // uses file as a patch. It stops at a repository root (a .git folder).
@@ -452,12 +452,20 @@ func (x *PatchIndex) PatchedBy(file string) (string, bool) {
 	}
 }
 
+// dir reads a folder the first time it is asked for. The lock covers the
+// table only: workers asking for other folders do not wait for this read.
 func (x *PatchIndex) dir(dir string) *patchDir {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	if d, ok := x.dirs[dir]; ok {
-		return d
+	read, ok := x.dirs[dir]
+	if !ok {
+		read = sync.OnceValue(func() *patchDir { return readPatchDir(dir) })
+		x.dirs[dir] = read
 	}
+	x.mu.Unlock()
+	return read()
+}
+
+func readPatchDir(dir string) *patchDir {
 	d := &patchDir{}
 	if _, ok := FileIn(dir); ok {
 		if k, _, err := load(dir); err == nil {
@@ -468,7 +476,6 @@ func (x *PatchIndex) dir(dir string) *patchDir {
 	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
 		d.repoRoot = true
 	}
-	x.dirs[dir] = d
 	return d
 }
 
