@@ -85,10 +85,25 @@ type Diagnostic struct {
 	// a source (a kustomize patch, a Helm template): it names where the
 	// rendered object came from, for the reader's benefit.
 	Origin string `json:"origin,omitempty"`
+	// Related are other places that belong to the finding: the webhook a
+	// finding located at its backend's field (where the fix goes) is about.
+	Related []Related `json:"related,omitempty"`
 	// DependsOnOverlay is set on findings made on a kustomize base linted
 	// without its overlay that depend on what the overlay changes: they are
 	// reported at info (see rules.Finding.DependsOnOverlay).
 	DependsOnOverlay bool `json:"-"`
+}
+
+// Related is a further location of a finding, with what it is.
+type Related struct {
+	File      string  `json:"file"`
+	Line      int     `json:"line"`
+	Column    int     `json:"column"`
+	EndLine   int     `json:"endLine"`
+	EndColumn int     `json:"endColumn"`
+	Message   string  `json:"message"`
+	Path      string  `json:"path,omitempty"`
+	Object    *Object `json:"object,omitempty"`
 }
 
 // Compare orders by file, line, column, rule, then everything else so that

@@ -179,6 +179,7 @@ func LintUnit(u Unit, opts Options) *Result {
 		res.Internal = append(res.Internal, internal[i]...)
 	}
 	res.Diagnostics = finish(res.Diagnostics, &opts)
+	locateCauses(files, res.Diagnostics)
 	return res
 }
 
@@ -231,9 +232,61 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		if inv.Base && f.DependsOnOverlay {
 			dg.Severity, dg.DependsOnOverlay = diag.Info, true
 		}
+		if f.Cause != nil {
+			// Located where the fix goes (locateCauses); the webhook it is
+			// about is where it is now.
+			webhook := diag.Related{
+				File: dg.File, Line: dg.Line, Column: dg.Column, EndLine: dg.EndLine, EndColumn: dg.EndColumn,
+				Path: dg.Path, Object: obj, Message: relatedWebhook(d, f.Webhook),
+			}
+			cause := f.Cause.Object
+			dg.Object, dg.Path, dg.Related = &cause, f.Cause.Path, []diag.Related{webhook}
+		}
 		ds = append(ds, dg)
 	}
 	return applySuppressions(d, ds, opts), errs
+}
+
+func relatedWebhook(d *manifest.Document, webhook string) string {
+	if webhook == "" {
+		return fmt.Sprintf("%s %q", d.Kind, d.Name)
+	}
+	return fmt.Sprintf("webhook %q in %s %q", webhook, d.Kind, d.Name)
+}
+
+// locateCauses moves findings whose fix is on another object of the unit
+// (rules.Finding.Cause) to that object's field. A finding whose object is
+// not among the files (a live cluster's) stays at the webhook.
+func locateCauses(files []*manifest.File, ds []diag.Diagnostic) {
+	type key struct{ kind, namespace, name string }
+	var docs map[key]*manifest.Document
+	moved := false
+	for i := range ds {
+		d := &ds[i]
+		if len(d.Related) == 0 || d.Object == nil || rules.IsWebhookKind(d.Object.APIVersion, d.Object.Kind) {
+			continue
+		}
+		if docs == nil {
+			docs = map[key]*manifest.Document{}
+			for _, f := range files {
+				for _, doc := range f.Docs {
+					if doc.Config == nil && doc.Positions != nil {
+						docs[key{doc.Kind, doc.Namespace, doc.Name}] = doc
+					}
+				}
+			}
+		}
+		doc := docs[key{d.Object.Kind, d.Object.Namespace, d.Object.Name}]
+		if doc == nil {
+			continue
+		}
+		at := doc.Locate(d.Path, false)
+		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = doc.File, at.Line, at.Column, at.EndLine, at.EndColumn
+		moved = true
+	}
+	if moved {
+		slices.SortFunc(ds, diag.Compare)
+	}
 }
 
 // runRules runs every enabled rule over one configuration, turning a
@@ -270,8 +323,12 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 	for _, dg := range ds {
 		suppressed := false
 		if dg.Rule != manifest.RuleInvalidSuppression {
+			path := dg.Path
+			if len(dg.Related) > 0 {
+				path = dg.Related[0].Path // suppressed on the webhook it is about
+			}
 			for _, s := range d.Suppressions {
-				if s.Covers(dg.Rule, dg.Path) {
+				if s.Covers(dg.Rule, path) {
 					s.Used = true
 					suppressed = true
 				}

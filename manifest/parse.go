@@ -544,6 +544,10 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 				kind, apiVersion, kind, apiVersion, rules.V1)))
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
+		if d.inventory != (inventoryItem{}) && d.inventory.crd == nil {
+			// Where cross-object findings on it are located.
+			d.Positions = indexAnchors(src, obj)
+		}
 	}
 	if d.Config == nil {
 		// Only webhook configurations are pointed inside: the text of the

@@ -152,15 +152,18 @@ func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string, source f
 	}
 	var loc sarifLocation
 	if d.File != "" {
-		al := &sarifArtifactLocation{}
-		if rel, ok := relativeTo(absBase, d.File); ok {
-			al.URI, al.URIBaseID = relativeURI(rel), sarifBaseID
-		} else if filepath.IsAbs(d.File) {
-			al.URI = fileURI(d.File, false)
-		} else {
-			al.URI = relativeURI(filepath.ToSlash(d.File))
+		loc.PhysicalLocation = &sarifPhysicalLocation{ArtifactLocation: artifactOf(d.File, absBase), Region: region(d, source)}
+	}
+	for i, r := range d.Related {
+		if r.File == "" {
+			continue
 		}
-		loc.PhysicalLocation = &sarifPhysicalLocation{ArtifactLocation: al, Region: region(d, source)}
+		at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column, EndLine: r.EndLine, EndColumn: r.EndColumn}
+		res.RelatedLocations = append(res.RelatedLocations, sarifRelatedLocation{
+			ID:               i + 1,
+			PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: artifactOf(r.File, absBase), Region: region(at, source)},
+			Message:          &sarifMessage{Text: r.Message},
+		})
 	}
 	if d.Object != nil || d.Path != "" {
 		ll := sarifLogicalLocation{Kind: "member", Name: d.Path, FullyQualifiedName: qualifiedName(d)}
@@ -178,6 +181,19 @@ func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string, source f
 		res.Properties = props
 	}
 	return res
+}
+
+// artifactOf names a file relative to the run's base when it is below it.
+func artifactOf(file, absBase string) *sarifArtifactLocation {
+	al := &sarifArtifactLocation{}
+	if rel, ok := relativeTo(absBase, file); ok {
+		al.URI, al.URIBaseID = relativeURI(rel), sarifBaseID
+	} else if filepath.IsAbs(file) {
+		al.URI = fileURI(file, false)
+	} else {
+		al.URI = relativeURI(filepath.ToSlash(file))
+	}
+	return al
 }
 
 // region converts diag's positions; SARIF end columns are exclusive, as
@@ -327,6 +343,7 @@ type sarifResult struct {
 	Level               string                 `json:"level"`
 	Message             sarifMessage           `json:"message"`
 	Locations           []sarifLocation        `json:"locations,omitempty"`
+	RelatedLocations    []sarifRelatedLocation `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string      `json:"partialFingerprints,omitempty"`
 	Properties          *sarifResultProperties `json:"properties,omitempty"`
 }
@@ -336,6 +353,14 @@ type sarifResultProperties struct {
 	Webhook string       `json:"webhook,omitempty"`
 	Object  *diag.Object `json:"object,omitempty"`
 	Origin  string       `json:"origin,omitempty"`
+}
+
+// sarifRelatedLocation is another place of a result (the webhook of a
+// finding located at its backend).
+type sarifRelatedLocation struct {
+	ID               int                    `json:"id"`
+	PhysicalLocation *sarifPhysicalLocation `json:"physicalLocation,omitempty"`
+	Message          *sarifMessage          `json:"message,omitempty"`
 }
 
 type sarifLocation struct {

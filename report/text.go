@@ -57,6 +57,10 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 				t.snippet(bw, lines, d)
 			}
 		}
+		for _, r := range d.Related {
+			at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column}
+			fmt.Fprintf(bw, "  %s %s: %s\n", t.style(styleDim, "see also"), location(at), r.Message)
+		}
 	}
 	if len(run.Diagnostics) > 0 {
 		fmt.Fprintf(bw, "\n%s\n", t.style(styleBold, summary(run.Diagnostics, len(files))))
@@ -164,6 +168,9 @@ func context(d diag.Diagnostic) string {
 	}
 	s := ""
 	switch {
+	case len(d.Related) > 0:
+		// Located at the backend; the webhook is the related location.
+		s = " (" + d.Related[0].Message + ")"
 	case d.Webhook != "":
 		s = fmt.Sprintf(" (webhook %q in %s %q)", d.Webhook, d.Object.Kind, d.Object.Name)
 	case d.Object.Name != "":

@@ -119,6 +119,7 @@ func checkBackendAvailability(p *Pass) {
 		// severity is the rule's unless only chart values are to blame.
 		var named string
 		var fixes []string
+		var cause *Cause
 		more := 0
 		sev := diag.Info
 		for _, g := range bp.Groups {
@@ -136,6 +137,7 @@ func checkBackendAvailability(p *Pass) {
 				fixes = append(fixes, gp.fix)
 			}
 			named = fmt.Sprintf("%s has %s", g.Who, strings.Join(text, ", "))
+			cause = gaps[0].at
 			// Replicas, budgets and affinity are what chart values choose;
 			// a missing probe is the template's own.
 			if !g.FromValues || g.Replicas > 1 || noReadiness {
@@ -156,13 +158,17 @@ func checkBackendAvailability(p *Pass) {
 		case others > 1:
 			webhooks = fmt.Sprintf("this and %d other fail-closed webhooks", others)
 		}
-		reportBackend(p, sev, w.Path().Child("clientConfig", "service"),
+		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause,
 			"%s: a node drain can leave %s without a ready pod; %s", named, webhooks, strings.Join(fixes, ", "))
 	}
 }
 
-// gap is one availability shortfall and its fix.
-type gap struct{ what, fix string }
+// gap is one availability shortfall, its fix, and the field the fix
+// changes (nil when the pods are live).
+type gap struct {
+	what, fix string
+	at        *Cause
+}
 
 // availabilityGaps lists what keeps a group of backend pods from staying
 // available, in the order a reader fixes them, and says whether a
@@ -171,20 +177,21 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap, noReadi
 	if g.Replicas == 1 {
 		switch {
 		case g.Autoscaler != "":
-			gaps = append(gaps, gap{fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler), "run 2+ replicas"})
+			gaps = append(gaps, gap{fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler), "run 2+ replicas",
+				causeAt(g.AutoscalerObject, "spec.minReplicas")})
 		case g.FromValues:
-			gaps = append(gaps, gap{"1 replica (from the chart values)", "run 2+ replicas"})
+			gaps = append(gaps, gap{"1 replica (from the chart values)", "run 2+ replicas", causeAt(g.Object, "spec.replicas")})
 		case g.Defaulted:
-			gaps = append(gaps, gap{"1 replica (replicas unset)", "run 2+ replicas"})
+			gaps = append(gaps, gap{"1 replica (replicas unset)", "run 2+ replicas", causeAt(g.Object, "spec.replicas")})
 		default:
-			gaps = append(gaps, gap{"1 replica", "run 2+ replicas"})
+			gaps = append(gaps, gap{"1 replica", "run 2+ replicas", causeAt(g.Object, "spec.replicas")})
 		}
 	}
 	if g.Replicas > 0 {
 		if covering, known := budgetsFor(in, live, g); known {
 			switch {
 			case len(covering) == 0:
-				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget"})
+				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget", causeAt(g.Object, "metadata.name")})
 			case g.Replicas > 1 || len(gaps) == 0:
 				// With one replica any budget must block drains or allow the
 				// outage; the missing replica is the finding then.
@@ -196,7 +203,7 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap, noReadi
 				}
 				if blocking {
 					gaps = append(gaps, gap{fmt.Sprintf("PodDisruptionBudget %q allowing no disruption (it blocks drains)", covering[0].Name),
-						"let it allow 1 disruption"})
+						"let it allow 1 disruption", budgetCause(covering[0])})
 				}
 			}
 		}
@@ -207,13 +214,25 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap, noReadi
 			ready = ready || c.Readiness
 		}
 		if !ready && len(g.Pod.Containers) > 0 {
-			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe"})
+			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe", causeAt(g.Object, "spec.template.spec.containers")})
 			noReadiness = true
 		}
 		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
 			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread across nodes", g.Replicas),
-				"spread them across nodes"})
+				"spread them across nodes", causeAt(g.Object, "spec.template.spec")})
 		}
 	}
 	return gaps, noReadiness
+}
+
+// budgetCause locates a finding on a PodDisruptionBudget at its limits.
+func budgetCause(b DisruptionBudget) *Cause {
+	path := "spec"
+	switch {
+	case b.MaxUnavailable != nil:
+		path = "spec.maxUnavailable"
+	case b.MinAvailable != nil:
+		path = "spec.minAvailable"
+	}
+	return &Cause{Object: diag.Object{Kind: "PodDisruptionBudget", Namespace: b.Namespace, Name: b.Name}, Path: path}
 }

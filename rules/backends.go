@@ -90,6 +90,10 @@ type podGroup struct {
 	FromValues bool
 	Labels     map[string]string
 	Pod        *PodSummary // nil: not known
+	// Object is the workload in the input (nil for live pods), and
+	// AutoscalerObject the autoscaler that decides its replicas: where
+	// findings on them are located.
+	Object, AutoscalerObject *diag.Object
 }
 
 // backendPods is what the input says about the pods behind a service
@@ -129,12 +133,13 @@ func servingPods(in *Inventory, ref *admissionv1.ServiceReference) backendPods {
 			Who:       fmt.Sprintf("%s %q", w.Object.Kind, w.Object.Name),
 			Namespace: b.Namespace,
 			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted, FromValues: w.ReplicasFromValues,
-			Labels: w.PodLabels, Pod: w.Pod,
+			Labels: w.PodLabels, Pod: w.Pod, Object: &w.Object,
 		}
 		for _, a := range in.Autoscalers {
 			if a.TargetKind == w.Object.Kind && a.TargetName == w.Object.Name &&
 				(a.Namespace == w.Object.Namespace || a.Namespace == "" || w.Object.Namespace == "") {
 				g.Replicas, g.Defaulted, g.FromValues, g.Autoscaler = a.MinReplicas, false, false, a.Name
+				g.AutoscalerObject = &diag.Object{Kind: "HorizontalPodAutoscaler", Namespace: a.Namespace, Name: a.Name}
 			}
 		}
 		out.Groups = append(out.Groups, g)
@@ -334,5 +339,19 @@ func firstCaller(in *Inventory, w *Webhook, c callers) (first bool, others int) 
 // PodDisruptionBudgets), so on a base linted alone the engine lowers it to
 // info.
 func reportBackend(p *Pass, sev diag.Severity, path *field.Path, format string, args ...any) {
-	p.Emit(Finding{Severity: sev, Path: PathString(path), Message: fmt.Sprintf(format, args...), DependsOnOverlay: true})
+	reportBackendAt(p, sev, path, nil, format, args...)
+}
+
+// reportBackendAt is reportBackend for a finding whose fix is on a backend
+// object (cause): it is located there, with the webhook as related.
+func reportBackendAt(p *Pass, sev diag.Severity, path *field.Path, cause *Cause, format string, args ...any) {
+	p.Emit(Finding{Severity: sev, Path: PathString(path), Message: fmt.Sprintf(format, args...), DependsOnOverlay: true, Cause: cause})
+}
+
+// causeAt is the field path of object as a Cause; nil without an object.
+func causeAt(object *diag.Object, path string) *Cause {
+	if object == nil {
+		return nil
+	}
+	return &Cause{Object: *object, Path: path}
 }

@@ -76,6 +76,20 @@ type Finding struct {
 	// Within narrows the finding to part of the string value at Path (a
 	// sub-expression of a CEL expression); nil means the whole value.
 	Within *ValueSpan
+	// Cause, when set, is the field of another object of the unit that a
+	// maintainer changes to fix the finding (a backend's replicas, a
+	// Service's port): the finding is located there, and Path, on the
+	// webhook, becomes its related location. A change to that object alone
+	// (a pull request) then reports the finding it causes.
+	Cause *Cause
+}
+
+// Cause is a field of an object beside the webhook configuration.
+type Cause struct {
+	Object diag.Object
+	// Path is the field path in Object; a field that is not written is
+	// located at its closest written parent, where a reader adds it.
+	Path string
 }
 
 // ValueSpan is a part of a string value, counted in non-blank characters

@@ -287,7 +287,9 @@ func checkSelfDeadlock(p *Pass) {
 		}
 		b := findBackend(p.Input, ref)
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
-			p.Reportf(w.Path().Child("rules").Index(own.rule), "%s", deadlockMessage(b, own.hits, own.conditional, p.Input.Base))
+			// The fix is excluding the backend's namespace: located at the
+			// namespaceSelector, or at the webhook where one is added.
+			p.Reportf(w.Path().Child("namespaceSelector"), "%s", deadlockMessage(b, own.hits, own.conditional, p.Input.Base))
 			continue
 		}
 		checkDependencyLoops(p, w, b)
@@ -330,7 +332,7 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 		return
 	case len(loops) == 1:
 		l := loops[0]
-		p.Reportf(w.Path().Child("rules").Index(l.ours.rule),
+		p.Reportf(w.Path().Child("namespaceSelector"),
 			"webhook fails closed in a dependency loop with webhook %q: it blocks %s, and that webhook blocks %s; "+
 				"exclude each other's namespaces (%q, %q) or fail open",
 			excerpt(l.other.Name, 60), briefHits(l.ours.hits), briefHits(l.theirs.hits), l.backend.Namespace, b.Namespace)
@@ -342,7 +344,7 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 			namespaces = append(namespaces, strconv.Quote(l.backend.Namespace))
 			partners = append(partners, strconv.Quote(l.other.Name))
 		}
-		p.Reportf(w.Path().Child("rules").Index(loops[0].ours.rule),
+		p.Reportf(w.Path().Child("namespaceSelector"),
 			"webhook fails closed in dependency loops with %d webhooks (%s): each blocks what the other's backend "+
 				"needs to restart; exclude their namespaces (%s) and have them exclude %q, or fail open",
 			len(loops), listNames(partners, 2), listNames(namespaces, 2), b.Namespace)

@@ -49,7 +49,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: Deployment "policy/policy" (CREATE pods); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].namespaceSelector: webhook fails closed on what its backend needs to restart: Deployment "policy/policy" (CREATE pods); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
@@ -101,7 +101,7 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: pods in "policy" (Service not in the input); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].namespaceSelector: webhook fails closed on what its backend needs to restart: pods in "policy" (Service not in the input); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
@@ -126,7 +126,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`warning webhooks[0].rules[0]: webhook fails closed on what its backend needs to restart: its Secrets (serving certificates, Helm releases); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].namespaceSelector: webhook fails closed on what its backend needs to restart: its Secrets (serving certificates, Helm releases); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {
@@ -164,8 +164,8 @@ webhooks:
 		in.Workloads = append(in.Workloads, w)
 	}
 	expectFindings(t, runRuleFindings(t, "self-deadlock", mesh, in, nil),
-		`warning webhooks[0].rules[0]: webhook fails closed in a dependency loop with webhook "policy.example.com": it blocks CREATE pods for Deployment "policy-system/policy", and that webhook blocks CREATE pods for Deployment "mesh-system/mesh"; exclude each other's namespaces ("policy-system", "mesh-system") or fail open`)
-	expectFindings(t, runRuleFindings(t, "self-deadlock", policy, in, nil), `warning webhooks[0].rules[0]: webhook fails closed in a dependency loop with webhook "mesh.example.com": it blocks CREATE pods for Deployment "mesh-system/mesh", and that webhook blocks CREATE pods for Deployment "policy-system/policy"; exclude each other's namespaces ("mesh-system", "policy-system") or fail open`)
+		`warning webhooks[0].namespaceSelector: webhook fails closed in a dependency loop with webhook "policy.example.com": it blocks CREATE pods for Deployment "policy-system/policy", and that webhook blocks CREATE pods for Deployment "mesh-system/mesh"; exclude each other's namespaces ("policy-system", "mesh-system") or fail open`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", policy, in, nil), `warning webhooks[0].namespaceSelector: webhook fails closed in a dependency loop with webhook "mesh.example.com": it blocks CREATE pods for Deployment "mesh-system/mesh", and that webhook blocks CREATE pods for Deployment "policy-system/policy"; exclude each other's namespaces ("mesh-system", "policy-system") or fail open`)
 
 	// One side failing open breaks the loop.
 	ignore := admissionv1.Ignore

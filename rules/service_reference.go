@@ -123,7 +123,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if !firstForService {
 			return
 		}
-		reportBackend(p, p.rule.Severity, path, "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
+		reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, "spec.clusterIP"), "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
 			"remove clusterIP: None", id, fails)
 		return
 	}
@@ -145,7 +145,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 			return
 		}
 		if others := workloadsIn(p.Input, ref.Namespace); len(others) > 0 {
-			reportBackend(p, p.rule.Severity, path, "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
+			reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, "spec.selector"), "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
 				id, labels.SelectorFromSet(svc.Spec.Selector), listNames(others, 2), fails)
 		}
 		return
@@ -174,7 +174,13 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		return
 	}
 	g := judged[0]
-	reportBackend(p, p.rule.Severity, path, "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
+	at := "spec.ports"
+	for i := range svc.Spec.Ports {
+		if &svc.Spec.Ports[i] == sp {
+			at = fmt.Sprintf("spec.ports[%d].targetPort", i)
+		}
+	}
+	reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, at), "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
 		"use a declared port's name or number", describeTargetPort(target), id, g.Who, declaredPorts(g.Pod), fails)
 }
 
@@ -197,4 +203,10 @@ func workloadsIn(in *Inventory, namespace string) []string {
 		}
 	}
 	return out
+}
+
+// serviceCause locates a finding on the Service a webhook calls, where a
+// maintainer fixes it.
+func serviceCause(svc *corev1.Service, path string) *Cause {
+	return &Cause{Object: diag.Object{APIVersion: "v1", Kind: "Service", Namespace: svc.Namespace, Name: svc.Name}, Path: path}
 }

@@ -15,10 +15,7 @@ func init() {
 		Summary:  "a fail-closed webhook can intercept requests the control plane and nodes depend on",
 		Severity: diag.Warning,
 		Category: Practice,
-		// The backend's namespace, the Service and the selectors are what
-		// a kustomize overlay sets.
-		DependsOnOverlay: true,
-		Since:            "0.1.0",
+		Since:    "0.1.0",
 		Doc: Doc{
 			Why: "While a fail-closed webhook (`failurePolicy: Fail`, the v1 default) is down, slow or " +
 				"unreachable, every request it matches is rejected. For most objects that is the point; for " +
@@ -216,17 +213,25 @@ func checkSystemCriticalScope(p *Pass) {
 		compute := func() any {
 			return criticalScopeMessage(w, sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
 		}
-		var msg string
+		var cs criticalScope
 		if p.Input == nil || len(p.Input.Namespaces) == 0 {
 			// Without Namespaces the unit lends the simulation nothing (see
 			// sharedCriticalTargets), so loose files share it process-wide.
-			msg = noNamespaceMessages.get(k, compute).(string)
+			cs = noNamespaceMessages.get(k, compute).(criticalScope)
 		} else {
-			msg = p.Input.Derived(k, compute).(string)
+			cs = p.Input.Derived(k, compute).(criticalScope)
 		}
-		if msg != "" {
-			p.Reportf(w.Path().Child("rules"), "%s", msg)
+		if cs.msg == "" {
+			continue
 		}
+		// Located where the fix goes: the namespaceSelector (or the webhook,
+		// where one is added) when excluding kube-system is the fix, the
+		// rules when they must be narrowed.
+		at := w.Path().Child("rules")
+		if cs.exclude {
+			at = w.Path().Child("namespaceSelector")
+		}
+		p.Emit(Finding{Path: PathString(at), Message: cs.msg, DependsOnOverlay: !cs.clusterWide})
 	}
 }
 
@@ -267,12 +272,21 @@ var noNamespaceMessages = boundedMemo{limit: 4096}
 // criticalScopeMessage simulates the catalog against one webhook and says
 // what it can intercept, or returns "" when it intercepts none of it.
 // Requests in namespace except are left to self-deadlock.
-func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) string {
+// criticalScope is what system-critical-scope reports on a webhook: its
+// message, whether excluding namespaces is the whole fix, and whether it
+// hits what no kustomize overlay's namespace or names change (Nodes, node
+// Leases, cluster-scoped objects, every resource).
+type criticalScope struct {
+	msg                  string
+	exclude, clusterWide bool
+}
+
+func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) criticalScope {
 	simulator := w.Simulator()
 	var hits, short []string // short: without the parenthesized details
 	var effects []string
 	var fixes []string
-	conditional := false
+	conditional, clusterWide := false, false
 	for _, t := range targets {
 		var hitResources []string
 		for _, r := range t.reqs {
@@ -305,6 +319,7 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) s
 			what += " (" + strings.Join(hitResources, ", ") + ")"
 		}
 		hits = append(hits, what)
+		clusterWide = clusterWide || t.effect == effectNodes || t.fix == fixCluster
 		name, _, _ := strings.Cut(t.what, " (")
 		short = append(short, name)
 		if t.effect != "" && !slices.Contains(effects, t.effect) {
@@ -319,7 +334,7 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) s
 		}
 	}
 	if len(hits) == 0 {
-		return ""
+		return criticalScope{}
 	}
 	// Details only for one or two families: the fix is the same however
 	// many there are, and the line stays readable.
@@ -347,7 +362,11 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) s
 	default:
 		msg.WriteString("; " + fixes[0] + ", or fail open")
 	}
-	return msg.String()
+	return criticalScope{
+		msg:         msg.String(),
+		exclude:     len(fixes) == 1 && fixes[0] == fixNamespaces,
+		clusterWide: clusterWide || matchesEverything(w.Rules),
+	}
 }
 
 // namedVirtualReview reports whether r is a virtual review request that

@@ -58,7 +58,7 @@ func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil))
 	// The Namespace in the input says it does not carry it.
 	in := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
-	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, in, nil), "warning webhooks[0].rules: webhook fails closed on what the cluster needs: kube-system objects (pods); exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, in, nil), "warning webhooks[0].namespaceSelector: webhook fails closed on what the cluster needs: kube-system objects (pods); exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
 }
 
 func TestSystemCriticalScopeMatchConditions(t *testing.T) {
@@ -77,7 +77,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
-		"warning webhooks[0].rules: webhook fails closed on what the cluster needs: node Leases (kubelet heartbeats); kube-system Leases (leader election), unless its matchConditions exclude them; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
+		"warning webhooks[0].namespaceSelector: webhook fails closed on what the cluster needs: node Leases (kubelet heartbeats); kube-system Leases (leader election), unless its matchConditions exclude them; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {

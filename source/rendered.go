@@ -36,7 +36,7 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 	name := b.File + " (built)"
 	f := manifest.ParseJobs(name, buf.Bytes(), lo.Workers())
 	files := []*manifest.File{f}
-	base := isBase(files)
+	base := u.base || isBase(files)
 	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)
 	origin := u.label()
 	for i := range res.Diagnostics {
@@ -47,6 +47,17 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 		var o *kustomize.Object
 		if d.Object != nil {
 			o = b.Find(d.Object.Kind, d.Object.Name, d.Object.Namespace)
+		}
+		for j := range d.Related {
+			r := &d.Related[j]
+			if r.Object == nil {
+				continue
+			}
+			at := kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}
+			if ro := b.Find(r.Object.Kind, r.Object.Name, r.Object.Namespace); ro != nil {
+				at = b.Locate(ro, r.Path, false)
+			}
+			r.File, r.Line, r.Column, r.EndLine, r.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
 		}
 		if o == nil {
 			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = b.File, 1, 1, 1, 2
@@ -178,6 +189,12 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		if t == nil {
 			continue
 		}
+		for j := range d.Related {
+			r := &d.Related[j]
+			if rt := byName[r.File]; rt != nil {
+				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = traceTemplate(u, rt, docsOf[r.File], r.Line, r.Path)
+			}
+		}
 		f := docsOf[d.File]
 		doc, docs := renderedDoc(f, d.Line)
 		if t.Source == nil {
@@ -213,6 +230,20 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		})
 	}
 	return &unitResult{diags: res.Diagnostics, configs: res.Configs, internal: res.Internal}
+}
+
+// traceTemplate maps a field of a rendered document (by a line in it) to
+// the template line that wrote it, as findings are mapped.
+func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) (file string, l, col, endLine, endCol int) {
+	if t.Source == nil {
+		return filepath.Join(u.dir, "Chart.yaml"), 1, 1, 1, 2
+	}
+	doc, docs := renderedDoc(f, line)
+	if docs != templateChunks(t) {
+		doc = -1
+	}
+	tr := t.Trace(doc, path)
+	return t.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
 }
 
 // renderedDoc finds the index of the document a rendered line is in, and
