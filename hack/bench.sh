@@ -81,7 +81,7 @@ for k in 1 2 4 8; do
   gen_configs "$work/x$k" $((3000 * k / 2 * (k > 1))) $((3000 * k))
 done
 gen_mixed "$work/mixed" 200 200
-small=examples/good-webhooks.yaml
+small=examples/good/webhooks.yaml
 
 # measure CMD...: best wall time of $RUNS runs; prints "wall cpu rss_kib".
 measure() {

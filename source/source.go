@@ -46,6 +46,25 @@ type Options struct {
 	// NoKustomize lints kustomization folders file by file instead of
 	// building them.
 	NoKustomize bool
+	// Folders say how loose manifests group into units (the
+	// configuration's units.folders); by default the loose manifests of
+	// one folder are one unit.
+	Folders []FolderUnits
+	// Deployed are the entries that are deployed (units.entries: root
+	// kustomization and chart folders); when set, the other roots are
+	// linted as bases, their findings that an overlay changes at info.
+	Deployed []string
+}
+
+// FolderUnits says how the loose manifests under Dir are applied.
+type FolderUnits struct {
+	Dir string
+	// Recursive makes Dir and every folder below it one unit (kubectl
+	// apply -R, Argo CD's directory.recurse, a Flux Kustomization over a
+	// tree without kustomization files).
+	Recursive bool
+	// Split lints each file of Dir on its own (unrelated examples).
+	Split bool
 }
 
 // Chart is how to render one chart: what `helm template` would be given.
@@ -84,7 +103,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
-	units, unitsOf := discover(req, so)
+	units, unitsOf := discover(req, so, lo.Skip)
 	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
 	}
@@ -218,24 +237,69 @@ func (r *request) name(abs string) string {
 }
 
 // discover finds the units of every requested file, each once, in a
-// stable order, and the units of each requested file.
-func discover(req *request, so Options) (units []*unit, unitsOf [][]*unit) {
-	d := newDiscovery(so)
+// stable order, and the units of each requested file. The entries the
+// user named come first: a file their build reads belongs to them alone.
+func discover(req *request, so Options, skip func(string) bool) (units []*unit, unitsOf [][]*unit) {
+	d := newDiscovery(so, skip)
 	byKey := map[string]*unit{}
+	add := func(u *unit) *unit {
+		if have := byKey[u.key()]; have != nil {
+			return have
+		}
+		u.shown = display(u.dir)
+		byKey[u.key()] = u
+		units = append(units, u)
+		return u
+	}
+	var named []*unit // named kustomizations, which claim the files they read
+	for _, u := range d.entries(req) {
+		u = add(u)
+		u.entry = true
+		if u.kind == kustomizeUnit {
+			named = append(named, u)
+		}
+	}
 	unitsOf = make([][]*unit, len(req.sources))
 	for i, s := range req.sources {
-		us, _ := d.unitsOf(s)
-		for _, u := range us {
-			if byKey[u.key()] == nil {
-				u.shown = display(u.dir)
-				byKey[u.key()] = u
-				units = append(units, u)
+		var us []*unit
+		if !s.Stdin {
+			abs := absPath(s.Name)
+			for _, u := range named {
+				if u.reads[abs] {
+					us = append(us, u)
+				}
 			}
-			unitsOf[i] = append(unitsOf[i], byKey[u.key()])
+		}
+		if len(us) == 0 {
+			us, _ = d.unitsOf(s)
+		}
+		for _, u := range us {
+			unitsOf[i] = append(unitsOf[i], add(u))
+		}
+	}
+	// A unit rooted in a folder the user named is an entry too: linting
+	// config/ or the repository reports what each of its roots installs.
+	for _, u := range units {
+		for _, i := range req.dirs {
+			if u.kind != fileUnit && within(u.dir, req.paths[i].abs) {
+				u.entry = true
+			}
+		}
+		if len(so.Deployed) > 0 && (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
+			u.base = true
 		}
 	}
 	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
 	return units, unitsOf
+}
+
+func deployed(dir string, entries []string) bool {
+	for _, e := range entries {
+		if absPath(e) == dir {
+			return true
+		}
+	}
+	return false
 }
 
 // unitResult is what linting one unit leaves: located findings (files
@@ -264,6 +328,8 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 			out[i] = lintKustomization(u, inner)
 		case chartUnit:
 			out[i] = lintChart(u, inner)
+		case folderUnit:
+			out[i] = lintFolder(u, inner, patches)
 		default:
 			out[i] = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
 		}
@@ -306,10 +372,26 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 				d.File = req.name(abs)
 			default:
 				name, ok := req.display(abs)
+				if !ok && units[i].entry && (req.skip == nil || !req.skip(abs)) {
+					// An entry's build reports all it installs, bases included.
+					name, ok = req.name(abs), true
+				}
 				if !ok {
 					continue
 				}
 				d.File = name
+			}
+			if len(d.Related) > 0 && !stdinUnit {
+				d.Related = slices.Clone(d.Related)
+				for j := range d.Related {
+					r := &d.Related[j]
+					ra := absPath(r.File)
+					if name, ok := req.display(ra); ok {
+						r.File = name
+					} else {
+						r.File = req.name(ra)
+					}
+				}
 			}
 			id := identity(d)
 			if l := byID[id]; l != nil {
@@ -405,6 +487,10 @@ func newReaderIndex(units []*unit, results []*unitResult) *readerIndex {
 			}
 		case u.kind == chartUnit:
 			x.charts = append(x.charts, i)
+		case u.kind == folderUnit:
+			for _, f := range u.files {
+				x.byFile[f.Name] = append(x.byFile[f.Name], i)
+			}
 		case !u.file.Stdin:
 			abs := u.absFile()
 			x.byFile[abs] = append(x.byFile[abs], i)
@@ -523,9 +609,46 @@ func isBase(files []*manifest.File) bool {
 	return false
 }
 
-// lintFile lints a loose file: unrendered templates are recognized, and
-// partial objects (kustomize patches) are checked only for what they state.
+// lintFile lints a loose file on its own: unrendered templates are
+// recognized, and partial objects (kustomize patches) are checked only for
+// what they state.
 func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
+	l := loadLoose(s, stdin, lo.Workers(), patches)
+	r := lintLoose([]*looseFile{l}, lo)
+	if s.Stdin {
+		r.stdin = l.data // the report shows snippets from it
+	}
+	return r
+}
+
+// lintFolder lints the loose manifests of a folder together, as kubectl
+// applies them: a webhook in one file and its Service and Deployment in
+// others are one installation.
+func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
+	loaded := make([]*looseFile, len(u.files))
+	inner := lo
+	if len(u.files) > 1 {
+		inner.Jobs = 1 // the files are the parallel work
+	}
+	parallel.For(len(u.files), lo.Workers(), func(i int) {
+		loaded[i] = loadLoose(u.files[i], nil, inner.Workers(), patches)
+	})
+	r := lintLoose(loaded, lo)
+	r.base = r.base || u.base
+	return r
+}
+
+// looseFile is a loose manifest file as read: its documents, the findings
+// on unrendered templates that replace some of them, and which documents
+// are partial objects (and why).
+type looseFile struct {
+	file    *manifest.File
+	extra   []diag.Diagnostic
+	partial map[*manifest.Document]string
+	data    []byte
+}
+
+func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex) *looseFile {
 	data, err := manifest.Read(s, stdin)
 	name := s.Name
 	if !s.Stdin {
@@ -535,29 +658,38 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kust
 	if err != nil {
 		f = manifest.Unreadable(name, err) // one finding on that path
 	} else {
-		f = manifest.ParseJobs(name, data, lo.Workers())
+		f = manifest.ParseJobs(name, data, jobs)
 	}
-	extra := recogniseTemplates(f)
-	partial := map[*manifest.Document]string{}
+	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}, data: data}
 	// Asked once per file, not per document: it walks up the folders.
 	patchedBy := sync.OnceValues(func() (string, bool) { return patches.PatchedBy(f.Name) })
 	for _, d := range f.Docs {
 		if why := isPartial(f, d, patchedBy); why != "" {
-			partial[d] = why
+			l.partial[d] = why
 		}
-	}
-	r := &unitResult{}
-	if s.Stdin {
-		r.stdin = data // the report shows snippets from it
 	}
 	// The rules read the decoded documents only; what they point inside
 	// keeps its own text.
 	f.Data = nil
-	files := []*manifest.File{f}
-	res := lint.LintUnit(lint.Unit{Files: files, Base: isBase(files)}, lo)
-	r.diags = append(onlyStated(res.Diagnostics, files, partial), extra...)
-	r.base, r.configs, r.internal = isBase(files), res.Configs, res.Internal
-	return r
+	return l
+}
+
+// lintLoose lints loose files as one unit.
+func lintLoose(loaded []*looseFile, lo lint.Options) *unitResult {
+	files := make([]*manifest.File, len(loaded))
+	partial := map[*manifest.Document]string{}
+	var extra []diag.Diagnostic
+	for i, l := range loaded {
+		files[i] = l.file
+		maps.Copy(partial, l.partial)
+		extra = append(extra, l.extra...)
+	}
+	base := isBase(files)
+	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)
+	return &unitResult{
+		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
+		base:  base, configs: res.Configs, internal: res.Internal,
+	}
 }
 
 func skipDir(name string) bool {

@@ -154,7 +154,7 @@ webhooks:
 // Folders with a kustomization are built; their patch files and the
 // bases' own kustomizations are not linted again on their own.
 func TestKustomizationFolderNotLintedTwice(t *testing.T) {
-	res := run(t, []string{filepath.Join(kubebuilderDir, "webhook"), kubebuilderDir}, source.Options{})
+	res := run(t, []string{filepath.Join(kubebuilderDir, "webhook", "patch_manifests.yaml"), kubebuilderDir}, source.Options{})
 	seen := map[string]int{}
 	for _, d := range res.Diagnostics {
 		seen[d.File+":"+itoa(d.Line)+":"+d.Rule+":"+d.Path]++
@@ -283,13 +283,36 @@ func TestPlaceholderSeverity(t *testing.T) {
 	}
 }
 
-// Naming a kustomization file lints its build and reports the findings
-// located in it (its inline patch), not those of the files it uses.
+// Naming a kustomization file (a changed file in a pull request) names
+// the builds that read it: their findings are reported wherever they are
+// located, since a change to the kustomization can cause any of them.
 func TestKustomizationFileArgument(t *testing.T) {
 	res := run(t, []string{filepath.Join(kubebuilderDir, "default", "kustomization.yaml")}, source.Options{})
 	if res.Configs != 2 || len(find(res.Diagnostics, "policy-values", "default/kustomization.yaml")) != 1 ||
-		len(find(res.Diagnostics, "schema", "default/webhook_failurepolicy_patch.yaml")) != 0 {
+		len(find(res.Diagnostics, "schema", "default/webhook_failurepolicy_patch.yaml")) != 1 ||
+		len(find(res.Diagnostics, "label-selector", "webhook/patch_manifests.yaml")) != 1 {
 		t.Errorf("configs %d:%s", res.Configs, dump(res.Diagnostics))
+	}
+	// The base's kustomization file names the root that reads it.
+	res = run(t, []string{filepath.Join(kubebuilderDir, "webhook", "kustomization.yaml")}, source.Options{})
+	if res.Configs != 2 || len(find(res.Diagnostics, "policy-values", "default/kustomization.yaml")) != 1 {
+		t.Errorf("base kustomization: configs %d:%s", res.Configs, dump(res.Diagnostics))
+	}
+}
+
+// A folder named that is a kustomization is built as named, even when an
+// overlay reads it: `webhooklint config/webhook` is `kustomize build
+// config/webhook`.
+func TestKustomizationFolderArgument(t *testing.T) {
+	res := run(t, []string{filepath.Join(kubebuilderDir, "webhook")}, source.Options{})
+	if res.Configs != 2 || len(find(res.Diagnostics, "policy-values", "default/kustomization.yaml")) != 0 ||
+		len(find(res.Diagnostics, "label-selector", "webhook/patch_manifests.yaml")) != 1 {
+		t.Errorf("configs %d:%s", res.Configs, dump(res.Diagnostics))
+	}
+	// config/default reports its whole build: bases included.
+	res = run(t, []string{filepath.Join(kubebuilderDir, "default")}, source.Options{})
+	if len(find(res.Diagnostics, "label-selector", "webhook/patch_manifests.yaml")) != 1 {
+		t.Errorf("config/default misses its base's finding:%s", dump(res.Diagnostics))
 	}
 }
 
@@ -311,11 +334,15 @@ func TestKustomizeBuildErrorLine(t *testing.T) {
 
 // A chart whose template takes the replica count from values is judged on
 // the values rendered: one replica is the installer's choice, reported as
-// info, not the chart's mistake.
+// info, not the chart's mistake. It is located at the template line that
+// takes replicas from the values, with the webhook as related location.
 func TestHelmReplicasFromValues(t *testing.T) {
 	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}})
-	found := find(res.Diagnostics, "backend-availability", "templates/webhook.yaml")
+	found := find(res.Diagnostics, "backend-availability", "templates/deployment.yaml")
 	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "has 1 replica (from the chart values), no PodDisruptionBudget:") {
-		t.Errorf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
+		t.Fatalf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
+	}
+	if r := found[0].Related; len(r) != 1 || !strings.HasSuffix(filepath.ToSlash(r[0].File), "templates/webhook.yaml") || r[0].Line == 0 {
+		t.Errorf("want the webhook's template as related location: %+v", r)
 	}
 }

@@ -21,17 +21,32 @@ type unitKind int
 const (
 	kustomizeUnit unitKind = iota + 1 // a root kustomization, built
 	chartUnit                         // a chart, rendered with its values
-	fileUnit                          // a loose manifest file
+	folderUnit                        // the loose manifests of a folder, applied together
+	fileUnit                          // a loose manifest file on its own (stdin, a split folder)
 )
 
 // A unit is what is installed together, and so what cross-object rules
 // compare: the build of a root kustomization (one no other kustomization
-// in the repository consumes), a chart rendered with its values, or a
-// loose manifest file.
+// in the repository consumes), a chart rendered with its values, or the
+// loose manifests of a folder (what `kubectl apply -f DIR`, an Argo CD
+// directory application or Flux's generated kustomization installs).
 type unit struct {
 	kind unitKind
-	// dir is the kustomization or chart folder (absolute).
+	// dir is the kustomization, chart or plain folder (absolute).
 	dir string
+	// files are a folder unit's manifests (absolute), sorted; recursive
+	// says they were gathered from the folders below dir too.
+	files     []manifest.Source
+	recursive bool
+	// entry is set on the units the user named (a kustomization or chart
+	// folder, a folder holding them, a kustomization file, a chart's
+	// values): every finding of theirs is reported, wherever it is located.
+	entry bool
+	// base is set on a unit linted as a base rather than as deployed: a
+	// kustomization read by an entry that does not build offline, or a
+	// root the configuration does not name as deployed (units.entries).
+	// Findings that depend on an overlay are shown at info.
+	base bool
 	// chart holds the render settings of a chart unit.
 	chart Chart
 	// file is the loose file.
@@ -65,6 +80,8 @@ func (u *unit) key() string {
 		c := u.chart
 		return strings.Join([]string{"c", u.dir, strings.Join(c.ValuesFiles, ","), strings.Join(c.Set, ","),
 			strings.Join(c.SetString, ","), c.ReleaseName, c.Namespace}, "\x00")
+	case folderUnit:
+		return "d\x00" + u.dir
 	}
 	return "f\x00" + u.file.Name
 }
@@ -92,6 +109,11 @@ func (u *unit) label() string {
 			s += " --namespace " + u.chart.Namespace
 		}
 		return s
+	case folderUnit:
+		if u.recursive {
+			return "kubectl apply -R -f " + display(u.dir)
+		}
+		return "kubectl apply -f " + display(u.dir)
 	}
 	return u.file.Name
 }
@@ -108,6 +130,9 @@ func (u *unit) covers(abs string) bool {
 			}
 		}
 		return false
+	case folderUnit:
+		_, found := slices.BinarySearchFunc(u.files, abs, func(s manifest.Source, abs string) int { return strings.Compare(s.Name, abs) })
+		return found
 	}
 	if u.file.Stdin {
 		return false
@@ -128,6 +153,8 @@ func (u *unit) absFile() string {
 // is cached for the run.
 type discovery struct {
 	so         Options
+	skip       func(string) bool // the configuration's ignore globs
+	folders    map[string]*unit  // plain-folder units by folder
 	repoRoots  map[string]string // folder → repository root
 	kusts      map[string]*kustomize.Refs
 	kustScopes map[string]*kustScope
@@ -136,9 +163,9 @@ type discovery struct {
 	holders    map[string]string   // folder → chartHolding's answer ("": none)
 }
 
-func newDiscovery(so Options) *discovery {
+func newDiscovery(so Options, skip func(string) bool) *discovery {
 	return &discovery{
-		so: so, repoRoots: map[string]string{}, kusts: map[string]*kustomize.Refs{},
+		so: so, skip: skip, folders: map[string]*unit{}, repoRoots: map[string]string{}, kusts: map[string]*kustomize.Refs{},
 		kustScopes: map[string]*kustScope{}, charts: map[string]*chartInfo{}, chartScope: map[string][]string{},
 		holders: map[string]string{},
 	}
@@ -168,7 +195,146 @@ func (d *discovery) unitsOf(s manifest.Source) (units []*unit, inChart bool) {
 			return units, false
 		}
 	}
+	if u := d.folderUnitOf(abs); u != nil {
+		return []*unit{u}, false
+	}
 	return []*unit{{kind: fileUnit, file: s}}, false
+}
+
+// folderUnitOf returns the plain-folder unit a loose file belongs to: the
+// manifests of its folder (or of the folder the configuration groups
+// recursively), as `kubectl apply -f DIR` applies them together. Nil when
+// the file is on its own: its folder holds a kustomization (kustomize,
+// not kubectl, applies that folder), the configuration splits the folder,
+// or the folder's listing does not hold it (a pipe, another extension).
+func (d *discovery) folderUnitOf(abs string) *unit {
+	dir := filepath.Dir(abs)
+	root, recursive := dir, false
+	if g, ok := d.folderGroup(dir); ok {
+		if g.Split {
+			return nil
+		}
+		if g.Recursive {
+			root, recursive = g.Dir, true
+		}
+	}
+	if !recursive && !d.so.NoKustomize && d.refs(dir) != nil {
+		return nil
+	}
+	u, ok := d.folders[root]
+	if !ok {
+		u = &unit{kind: folderUnit, dir: root, recursive: recursive, files: d.looseFiles(root, recursive)}
+		d.folders[root] = u
+	}
+	if !u.covers(abs) {
+		return nil
+	}
+	return u
+}
+
+// folderGroup is the configured grouping (units.folders) that applies to
+// dir: the innermost one that names it, or, recursively, a folder above.
+func (d *discovery) folderGroup(dir string) (FolderUnits, bool) {
+	best, found := FolderUnits{}, false
+	for _, g := range d.so.Folders {
+		gd := absPath(g.Dir)
+		if (gd == dir || (g.Recursive && within(dir, gd))) && (!found || len(gd) > len(best.Dir)) {
+			g.Dir = gd
+			best, found = g, true
+		}
+	}
+	return best, found
+}
+
+// looseFiles lists the manifests of a plain folder (and of the folders
+// below it when recursive) that nothing else deploys: no kustomization
+// reads them, no chart holds them, the configuration does not ignore
+// them. The listing follows manifest.Expand's rules for folders.
+func (d *discovery) looseFiles(root string, recursive bool) []manifest.Source {
+	var out []manifest.Source
+	start := root
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		start = root + string(filepath.Separator) // walk what a linked folder points to
+	}
+	_ = filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		p = filepath.Clean(p)
+		if e.IsDir() {
+			if p != root && (!recursive || skipDir(e.Name())) {
+				return filepath.SkipDir
+			}
+			if p != root && (helm.IsChart(p) || (!d.so.NoKustomize && d.refs(p) != nil)) {
+				return filepath.SkipDir // deployed by helm or kustomize, not kubectl
+			}
+			return nil
+		}
+		if !slices.Contains(manifest.Extensions, strings.ToLower(filepath.Ext(p))) {
+			return nil
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			return nil // a pipe or a dangling link: linted on its own, as a problem
+		}
+		if d.skip != nil && d.skip(p) {
+			return nil
+		}
+		if _, inChart := d.chartHolding(filepath.Dir(p)); inChart {
+			return nil
+		}
+		if !d.so.NoKustomize && len(d.kustomizationsReading(p)) > 0 {
+			return nil
+		}
+		out = append(out, manifest.Source{Name: p})
+		return nil
+	})
+	slices.SortFunc(out, func(a, b manifest.Source) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// entries returns the units the user named: the kustomization of a folder
+// named (built as named, even when an overlay uses it), the roots that
+// read a kustomization file named (a change there changes their builds), and the
+// chart of anything named inside a chart (its values, a template, Chart.yaml:
+// a change there changes the whole render). A named kustomization that
+// cannot build offline brings the kustomizations it reads that can, as
+// bases, so that its local files are still linted together.
+func (d *discovery) entries(req *request) []*unit {
+	var out []*unit
+	for _, p := range req.paths {
+		dir := p.abs
+		if !p.dir {
+			dir = filepath.Dir(p.abs)
+		}
+		if c, ok := d.chartHolding(dir); ok {
+			for _, root := range d.chartRoots(c) {
+				out = append(out, d.chartUnits(root)...)
+			}
+			continue
+		}
+		if d.so.NoKustomize || (!p.dir && !slices.Contains(kustomize.FileNames, filepath.Base(p.abs))) {
+			continue
+		}
+		r := d.refs(dir)
+		if r == nil || (d.skip != nil && d.skip(r.File)) {
+			continue
+		}
+		s := d.kustScope(dir)
+		if !p.dir {
+			// A changed kustomization file changes the builds that read it.
+			out = append(out, s.rootsUsing(dir)...)
+			continue
+		}
+		out = append(out, s.unit(dir))
+		if s.broken(dir, map[string]bool{}) {
+			for _, b := range s.buildableReads(dir) {
+				u := s.unit(b)
+				u.base = true
+				out = append(out, u)
+			}
+		}
+	}
+	return out
 }
 
 // repoRoot is the folder holding .git above dir, or "" when there is none.
@@ -393,7 +559,7 @@ func (s *kustScope) isEffective(dir string) bool {
 		return false
 	}
 	s.effective[dir] = 3
-	ok := !s.broken(dir, map[string]bool{})
+	ok := !s.ignored(dir) && !s.broken(dir, map[string]bool{})
 	if ok && s.refs[dir].Component {
 		ok = s.hasEffectiveConsumer(dir)
 	}
@@ -423,7 +589,42 @@ func (s *kustScope) hasEffectiveConsumer(dir string) bool {
 // its cycle is reported and its files linted one by one.
 func (s *kustScope) isRoot(dir string) bool {
 	r := s.refs[dir]
-	return r != nil && (s.cycle(dir) != nil || (!r.Component && !s.hasEffectiveConsumer(dir)))
+	return r != nil && !s.ignored(dir) && (s.cycle(dir) != nil || (!r.Component && !s.hasEffectiveConsumer(dir)))
+}
+
+// buildableReads lists the outermost kustomizations that dir reads and
+// that build on their own (components only build inside another).
+func (s *kustScope) buildableReads(dir string) []string {
+	var out []string
+	seen := map[string]bool{dir: true}
+	var down func(string)
+	down = func(k string) {
+		r := s.refs[k]
+		if r == nil {
+			return
+		}
+		for _, sub := range r.Dirs {
+			if seen[sub] {
+				continue
+			}
+			seen[sub] = true
+			if sr := s.refs[sub]; sr != nil && !sr.Component && s.isEffective(sub) {
+				out = append(out, sub)
+				continue
+			}
+			down(sub)
+		}
+	}
+	down(dir)
+	slices.Sort(out)
+	return out
+}
+
+// ignored reports whether the configuration's ignore globs cover the
+// kustomization in dir: it is then not built, as if it were not there.
+func (s *kustScope) ignored(dir string) bool {
+	r := s.refs[dir]
+	return r != nil && s.d.skip != nil && s.d.skip(r.File)
 }
 
 // rootsUsing returns the root units whose build includes dir.
