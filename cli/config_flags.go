@@ -103,6 +103,10 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 			ReleaseName: ch.ReleaseName, Namespace: ch.Namespace,
 		})
 	}
+	rc.sources.Deployed = append(rc.sources.Deployed, c.Units.Entries...)
+	for _, f := range c.Units.Folders {
+		rc.sources.Folders = append(rc.sources.Folders, source.FolderUnits{Dir: f.Path, Recursive: f.Recursive, Split: f.Split})
+	}
 	// The flag can only forbid: a file cannot re-allow what CI forbade.
 	if c.InlineSuppressions != nil && !*c.InlineSuppressions {
 		rc.opts.NoInlineSuppressions = true

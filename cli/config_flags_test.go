@@ -75,7 +75,7 @@ func TestConfigErrorsExit2WithPositions(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "kubeVersion: \"1.30\"\nrulez: {}\nrules:\n  no-such-rule: {}\n")
 	code, out, errOut := runCLI(t, dir)
 	cfg := filepath.Join(dir, ".webhooklint.yaml")
-	want := cfg + ":2:1: unknown key \"rulez\" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)\n" +
+	want := cfg + ":2:1: unknown key \"rulez\" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts, units or rules)\n" +
 		cfg + ":4:3: unknown rule \"no-such-rule\"\n" +
 		"webhooklint: invalid configuration " + cfg + "\n"
 	if code != ExitUsage || out != "" || errOut != want {

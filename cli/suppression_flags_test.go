@@ -58,7 +58,7 @@ func TestNoInlineSuppressions(t *testing.T) {
 			"w.yaml:7:28: error: inline suppressions are forbidden (",
 			"this annotation webhooklint.io/ignore does not silence system-critical-scope",
 			"w.yaml:21:21: warning: ",
-			"w.yaml:13:7: warning: ",
+			"w.yaml:14:5: warning: ",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q:\n%s", want, out)

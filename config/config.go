@@ -55,6 +55,8 @@ type Config struct {
 	Suppressions []Suppression
 	// Charts say how to render particular charts.
 	Charts []Chart
+	// Units say what is deployed together (units:).
+	Units Units
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -166,6 +168,8 @@ func Parse(path string, data []byte) (*Config, error) {
 			})
 		case "charts":
 			c.Charts = append(c.Charts, p.charts(val, c.Dir)...)
+		case "units":
+			c.Units = p.units(val, c.Dir)
 		case "rules":
 			p.mapping(val, "rules", func(k, v *yaml.Node) {
 				r, ok := lookupRule(k.Value)
@@ -176,7 +180,7 @@ func Parse(path string, data []byte) (*Config, error) {
 				c.Rules[r.Name] = p.rule(r, v)
 			})
 		default:
-			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)", key.Value)
+			p.errorf(key, "unknown key %q (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts, units or rules)", key.Value)
 		}
 	})
 	if len(p.errs) > 0 {

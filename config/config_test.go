@@ -87,7 +87,7 @@ rules:
 func TestParseErrors(t *testing.T) {
 	useFakeRules(t)
 	for _, tc := range []struct{ in, want string }{
-		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts or rules)`},
+		{"kubeversion: 1.30\n", `f.yaml:1:1: unknown key "kubeversion" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts, units or rules)`},
 		{"kubeVersion: 2.1\n", `f.yaml:1:14: kubeVersion: "2.1": want 1.16 or newer, e.g. 1.37`},
 		{"kubeVersion: [1]\n", `f.yaml:1:14: kubeVersion must be a string, not a list`},
 		{"provider: gcp\n", `f.yaml:1:11: provider: unknown provider "gcp" (want generic, gke, eks, aks, openshift)`},
@@ -354,6 +354,30 @@ func TestSyntaxErrorLine(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Line != c.line {
 			t.Errorf("%q: got %v, want line %d", c.text, err, c.line)
+		}
+	}
+}
+
+func TestParseUnits(t *testing.T) {
+	c, err := Parse("cfg/.webhooklint.yaml", []byte("units:\n  entries: [config/default]\n  folders:\n  - {path: deploy, recursive: true}\n  - {path: examples, split: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Units{
+		Entries: []string{filepath.Join("cfg", "config", "default")},
+		Folders: []FolderUnits{{Path: filepath.Join("cfg", "deploy"), Recursive: true}, {Path: filepath.Join("cfg", "examples"), Split: true}},
+	}
+	if !reflect.DeepEqual(c.Units, want) {
+		t.Errorf("units = %#v", c.Units)
+	}
+	for _, bad := range []string{
+		"units:\n  folders:\n  - {recursive: true}\n",
+		"units:\n  folders:\n  - {path: x, recursive: true, split: true}\n",
+		"units:\n  entry: [x]\n",
+		"units:\n  folders:\n  - {path: x, deep: true}\n",
+	} {
+		if _, err := Parse("c.yaml", []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }

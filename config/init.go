@@ -58,6 +58,20 @@ charts: []
 #    releaseName: my-app
 #    namespace: my-app-system
 
+# What is deployed together. By default each root kustomization, each
+# chart and the loose manifests of each folder are one unit, and
+# cross-object rules compare the objects of one unit only.
+units:
+  # Root kustomization and chart folders that are deployed; when listed,
+  # the other roots (e2e, OLM, samples) are linted as bases.
+  entries: []
+  #  - config/default
+  # Loose manifests: a folder and those below it as one unit (kubectl
+  # apply -R, Argo CD directory.recurse, Flux), or each file on its own.
+  folders: []
+  #  - {path: deploy, recursive: true}
+  #  - {path: examples, split: true}
+
 # Per rule: enabled (true/false), severity (error, warning or info) and
 # options. ` + "`webhooklint --explain RULE`" + ` documents each rule.
 rules:

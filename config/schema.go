@@ -100,6 +100,31 @@ func JSONSchema() []byte {
 					},
 				},
 			},
+			"units": map[string]any{
+				"description":          "What is deployed together, where the layout alone does not tell.",
+				"type":                 []string{"object", "null"},
+				"additionalProperties": false,
+				"properties": map[string]any{
+					"entries": map[string]any{
+						"description": "Root kustomization and chart folders that are deployed, relative to the configuration file's folder; the other roots are linted as bases.",
+						"type":        []string{"array", "null"}, "items": map[string]any{"type": "string", "minLength": 1},
+					},
+					"folders": map[string]any{
+						"description": "How loose manifests group into units; by default the files of one folder are one unit (kubectl apply -f DIR).",
+						"type":        []string{"array", "null"},
+						"items": map[string]any{
+							"type":                 "object",
+							"additionalProperties": false,
+							"required":             []string{"path"},
+							"properties": map[string]any{
+								"path":      map[string]any{"description": "Folder, relative to the configuration file's folder.", "type": "string", "minLength": 1},
+								"recursive": map[string]any{"description": "The folder and every folder below it are one unit (kubectl apply -R, Argo CD directory.recurse, Flux).", "type": "boolean"},
+								"split":     map[string]any{"description": "Each file of the folder is linted on its own.", "type": "boolean"},
+							},
+						},
+					},
+				},
+			},
 			"rules": map[string]any{
 				"description":          "Per-rule settings, by rule name.",
 				"type":                 []string{"object", "null"},

@@ -289,7 +289,8 @@ func checkSelfDeadlock(p *Pass) {
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
 			// The fix is excluding the backend's namespace: located at the
 			// namespaceSelector, or at the webhook where one is added.
-			p.Reportf(w.Path().Child("namespaceSelector"), "%s", deadlockMessage(b, own.hits, own.conditional, p.Input.Base))
+			p.Emit(Finding{Path: PathString(w.Path().Child("namespaceSelector")), AtKey: true,
+				Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base)})
 			continue
 		}
 		checkDependencyLoops(p, w, b)
@@ -332,10 +333,10 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 		return
 	case len(loops) == 1:
 		l := loops[0]
-		p.Reportf(w.Path().Child("namespaceSelector"),
+		p.Emit(Finding{Path: PathString(w.Path().Child("namespaceSelector")), AtKey: true, Message: fmt.Sprintf(
 			"webhook fails closed in a dependency loop with webhook %q: it blocks %s, and that webhook blocks %s; "+
 				"exclude each other's namespaces (%q, %q) or fail open",
-			excerpt(l.other.Name, 60), briefHits(l.ours.hits), briefHits(l.theirs.hits), l.backend.Namespace, b.Namespace)
+			excerpt(l.other.Name, 60), briefHits(l.ours.hits), briefHits(l.theirs.hits), l.backend.Namespace, b.Namespace)})
 	default:
 		// One finding per webhook however many backends it is caught up
 		// with: the fix (exclude their namespaces or fail open) is one edit.
@@ -344,10 +345,10 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 			namespaces = append(namespaces, strconv.Quote(l.backend.Namespace))
 			partners = append(partners, strconv.Quote(l.other.Name))
 		}
-		p.Reportf(w.Path().Child("namespaceSelector"),
+		p.Emit(Finding{Path: PathString(w.Path().Child("namespaceSelector")), AtKey: true, Message: fmt.Sprintf(
 			"webhook fails closed in dependency loops with %d webhooks (%s): each blocks what the other's backend "+
 				"needs to restart; exclude their namespaces (%s) and have them exclude %q, or fail open",
-			len(loops), listNames(partners, 2), listNames(namespaces, 2), b.Namespace)
+			len(loops), listNames(partners, 2), listNames(namespaces, 2), b.Namespace)})
 	}
 }
 

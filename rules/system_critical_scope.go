@@ -227,11 +227,11 @@ func checkSystemCriticalScope(p *Pass) {
 		// Located where the fix goes: the namespaceSelector (or the webhook,
 		// where one is added) when excluding kube-system is the fix, the
 		// rules when they must be narrowed.
-		at := w.Path().Child("rules")
+		at, atKey := w.Path().Child("rules"), false
 		if cs.exclude {
-			at = w.Path().Child("namespaceSelector")
+			at, atKey = w.Path().Child("namespaceSelector"), true
 		}
-		p.Emit(Finding{Path: PathString(at), Message: cs.msg, DependsOnOverlay: !cs.clusterWide})
+		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide})
 	}
 }
 

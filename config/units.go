@@ -1,0 +1,81 @@
+package config
+
+import (
+	"path/filepath"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Units say how the manifests under the configuration's folder are
+// deployed, when the layout alone does not tell.
+type Units struct {
+	// Entries are the root kustomization and chart folders that are
+	// deployed (resolved like chart paths). When set, the other roots (e2e
+	// and OLM overlays, samples) are linted as bases: their findings that
+	// an overlay changes are shown at info.
+	Entries []string
+	// Folders group loose manifests into units: by default the files of
+	// one folder are one unit, as kubectl apply -f DIR applies them.
+	Folders []FolderUnits
+}
+
+// FolderUnits is one units.folders entry.
+type FolderUnits struct {
+	// Path is the folder (resolved like chart paths).
+	Path string
+	// Recursive makes Path and every folder below it one unit (kubectl
+	// apply -R, Argo CD directory.recurse, a Flux Kustomization over a
+	// plain tree).
+	Recursive bool
+	// Split lints each file of Path on its own (unrelated examples).
+	Split bool
+}
+
+// units reads the units: mapping.
+func (p *parser) units(n *yaml.Node, dir string) Units {
+	var u Units
+	resolve := func(s string) string { return filepath.Join(dir, filepath.FromSlash(s)) }
+	p.mapping(n, "units", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "entries":
+			p.sequence(v, "units entries", func(e *yaml.Node) {
+				if s, ok := p.scalar(e, "units entries entry", "!!str"); ok {
+					u.Entries = append(u.Entries, resolve(s))
+				}
+			})
+		case "folders":
+			p.sequence(v, "units folders", func(item *yaml.Node) {
+				var f FolderUnits
+				p.mapping(item, "a units folders entry", func(k, v *yaml.Node) {
+					switch k.Value {
+					case "path":
+						if s, ok := p.scalar(v, "units folders path", "!!str"); ok {
+							f.Path = resolve(s)
+						}
+					case "recursive", "split":
+						if s, ok := p.scalar(v, "units folders "+k.Value, "!!bool"); ok {
+							if k.Value == "recursive" {
+								f.Recursive = s == "true"
+							} else {
+								f.Split = s == "true"
+							}
+						}
+					default:
+						p.errorf(k, "unknown key %q in a units folders entry (want path, recursive or split)", k.Value)
+					}
+				})
+				switch {
+				case item.Kind == yaml.MappingNode && f.Path == "":
+					p.errorf(item, "a units folders entry needs a path")
+				case f.Recursive && f.Split:
+					p.errorf(item, "a units folders entry is recursive or split, not both")
+				case item.Kind == yaml.MappingNode:
+					u.Folders = append(u.Folders, f)
+				}
+			})
+		default:
+			p.errorf(k, "unknown key %q in units (want entries or folders)", k.Value)
+		}
+	})
+	return u
+}
