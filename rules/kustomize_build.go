@@ -20,10 +20,12 @@ func init() {
 				"downloaded, a Helm chart generator that would run `helm`) fails for the user too, or cannot be checked. " +
 				"webhooklint never opens a socket in this mode: every reference kustomize would fetch — in `resources`, " +
 				"`components`, patches, generators, transformers, `crds`, `openapi` or a generator's files — is reported " +
-				"at its line and the build is not run. A file whose YAML aliases expand to more than 2^20 nodes (an alias " +
+				"at its line and the build is not run; such a reference is a warning, not an error: the build is not " +
+				"wrong, it could not be linted offline. A file whose YAML aliases expand to more than 2^20 nodes (an alias " +
 				"bomb) is refused the same way, before kustomize de-anchors it. The kustomization's files are then linted " +
 				"one by one, as without kustomize: patches are checked only for what they state, and findings that " +
-				"depend on the overlay are missing.",
+				"depend on the overlay are missing. When the kustomization was named (`webhooklint overlays/prod`), the " +
+				"local kustomizations it reads that do build are linted too, as bases.",
 			Bad:  "# kustomization.yaml\nresources:\n- github.com/example/operator//config/default?ref=v1.2.0\n",
 			Good: "# kustomization.yaml\nresources:\n- ../../vendor/operator/config/default\n",
 			Fix: "Fix the error kustomize reports. For remote bases, vendor them into the repository or lint the build output " +

@@ -98,7 +98,12 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 	if errors.As(err, &ps) {
 		out := make([]diag.Diagnostic, 0, len(ps))
 		for _, p := range ps {
-			out = append(out, mk(p.File, p.Line, p.Column, p.EndCol, p.Msg))
+			d := mk(p.File, p.Line, p.Column, p.EndCol, p.Msg)
+			if p.Remote {
+				// Offline by design: the build is not wrong, only not linted.
+				d.Severity = diag.Warning
+			}
+			out = append(out, d)
 		}
 		return out
 	}

@@ -176,8 +176,24 @@ func TestRemoteBase(t *testing.T) {
 	}
 	res := run(t, []string{dir}, source.Options{})
 	got := find(res.Diagnostics, rules.KustomizeBuildRule, "kustomization.yaml")
-	if len(got) != 1 || got[0].Line != 2 || !strings.Contains(got[0].Message, "offline") {
-		t.Errorf("want one kustomize-build finding on line 2:%s", dump(res.Diagnostics))
+	if len(got) != 1 || got[0].Line != 2 || !strings.Contains(got[0].Message, "offline") || got[0].Severity != diag.Warning {
+		t.Errorf("want one kustomize-build warning on line 2:%s", dump(res.Diagnostics))
+	}
+}
+
+// An entry whose build needs a remote base says so once and still lints
+// the local base it reads, as a base: its own errors are reported.
+func TestRemoteEntryLintsLocalBases(t *testing.T) {
+	files := webhookBase(map[string]string{})
+	files["base/webhook.yaml"] = strings.Replace(files["base/webhook.yaml"], "timeoutSeconds: 30", "timeoutSeconds: 31", 1)
+	files["prod/kustomization.yaml"] = "resources:\n- ../base\n- https://github.com/example/operator//config/default?ref=v1\n"
+	root := writeTree(t, files)
+	res := run(t, []string{filepath.Join(root, "prod")}, source.Options{})
+	if got := find(res.Diagnostics, rules.KustomizeBuildRule, "prod/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Warning {
+		t.Errorf("want one kustomize-build warning on the remote reference:%s", dump(res.Diagnostics))
+	}
+	if got := find(res.Diagnostics, "timeout-range", "base/webhook.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
+		t.Errorf("want the base's timeout error:%s", dump(res.Diagnostics))
 	}
 }
 

@@ -20,6 +20,9 @@ type Problem struct {
 	File                 string
 	Line, Column, EndCol int
 	Msg                  string
+	// Remote is set on a reference webhooklint does not download: the
+	// input could not be linted offline, which is no rejection.
+	Remote bool
 }
 
 func (p *Problem) Error() string { return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Msg) }
@@ -40,7 +43,8 @@ func (ps Problems) Error() string {
 func remoteProblem(file string, n *yaml.Node) *Problem {
 	return &Problem{
 		File: file, Line: n.Line, Column: n.Column, EndCol: n.Column + max(1, utf8.RuneCountInString(n.Value)),
-		Msg: fmt.Sprintf("remote reference %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", n.Value),
+		Remote: true,
+		Msg:    fmt.Sprintf("remote reference %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", n.Value),
 	}
 }
 
