@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -114,6 +116,9 @@ func TestLayouts(t *testing.T) {
 					t.Errorf("%s: folder run and one-file run differ:\nfolder:\n  %s\nalone:\n  %s", f,
 						strings.Join(want[abs], "\n  "), strings.Join(mine[abs], "\n  "))
 				}
+				if namesBuild(f) {
+					continue // a kustomization or chart file names its whole build
+				}
 				for _, d := range one.Diagnostics {
 					if a, _ := filepath.Abs(d.File); a != abs && !unitFailure(d) {
 						t.Errorf("linting %s alone reports a finding in another file: %s", f, finding(d))
@@ -126,6 +131,65 @@ func TestLayouts(t *testing.T) {
 						t.Errorf("chart file linted as a manifest: %s", finding(d))
 					}
 				}
+			}
+		})
+	}
+}
+
+// namesBuild reports whether naming file names a whole build: a
+// kustomization file, or a file of a chart (values, templates, Chart.yaml).
+func namesBuild(file string) bool {
+	if slices.Contains([]string{"kustomization.yaml", "kustomization.yml", "Kustomization"}, filepath.Base(file)) {
+		return true
+	}
+	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil {
+			return true
+		}
+		if parent := filepath.Dir(dir); parent == dir || dir == "." {
+			return false
+		}
+	}
+}
+
+// builtBy is the folder of the build a finding of the folder run came
+// from (its Origin), or "" for a loose file's.
+var builtBy = regexp.MustCompile(`^(?:kustomize build|helm template) (\S+?)(?:,| \(| --|$)`)
+
+// On every layout project, each root kustomization and chart folder named
+// on its own (webhooklint config/default) reports every finding the folder
+// run attributes to its build, wherever the finding is located: an entry
+// folder reports what it installs, bases and templates included.
+func TestLayoutEntries(t *testing.T) {
+	dir, projects := layoutProjects(t)
+	for _, p := range projects {
+		t.Run(p, func(t *testing.T) {
+			root := filepath.Join(dir, p)
+			folder := run(t, []string{root}, source.Options{})
+			byEntry := map[string][]string{}
+			for _, d := range folder.Diagnostics {
+				m := builtBy.FindStringSubmatch(d.Origin)
+				if m == nil || strings.Contains(d.Message, " (in kustomize build ") || strings.Contains(d.Message, " (in helm template ") {
+					continue // a loose file's, or one only some builds have
+				}
+				byEntry[m[1]] = append(byEntry[m[1]], finding(d))
+			}
+			if len(byEntry) == 0 {
+				t.Fatal("no finding of the folder run names its build")
+			}
+			for _, entry := range slices.Sorted(maps.Keys(byEntry)) {
+				got := map[string]bool{}
+				for _, d := range run(t, []string{entry}, source.Options{}).Diagnostics {
+					got[finding(d)] = true
+				}
+				missing := 0
+				for _, f := range byEntry[entry] {
+					if !got[f] {
+						missing++
+						t.Errorf("webhooklint %s misses a finding of its build: %s", entry, f)
+					}
+				}
+				t.Logf("%s: %d findings of its build, %d missing", entry, len(byEntry[entry]), missing)
 			}
 		})
 	}
