@@ -10,6 +10,7 @@ import (
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/simulate"
+	"github.com/webhooklint/webhooklint/source"
 )
 
 // Simulate runs `webhooklint simulate [flags] [PATH...]`: the admission
@@ -67,51 +68,61 @@ Flags:
 	if err != nil {
 		return fail(err)
 	}
-	files, err := loadFiles(fs.Args(), stdin)
+	units, err := source.Units(fs.Args(), stdin, "", nil, 0, source.Options{})
 	if err != nil {
 		return fail(err)
 	}
-	for _, file := range files {
-		for _, d := range fileErrors(file) {
-			fmt.Fprintf(stderr, "webhooklint simulate: %s:%d:%d: %s (skipped)\n", d.File, d.Line, d.Column, d.Message)
+	units = source.WithConfigs(units)
+	code := ExitOK
+	shown := 0
+	for _, u := range units {
+		if u.Problem != nil {
+			fmt.Fprintf(stderr, "webhooklint simulate: %s: %v (skipped)\n", u.Label, u.Problem)
+			continue
 		}
-	}
-	inv := manifest.Inventory(files)
-	chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels})
-	if len(inv.Configs) == 0 {
-		fmt.Fprintln(stderr, "webhooklint simulate: note: no webhook configuration found in the input")
-	}
-	if f.Format == "json" {
-		err = chain.WriteJSON(stdout)
-	} else {
-		err = chain.WriteText(stdout)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "webhooklint simulate: writing output: %v\n", err)
-		return ExitInternal
-	}
-	return chain.ExitCode()
-}
-
-// loadFiles reads and parses the arguments the way linting does.
-func loadFiles(args []string, stdin io.Reader) ([]*manifest.File, error) {
-	sources, err := manifest.Expand(args, "")
-	if err != nil {
-		return nil, err
-	}
-	files := make([]*manifest.File, 0, len(sources))
-	for _, s := range sources {
-		data, err := manifest.Read(s, stdin)
+		for _, file := range u.Files {
+			for _, d := range fileErrors(file) {
+				fmt.Fprintf(stderr, "webhooklint simulate: %s:%d:%d: %s (skipped)\n", d.File, d.Line, d.Column, d.Message)
+			}
+		}
+		inv := manifest.Inventory(u.Files)
+		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels})
+		// Each unit is one installation: its chain is its own.
+		if f.Format != "json" && len(units) > 1 {
+			if shown > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "# %s\n", u.Label)
+		}
+		shown++
+		if f.Format == "json" {
+			err = chain.WriteJSON(stdout)
+		} else {
+			err = chain.WriteText(stdout)
+		}
 		if err != nil {
-			return nil, err
+			fmt.Fprintf(stderr, "webhooklint simulate: writing output: %v\n", err)
+			return ExitInternal
 		}
-		files = append(files, manifest.Parse(s.Name, data))
+		code = max(code, chain.ExitCode())
 	}
-	return files, nil
+	if shown == 0 {
+		fmt.Fprintln(stderr, "webhooklint simulate: note: no webhook configuration found in the input")
+		chain := simulate.Simulate(nil, req, simulate.Options{KubeVersion: kube})
+		if f.Format == "json" {
+			err = chain.WriteJSON(stdout)
+		} else {
+			err = chain.WriteText(stdout)
+		}
+		if err != nil {
+			return ExitInternal
+		}
+		return chain.ExitCode()
+	}
+	return code
 }
 
-// fileErrors are the loader's errors that drop a document or a file: the
-// simulation runs without them, so the user is told.
+// fileErrors are the loader's errors in a file: what simulate skips.
 func fileErrors(f *manifest.File) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, d := range f.Diagnostics {

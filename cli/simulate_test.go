@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
 func TestSimulateCommand(t *testing.T) {
@@ -34,5 +37,27 @@ func TestSimulateCommand(t *testing.T) {
 			(tc.noStdout && stdout.Len() > 0) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, %q, %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
 		}
+	}
+}
+
+// simulate reads units as linting does: a kustomization folder gives the
+// chain of what it builds, the same as its build output on stdin.
+func TestSimulateKustomization(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "sources", "kubebuilder", "config", "default")
+	b, err := kustomize.Run(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built strings.Builder
+	for _, o := range b.Objects {
+		built.WriteString("---\n")
+		built.Write(o.YAML)
+	}
+	args := []string{"--operation=CREATE", "--resource=jobs.batch", "--namespace=default"}
+	var fromDir, fromStdin, stderr bytes.Buffer
+	c1 := Simulate(append(args, dir), strings.NewReader(""), &fromDir, &stderr)
+	c2 := Simulate(append(args, "-"), strings.NewReader(built.String()), &fromStdin, &stderr)
+	if c1 != c2 || fromDir.String() != fromStdin.String() || !strings.Contains(fromDir.String(), "mjob.kb.io") {
+		t.Errorf("folder (exit %d):\n%s\nbuild on stdin (exit %d):\n%s\nstderr: %s", c1, fromDir.String(), c2, fromStdin.String(), stderr.String())
 	}
 }

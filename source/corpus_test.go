@@ -19,6 +19,13 @@ func corpusDir(t *testing.T) string {
 	return filepath.Join("..", "..", "shared", "corpus")
 }
 
+// separateFiles lints each file of a corpus folder on its own: the
+// corpus gathers files of unrelated projects in one folder, which no
+// deployment applies together (units.folders split in a configuration).
+func separateFiles(dir string) source.Options {
+	return source.Options{Folders: []source.FolderUnits{{Dir: dir, Split: true}}}
+}
+
 // Every raw template of the corpus, linted on its own, gets exactly one
 // helm-template finding and no syntax or schema error.
 func TestCorpusTemplates(t *testing.T) {
@@ -29,7 +36,7 @@ func TestCorpusTemplates(t *testing.T) {
 	}
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
-		res := run(t, []string{path}, source.Options{})
+		res := run(t, []string{path}, separateFiles(dir))
 		n := 0
 		for _, d := range res.Diagnostics {
 			switch d.Rule {
@@ -60,7 +67,7 @@ func TestCorpusPartialObjects(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("corpus not available: %v", err)
 		}
-		res := run(t, []string{path}, source.Options{})
+		res := run(t, []string{path}, separateFiles(dir))
 		for _, d := range res.Diagnostics {
 			if d.Severity >= 3 {
 				t.Errorf("%s: error on a partial object: %s [%s] %s", name, d.Path, d.Rule, d.Message)
@@ -79,7 +86,7 @@ func TestCorpusRealIsNotTemplates(t *testing.T) {
 		t.Skipf("corpus not available: %v", err)
 	}
 	for _, e := range entries {
-		res := run(t, []string{filepath.Join(dir, e.Name())}, source.Options{})
+		res := run(t, []string{filepath.Join(dir, e.Name())}, separateFiles(dir))
 		for _, d := range res.Diagnostics {
 			if d.Rule == rules.HelmTemplateRule || d.Rule == manifest.RuleSyntax {
 				t.Errorf("%s:%d: %s [%s]", e.Name(), d.Line, d.Message, d.Rule)

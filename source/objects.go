@@ -1,0 +1,114 @@
+package source
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/source/helm"
+	"github.com/webhooklint/webhooklint/source/kustomize"
+)
+
+// Unit is a deployment unit as installed, for commands that read its
+// objects rather than lint them (simulate): the objects of a built
+// kustomization, a rendered chart or a plain folder, without kustomize
+// patches or unrendered templates.
+type Unit struct {
+	// Label names the unit: "kustomize build config/default", "helm
+	// template charts/x", "kubectl apply -f deploy", or the file.
+	Label string
+	Files []*manifest.File
+	// Problem is set when the unit could not be loaded (a failing build
+	// or render); Files is then empty.
+	Problem error
+}
+
+// Units loads the units that args name, found as Lint finds them: the
+// entries named (a kustomization or chart folder, a folder holding them),
+// the units of each file named, plain folders. Units are in a stable order.
+func Units(args []string, stdin io.Reader, stdinName string, skip func(string) bool, jobs int, so Options) ([]Unit, error) {
+	if len(args) == 0 && len(so.Charts) == 0 {
+		args = []string{"."}
+	}
+	req, err := newRequest(append(slices.Clip(args), so.Charts...), stdinName, skip)
+	if err != nil {
+		return nil, err
+	}
+	units, _ := discover(req, so, skip)
+	// A plain folder holds what is asked about: a file named alone is what
+	// kubectl apply -f FILE installs, not its folder.
+	asked := map[string]bool{}
+	for _, s := range req.sources {
+		if !s.Stdin {
+			asked[absPath(s.Name)] = true
+		}
+	}
+	patches := kustomize.NewPatchIndex()
+	out := make([]Unit, 0, len(units))
+	for _, u := range units {
+		if u.kind == folderUnit {
+			only := *u
+			only.files = slices.DeleteFunc(slices.Clone(u.files), func(s manifest.Source) bool { return !asked[s.Name] })
+			u = &only
+		}
+		out = append(out, loadUnit(u, stdin, jobs, patches))
+	}
+	return out, nil
+}
+
+func loadUnit(u *unit, stdin io.Reader, jobs int, patches *kustomize.PatchIndex) Unit {
+	out := Unit{Label: u.label()}
+	switch u.kind {
+	case kustomizeUnit:
+		if u.cycle != nil {
+			out.Problem = fmt.Errorf("%s", cycleError(u).Message)
+			return out
+		}
+		b, err := kustomize.Run(u.shown)
+		if err != nil {
+			out.Problem = err
+			return out
+		}
+		var buf bytes.Buffer
+		for _, o := range b.Objects {
+			buf.WriteString("---\n")
+			buf.Write(o.YAML)
+		}
+		out.Files = []*manifest.File{manifest.ParseJobs(b.File+" (built)", buf.Bytes(), jobs)}
+	case chartUnit:
+		c, err := helm.Render(u.shown, helm.Options{
+			ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
+			ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace,
+		})
+		if err != nil {
+			out.Problem = err
+			return out
+		}
+		for _, t := range c.Templates {
+			out.Files = append(out.Files, manifest.Parse(t.File, t.Rendered))
+		}
+	default:
+		sources := u.files
+		if u.kind == fileUnit {
+			sources = []manifest.Source{u.file}
+		}
+		for _, s := range sources {
+			l := loadLoose(s, stdin, jobs, patches)
+			// A patch is merged into what its kustomization builds; on its
+			// own it is no object the cluster receives.
+			l.file.Docs = slices.DeleteFunc(l.file.Docs, func(d *manifest.Document) bool { return l.partial[d] != "" })
+			out.Files = append(out.Files, l.file)
+		}
+	}
+	return out
+}
+
+// WithConfigs keeps the units that hold webhook configurations, and those
+// that could not be loaded.
+func WithConfigs(units []Unit) []Unit {
+	return slices.DeleteFunc(slices.Clone(units), func(u Unit) bool {
+		return u.Problem == nil && len(manifest.Inventory(u.Files).Configs) == 0
+	})
+}
