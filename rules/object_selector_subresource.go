@@ -32,7 +32,7 @@ func init() {
 		Since:    "0.3.0",
 		Doc: Doc{
 			Why: "For a subresource the API server evaluates the objectSelector on the object of the request, " +
-				"not on the parent (webhook-facts C06): `pods/eviction` carries an Eviction, `pods/binding` a " +
+				"not on the parent: `pods/eviction` carries an Eviction, `pods/binding` a " +
 				"Binding, `*/scale` a Scale and `serviceaccounts/token` a TokenRequest, none of which has the " +
 				"labels of the pod, Deployment or ServiceAccount it is about. An objectSelector that requires a " +
 				"label (`matchLabels`, `In`, `Exists`) therefore never matches them and the webhook is never " +
