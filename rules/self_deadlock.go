@@ -458,7 +458,7 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 		return msg.String()
 	}
 	if len(unset) > 0 {
-		fmt.Fprintf(&msg, "; %q is excluded only if labelled %s: exclude it by %s NotIn [%s], or fail open",
+		fmt.Fprintf(&msg, "; %q is excluded only if labeled %s: exclude it by %s NotIn [%s], or fail open",
 			b.Namespace, listNames(quoteAll(unset), 2), LabelMetadataName, b.Namespace)
 		return msg.String()
 	}

@@ -281,9 +281,9 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) s
 	var hits, short []string // short: without the parenthesized details
 	var effects []string
 	var fixes []string
-	// unlabelled are the namespaces hit only because they lack the
+	// unlabeled are the namespaces hit only because they lack the
 	// opt-out labels unset.
-	var unlabelled, unset []string
+	var unlabeled, unset []string
 	conditional := false
 	for _, t := range targets {
 		var hitResources []string
@@ -299,9 +299,9 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) s
 				continue // never-sent-resources reports reviews named in a rule
 			}
 			conditional = conditional || sim.Outcome == MaybeCalled
-			if r.Namespace != "" && r.NamespaceLabels != nil && !r.NamespaceLabels.Partial && !slices.Contains(unlabelled, r.Namespace) {
+			if r.Namespace != "" && r.NamespaceLabels != nil && !r.NamespaceLabels.Partial && !slices.Contains(unlabeled, r.Namespace) {
 				if keys := unsetOptOutKeys(w.NamespaceSelector, r.NamespaceLabels); len(keys) > 0 && r.Namespace != "default" {
-					unlabelled = append(unlabelled, r.Namespace)
+					unlabeled = append(unlabeled, r.Namespace)
 					for _, k := range keys {
 						if !slices.Contains(unset, k) {
 							unset = append(unset, k)
@@ -363,7 +363,7 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) s
 	}
 	// The first fix, namespaces before the rest, and failing open.
 	slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
-	if len(unlabelled) > 0 && fixes[0] == fixNamespaces {
+	if len(unlabeled) > 0 && fixes[0] == fixNamespaces {
 		// The selector means to exclude them, through a label that the
 		// server does not set and nothing in the unit sets either.
 		fmt.Fprintf(&msg, "; label %q is unset: exclude by %s", excerpt(unset[0], 40), LabelMetadataName)

@@ -62,9 +62,9 @@ func TestSystemCriticalScopeOptOutLabelNobodySets(t *testing.T) {
 	bare := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, bare, nil), want)
 	// The Namespace in the input carries it.
-	labelled := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{
+	labeled := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{
 		Name: "kube-system", Labels: map[string]string{"control-plane": "true"}}}}}
-	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, labelled, nil))
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, labeled, nil))
 	// A Job of the unit labels it.
 	job := &Inventory{Workloads: []Workload{{Containers: []Container{{
 		Command: []string{"kubectl"}, Args: []string{"label", "ns", "kube-system", "control-plane=true", "--overwrite"}}}}}}
