@@ -52,7 +52,7 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 			if ann = resolve(ann); ann != nil && ann.Kind == yaml.MappingNode {
 				for i := 0; i+1 < len(ann.Content); i += 2 {
 					if k := resolve(ann.Content[i]); k != nil && k.Kind == yaml.ScalarNode {
-						dec.index.set(childPath("metadata.annotations", k.Value), src.extent(k), src.extent(resolve(ann.Content[i+1])))
+						dec.index.set(keyPath("metadata.annotations", k.Value), src.extent(k), src.extent(resolve(ann.Content[i+1])))
 					}
 				}
 			}
