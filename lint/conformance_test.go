@@ -200,11 +200,14 @@ func swapServiceField(field, reason string) string {
 	if reason != "FieldValueRequired" {
 		return field
 	}
-	if p, ok := strings.CutSuffix(field, ".clientConfig.service.namespace"); ok {
-		return p + ".clientConfig.service.name"
-	}
-	if p, ok := strings.CutSuffix(field, ".clientConfig.service.name"); ok {
-		return p + ".clientConfig.service.namespace"
+	// Webhooks' clientConfig, and CRD conversion's webhookClientConfig.
+	for _, cc := range []string{".clientConfig", ".webhookClientConfig"} {
+		if p, ok := strings.CutSuffix(field, cc+".service.namespace"); ok {
+			return p + cc + ".service.name"
+		}
+		if p, ok := strings.CutSuffix(field, cc+".service.name"); ok {
+			return p + cc + ".service.namespace"
+		}
 	}
 	return field
 }

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -161,14 +163,17 @@ func LintUnit(u Unit, opts Options) *Result {
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
 		for _, d := range f.Docs {
-			if d.Config != nil {
+			switch {
+			case d.Config != nil:
 				docs = append(docs, d)
-			} else {
+				res.Configs++
+			case d.CRD != nil:
+				docs = append(docs, d) // its conversion webhook
+			default:
 				res.Diagnostics = append(res.Diagnostics, d.Diagnostics...)
 			}
 		}
 	}
-	res.Configs = len(docs)
 	out := make([][]diag.Diagnostic, len(docs))
 	internal := make([][]*InternalError, len(docs))
 	parallel.For(len(docs), opts.Workers(), func(i int) {
@@ -213,7 +218,13 @@ func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Resul
 }
 
 func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]diag.Diagnostic, []*InternalError) {
-	findings, errs := runRules(d.Config, inv, opts, d.File)
+	var findings []rules.Finding
+	var errs []*InternalError
+	if d.Config != nil {
+		findings, errs = runRules(d.Config, inv, opts, d.File)
+	} else {
+		findings, errs = runCRDRules(d.CRD, inv, opts, d.File)
+	}
 	ds := make([]diag.Diagnostic, 0, len(findings)+len(d.Diagnostics))
 	ds = append(ds, d.Diagnostics...)
 	obj := d.Object()
@@ -305,6 +316,26 @@ func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string)
 				}
 			}()
 			rules.NewPass(r, c, inv, s, report).Run()
+		}()
+	}
+	return findings, errs
+}
+
+// runCRDRules runs every enabled rule's CheckCRD over one
+// CustomResourceDefinition, as runRules does over a configuration.
+func runCRDRules(crd *apiextensionsv1.CustomResourceDefinition, inv *rules.Inventory, opts *Options, file string) (findings []rules.Finding, errs []*InternalError) {
+	report := func(f rules.Finding) { findings = append(findings, f) }
+	for _, r := range rules.All() {
+		if r.CheckCRD == nil || !opts.enabled(r.Name) {
+			continue
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
+				}
+			}()
+			rules.NewCRDPass(r, crd, inv, opts.Settings, report).Run()
 		}()
 	}
 	return findings, errs

@@ -21,6 +21,7 @@ type inventoryItem struct {
 	budget    *rules.DisruptionBudget
 	scaler    *rules.Autoscaler
 	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
+	cert      *rules.Certificate
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -55,6 +56,13 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		return inventoryItem{crd: crd}
 	}
 	switch {
+	case strings.HasPrefix(apiVersion, "cert-manager.io/") && kind == "Certificate":
+		// Only what references to it need: where it is and its Secret.
+		c := &rules.Certificate{Namespace: d.Namespace, Name: d.Name}
+		c.SecretName = scalarField(mapValue(obj, "spec"), "secretName")
+		if c.Name != "" {
+			return inventoryItem{cert: c}
+		}
 	case apiVersion == "v1" && kind == "Service":
 		var s corev1.Service
 		if decodeLenient(src, obj, &s, b) {
@@ -173,6 +181,8 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
 			case d.inventory.crd != nil:
 				inv.CRDs = append(inv.CRDs, d.inventory.crd)
+			case d.inventory.cert != nil:
+				inv.Certificates = append(inv.Certificates, *d.inventory.cert)
 			}
 		}
 	}

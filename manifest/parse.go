@@ -19,6 +19,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/parallel"
@@ -56,6 +57,9 @@ type Document struct {
 
 	// Config is set for the two webhook configuration kinds.
 	Config *rules.Config
+	// CRD is set for a CustomResourceDefinition that writes out
+	// spec.conversion, which the rules' CheckCRD lint.
+	CRD *apiextensionsv1.CustomResourceDefinition
 	// Positions maps field paths of the object to where they are written.
 	Positions *Index
 	// Diagnostics are the loader's findings on this object (strict
@@ -544,7 +548,9 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 				kind, apiVersion, kind, apiVersion, rules.V1)))
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
-		if d.inventory != (inventoryItem{}) && d.inventory.crd == nil {
+		if d.inventory.crd != nil {
+			d.prepareConversion(src, obj, docNode, d.inventory.crd, b)
+		} else if d.inventory != (inventoryItem{}) {
 			// Where cross-object findings on it are located.
 			d.Positions = indexAnchors(src, obj)
 		}

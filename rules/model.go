@@ -215,6 +215,9 @@ type Inventory struct {
 	// whose per-version schemas type what webhooks on custom resources
 	// receive.
 	CRDs []*apiextensionsv1.CustomResourceDefinition
+	// Certificates are the cert-manager Certificates of the input, which
+	// cert-manager.io/inject-ca-from annotations name.
+	Certificates []Certificate
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
@@ -269,6 +272,12 @@ func (b *boundedMemo) get(key any, compute func() any) any {
 		return compute()
 	}
 	return f()
+}
+
+// Certificate is a cert-manager Certificate of the input.
+type Certificate struct {
+	Namespace, Name string
+	SecretName      string
 }
 
 // Workload is anything that creates pods: its pod template labels and

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -123,9 +124,12 @@ func SpanOf(value string, from, to int) *ValueSpan {
 	return sp
 }
 
-// Pass is one rule's view of one configuration.
+// Pass is one rule's view of one configuration, or of one
+// CustomResourceDefinition for the rules' CheckCRD.
 type Pass struct {
-	Config   *Config
+	Config *Config
+	// CRD is set, and Config nil, when a rule's CheckCRD runs.
+	CRD      *apiextensionsv1.CustomResourceDefinition
 	Input    *Inventory
 	Settings *Settings
 
@@ -144,9 +148,25 @@ func NewPass(r *Rule, c *Config, in *Inventory, s *Settings, report func(Finding
 	return &Pass{Config: c, Input: in, Settings: s, rule: r, report: report}
 }
 
+// NewCRDPass prepares a run of rule r's CheckCRD over crd.
+func NewCRDPass(r *Rule, crd *apiextensionsv1.CustomResourceDefinition, in *Inventory, s *Settings, report func(Finding)) *Pass {
+	if in == nil {
+		in = &Inventory{CRDs: []*apiextensionsv1.CustomResourceDefinition{crd}}
+	}
+	if s == nil {
+		s = DefaultSettings()
+	}
+	return &Pass{CRD: crd, Input: in, Settings: s, rule: r, report: report}
+}
+
 // Run executes the rule.
 func (p *Pass) Run() {
-	if p.rule.Check != nil {
+	switch {
+	case p.CRD != nil:
+		if p.rule.CheckCRD != nil {
+			p.rule.CheckCRD(p)
+		}
+	case p.rule.Check != nil:
 		p.rule.Check(p)
 	}
 }
@@ -252,7 +272,7 @@ func (p *Pass) emit(f Finding) {
 // webhookAt names the webhook a path points into (webhooks[i]…).
 func (p *Pass) webhookAt(path string) string {
 	rest, ok := strings.CutPrefix(path, "webhooks[")
-	if !ok {
+	if !ok || p.Config == nil {
 		return ""
 	}
 	digits := rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789"))]

@@ -66,6 +66,10 @@ type Rule struct {
 	// Check runs once per webhook configuration. Rules whose findings come
 	// from a front end (YAML syntax, strict decoding) have a nil Check.
 	Check func(*Pass)
+	// CheckCRD runs once per CustomResourceDefinition with a
+	// spec.conversion (Pass.CRD is set, Pass.Config is nil): a conversion
+	// webhook is a webhook client too.
+	CheckCRD func(*Pass)
 }
 
 // Explanation is a root cause that, reported on the same object, explains

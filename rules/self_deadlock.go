@@ -39,7 +39,9 @@ func init() {
 				"simulates the API server's matching (rules, scope, namespaceSelector against the " +
 				"namespace's labels, objectSelector against the pod template labels, and simple " +
 				"matchConditions on `request.namespace`). A Namespace that is not in the input is " +
-				"assumed to carry only the `kubernetes.io/metadata.name` label the server sets. When " +
+				"assumed to carry only the `kubernetes.io/metadata.name` label the server sets, plus the " +
+				"labels a workload of the input sets with `kubectl label ns`; an opt-out label nothing sets " +
+				"excludes nothing, and the message names it. When " +
 				"the Service or its workloads are not in the input, the rule asks whether the webhook " +
 				"can intercept the creation of a pod in the Service's namespace.\n\n" +
 				"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
@@ -93,6 +95,7 @@ func init() {
 				issueCNIDeadlock,
 				issueOwnReplicaSets,
 				issueSelectorBypass,
+				issueUnsetNameLabel,
 			},
 		},
 		Check: checkSelfDeadlock,
@@ -250,9 +253,9 @@ func intercepts(w *Webhook, b backend, in *Inventory) interception {
 		k.service = b.Service.Name
 	}
 	compute := func() any { return simulateInterception(w, b, in) }
-	if b.Service == nil && len(in.Namespaces) == 0 {
+	if b.Service == nil && !in.describesNamespaces() {
 		// Nothing of the unit reaches the simulation (no Service, so no
-		// workloads; no Namespace labels): loose files share it.
+		// workloads; no namespace labels): loose files share it.
 		return noBackendInterceptions.get(k, compute).(interception)
 	}
 	return in.Derived(k, compute).(interception)
@@ -265,7 +268,7 @@ var noBackendInterceptions = boundedMemo{limit: 4096}
 func simulateInterception(w *Webhook, b backend, in *Inventory) interception {
 	res := interception{rule: -1}
 	simulator := w.Simulator()
-	for _, br := range requestsFor(b, in.NamespaceLabels(b.Namespace).Assume()) {
+	for _, br := range requestsFor(b, in.AssumedNamespaceLabels(b.Namespace)) {
 		sim := simulator.Simulate(br.req)
 		if sim.Outcome == Called || sim.OnlyUnknown(UnknownMatchConditions) {
 			res.hits = append(res.hits, br)
@@ -287,10 +290,11 @@ func checkSelfDeadlock(p *Pass) {
 		}
 		b := findBackend(p.Input, ref)
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
+			unset := unsetOptOutKeys(w.NamespaceSelector, p.Input.AssumedNamespaceLabels(b.Namespace))
 			// The fix is excluding the backend's namespace: located at the
 			// namespaceSelector, or at the webhook where one is added.
 			p.Emit(Finding{Path: PathString(w.Path().Child("namespaceSelector")), AtKey: true,
-				Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base)})
+				Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, unset)})
 			continue
 		}
 		checkDependencyLoops(p, w, b)
@@ -417,7 +421,10 @@ func requestsOf(hits []backendRequest, who string) []string {
 	return reqs
 }
 
-func deadlockMessage(b backend, hits []backendRequest, conditional, base bool) string {
+// deadlockMessage says what the webhook blocks and how to stop it. unset
+// are the opt-out labels its namespaceSelector relies on that the
+// backend's namespace does not carry.
+func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, unset []string) string {
 	var parts []string
 	for _, who := range uniqueWho(hits) {
 		if who == "" {
@@ -451,6 +458,11 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool) s
 		// namespace but not selector values: NotIn [system] would exclude
 		// a namespace that no longer exists once the overlay is applied.
 		msg.WriteString("; in the overlay, exclude the namespace the backend is deployed into, or fail open")
+		return msg.String()
+	}
+	if len(unset) > 0 {
+		fmt.Fprintf(&msg, "; %q is excluded only if labeled %s: exclude it by %s NotIn [%s], or fail open",
+			b.Namespace, listNames(quoteAll(unset), 2), LabelMetadataName, b.Namespace)
 		return msg.String()
 	}
 	fmt.Fprintf(&msg, "; exclude namespace %q by namespaceSelector, or fail open", b.Namespace)

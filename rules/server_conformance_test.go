@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -71,6 +72,17 @@ func TestServerRulesMatchRecordedVerdicts(t *testing.T) {
 			if v.Stage != "server" || (v.Code != 201 && v.Code != 422) {
 				continue // decoding and kind errors: the loader's business
 			}
+			if v.Kind == "CustomResourceDefinition" {
+				var crd apiextensionsv1.CustomResourceDefinition
+				if err := yaml.Unmarshal(docs[i], &crd); err != nil {
+					t.Fatalf("%s doc %d: %v", name, i, err)
+				}
+				t.Run(fmt.Sprintf("%s/%d", name, i), func(t *testing.T) {
+					compareCRDWithServer(t, &crd, settings, v)
+				})
+				checked++
+				continue
+			}
 			cfg := decodeConfig(t, docs[i], fmt.Sprintf("%s doc %d", name, i))
 			if cfg.APIVersion != v.APIVersion || cfg.Kind != v.Kind {
 				t.Fatalf("%s doc %d: document is %s %s, verdict is for %s %s", name, i, cfg.APIVersion, cfg.Kind, v.APIVersion, v.Kind)
@@ -83,6 +95,41 @@ func TestServerRulesMatchRecordedVerdicts(t *testing.T) {
 	}
 	if checked < 300 {
 		t.Errorf("only %d documents reached validation; the corpus should exercise at least 300", checked)
+	}
+}
+
+// compareCRDWithServer is compareWithServer for the CheckCRD of the
+// Server rules on a CustomResourceDefinition: the same errors, path and
+// message, as the server's causes.
+func compareCRDWithServer(t *testing.T, crd *apiextensionsv1.CustomResourceDefinition, s *Settings, v serverVerdict) {
+	var got []string
+	for _, r := range All() {
+		if r.Category != Server || r.CheckCRD == nil {
+			continue
+		}
+		NewCRDPass(r, crd, nil, s, func(f Finding) {
+			if f.Severity == diag.Error {
+				got = append(got, f.Message)
+			}
+		}).Run()
+	}
+	var want []string
+	for _, c := range v.Causes {
+		field := c.Field
+		// The server swaps service name and namespace here too.
+		if c.Reason == "FieldValueRequired" {
+			if f, ok := strings.CutSuffix(field, ".webhookClientConfig.service.namespace"); ok {
+				field = f + ".webhookClientConfig.service.name"
+			} else if f, ok := strings.CutSuffix(field, ".webhookClientConfig.service.name"); ok {
+				field = f + ".webhookClientConfig.service.namespace"
+			}
+		}
+		want = append(want, ConciseServerMessage(field+": "+c.Message))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(slices.Compact(got), slices.Compact(want)) {
+		t.Errorf("errors differ from the server's (accepted=%v)\n got: %q\nwant: %q", v.Accepted, got, want)
 	}
 }
 

@@ -59,4 +59,5 @@ const (
 	prExcludeReviews        = "https://github.com/kubernetes/kubernetes/pull/140019"
 	issueMatchConditionNull = "https://github.com/ovn-kubernetes/ovn-kubernetes/issues/6053"
 	issueBroadRules         = "https://github.com/open-policy-agent/gatekeeper/issues/545"
+	issueUnsetNameLabel     = "https://github.com/bank-vaults/bank-vaults/issues/1464"
 )

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -35,9 +36,13 @@ func init() {
 				"authentication or authorization.\n\n" +
 				"The rule simulates these requests against the webhook after the server's defaults and " +
 				"reports, once per webhook, which of them it can intercept. Excluding `kube-system` and " +
-				"`kube-node-lease` with a namespaceSelector (`kubernetes.io/metadata.name NotIn [...]`, or an " +
-				"opt-out label such as `control-plane DoesNotExist` that the namespace may carry) or a " +
-				"matchCondition on `request.namespace` or `request.userInfo.groups` is recognized. " +
+				"`kube-node-lease` with a namespaceSelector on `kubernetes.io/metadata.name` or a " +
+				"matchCondition on `request.namespace` or `request.userInfo.groups` is recognized. An opt-out " +
+				"label (`control-plane DoesNotExist`, `name NotIn [kube-system]`) excludes a namespace only once " +
+				"someone labels it: the API server sets no label but `kubernetes.io/metadata.name`, so the rule " +
+				"counts such a label only when the unit sets it, on a Namespace object or from a workload that " +
+				"runs `kubectl label ns`, exactly as self-deadlock does, and otherwise names the label the " +
+				"exclusion waits for. " +
 				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
 				"When the webhook's own backend runs in kube-system and self-deadlock reports it, the kube-system " +
 				"requests are that finding's (excluding the backend's namespace fixes both) and this rule reports " +
@@ -91,6 +96,7 @@ func init() {
 				docsGoodPractices,
 				docsGKEWebhooks,
 				incidentGKEOutage,
+				issueUnsetNameLabel,
 				issueLeaderElection,
 				issueNodeLeases,
 				issueAuthnReviews,
@@ -127,8 +133,11 @@ var nodeUser = []string{"system:nodes", "system:authenticated"}
 // criticalTargets builds the catalog (webhook-facts G07) for one run.
 // Objects are assumed to carry no labels the webhook selects on: system
 // objects do not carry a webhook's opt-in labels, nor its opt-out labels.
+// Namespaces carry what the unit says (AssumedNamespaceLabels): an
+// exclusion keyed on a label nobody sets excludes nothing, as self-deadlock
+// judges it too.
 func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
-	nsLabels := func(ns string) *Labels { return in.NamespaceLabels(ns) }
+	nsLabels := func(ns string) *Labels { return in.AssumedNamespaceLabels(ns) }
 	req := func(op admissionv1.OperationType, group, resource, sub, ns string) *Request {
 		r := &Request{Operation: op, Group: group, Version: "v1", Resource: resource, Subresource: sub,
 			Namespace: ns, Object: KnownLabels(nil)}
@@ -214,7 +223,7 @@ func checkSystemCriticalScope(p *Pass) {
 			return criticalScopeMessage(w, sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
 		}
 		var cs criticalScope
-		if p.Input == nil || len(p.Input.Namespaces) == 0 {
+		if !p.Input.describesNamespaces() {
 			// Without Namespaces the unit lends the simulation nothing (see
 			// sharedCriticalTargets), so loose files share it process-wide.
 			cs = noNamespaceMessages.get(k, compute).(criticalScope)
@@ -254,7 +263,7 @@ func selfDeadlockNamespace(p *Pass, w *Webhook) string {
 // the inventory only lends the requests their namespaces' labels, and a
 // folder of loose files is thousands of such units.
 func sharedCriticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
-	if in == nil || len(in.Namespaces) == 0 {
+	if !in.describesNamespaces() {
 		return noNamespaceTargets.get(kube, func() any { return criticalTargets(nil, kube) }).([]criticalTarget)
 	}
 	type key struct{ kube KubeVersion }
@@ -286,6 +295,9 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 	var hits, short []string // short: without the parenthesized details
 	var effects []string
 	var fixes []string
+	// unlabeled are the namespaces hit only because they lack the
+	// opt-out labels unset.
+	var unlabeled, unset []string
 	conditional, clusterWide := false, false
 	for _, t := range targets {
 		var hitResources []string
@@ -301,6 +313,16 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 				continue // never-sent-resources reports reviews named in a rule
 			}
 			conditional = conditional || sim.Outcome == MaybeCalled
+			if r.Namespace != "" && r.NamespaceLabels != nil && !r.NamespaceLabels.Partial && !slices.Contains(unlabeled, r.Namespace) {
+				if keys := unsetOptOutKeys(w.NamespaceSelector, r.NamespaceLabels); len(keys) > 0 && r.Namespace != "default" {
+					unlabeled = append(unlabeled, r.Namespace)
+					for _, k := range keys {
+						if !slices.Contains(unset, k) {
+							unset = append(unset, k)
+						}
+					}
+				}
+			}
 			if name := resourceName(r); !slices.Contains(hitResources, name) {
 				hitResources = append(hitResources, name)
 			}
@@ -356,6 +378,17 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 	}
 	// The first fix, namespaces before the rest, and failing open.
 	slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
+	if len(unlabeled) > 0 && fixes[0] == fixNamespaces {
+		// The selector means to exclude them, through a label that the
+		// server does not set and nothing in the unit sets either.
+		fmt.Fprintf(&msg, "; label %q is unset: exclude by %s", excerpt(unset[0], 40), LabelMetadataName)
+		if len(fixes) > 1 {
+			msg.WriteString(" or narrow the rules")
+		} else {
+			msg.WriteString(", or fail open")
+		}
+		return criticalScope{msg: msg.String(), exclude: len(fixes) == 1, clusterWide: clusterWide || matchesEverything(w.Rules)}
+	}
 	switch {
 	case len(fixes) > 1 && fixes[0] == fixNamespaces:
 		msg.WriteString("; exclude kube-system and kube-node-lease, narrow the rules, or fail open")

@@ -45,9 +45,9 @@ func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) 
 			"if it is down, nodes go NotReady; narrow the rules for cluster-scoped objects, or fail open")
 }
 
-func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
-	// control-plane DoesNotExist excludes kube-system if it carries the
-	// label, which the input cannot tell: not reported. Pods only.
+func TestSystemCriticalScopeOptOutLabelNobodySets(t *testing.T) {
+	// control-plane DoesNotExist excludes kube-system only once someone
+	// labels it: the server sets only kubernetes.io/metadata.name.
 	c := decodeWebhookYAML(t, webhookYAML(`
   namespaceSelector:
     matchExpressions:
@@ -55,10 +55,20 @@ func TestSystemCriticalScopeOptOutLabelOnUnknownNamespace(t *testing.T) {
   rules:
   - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
 `))
-	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil))
-	// The Namespace in the input says it does not carry it.
-	in := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
-	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, in, nil), "warning webhooks[0].namespaceSelector: webhook fails closed on what the cluster needs: kube-system objects (pods); exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
+	const want = "warning webhooks[0].namespaceSelector: webhook fails closed on what the cluster needs: kube-system objects (pods); " +
+		"label \"control-plane\" is unset: exclude by kubernetes.io/metadata.name, or fail open"
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil), want)
+	// The Namespace in the input does not carry it either.
+	bare := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, bare, nil), want)
+	// The Namespace in the input carries it.
+	labeled := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{
+		Name: "kube-system", Labels: map[string]string{"control-plane": "true"}}}}}
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, labeled, nil))
+	// A Job of the unit labels it.
+	job := &Inventory{Workloads: []Workload{{Containers: []Container{{
+		Command: []string{"kubectl"}, Args: []string{"label", "ns", "kube-system", "control-plane=true", "--overwrite"}}}}}}
+	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, job, nil))
 }
 
 func TestSystemCriticalScopeMatchConditions(t *testing.T) {

@@ -1,0 +1,243 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+// v1 paths of a conversion webhook's client, where findings on what the
+// server accepts go.
+var conversionWebhookClient = field.NewPath("spec", "conversion", "webhook", "clientConfig")
+
+func init() {
+	register(&Rule{
+		Name:     "conversion-webhook",
+		Summary:  "a CRD's conversion webhook has a caBundle or a backend that makes reads and writes of its custom resources fail",
+		Severity: diag.Warning,
+		Category: Practice,
+		// The backend's namespace, the Service, replicas and CA injection
+		// are what a kustomize overlay sets.
+		DependsOnOverlay: true,
+		Since:            "0.3.0",
+		Doc: Doc{
+			Why: "A CustomResourceDefinition with `conversion.strategy: Webhook` and more than one version has the " +
+				"API server call its webhook whenever an object is read or written in a version other than the " +
+				"one stored: `kubectl get` of the other version, every watch and list by a controller that uses it, " +
+				"garbage collection and namespace deletion. When the call fails, so does the request, whatever the " +
+				"client; there is no failure policy to fail open. The webhook is a webhook client like an admission " +
+				"webhook, with the same failure modes:\n\n" +
+				"- a `caBundle` that does not verify the serving certificate (expired, not yet valid, not a CA, " +
+				"not PEM) fails every call (`x509: certificate has expired or is not yet valid`); a caBundle the " +
+				"server cannot parse at all keeps it from serving the resource even for requests that need no " +
+				"conversion (kubernetes/kubernetes#123835);\n" +
+				"- an empty `caBundle` without CA injection (`cert-manager.io/inject-ca-from`) makes the server " +
+				"trust only its system roots, so calls to an in-cluster Service fail; controllers that write the " +
+				"caBundle themselves at runtime exist (Knative, some operators), which the input may not show, so " +
+				"this is info;\n" +
+				"- a backend with one replica leaves the custom resources unreadable in their other versions while " +
+				"its pod restarts or a node drains.\n\n" +
+				"A CRD with a single version never calls its conversion webhook, so none of this applies there.",
+			Bad: "apiVersion: apiextensions.k8s.io/v1\n" +
+				"kind: CustomResourceDefinition\n" +
+				"metadata:\n" +
+				"  name: widgets.example.com\n" +
+				"spec:\n" +
+				"  conversion:\n" +
+				"    strategy: Webhook\n" +
+				"    webhook:\n" +
+				"      clientConfig:\n" +
+				"        service: {name: widgets-webhook, namespace: widgets}\n" +
+				"      conversionReviewVersions: [v1]\n" +
+				"  # versions v1alpha1 and v1; no caBundle, no injector annotation\n",
+			Good: "apiVersion: apiextensions.k8s.io/v1\n" +
+				"kind: CustomResourceDefinition\n" +
+				"metadata:\n" +
+				"  name: widgets.example.com\n" +
+				"  annotations:\n" +
+				"    cert-manager.io/inject-ca-from: widgets/widgets-serving-cert\n" +
+				"spec:\n" +
+				"  conversion:\n" +
+				"    strategy: Webhook\n" +
+				"    webhook:\n" +
+				"      clientConfig:\n" +
+				"        service: {name: widgets-webhook, namespace: widgets}\n" +
+				"      conversionReviewVersions: [v1]\n" +
+				"  # versions v1alpha1 and v1; the backend runs 2 replicas\n",
+			Fix: "Let cert-manager inject the CA (`cert-manager.io/inject-ca-from: <namespace>/<certificate>`) " +
+				"and drop the hard-coded caBundle, or renew it; run the conversion webhook's backend with 2 or " +
+				"more replicas and a PodDisruptionBudget.",
+			Sources: []string{
+				docsCRDConversion,
+				docsCAInjector,
+				"https://github.com/kubernetes/kubernetes/issues/123835",
+				issueExpiredCA,
+			},
+		},
+		Options: []Option{{
+			Name:    "expiry-days",
+			Doc:     "warn when a CA certificate in the conversion webhook's caBundle expires within this many days",
+			Default: 30,
+		}},
+		CheckCRD: checkConversionWebhook,
+	})
+}
+
+func checkConversionWebhook(p *Pass) {
+	crd := p.CRD
+	conv := crd.Spec.Conversion
+	if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil {
+		return
+	}
+	if len(crd.Spec.Versions) < 2 {
+		return // nothing to convert between: the webhook is never called
+	}
+	cc := conv.Webhook.ClientConfig
+	what := fmt.Sprintf("conversion webhook of %s", crdResources(crd))
+	bundle := bytes.TrimSpace(cc.CABundle)
+	injector := crdCAInjector(crd)
+	switch {
+	case injector != "" || (len(bundle) == 0 && cc.URL != nil):
+		// Injected, or a URL whose certificate the system roots may verify.
+	case len(bundle) == 0:
+		if cc.Service != nil && !writesOwnCABundle(p.Input, cc.Service) {
+			p.Emit(Finding{Severity: diag.Info, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
+				Message: what + ": empty caBundle and no CA injector, so calls fail (unknown authority) unless something " +
+					"writes it at runtime; annotate cert-manager.io/inject-ca-from or set caBundle"})
+		}
+	default:
+		for _, problem := range bundleContentProblems(p, bundle) {
+			p.Emit(Finding{Path: PathString(conversionWebhookClient.Child("caBundle")),
+				Message: what + ": " + problem})
+		}
+	}
+	if ref := cc.Service; ref != nil && ref.Name != "" && ref.Namespace != "" {
+		checkConversionBackend(p, what, &admissionv1.ServiceReference{Namespace: ref.Namespace, Name: ref.Name, Path: ref.Path, Port: ref.Port})
+	}
+}
+
+// writesOwnCABundle reports whether the Service's pods run a backend known
+// to write the caBundle of the CRDs it converts at runtime (the
+// certManagingImages of ca-bundle: Kueue's internal certificates,
+// MetalLB's and Gatekeeper's cert-controller).
+func writesOwnCABundle(in *Inventory, ref *apiextensionsv1.ServiceReference) bool {
+	for _, wl := range findBackend(in, &admissionv1.ServiceReference{Namespace: ref.Namespace, Name: ref.Name}).Workloads {
+		for _, c := range wl.Containers {
+			for _, m := range certManagingImages {
+				if imageRepository(c.Image, m.repository) && (m.disabledBy == "" || !hasFlag(c, m.disabledBy)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// checkConversionBackend reports a conversion webhook served by one pod,
+// once per backend: the CRDs of one project share it, and the fix (more
+// replicas) is one edit.
+func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceReference) {
+	bp := servingPods(p.Input, ref)
+	if bp.Service == nil || len(bp.Groups) != 1 {
+		return // not in the input, or several workloads: nothing certain
+	}
+	sharing := conversionCRDsOf(p.Input, ref.Namespace, ref.Name)
+	if len(sharing) == 0 || sharing[0] != p.CRD || servesFailClosedWebhook(p.Input, ref) {
+		return
+	}
+	if len(sharing) > 1 {
+		what = fmt.Sprintf("conversion webhook of %s.%s and %d more CRDs", p.CRD.Spec.Names.Plural, p.CRD.Spec.Group, len(sharing)-1)
+	}
+	g := bp.Groups[0]
+	if g.Replicas != 1 {
+		return
+	}
+	sev := p.rule.Severity
+	why := "1 replica"
+	switch {
+	case g.Autoscaler != "":
+		why = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler)
+	case g.FromValues:
+		why, sev = "1 replica (from the chart values)", diag.Info
+	case g.Defaulted:
+		why = "1 replica (replicas unset)"
+	}
+	// On the service key: the CRD's reference to the backend.
+	p.Emit(Finding{Severity: sev, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
+		Message: fmt.Sprintf("%s: its backend %s has %s, so while it is down (a restart, a node drain) requests in other versions fail; run 2+ replicas",
+			what, g.Who, why)})
+}
+
+// crdResources names a CRD's resource and versions for messages.
+func crdResources(crd *apiextensionsv1.CustomResourceDefinition) string {
+	var versions []string
+	for _, v := range crd.Spec.Versions {
+		versions = append(versions, v.Name)
+	}
+	return fmt.Sprintf("%s.%s (%s)", crd.Spec.Names.Plural, crd.Spec.Group, listNames(versions, 3))
+}
+
+// crdCAInjector is the first CA injector annotation a CRD carries, as
+// caInjectorOf finds them on webhook configurations (cert-manager's
+// cainjector also injects into CRD conversion webhooks).
+func crdCAInjector(crd *apiextensionsv1.CustomResourceDefinition) string {
+	for _, inj := range caInjectors {
+		v, ok := crd.Annotations[inj.annotation]
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch inj.annotation {
+		case "cert-manager.io/inject-ca-from", "cert-manager.io/inject-ca-from-secret":
+			if ns, name, ok := strings.Cut(v, "/"); ok && ns != "" && name != "" {
+				return inj.annotation
+			}
+		default:
+			if v == "true" {
+				return inj.annotation
+			}
+		}
+	}
+	return ""
+}
+
+// conversionCRDsOf lists, once per unit, the multi-version CRDs of the
+// input whose conversion webhook is the Service namespace/name.
+func conversionCRDsOf(in *Inventory, namespace, name string) []*apiextensionsv1.CustomResourceDefinition {
+	type key struct{ namespace, name string }
+	return in.Derived(key{namespace, name}, func() any {
+		var out []*apiextensionsv1.CustomResourceDefinition
+		for _, crd := range in.CRDs {
+			conv := crd.Spec.Conversion
+			if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil ||
+				conv.Webhook.ClientConfig == nil || len(crd.Spec.Versions) < 2 {
+				continue
+			}
+			if s := conv.Webhook.ClientConfig.Service; s != nil && s.Namespace == namespace && s.Name == name {
+				out = append(out, crd)
+			}
+		}
+		return out
+	}).([]*apiextensionsv1.CustomResourceDefinition)
+}
+
+// servesFailClosedWebhook reports whether the Service also serves a
+// fail-closed admission webhook of the unit: backend-availability then
+// reports its replicas (one cause, one finding).
+func servesFailClosedWebhook(in *Inventory, ref *admissionv1.ServiceReference) bool {
+	for _, c := range in.Configs {
+		for i := range c.Webhooks {
+			w := &c.Webhooks[i]
+			if s := w.ClientConfig.Service; s != nil && s.Namespace == ref.Namespace && s.Name == ref.Name && w.FailsClosed() {
+				return true
+			}
+		}
+	}
+	return false
+}

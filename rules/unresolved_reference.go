@@ -1,0 +1,194 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "unresolved-reference",
+		Summary:  "clientConfig.service or cert-manager.io/inject-ca-from names an object the unit does not have, while a near match is there",
+		Severity: diag.Warning,
+		Category: Practice,
+		// Names and namespaces are what an overlay rewrites.
+		DependsOnOverlay: true,
+		Since:            "0.3.0",
+		Doc: Doc{
+			Why: "The API server does not check that `clientConfig.service` names an existing Service; every call " +
+				"fails later (`service \"...\" not found`): a fail-closed webhook rejects what it matches, a " +
+				"fail-open one is silently skipped, a CRD's conversion webhook makes reads in other versions fail. " +
+				"The usual cause is a rename the reference did not follow: a kustomize `namePrefix` or `namespace` " +
+				"applied to the Service but not written into a patch, a Helm release name prefixed to the Service " +
+				"but not to the webhook, a revision suffix (`istiod-canary`).\n\n" +
+				"When the unit holds Services (so it is complete enough to tell) but not the one named, and a " +
+				"Service with the same name in another namespace, or the same name with a prefix or suffix added, " +
+				"is there, the rule names it. Without a near match it stays silent: the Service may come from " +
+				"another install.\n\n" +
+				"The same holds for `cert-manager.io/inject-ca-from: <namespace>/<certificate>` on a webhook " +
+				"configuration or a CRD: when the unit has Certificates but not that one, and one with the same " +
+				"name (or a prefixed name) is there, cert-manager injects nothing and the caBundle stays empty.",
+			Bad: "apiVersion: v1\n" +
+				"kind: Service\n" +
+				"metadata: {name: myapp-webhook-service, namespace: myapp-system}\n" +
+				"---\n" +
+				"apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata: {name: myapp-validating-webhook-configuration}\n" +
+				"webhooks:\n" +
+				"- name: vwidget.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: webhook-service, namespace: myapp-system, path: /validate}\n" +
+				"  # ...\n",
+			Good: "apiVersion: v1\n" +
+				"kind: Service\n" +
+				"metadata: {name: myapp-webhook-service, namespace: myapp-system}\n" +
+				"---\n" +
+				"apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingWebhookConfiguration\n" +
+				"metadata: {name: myapp-validating-webhook-configuration}\n" +
+				"webhooks:\n" +
+				"- name: vwidget.example.com\n" +
+				"  clientConfig:\n" +
+				"    service: {name: myapp-webhook-service, namespace: myapp-system, path: /validate}\n" +
+				"  # ...\n",
+			Fix: "Name the Service the unit installs (let kustomize's name reference rewrite it: put the webhook " +
+				"configuration in the same kustomization as the Service, rather than patching the name in by hand).",
+			Sources: []string{
+				srcWebhookValidation,
+				"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/nameprefix/",
+				"https://github.com/openkruise/kruise/issues/202",
+				"https://github.com/projectcapsule/capsule/issues/321",
+				docsCAInjector,
+			},
+		},
+		Check:    checkUnresolvedReference,
+		CheckCRD: checkUnresolvedConversionReference,
+	})
+}
+
+func checkUnresolvedReference(p *Pass) {
+	checkInjectCAFrom(p, p.Config.Meta.Annotations)
+	for i := range p.Config.Webhooks {
+		w := &p.Config.Webhooks[i]
+		ref := w.ClientConfig.Service
+		if ref == nil {
+			continue
+		}
+		path := w.Path().Child("clientConfig", "service")
+		if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, path); msg != "" {
+			p.Emit(Finding{Path: PathString(at), AtKey: at == path, Message: quoteWebhook(w) + ": " + msg})
+		}
+	}
+}
+
+func checkUnresolvedConversionReference(p *Pass) {
+	checkInjectCAFrom(p, p.CRD.Annotations)
+	conv := p.CRD.Spec.Conversion
+	if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil ||
+		conv.Webhook.ClientConfig == nil || conv.Webhook.ClientConfig.Service == nil {
+		return
+	}
+	ref := conv.Webhook.ClientConfig.Service
+	path := conversionWebhookClient.Child("service")
+	if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, path); msg != "" {
+		p.Emit(Finding{Path: PathString(at), AtKey: at == path,
+			Message: fmt.Sprintf("conversion webhook of %s.%s: %s", p.CRD.Spec.Names.Plural, p.CRD.Spec.Group, msg)})
+	}
+}
+
+// nearServiceMatch says which Service of the unit is there instead of
+// namespace/name, and where the fix goes, or returns "" when the Service
+// is there, the unit has no Services, or nothing is near.
+func nearServiceMatch(in *Inventory, namespace, name string, path *field.Path) (string, *field.Path) {
+	if in == nil || len(in.Services) == 0 || namespace == "" || name == "" {
+		return "", nil
+	}
+	if findBackend(in, &admissionv1.ServiceReference{Namespace: namespace, Name: name}).Service != nil {
+		return "", nil
+	}
+	// Near matches, best first: the same name elsewhere, a renamed
+	// Service here, a renamed Service elsewhere (both rewritten, as by
+	// kustomize's namespace and namePrefix).
+	var renamed, moved *corev1.Service
+	for _, s := range in.Services {
+		if s == nil {
+			continue
+		}
+		here := s.Namespace == namespace || s.Namespace == ""
+		switch {
+		case s.Name == name && !here:
+			return fmt.Sprintf("no Service %q in the unit, but one in namespace %q; set the namespace to it (or move the Service)",
+				namespace+"/"+name, s.Namespace), path.Child("namespace")
+		case renamed == nil && here && nearName(s.Name, name):
+			renamed = s
+		case moved == nil && !here && nearName(s.Name, name):
+			moved = s
+		}
+	}
+	switch {
+	case renamed != nil:
+		return fmt.Sprintf("no Service %q in the unit, but %q is (a prefix or suffix the reference missed?); name the Service installed",
+			namespace+"/"+name, namespace+"/"+renamed.Name), path.Child("name")
+	case moved != nil:
+		return fmt.Sprintf("no Service %q in the unit, but %q is (a rename and a namespace the reference missed?); name the Service installed",
+			namespace+"/"+name, moved.Namespace+"/"+moved.Name), path
+	}
+	return "", nil
+}
+
+// nearName reports whether one name is the other with a dash-separated
+// prefix or suffix added (kustomize's namePrefix/nameSuffix, a Helm release
+// name, a revision).
+func nearName(a, b string) bool {
+	if a == b {
+		return false
+	}
+	long, short := a, b
+	if len(b) > len(a) {
+		long, short = b, a
+	}
+	return strings.HasPrefix(long, short+"-") || strings.HasSuffix(long, "-"+short)
+}
+
+// checkInjectCAFrom reports a cert-manager.io/inject-ca-from annotation
+// naming a Certificate the unit does not have while the unit has
+// Certificates (cert-manager then injects nothing, and the caBundle stays
+// empty), naming the Certificate that is there instead.
+func checkInjectCAFrom(p *Pass, annotations map[string]string) {
+	v, ok := annotations[annotationInjectCAFrom]
+	if !ok || len(p.Input.Certificates) == 0 {
+		return
+	}
+	ns, name, ok := strings.Cut(strings.TrimSpace(v), "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return // ca-bundle reports a malformed reference
+	}
+	var near *Certificate
+	for i := range p.Input.Certificates {
+		c := &p.Input.Certificates[i]
+		if c.Name == name && (c.Namespace == ns || c.Namespace == "") {
+			return
+		}
+		if near == nil && (c.Name == name || nearName(c.Name, name)) {
+			near = c
+		}
+	}
+	if near == nil || near.Namespace == "" && near.Name == name {
+		return
+	}
+	there := near.Name
+	if near.Namespace != "" {
+		there = near.Namespace + "/" + near.Name
+	}
+	p.Reportf(field.NewPath("metadata", "annotations").Key(annotationInjectCAFrom),
+		"%s names Certificate %q, which is not in the unit, but %q is, so cert-manager injects no CA; name the Certificate installed",
+		annotationInjectCAFrom, ns+"/"+name, there)
+}
