@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -20,6 +21,9 @@ type inventoryItem struct {
 	workload  *rules.Workload
 	budget    *rules.DisruptionBudget
 	scaler    *rules.Autoscaler
+	role      *rules.Role                               // inventory_rbac.go
+	binding   *rules.RoleBinding                        // inventory_rbac.go
+	csv       string                                    // an OLM ClusterServiceVersion's name
 	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 }
 
@@ -69,6 +73,12 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
 	case strings.HasPrefix(apiVersion, "autoscaling/") && kind == "HorizontalPodAutoscaler":
 		return inventoryItem{scaler: readAutoscaler(obj, d)}
+	case strings.HasPrefix(apiVersion, "rbac.authorization.k8s.io/") && (kind == "ClusterRole" || kind == "Role"):
+		return inventoryItem{role: readRole(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "rbac.authorization.k8s.io/") && (kind == "ClusterRoleBinding" || kind == "RoleBinding"):
+		return inventoryItem{binding: readRoleBinding(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "operators.coreos.com/") && kind == "ClusterServiceVersion":
+		return inventoryItem{csv: d.Name}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -90,6 +100,9 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		PodLabels:  labels,
 		Creates:    t.creates,
 		Containers: append(readContainers(mapValue(spec, "initContainers")), readContainers(mapValue(spec, "containers"))...),
+		// serviceAccount is the deprecated spelling the API server still
+		// copies into serviceAccountName.
+		ServiceAccount: cmp.Or(scalarField(spec, "serviceAccountName"), scalarField(spec, "serviceAccount"), "default"),
 	}
 	addBackendDetails(src, obj, w, b)
 	return inventoryItem{workload: w}
@@ -171,6 +184,12 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
 			case d.inventory.scaler != nil:
 				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
+			case d.inventory.role != nil:
+				inv.Roles = append(inv.Roles, *d.inventory.role)
+			case d.inventory.binding != nil:
+				inv.RoleBindings = append(inv.RoleBindings, *d.inventory.binding)
+			case d.inventory.csv != "":
+				inv.ClusterServiceVersions = append(inv.ClusterServiceVersions, d.inventory.csv)
 			case d.inventory.crd != nil:
 				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			}

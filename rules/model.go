@@ -5,6 +5,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -211,6 +212,14 @@ type Inventory struct {
 	// Autoscalers are the HorizontalPodAutoscalers of the input: they, not
 	// spec.replicas, decide how many pods the workloads they target run.
 	Autoscalers []Autoscaler
+	// Roles and RoleBindings are the unit's ClusterRoles and Roles (only
+	// their rules on admissionregistration.k8s.io) and their bindings:
+	// they tell which ServiceAccounts may write webhook configurations.
+	Roles        []Role
+	RoleBindings []RoleBinding
+	// ClusterServiceVersions names the OLM ClusterServiceVersions of the
+	// unit: an operator bundle whose webhooks OLM installs, with the CA.
+	ClusterServiceVersions []string
 	// CRDs are the CustomResourceDefinitions (apiextensions.k8s.io/v1),
 	// whose per-version schemas type what webhooks on custom resources
 	// receive.
@@ -295,6 +304,24 @@ type Workload struct {
 	ReplicasFromValues bool
 	// Pod summarizes the pod template; nil when it could not be read.
 	Pod *PodSummary
+	// ServiceAccount is the pod template's serviceAccountName ("default"
+	// when unset).
+	ServiceAccount string
+}
+
+// Role is a ClusterRole or Role: its rules that can apply to webhook
+// configurations.
+type Role struct {
+	Kind, Namespace, Name string
+	Rules                 []rbacv1.PolicyRule
+}
+
+// RoleBinding is a ClusterRoleBinding or RoleBinding: the role it grants
+// and to whom.
+type RoleBinding struct {
+	Kind, Namespace, Name string
+	RoleRef               rbacv1.RoleRef
+	Subjects              []rbacv1.Subject
 }
 
 // Container is what a pod template's container runs.
