@@ -103,6 +103,7 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		// serviceAccount is the deprecated spelling the API server still
 		// copies into serviceAccountName.
 		ServiceAccount: cmp.Or(scalarField(spec, "serviceAccountName"), scalarField(spec, "serviceAccount"), "default"),
+		HelmTestHook:   isHelmTestHook(scalarField(walk(obj, "metadata", "annotations"), "helm.sh/hook")),
 	}
 	addBackendDetails(src, obj, w, b)
 	return inventoryItem{workload: w}

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"slices"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -35,4 +36,15 @@ func readRoleBinding(src *source, obj *yaml.Node, d *Document, b *budget) *rules
 		return nil
 	}
 	return &rules.RoleBinding{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, RoleRef: rb.RoleRef, Subjects: rb.Subjects}
+}
+
+// isHelmTestHook reports a helm.sh/hook annotation that makes the object a
+// test (test, or the older test-success and test-failure).
+func isHelmTestHook(hooks string) bool {
+	for h := range strings.SplitSeq(hooks, ",") {
+		if h = strings.TrimSpace(h); h == "test" || h == "test-success" || h == "test-failure" {
+			return true
+		}
+	}
+	return false
 }

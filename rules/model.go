@@ -307,6 +307,9 @@ type Workload struct {
 	// ServiceAccount is the pod template's serviceAccountName ("default"
 	// when unset).
 	ServiceAccount string
+	// HelmTestHook is set on a Helm test hook (`helm.sh/hook: test`): it
+	// runs only under `helm test`, and serves nothing.
+	HelmTestHook bool
 }
 
 // Role is a ClusterRole or Role: its rules that can apply to webhook
