@@ -3,6 +3,8 @@ package manifest
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -21,10 +23,12 @@ type inventoryItem struct {
 	workload  *rules.Workload
 	budget    *rules.DisruptionBudget
 	scaler    *rules.Autoscaler
-	role      *rules.Role                               // inventory_rbac.go
-	binding   *rules.RoleBinding                        // inventory_rbac.go
-	csv       string                                    // an OLM ClusterServiceVersion's name
-	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
+	role      *rules.Role        // inventory_rbac.go
+	binding   *rules.RoleBinding // inventory_rbac.go
+	csv       string             // an OLM ClusterServiceVersion's name
+	// labels are the object's own labels (and a workload's pod template's).
+	labels map[string]string
+	crd    *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -172,6 +176,9 @@ func Inventory(files []*File) *rules.Inventory {
 	inv := &rules.Inventory{}
 	for _, f := range files {
 		for _, d := range f.Docs {
+			if d.Config == nil {
+				addLabels(inv, d)
+			}
 			switch {
 			case d.Config != nil:
 				inv.Configs = append(inv.Configs, d.Config)
@@ -197,4 +204,43 @@ func Inventory(files []*File) *rules.Inventory {
 		}
 	}
 	return inv
+}
+
+// addLabels records the labels a document sets, on the object and on the
+// pods a workload creates, with the first object that sets each.
+func addLabels(inv *rules.Inventory, d *Document) {
+	if len(d.inventory.labels) == 0 && (d.inventory.workload == nil || len(d.inventory.workload.PodLabels) == 0) {
+		return
+	}
+	if inv.Labels == nil {
+		inv.Labels = map[string]string{}
+	}
+	who := fmt.Sprintf("%s %q", d.Kind, d.Name)
+	add := func(m map[string]string) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if kv := k + "=" + m[k]; inv.Labels[kv] == "" {
+				inv.Labels[kv] = who
+			}
+		}
+	}
+	add(d.inventory.labels)
+	if w := d.inventory.workload; w != nil {
+		add(w.PodLabels)
+	}
+}
+
+// readLabels reads metadata.labels, skipping what is not plain text.
+func readLabels(obj *yaml.Node) map[string]string {
+	m := resolve(walk(obj, "metadata", "labels"))
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := resolve(m.Content[i]), resolve(m.Content[i+1])
+		if k != nil && v != nil && k.Kind == yaml.ScalarNode && v.Kind == yaml.ScalarNode {
+			out[k.Value] = v.Value
+		}
+	}
+	return out
 }

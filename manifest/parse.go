@@ -544,6 +544,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 				kind, apiVersion, kind, apiVersion, rules.V1)))
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
+		d.inventory.labels = readLabels(obj)
 	}
 	if d.Config == nil {
 		// Only webhook configurations are pointed inside: the text of the

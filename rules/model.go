@@ -220,6 +220,10 @@ type Inventory struct {
 	// ClusterServiceVersions names the OLM ClusterServiceVersions of the
 	// unit: an operator bundle whose webhooks OLM installs, with the CA.
 	ClusterServiceVersions []string
+	// Labels are the labels the unit's own objects set (metadata.labels,
+	// and the pod templates' labels), as "key=value", each with the first
+	// object that sets it (`Deployment "name"`).
+	Labels map[string]string
 	// CRDs are the CustomResourceDefinitions (apiextensions.k8s.io/v1),
 	// whose per-version schemas type what webhooks on custom resources
 	// receive.
