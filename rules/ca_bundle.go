@@ -54,7 +54,11 @@ func init() {
 				"backend (cert-manager's cainjector, which writes only annotated ones) is no evidence. Where " +
 				"something else writes caBundle, adding an injector annotation would make two controllers " +
 				"fight over the field, so the rule does not suggest one. A certificate may start up to an hour in the future (clock skew; charts that generate certificates while rendering start them \"now\"). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
-				"one, but reported as not PEM. With an injector annotation, a caBundle written in the manifest is " +
+				"one, but reported as not PEM. A chart that generates its CA while rendering (`genCA`, `genSelfSignedCert`) " +
+				"and does not reuse the installed Secret through `lookup` writes a new caBundle at every `helm upgrade` " +
+				"(and every GitOps render), while the running pods keep serving the old certificate until they " +
+				"restart: every call fails TLS verification meanwhile (aws-load-balancer-controller#2473, #4605). " +
+				"webhooklint renders such a chart twice and reports the caBundles that differ. With an injector annotation, a caBundle written in the manifest is " +
 				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
 				"configuration with the same problem share one finding: the cure is one edit.",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
@@ -93,6 +97,8 @@ func init() {
 				docsCAInjector,
 				issueEmptyCABundle,
 				issueExpiredCA,
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2473",
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/4605",
 			},
 		},
 		Options: []Option{{
@@ -145,6 +151,12 @@ func checkCABundle(p *Pass) {
 			}
 			problems.add(w, problem)
 			problems.overlay[problem] = true
+		case w.CABundleRegenerated:
+			// One cause: whatever the generated certificate is, the next
+			// render replaces it.
+			problems.add(w, "caBundle is a certificate the chart generates anew at every render (no lookup of the installed one), "+
+				"so each helm upgrade changes it while running pods keep the old certificate (x509 errors until "+
+				"they restart); reuse the installed Secret with lookup, or let cert-manager issue it")
 		default:
 			for _, msg := range bundleContentProblems(p, bundle) {
 				problems.add(w, msg)

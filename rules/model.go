@@ -62,6 +62,10 @@ type Webhook struct {
 	MatchConditions         []admissionv1.MatchCondition
 	// ReinvocationPolicy is only ever set on mutating webhooks.
 	ReinvocationPolicy *admissionv1.ReinvocationPolicyType
+	// CABundleRegenerated is set when two renders of the chart that
+	// writes this webhook gave different caBundles: the chart generates
+	// its CA while rendering and does not reuse the installed one.
+	CABundleRegenerated bool
 
 	Config *Config
 }

@@ -167,6 +167,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		byName[t.File] = t
 	}
 	markValueDriven(files, byName)
+	markRegeneratedCABundles(files, byName)
 	res := lint.LintUnit(lint.Unit{Files: files}, lo)
 	docsOf := map[string]*manifest.File{}
 	for _, f := range files {
@@ -246,6 +247,40 @@ func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 		for _, d := range f.Docs {
 			if tr := t.Trace(d.Index, "spec.replicas"); tr.Exact && !tr.Literal {
 				d.MarkReplicasFromValues()
+			}
+		}
+	}
+}
+
+// markRegeneratedCABundles compares each webhook's caBundle with the
+// chart's second render (made only for charts that generate certificates
+// without lookup) and marks those that differ.
+func markRegeneratedCABundles(files []*manifest.File, byName map[string]*helm.Template) {
+	for _, f := range files {
+		t := byName[f.Name]
+		if t == nil || t.Again == nil {
+			continue
+		}
+		again := manifest.Parse(f.Name, t.Again)
+		type key struct {
+			index, item int
+			kind, name  string
+		}
+		other := map[key]*rules.Config{}
+		for _, d := range again.Docs {
+			if d.Config != nil {
+				other[key{d.Index, d.Item, d.Kind, d.Name}] = d.Config
+			}
+		}
+		for _, d := range f.Docs {
+			o := other[key{d.Index, d.Item, d.Kind, d.Name}]
+			if d.Config == nil || o == nil {
+				continue
+			}
+			for i, w := range d.Config.Webhooks {
+				if i < len(o.Webhooks) && !bytes.Equal(w.ClientConfig.CABundle, o.Webhooks[i].ClientConfig.CABundle) {
+					d.MarkCABundleRegenerated(i)
+				}
 			}
 		}
 	}

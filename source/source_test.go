@@ -319,3 +319,20 @@ func TestHelmReplicasFromValues(t *testing.T) {
 		t.Errorf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
 	}
 }
+
+// A chart that generates its CA at every render without lookup
+// (aws-load-balancer-controller before #2473) gets a caBundle that changes
+// at every upgrade: rendering it twice shows it. The same chart reusing
+// its Secret through lookup does not.
+func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/helm/gen-ca"}, source.Options{})
+	found := find(res.Diagnostics, "ca-bundle", "gen-ca/templates/webhook.yaml")
+	if len(found) != 1 || found[0].Severity != diag.Warning || found[0].Line != 8 ||
+		!strings.Contains(found[0].Message, "caBundle is a certificate the chart generates anew at every render") {
+		t.Errorf("want one ca-bundle warning on the caBundle line:%s", dump(res.Diagnostics))
+	}
+	res = run(t, []string{"../testdata/sources/helm/gen-ca-lookup"}, source.Options{})
+	if found := find(res.Diagnostics, "ca-bundle", ".yaml"); len(found) != 0 {
+		t.Errorf("the chart reuses its Secret through lookup:%s", dump(found))
+	}
+}

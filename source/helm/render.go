@@ -69,6 +69,11 @@ type Template struct {
 	Rendered []byte
 	// Source is the template text, for tracing.
 	Source []byte
+	// Again is the output of a second render, made only when the chart
+	// generates certificates while rendering (genCA, genSelfSignedCert,
+	// genSignedCert) and never calls lookup to reuse a stored one: what
+	// differs between the two renders changes at every upgrade.
+	Again []byte
 }
 
 // Chart is a rendered chart.
@@ -159,6 +164,11 @@ func Render(dir string, opts Options) (*Chart, error) {
 	}
 	sources := map[string][]byte{}
 	collectSources(c, "", sources)
+	var again map[string]string
+	if generatesCertificates(sources) {
+		// The failing templates were removed by the first render.
+		again, _, _ = renderBounded(c, top, dir)
+	}
 	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped, MissingDeps: missingDependencies(c, chartFile)}
 	for _, d := range localDirs {
 		res.LocalDeps = append(res.LocalDeps, d)
@@ -182,8 +192,30 @@ func Render(dir string, opts Options) (*Chart, error) {
 		res.Templates = append(res.Templates, &Template{
 			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n],
 		})
+		if a, ok := again[n]; ok {
+			res.Templates[len(res.Templates)-1].Again = []byte(a)
+		}
 	}
 	return res, nil
+}
+
+var (
+	certificateFuncs = regexp.MustCompile(`\bgen(CA|CAWithKey|SelfSignedCert|SelfSignedCertWithKey|SignedCert|SignedCertWithKey)\b`)
+	lookupFunc       = regexp.MustCompile(`\blookup\b`)
+)
+
+// generatesCertificates reports whether the chart's templates generate a
+// certificate while rendering and none of them calls lookup (the way a
+// chart reuses the certificate of its installed Secret instead).
+func generatesCertificates(sources map[string][]byte) bool {
+	gen := false
+	for _, src := range sources {
+		if lookupFunc.Match(src) {
+			return false
+		}
+		gen = gen || certificateFuncs.Match(src)
+	}
+	return gen
 }
 
 // loadLocalDependencies adds the file:// dependencies Chart.yaml declares
