@@ -189,10 +189,10 @@ type gap struct {
 // chart chooses it. The finding takes its worst gap's level and
 // consequence.
 const (
-	oneReplica   = "any restart of its one pod (rollout, eviction, node loss) leaves %s without a ready pod"
+	oneReplica   = "any restart of its one pod leaves %s without a ready pod"
 	blocksDrains = "node drains hang on the pods of %s"
 	noBudget     = "draining several nodes at once can evict every pod of %s"
-	notReady     = "new pods get the calls of %s before they serve, on every rollout"
+	notReady     = "new pods get calls for %s before they serve"
 	oneNode      = "losing one node can take every pod of %s"
 )
 

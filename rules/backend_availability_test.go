@@ -65,7 +65,7 @@ func TestBackendAvailabilitySeverityModel(t *testing.T) {
 			"info any restart of its one pod"},
 		// fluid's chart: webhook.replicas 1 in values, no readinessProbe in the template.
 		{"values single replica, template without probe", deployment("fluid-webhook", 1, true, false, false), nil,
-			"warning new pods get the calls"},
+			"warning new pods get calls for"},
 		// 3scale-ops/marin3r's OLM bundle: 2 replicas, no budget, no spread.
 		{"two replicas without budget or spread", deployment("marin3r-controller-webhook", 2, false, true, false), nil,
 			"info draining several nodes at once"},

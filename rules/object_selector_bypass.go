@@ -122,8 +122,8 @@ func checkObjectSelectorBypass(p *Pass) {
 			if who := ownLabel(p.Input, r); who != "" {
 				// The project labels its own objects so (built-in objects,
 				// install ordering): its design, worth knowing.
-				p.ReportSeverity(diag.Info, r.Path, fmt.Sprintf("%s skips objects %s, as the project labels its own %s; "+
-					"anyone who can set the label can skip it too: %s", quoteWebhook(w), excludedBy(r), who, exemptAdvice(w)))
+				p.ReportSeverity(diag.Info, r.Path, fmt.Sprintf("%s skips objects %s, the project's own label (on %s) "+
+					"that anyone can set too; %s", quoteWebhook(w), excludedBy(r), who, exemptAdvice(w)))
 				continue
 			}
 			p.Reportf(r.Path, "%s skips objects %s, a label their authors can set to bypass it; %s",
