@@ -193,6 +193,9 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		}
 		tr := t.Trace(doc, d.Path)
 		d.Line, d.Column, d.EndLine, d.EndColumn = tr.Line, tr.Column, tr.Line, tr.EndColumn
+		if tr.File != "" {
+			d.File = tr.File // written in a named template of another file
+		}
 		var how string
 		switch {
 		case d.Path == "":

@@ -336,3 +336,19 @@ func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
 		t.Errorf("the chart reuses its Secret through lookup:%s", dump(found))
 	}
 }
+
+// A webhook written in a named template (istio's
+// validatingwebhookconfiguration.yaml.tpl, included by another template)
+// is located at the field's line in the define block, not at the
+// including line.
+func TestHelmFindingInNamedTemplate(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/helm/named-template"}, source.Options{})
+	ca := find(res.Diagnostics, "ca-bundle", "templates/validation-template.yaml.tpl")
+	order := find(res.Diagnostics, "review-versions-order", "templates/validation-template.yaml.tpl")
+	if len(ca) != 1 || ca[0].Line != 18 || ca[0].Column != 17 || len(order) != 1 || order[0].Line != 33 {
+		t.Errorf("want ca-bundle at 18:17 and review-versions-order on line 33 of the named template:%s", dump(res.Diagnostics))
+	}
+	if inc := find(res.Diagnostics, "ca-bundle", "templates/validatingwebhookconfiguration.yaml"); len(inc) != 0 {
+		t.Errorf("a finding stayed on the including template:%s", dump(inc))
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,6 +70,9 @@ type Template struct {
 	Rendered []byte
 	// Source is the template text, for tracing.
 	Source []byte
+	// defines are the chart's named templates, shared by its templates,
+	// for tracing a field written in one (see Trace).
+	defines map[string]*define
 	// Again is the output of a second render, made only when the chart
 	// generates certificates while rendering (genCA, genSelfSignedCert,
 	// genSignedCert) and never calls lookup to reuse a stored one: what
@@ -174,6 +178,13 @@ func Render(dir string, opts Options) (*Chart, error) {
 		res.LocalDeps = append(res.LocalDeps, d)
 	}
 	slices.Sort(res.LocalDeps)
+	defines := map[string]*define{}
+	for _, n := range slices.Sorted(maps.Keys(sources)) {
+		// A packaged subchart's templates have no file to point at.
+		if f := fileOf(dir, n, localDirs); fileExists(f) {
+			parseDefines(f, sources[n], defines)
+		}
+	}
 	names := make([]string, 0, len(out))
 	for n := range out {
 		names = append(names, n)
@@ -190,7 +201,7 @@ func Render(dir string, opts Options) (*Chart, error) {
 			continue
 		}
 		res.Templates = append(res.Templates, &Template{
-			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n],
+			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n], defines: defines,
 		})
 		if a, ok := again[n]; ok {
 			res.Templates[len(res.Templates)-1].Again = []byte(a)
@@ -292,6 +303,11 @@ func collectSources(c *chart.Chart, prefix string, out map[string][]byte) {
 	for _, d := range c.Dependencies() {
 		collectSources(d, p+"/charts/", out)
 	}
+}
+
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // fileOf maps a template name to its file on disk (for directory charts;
