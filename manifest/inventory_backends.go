@@ -154,3 +154,12 @@ func (d *Document) MarkCABundleRegenerated(i int) {
 		d.Config.Webhooks[i].CABundleRegenerated = true
 	}
 }
+
+// MarkTimeoutFromValues records that webhook i's timeoutSeconds is written
+// by a template action (a chart value). It does nothing for other
+// documents.
+func (d *Document) MarkTimeoutFromValues(i int) {
+	if d.Config != nil && i >= 0 && i < len(d.Config.Webhooks) {
+		d.Config.Webhooks[i].TimeoutFromValues = true
+	}
+}

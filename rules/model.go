@@ -66,6 +66,9 @@ type Webhook struct {
 	// writes this webhook gave different caBundles: the chart generates
 	// its CA while rendering and does not reuse the installed one.
 	CABundleRegenerated bool
+	// TimeoutFromValues is set when a chart template writes
+	// timeoutSeconds from its values: the installer's choice.
+	TimeoutFromValues bool
 
 	Config *Config
 }

@@ -236,8 +236,9 @@ func renderedDoc(f *manifest.File, line int) (doc, count int) {
 func templateChunks(t *helm.Template) int { return helm.Chunks(t.Source) }
 
 // markValueDriven tells the backend checks which workloads take spec.replicas
-// from a template action: a chart that defaults to one replica but lets
-// users choose is judged on the values rendered, at a lower severity.
+// from a template action, and timeout-too-long which webhooks take
+// timeoutSeconds from one: a chart that defaults to a value but lets users
+// choose is judged on the values rendered, at a lower severity.
 func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 	for _, f := range files {
 		t := byName[f.Name]
@@ -250,6 +251,14 @@ func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 		for _, d := range f.Docs {
 			if tr := t.Trace(d.Index, "spec.replicas"); tr.Exact && !tr.Literal {
 				d.MarkReplicasFromValues()
+			}
+			if d.Config == nil {
+				continue
+			}
+			for i := range d.Config.Webhooks {
+				if tr := t.Trace(d.Index, fmt.Sprintf("webhooks[%d].timeoutSeconds", i)); tr.Exact && !tr.Literal {
+					d.MarkTimeoutFromValues(i)
+				}
 			}
 		}
 	}

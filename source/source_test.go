@@ -352,3 +352,15 @@ func TestHelmFindingInNamedTemplate(t *testing.T) {
 		t.Errorf("a finding stayed on the including template:%s", dump(inc))
 	}
 }
+
+// A timeoutSeconds the chart takes from its values is the installer's
+// choice (cert-manager documents its 30 s): timeout-too-long is info,
+// and says so.
+func TestHelmTimeoutFromValues(t *testing.T) {
+	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")},
+		Set: []string{"webhook.timeoutSeconds=30"}})
+	found := find(res.Diagnostics, "timeout-too-long", "templates/webhook.yaml")
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 30 (from the chart values)") {
+		t.Errorf("want one info timeout-too-long finding naming the chart values:%s", dump(res.Diagnostics))
+	}
+}
