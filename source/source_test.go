@@ -325,13 +325,13 @@ func TestHelmReplicasFromValues(t *testing.T) {
 // at every upgrade: rendering it twice shows it. The same chart reusing
 // its Secret through lookup does not.
 func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
-	res := run(t, []string{"../testdata/sources/helm/gen-ca"}, source.Options{})
+	res := run(t, []string{"../testdata/sources/helm-cases/gen-ca"}, source.Options{})
 	found := find(res.Diagnostics, "ca-bundle", "gen-ca/templates/webhook.yaml")
 	if len(found) != 1 || found[0].Severity != diag.Warning || found[0].Line != 8 ||
 		!strings.Contains(found[0].Message, "caBundle is a certificate the chart generates anew at every render") {
 		t.Errorf("want one ca-bundle warning on the caBundle line:%s", dump(res.Diagnostics))
 	}
-	res = run(t, []string{"../testdata/sources/helm/gen-ca-lookup"}, source.Options{})
+	res = run(t, []string{"../testdata/sources/helm-cases/gen-ca-lookup"}, source.Options{})
 	if found := find(res.Diagnostics, "ca-bundle", ".yaml"); len(found) != 0 {
 		t.Errorf("the chart reuses its Secret through lookup:%s", dump(found))
 	}
@@ -342,7 +342,7 @@ func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
 // is located at the field's line in the define block, not at the
 // including line.
 func TestHelmFindingInNamedTemplate(t *testing.T) {
-	res := run(t, []string{"../testdata/sources/helm/named-template"}, source.Options{})
+	res := run(t, []string{"../testdata/sources/helm-cases/named-template"}, source.Options{})
 	ca := find(res.Diagnostics, "ca-bundle", "templates/validation-template.yaml.tpl")
 	order := find(res.Diagnostics, "review-versions-order", "templates/validation-template.yaml.tpl")
 	if len(ca) != 1 || ca[0].Line != 18 || ca[0].Column != 17 || len(order) != 1 || order[0].Line != 33 {
