@@ -53,7 +53,10 @@ func init() {
 				"`certcontroller` Deployment. A grant of every configuration to a workload that is not the " +
 				"backend (cert-manager's cainjector, which writes only annotated ones) is no evidence. Where " +
 				"something else writes caBundle, adding an injector annotation would make two controllers " +
-				"fight over the field, so the rule does not suggest one. A certificate may start up to an hour in the future (clock skew; charts that generate certificates while rendering start them \"now\"). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
+				"fight over the field, so the rule does not suggest one; where the unit has both an injector " +
+				"annotation and a backend that names or is known to write the configuration, it warns that each " +
+				"replaces the other's CA (a grant of every configuration, or an OLM bundle, is not enough for " +
+				"that: controllers keep such RBAC after they stop writing caBundle). A certificate may start up to an hour in the future (clock skew; charts that generate certificates while rendering start them \"now\"). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
 				"one, but reported as not PEM. A chart that generates its CA while rendering (`genCA`, `genSelfSignedCert`) " +
 				"and does not reuse the installed Secret through `lookup` writes a new caBundle at every `helm upgrade` " +
 				"(and every GitOps render), while the running pods keep serving the old certificate until they " +
@@ -135,6 +138,12 @@ func checkCABundle(p *Pass) {
 			problems.add(w, fmt.Sprintf("%s overwrites caBundle (annotation %s), so re-applying the manifest "+
 				"brings back a stale CA; remove caBundle", injectorBy, injector))
 		case injector != "":
+			// Two controllers writing one field keep replacing each
+			// other's CA: the webhook fails whenever the wrong one won.
+			if who, named := caWriter(p, w); named && w.ClientConfig.Service != nil && len(w.Rules) > 0 {
+				problems.add(w, fmt.Sprintf("%s (annotation %s) and %s both write caBundle, so each replaces the "+
+					"other's CA; keep one of them", injectorBy, injector, who))
+			}
 		case len(bundle) == 0:
 			// Empty, or only whitespace (Cg== is a newline): both wait for
 			// something to fill them in, unless nothing in the input does.
@@ -238,41 +247,57 @@ var certManagingImages = []struct {
 // configuration (a cert-controller rotator's configuration). Image names
 // of backends known to rotate their certificate are the fallback.
 func selfManagedCertificates(p *Pass, w *Webhook) bool {
+	who, _ := caWriter(p, w)
+	return who != ""
+}
+
+// caWriter names what in the unit writes w's caBundle at runtime (see
+// selfManagedCertificates), or "". named is set when the evidence names
+// this configuration or the backend is known to write it (a resourceNames
+// grant, a certgen Job, a flag, a known image), rather than allowing it
+// (an OLM bundle, a grant of every configuration, which old controllers
+// keep after they stopped writing caBundle).
+func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 	name := p.Config.Meta.Name
-	if len(p.Input.ClusterServiceVersions) > 0 {
-		return true
-	}
-	backends := findBackend(p.Input, w.ClientConfig.Service).Workloads
-	for i := range backends {
-		if granted, _ := mayWriteConfig(p.Input, &backends[i], p.Config); granted {
-			return true
-		}
+	var backends []Workload
+	if w.ClientConfig.Service != nil {
+		backends = findBackend(p.Input, w.ClientConfig.Service).Workloads
 	}
 	for i := range p.Input.Workloads {
 		wl := &p.Input.Workloads[i]
-		if _, named := mayWriteConfig(p.Input, wl, p.Config); named {
-			return true
+		if _, byName := mayWriteConfig(p.Input, wl, p.Config); byName {
+			return workloadName(wl), true
 		}
 		for _, c := range wl.Containers {
 			if patchesWebhookConfig(c, name) || runsCertController(c) {
-				return true
+				return workloadName(wl), true
 			}
 		}
 	}
-	for _, wl := range backends {
-		for _, c := range wl.Containers {
+	for i := range backends {
+		for _, c := range backends[i].Containers {
 			if namesWebhookConfig(c, name) {
-				return true
+				return workloadName(&backends[i]), true
 			}
 			for _, m := range certManagingImages {
 				if imageRepository(c.Image, m.repository) && (m.disabledBy == "" || !hasFlag(c, m.disabledBy)) {
-					return true
+					return workloadName(&backends[i]), true
 				}
 			}
 		}
 	}
-	return false
+	if len(p.Input.ClusterServiceVersions) > 0 {
+		return fmt.Sprintf("OLM (ClusterServiceVersion %q)", p.Input.ClusterServiceVersions[0]), false
+	}
+	for i := range backends {
+		if granted, _ := mayWriteConfig(p.Input, &backends[i], p.Config); granted {
+			return workloadName(&backends[i]), false
+		}
+	}
+	return "", false
 }
+
+func workloadName(wl *Workload) string { return fmt.Sprintf("%s %q", wl.Object.Kind, wl.Object.Name) }
 
 // namesWebhookConfig recognizes a flag about webhooks whose value is the
 // configuration's name (`--validating-webhook-configuration-name=<name>`,
