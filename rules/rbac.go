@@ -33,7 +33,7 @@ func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool
 			}
 			for _, pr := range r.Rules {
 				if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
-					!(anyOf(pr.Verbs, "update") || anyOf(pr.Verbs, "patch")) {
+					(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
 					continue
 				}
 				if len(pr.ResourceNames) == 0 {
