@@ -7,6 +7,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
 )
 
 func lintText(t *testing.T, text string) []diag.Diagnostic {
@@ -156,6 +157,27 @@ func TestMessageShapeAndPaths(t *testing.T) {
 	} {
 		if within(c.path, c.parent) != c.want {
 			t.Errorf("within(%q, %q) != %v", c.path, c.parent, c.want)
+		}
+	}
+}
+
+// unserved-api-version is an error for the servers that no longer serve
+// v1beta1 (the apply fails), and a warning for a target that still does.
+func TestV1beta1IsAnErrorFrom122(t *testing.T) {
+	for _, tc := range []struct {
+		kube string
+		want diag.Severity
+	}{{"1.37", diag.Error}, {"1.22", diag.Error}, {"1.21", diag.Warning}, {"1.16", diag.Warning}} {
+		v, err := rules.ParseKubeVersion(tc.kube)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := rules.DefaultSettings()
+		s.KubeVersion = v
+		res := Files([]*manifest.File{manifest.Parse("test.yaml", []byte(v1beta1Config))}, Options{Settings: s})
+		roots := byRule(res.Diagnostics)["unserved-api-version"]
+		if len(roots) != 1 || roots[0].Severity != tc.want {
+			t.Errorf("--kube-version %s: want one %s, got %+v", tc.kube, tc.want, roots)
 		}
 	}
 }

@@ -45,7 +45,7 @@ import (
 //     Validation rules are not compared on these documents: the server never
 //     ran its validation.
 //   - NoKindMatch (v1beta1, never served for these kinds since 1.22): the
-//     unserved-api-version warning; the content is linted with v1beta1
+//     unserved-api-version error (kubectl apply fails); the content is linted with v1beta1
 //     defaults and is not compared.
 //
 // Documents where webhooklint is known to differ from the server are listed
@@ -136,8 +136,9 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 	for _, d := range ds {
 		switch {
 		case d.Rule == manifest.RuleUnservedAPIVersion:
-			// An error for versions never served, a warning for v1beta1.
-			hasRemoved = true
+			// An error, for v1beta1 as for versions never served: from
+			// 1.22 on the apply fails ("no matches for kind").
+			hasRemoved = d.Severity == diag.Error
 		case d.Rule == rules.PlaceholderRule:
 			// Whatever severity the user gives it, a placeholder finding
 			// stands for the server's rejection of the value it names.
@@ -152,7 +153,7 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 	switch {
 	case v.Stage == "client" && v.Reason == "NoKindMatch":
 		if !hasRemoved {
-			problems = append(problems, fmt.Sprintf("the server does not serve %s %s, but there is no %s warning", v.APIVersion, v.Kind, manifest.RuleUnservedAPIVersion))
+			problems = append(problems, fmt.Sprintf("the server does not serve %s %s, but there is no %s error", v.APIVersion, v.Kind, manifest.RuleUnservedAPIVersion))
 		}
 	case v.Code == 201:
 		for _, d := range errs {

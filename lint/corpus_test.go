@@ -89,8 +89,15 @@ func checkAgainstVerdict(t *testing.T, file string, d *manifest.Document, v *ver
 	where := fmt.Sprintf("%s doc %d (%s %q)", file, d.Index, d.Kind, d.Name)
 	switch {
 	case d.APIVersion == rules.V1beta1:
-		// Not served at all; unserved-api-version says so, and the content
-		// is linted with v1beta1 defaults, which the server cannot judge.
+		// Not served at all: the apply fails ("no matches for kind"), and
+		// unserved-api-version must say so as an error. The content is
+		// linted with v1beta1 defaults, which the server cannot judge.
+		if v.Accepted || !strings.Contains(v.Message, "no matches for kind") {
+			t.Errorf("%s: the server's verdict on a v1beta1 object is %q, not \"no matches for kind\"", where, v.Message)
+		}
+		if !slices.ContainsFunc(errs, func(e diag.Diagnostic) bool { return e.Rule == manifest.RuleUnservedAPIVersion }) {
+			t.Errorf("%s: the server does not serve v1beta1, but webhooklint reports no %s error", where, manifest.RuleUnservedAPIVersion)
+		}
 		return
 	case v.Accepted:
 		for _, e := range errs {

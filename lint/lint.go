@@ -227,6 +227,14 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	}
 	ds := make([]diag.Diagnostic, 0, len(findings)+len(d.Diagnostics))
 	ds = append(ds, d.Diagnostics...)
+	if d.Config != nil && d.Config.IsV1beta1() && rules.V1beta1Served(opts.Settings.KubeVersion) {
+		// The loader judged v1beta1 for a server that no longer serves it.
+		for i := range ds {
+			if ds[i].Rule == manifest.RuleUnservedAPIVersion {
+				ds[i].Severity, ds[i].Message = rules.UnservedV1beta1(d.Config, opts.Settings.KubeVersion)
+			}
+		}
+	}
 	obj := d.Object()
 	for _, f := range findings {
 		at := d.Locate(f.Path, f.AtKey)

@@ -1,7 +1,10 @@
 package manifest
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -20,8 +23,13 @@ type inventoryItem struct {
 	workload  *rules.Workload
 	budget    *rules.DisruptionBudget
 	scaler    *rules.Autoscaler
-	crd       *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
-	cert      *rules.Certificate
+	role      *rules.Role        // inventory_rbac.go
+	binding   *rules.RoleBinding // inventory_rbac.go
+	csv       string             // an OLM ClusterServiceVersion's name
+	// labels are the object's own labels (and a workload's pod template's).
+	labels map[string]string
+	crd    *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
+	cert   *rules.Certificate
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -77,6 +85,12 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		return inventoryItem{budget: readDisruptionBudget(src, obj, d, b)}
 	case strings.HasPrefix(apiVersion, "autoscaling/") && kind == "HorizontalPodAutoscaler":
 		return inventoryItem{scaler: readAutoscaler(obj, d)}
+	case strings.HasPrefix(apiVersion, "rbac.authorization.k8s.io/") && (kind == "ClusterRole" || kind == "Role"):
+		return inventoryItem{role: readRole(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "rbac.authorization.k8s.io/") && (kind == "ClusterRoleBinding" || kind == "RoleBinding"):
+		return inventoryItem{binding: readRoleBinding(src, obj, d, b)}
+	case strings.HasPrefix(apiVersion, "operators.coreos.com/") && kind == "ClusterServiceVersion":
+		return inventoryItem{csv: d.Name}
 	}
 	t, ok := podTemplatePaths[kind]
 	if !ok || (kind == "Pod" && apiVersion != "v1") {
@@ -98,6 +112,10 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 		PodLabels:  labels,
 		Creates:    t.creates,
 		Containers: append(readContainers(mapValue(spec, "initContainers")), readContainers(mapValue(spec, "containers"))...),
+		// serviceAccount is the deprecated spelling the API server still
+		// copies into serviceAccountName.
+		ServiceAccount: cmp.Or(scalarField(spec, "serviceAccountName"), scalarField(spec, "serviceAccount"), "default"),
+		HelmTestHook:   isHelmTestHook(scalarField(walk(obj, "metadata", "annotations"), "helm.sh/hook")),
 	}
 	addBackendDetails(src, obj, w, b)
 	return inventoryItem{workload: w}
@@ -166,6 +184,9 @@ func Inventory(files []*File) *rules.Inventory {
 	inv := &rules.Inventory{}
 	for _, f := range files {
 		for _, d := range f.Docs {
+			if d.Config == nil {
+				addLabels(inv, d)
+			}
 			switch {
 			case d.Config != nil:
 				inv.Configs = append(inv.Configs, d.Config)
@@ -179,6 +200,12 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
 			case d.inventory.scaler != nil:
 				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
+			case d.inventory.role != nil:
+				inv.Roles = append(inv.Roles, *d.inventory.role)
+			case d.inventory.binding != nil:
+				inv.RoleBindings = append(inv.RoleBindings, *d.inventory.binding)
+			case d.inventory.csv != "":
+				inv.ClusterServiceVersions = append(inv.ClusterServiceVersions, d.inventory.csv)
 			case d.inventory.crd != nil:
 				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			case d.inventory.cert != nil:
@@ -187,4 +214,43 @@ func Inventory(files []*File) *rules.Inventory {
 		}
 	}
 	return inv
+}
+
+// addLabels records the labels a document sets, on the object and on the
+// pods a workload creates, with the first object that sets each.
+func addLabels(inv *rules.Inventory, d *Document) {
+	if len(d.inventory.labels) == 0 && (d.inventory.workload == nil || len(d.inventory.workload.PodLabels) == 0) {
+		return
+	}
+	if inv.Labels == nil {
+		inv.Labels = map[string]string{}
+	}
+	who := fmt.Sprintf("%s %q", d.Kind, d.Name)
+	add := func(m map[string]string) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if kv := k + "=" + m[k]; inv.Labels[kv] == "" {
+				inv.Labels[kv] = who
+			}
+		}
+	}
+	add(d.inventory.labels)
+	if w := d.inventory.workload; w != nil {
+		add(w.PodLabels)
+	}
+}
+
+// readLabels reads metadata.labels, skipping what is not plain text.
+func readLabels(obj *yaml.Node) map[string]string {
+	m := resolve(walk(obj, "metadata", "labels"))
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := resolve(m.Content[i]), resolve(m.Content[i+1])
+		if k != nil && v != nil && k.Kind == yaml.ScalarNode && v.Kind == yaml.ScalarNode {
+			out[k.Value] = v.Value
+		}
+	}
+	return out
 }

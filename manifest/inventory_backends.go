@@ -145,3 +145,21 @@ func (d *Document) MarkReplicasFromValues() {
 		w.ReplicasFromValues = true
 	}
 }
+
+// MarkCABundleRegenerated records that webhook i's caBundle differs
+// between two renders of the chart (a CA generated at render time). It
+// does nothing for other documents.
+func (d *Document) MarkCABundleRegenerated(i int) {
+	if d.Config != nil && i >= 0 && i < len(d.Config.Webhooks) {
+		d.Config.Webhooks[i].CABundleRegenerated = true
+	}
+}
+
+// MarkTimeoutFromValues records that webhook i's timeoutSeconds is written
+// by a template action (a chart value). It does nothing for other
+// documents.
+func (d *Document) MarkTimeoutFromValues(i int) {
+	if d.Config != nil && i >= 0 && i < len(d.Config.Webhooks) {
+		d.Config.Webhooks[i].TimeoutFromValues = true
+	}
+}

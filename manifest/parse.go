@@ -548,9 +548,10 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 				kind, apiVersion, kind, apiVersion, rules.V1)))
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
+		d.inventory.labels = readLabels(obj)
 		if d.inventory.crd != nil {
 			d.prepareConversion(src, obj, docNode, d.inventory.crd, b)
-		} else if d.inventory != (inventoryItem{}) {
+		} else if i := d.inventory; i.service != nil || i.namespace != nil || i.workload != nil || i.budget != nil || i.scaler != nil {
 			// Where cross-object findings on it are located.
 			d.Positions = indexAnchors(src, obj)
 		}
@@ -624,9 +625,10 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	}
 	if d.APIVersion == rules.V1beta1 {
 		at := d.Locate("apiVersion", false)
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleUnservedAPIVersion, diag.Warning, "apiVersion",
-			fmt.Sprintf("%s was removed in Kubernetes 1.22 (kubectl: no matches for kind %q); use %s and write out the "+
-				"v1beta1 defaults you rely on, such as failurePolicy Ignore", rules.V1beta1, d.Kind, rules.V1)))
+		// An error for the default target; lint makes it the warning of a
+		// target that still serves v1beta1 (rules.UnservedV1beta1).
+		sev, msg := rules.UnservedV1beta1(d.Config, rules.DefaultKubeVersion)
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleUnservedAPIVersion, sev, "apiVersion", msg))
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()

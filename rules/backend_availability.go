@@ -40,7 +40,14 @@ var _ = register(&Rule{
 			"leave DaemonSet pods alone). A HorizontalPodAutoscaler targeting the workload decides its " +
 			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`. In a Helm chart " +
 			"whose template takes the replica count from values, a single replica is the values' choice, " +
-			"which whoever installs the chart makes: that finding is reported as info.",
+			"which whoever installs the chart makes.\n\n" +
+			"Severity: what leaves the webhook without a pod on an ordinary event is a warning (one replica: " +
+			"every rollout or eviction; a budget that blocks drains; no readiness probe: every new pod gets " +
+			"calls before it serves). What matters only when several things go wrong at once is info: no " +
+			"budget, or no spread, with several replicas (the default scheduler already spreads a workload's " +
+			"pods over nodes when it can). A gap that chart values decide (the replica count, and with it " +
+			"the budget) is info: the installer's choice. The finding takes its worst gap's level, and its " +
+			"message says what that gap leads to. Helm test hook pods (`helm.sh/hook: test`) are not backends.",
 		Bad: "apiVersion: apps/v1\n" +
 			"kind: Deployment\n" +
 			"metadata: {name: policy-webhook, namespace: policy}\n" +
@@ -115,15 +122,15 @@ func checkBackendAvailability(p *Pass) {
 		if !first {
 			continue
 		}
-		// One workload is named (the Service rarely selects more); the
-		// severity is the rule's unless only chart values are to blame.
-		var named string
+		// One workload is named (the Service rarely selects more). The
+		// severity is the worst gap's (availabilityGaps).
+		var named, consequence string
 		var fixes []string
 		var cause *Cause
 		more := 0
 		sev := diag.Info
 		for _, g := range bp.Groups {
-			gaps, noReadiness := availabilityGaps(p.Input, bp.Live, g)
+			gaps := availabilityGaps(p.Input, bp.Live, g)
 			if len(gaps) == 0 {
 				continue
 			}
@@ -132,24 +139,25 @@ func checkBackendAvailability(p *Pass) {
 				continue
 			}
 			var text []string
+			worst := gaps[0]
 			for _, gp := range gaps {
 				text = append(text, gp.what)
 				fixes = append(fixes, gp.fix)
+				if gp.sev > worst.sev {
+					worst = gp
+				}
 			}
 			named = fmt.Sprintf("%s has %s", g.Who, strings.Join(text, ", "))
-			cause = gaps[0].at
-			// Replicas, budgets and affinity are what chart values choose;
-			// a missing probe is the template's own.
-			if !g.FromValues || g.Replicas > 1 || noReadiness {
-				sev = p.rule.Severity
-			}
+			sev, consequence, cause = worst.sev, worst.consequence, worst.at
 		}
 		if named == "" {
 			continue
 		}
+		if sev > p.rule.Severity {
+			sev = p.rule.Severity // a configuration may lower the rule
+		}
 		if more > 0 {
 			named += fmt.Sprintf(" (and %d more workloads behind the Service)", more)
-			sev = p.rule.Severity
 		}
 		webhooks := "this fail-closed webhook"
 		switch {
@@ -159,39 +167,67 @@ func checkBackendAvailability(p *Pass) {
 			webhooks = fmt.Sprintf("this and %d other fail-closed webhooks", others)
 		}
 		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause,
-			"%s: a node drain can leave %s without a ready pod; %s", named, webhooks, strings.Join(fixes, ", "))
+			"%s: %s; %s", named, fmt.Sprintf(consequence, webhooks), strings.Join(fixes, ", "))
 	}
 }
 
-// gap is one availability shortfall, its fix, and the field the fix
-// changes (nil when the pods are live).
+// gap is one availability shortfall, its fix, how much it endangers the
+// webhook, what it leads to (a format with one %s: the webhooks), and the
+// field the fix changes (nil when the pods are live).
 type gap struct {
-	what, fix string
-	at        *Cause
+	what, fix   string
+	sev         diag.Severity
+	consequence string
+	at          *Cause
+}
+
+// The severity model, one level per gap: what leaves the webhook without
+// a pod on an ordinary event (one replica: every rollout or eviction; a
+// budget that blocks drains; no readiness probe: every new pod gets calls
+// before it serves) is a warning; what only matters when several things
+// go wrong at once (no budget or no spread with several replicas: the
+// default scheduler already spreads replicas over nodes as it can) is
+// info. A gap that the chart's values decide (the replica count, and so
+// whether a budget can help) is one level lower: whoever installs the
+// chart chooses it. The finding takes its worst gap's level and
+// consequence.
+const (
+	oneReplica   = "any restart of its one pod leaves %s without a ready pod"
+	blocksDrains = "node drains hang on the pods of %s"
+	noBudget     = "draining several nodes at once can evict every pod of %s"
+	notReady     = "new pods get calls for %s before they serve"
+	oneNode      = "losing one node can take every pod of %s"
+)
+
+// lowerIf lowers a warning to info when the chart's values decide it.
+func lowerIf(fromValues bool, sev diag.Severity) diag.Severity {
+	if fromValues {
+		return diag.Info
+	}
+	return sev
 }
 
 // availabilityGaps lists what keeps a group of backend pods from staying
-// available, in the order a reader fixes them, and says whether a
-// readiness probe is among them.
-func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap, noReadiness bool) {
+// available, in the order a reader fixes them.
+func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 	if g.Replicas == 1 {
+		what, at := "1 replica", causeAt(g.Object, "spec.replicas")
 		switch {
 		case g.Autoscaler != "":
-			gaps = append(gaps, gap{fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler), "run 2+ replicas",
-				causeAt(g.AutoscalerObject, "spec.minReplicas")})
+			what = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler)
+			at = causeAt(g.AutoscalerObject, "spec.minReplicas")
 		case g.FromValues:
-			gaps = append(gaps, gap{"1 replica (from the chart values)", "run 2+ replicas", causeAt(g.Object, "spec.replicas")})
+			what = "1 replica (from the chart values)"
 		case g.Defaulted:
-			gaps = append(gaps, gap{"1 replica (replicas unset)", "run 2+ replicas", causeAt(g.Object, "spec.replicas")})
-		default:
-			gaps = append(gaps, gap{"1 replica", "run 2+ replicas", causeAt(g.Object, "spec.replicas")})
+			what = "1 replica (replicas unset)"
 		}
+		gaps = append(gaps, gap{what, "run 2+ replicas", lowerIf(g.FromValues, diag.Warning), oneReplica, at})
 	}
 	if g.Replicas > 0 {
 		if covering, known := budgetsFor(in, live, g); known {
 			switch {
 			case len(covering) == 0:
-				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget", causeAt(g.Object, "metadata.name")})
+				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget", diag.Info, noBudget, causeAt(g.Object, "metadata.name")})
 			case g.Replicas > 1 || len(gaps) == 0:
 				// With one replica any budget must block drains or allow the
 				// outage; the missing replica is the finding then.
@@ -203,7 +239,7 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap, noReadi
 				}
 				if blocking {
 					gaps = append(gaps, gap{fmt.Sprintf("PodDisruptionBudget %q allowing no disruption (it blocks drains)", covering[0].Name),
-						"let it allow 1 disruption", budgetCause(covering[0])})
+						"let it allow 1 disruption", lowerIf(g.FromValues, diag.Warning), blocksDrains, budgetCause(covering[0])})
 				}
 			}
 		}
@@ -214,15 +250,15 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap, noReadi
 			ready = ready || c.Readiness
 		}
 		if !ready && len(g.Pod.Containers) > 0 {
-			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe", causeAt(g.Object, "spec.template.spec.containers")})
-			noReadiness = true
+			// The probe is the template's own, not a value's.
+			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe", diag.Warning, notReady, causeAt(g.Object, "spec.template.spec.containers")})
 		}
 		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
 			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread across nodes", g.Replicas),
-				"spread them across nodes", causeAt(g.Object, "spec.template.spec")})
+				"spread them across nodes", diag.Info, oneNode, causeAt(g.Object, "spec.template.spec")})
 		}
 	}
-	return gaps, noReadiness
+	return gaps
 }
 
 // budgetCause locates a finding on a PodDisruptionBudget at its limits.

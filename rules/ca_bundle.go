@@ -36,15 +36,32 @@ func init() {
 				"which cannot verify a service reference's in-cluster certificate (`x509: certificate signed " +
 				"by unknown authority`) unless something fills the bundle in. CA injectors do that from an " +
 				"annotation on the configuration: cert-manager's cainjector (`cert-manager.io/inject-ca-from`, " +
-				"`inject-ca-from-secret`, `inject-apiserver-ca`) and OpenShift's service-ca operator " +
+				"`inject-ca-from-secret`, `inject-apiserver-ca`, and `certmanager.k8s.io/inject-ca-from` before " +
+				"cert-manager 0.11) and OpenShift's service-ca operator " +
 				"(`service.beta.openshift.io/inject-cabundle: \"true\"`). Webhooks without rules are left " +
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
-				"pattern), and so are webhooks whose certificate something in the same input manages at runtime: a " +
-				"kube-webhook-certgen `patch` Job that names the configuration (`--webhook-name`), or a backend " +
-				"whose image rotates its own certificate and writes caBundle (Gatekeeper and MetalLB through " +
-				"cert-controller unless `--disable-cert-rotation`, Kueue's internal certificate management, " +
-				"CloudNativePG, istiod), or External Secrets' separate `certcontroller` Deployment. A certificate may start up to an hour in the future (clock skew; charts that generate certificates while rendering start them \"now\"). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
-				"one, but reported as not PEM. With an injector annotation, a caBundle written in the manifest is " +
+				"pattern), and so are webhooks whose certificate something in the same unit manages at runtime. " +
+				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
+				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
+				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
+				"(a ClusterServiceVersion in the unit: OLM installs the webhooks with its own CA); a " +
+				"kube-webhook-certgen `patch` Job that names the configuration (`--webhook-name`); a backend " +
+				"flag that names the configuration (`--validating-webhook-configuration-name`, as " +
+				"cert-controller rotators are configured). As a fallback, a backend image known to rotate its " +
+				"own certificate (Gatekeeper and MetalLB through cert-controller unless `--disable-cert-rotation`, " +
+				"Kueue's internal certificate management, CloudNativePG, istiod), or External Secrets' separate " +
+				"`certcontroller` Deployment. A grant of every configuration to a workload that is not the " +
+				"backend (cert-manager's cainjector, which writes only annotated ones) is no evidence. Where " +
+				"something else writes caBundle, adding an injector annotation would make two controllers " +
+				"fight over the field, so the rule does not suggest one; where the unit has both an injector " +
+				"annotation and a backend that names or is known to write the configuration, it warns that each " +
+				"replaces the other's CA (a grant of every configuration, or an OLM bundle, is not enough for " +
+				"that: controllers keep such RBAC after they stop writing caBundle). A certificate may start up to an hour in the future (clock skew; charts that generate certificates while rendering start them \"now\"). A bundle of only whitespace (`Cg==`, a newline) is treated like an empty " +
+				"one, but reported as not PEM. A chart that generates its CA while rendering (`genCA`, `genSelfSignedCert`) " +
+				"and does not reuse the installed Secret through `lookup` writes a new caBundle at every `helm upgrade` " +
+				"(and every GitOps render), while the running pods keep serving the old certificate until they " +
+				"restart: every call fails TLS verification meanwhile (aws-load-balancer-controller#2473, #4605). " +
+				"webhooklint renders such a chart twice and reports the caBundles that differ. With an injector annotation, a caBundle written in the manifest is " +
 				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
 				"configuration with the same problem share one finding: the cure is one edit.",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
@@ -83,6 +100,8 @@ func init() {
 				docsCAInjector,
 				issueEmptyCABundle,
 				issueExpiredCA,
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2473",
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/4605",
 			},
 		},
 		Options: []Option{{
@@ -100,6 +119,9 @@ var caInjectors = []struct{ annotation, by string }{
 	{"cert-manager.io/inject-ca-from-secret", "cert-manager's cainjector"},
 	{"cert-manager.io/inject-apiserver-ca", "cert-manager's cainjector"},
 	{"service.beta.openshift.io/inject-cabundle", "the OpenShift service-ca operator"},
+	// cert-manager before 0.11 (API group certmanager.k8s.io).
+	{"certmanager.k8s.io/inject-ca-from", "cert-manager's cainjector (before 0.11)"},
+	{"certmanager.k8s.io/inject-ca-from-secret", "cert-manager's cainjector (before 0.11)"},
 }
 
 func checkCABundle(p *Pass) {
@@ -116,6 +138,12 @@ func checkCABundle(p *Pass) {
 			problems.add(w, fmt.Sprintf("%s overwrites caBundle (annotation %s), so re-applying the manifest "+
 				"brings back a stale CA; remove caBundle", injectorBy, injector))
 		case injector != "":
+			// Two controllers writing one field keep replacing each
+			// other's CA: the webhook fails whenever the wrong one won.
+			if who, named := caWriter(p, w); named && w.ClientConfig.Service != nil && len(w.Rules) > 0 {
+				problems.add(w, fmt.Sprintf("%s (annotation %s) and %s both write caBundle, so each replaces the "+
+					"other's CA; keep one of them", injectorBy, injector, who))
+			}
 		case len(bundle) == 0:
 			// Empty, or only whitespace (Cg== is a newline): both wait for
 			// something to fill them in, unless nothing in the input does.
@@ -132,6 +160,12 @@ func checkCABundle(p *Pass) {
 			}
 			problems.add(w, problem)
 			problems.overlay[problem] = true
+		case w.CABundleRegenerated:
+			// One cause: whatever the generated certificate is, the next
+			// render replaces it.
+			problems.add(w, "caBundle is a certificate the chart generates anew at every render (no lookup of the installed one), "+
+				"so each helm upgrade changes it while running pods keep the old certificate (x509 errors until "+
+				"they restart); reuse the installed Secret with lookup, or let cert-manager issue it")
 		default:
 			for _, msg := range bundleContentProblems(p, bundle) {
 				problems.add(w, msg)
@@ -202,26 +236,85 @@ var certManagingImages = []struct {
 	{"istio-release/pilot", ""},
 }
 
-// selfManagedCertificates reports whether the input shows something that
-// fills in w's caBundle at runtime: a certificate-generating Job that
-// patches this configuration by name (kube-webhook-certgen and its forks),
-// or a backend known to manage its own certificate.
+// selfManagedCertificates reports whether the unit shows something that
+// fills in w's caBundle at runtime. The evidence, strongest first: RBAC
+// that lets the webhook's backend update or patch this configuration (how
+// every self-injecting controller is allowed to write caBundle), or lets
+// another workload write it by name; an OLM bundle (OLM installs the
+// webhooks of a ClusterServiceVersion with their CA); a
+// certificate-generating Job that patches this configuration by name
+// (kube-webhook-certgen and its forks); a backend whose flags name this
+// configuration (a cert-controller rotator's configuration). Image names
+// of backends known to rotate their certificate are the fallback.
 func selfManagedCertificates(p *Pass, w *Webhook) bool {
+	who, _ := caWriter(p, w)
+	return who != ""
+}
+
+// caWriter names what in the unit writes w's caBundle at runtime (see
+// selfManagedCertificates), or "". named is set when the evidence names
+// this configuration or the backend is known to write it (a resourceNames
+// grant, a certgen Job, a flag, a known image), rather than allowing it
+// (an OLM bundle, a grant of every configuration, which old controllers
+// keep after they stopped writing caBundle).
+func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 	name := p.Config.Meta.Name
-	for _, wl := range p.Input.Workloads {
+	var backends []Workload
+	if w.ClientConfig.Service != nil {
+		backends = findBackend(p.Input, w.ClientConfig.Service).Workloads
+	}
+	for i := range p.Input.Workloads {
+		wl := &p.Input.Workloads[i]
+		if _, byName := mayWriteConfig(p.Input, wl, p.Config); byName {
+			return workloadName(wl), true
+		}
 		for _, c := range wl.Containers {
 			if patchesWebhookConfig(c, name) || runsCertController(c) {
-				return true
+				return workloadName(wl), true
 			}
 		}
 	}
-	for _, wl := range findBackend(p.Input, w.ClientConfig.Service).Workloads {
-		for _, c := range wl.Containers {
+	for i := range backends {
+		for _, c := range backends[i].Containers {
+			if namesWebhookConfig(c, name) {
+				return workloadName(&backends[i]), true
+			}
 			for _, m := range certManagingImages {
 				if imageRepository(c.Image, m.repository) && (m.disabledBy == "" || !hasFlag(c, m.disabledBy)) {
-					return true
+					return workloadName(&backends[i]), true
 				}
 			}
+		}
+	}
+	if len(p.Input.ClusterServiceVersions) > 0 {
+		return fmt.Sprintf("OLM (ClusterServiceVersion %q)", p.Input.ClusterServiceVersions[0]), false
+	}
+	for i := range backends {
+		if granted, _ := mayWriteConfig(p.Input, &backends[i], p.Config); granted {
+			return workloadName(&backends[i]), false
+		}
+	}
+	return "", false
+}
+
+func workloadName(wl *Workload) string { return fmt.Sprintf("%s %q", wl.Object.Kind, wl.Object.Name) }
+
+// namesWebhookConfig recognizes a flag about webhooks whose value is the
+// configuration's name (`--validating-webhook-configuration-name=<name>`,
+// `--webhook-config-name <name>`): the backend is told which configuration
+// to keep up to date, as certificate rotators are.
+func namesWebhookConfig(c Container, config string) bool {
+	if config == "" {
+		return false
+	}
+	args := append(slices.Clone(c.Command), c.Args...)
+	for i, a := range args {
+		flag, value, hasValue := strings.Cut(a, "=")
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		if strings.HasPrefix(flag, "-") && strings.Contains(strings.ToLower(flag), "webhook") && value == config {
+			return true
 		}
 	}
 	return false
@@ -282,7 +375,8 @@ func caInjectorOf(p *Pass) (annotation, by string) {
 		v = strings.TrimSpace(v)
 		apath := field.NewPath("metadata", "annotations").Key(inj.annotation)
 		switch inj.annotation {
-		case "cert-manager.io/inject-ca-from", "cert-manager.io/inject-ca-from-secret":
+		case "cert-manager.io/inject-ca-from", "cert-manager.io/inject-ca-from-secret",
+			"certmanager.k8s.io/inject-ca-from", "certmanager.k8s.io/inject-ca-from-secret":
 			ns, name, ok := strings.Cut(v, "/")
 			if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
 				p.Reportf(apath, "annotation %s is %q, not <namespace>/<name>, so cert-manager injects nothing; "+

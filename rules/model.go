@@ -5,6 +5,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -61,6 +62,13 @@ type Webhook struct {
 	MatchConditions         []admissionv1.MatchCondition
 	// ReinvocationPolicy is only ever set on mutating webhooks.
 	ReinvocationPolicy *admissionv1.ReinvocationPolicyType
+	// CABundleRegenerated is set when two renders of the chart that
+	// writes this webhook gave different caBundles: the chart generates
+	// its CA while rendering and does not reuse the installed one.
+	CABundleRegenerated bool
+	// TimeoutFromValues is set when a chart template writes
+	// timeoutSeconds from its values: the installer's choice.
+	TimeoutFromValues bool
 
 	Config *Config
 }
@@ -211,6 +219,18 @@ type Inventory struct {
 	// Autoscalers are the HorizontalPodAutoscalers of the input: they, not
 	// spec.replicas, decide how many pods the workloads they target run.
 	Autoscalers []Autoscaler
+	// Roles and RoleBindings are the unit's ClusterRoles and Roles (only
+	// their rules on admissionregistration.k8s.io) and their bindings:
+	// they tell which ServiceAccounts may write webhook configurations.
+	Roles        []Role
+	RoleBindings []RoleBinding
+	// ClusterServiceVersions names the OLM ClusterServiceVersions of the
+	// unit: an operator bundle whose webhooks OLM installs, with the CA.
+	ClusterServiceVersions []string
+	// Labels are the labels the unit's own objects set (metadata.labels,
+	// and the pod templates' labels), as "key=value", each with the first
+	// object that sets it (`Deployment "name"`).
+	Labels map[string]string
 	// CRDs are the CustomResourceDefinitions (apiextensions.k8s.io/v1),
 	// whose per-version schemas type what webhooks on custom resources
 	// receive.
@@ -304,6 +324,27 @@ type Workload struct {
 	ReplicasFromValues bool
 	// Pod summarizes the pod template; nil when it could not be read.
 	Pod *PodSummary
+	// ServiceAccount is the pod template's serviceAccountName ("default"
+	// when unset).
+	ServiceAccount string
+	// HelmTestHook is set on a Helm test hook (`helm.sh/hook: test`): it
+	// runs only under `helm test`, and serves nothing.
+	HelmTestHook bool
+}
+
+// Role is a ClusterRole or Role: its rules that can apply to webhook
+// configurations.
+type Role struct {
+	Kind, Namespace, Name string
+	Rules                 []rbacv1.PolicyRule
+}
+
+// RoleBinding is a ClusterRoleBinding or RoleBinding: the role it grants
+// and to whom.
+type RoleBinding struct {
+	Kind, Namespace, Name string
+	RoleRef               rbacv1.RoleRef
+	Subjects              []rbacv1.Subject
 }
 
 // Container is what a pod template's container runs.

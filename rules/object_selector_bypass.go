@@ -23,7 +23,11 @@ func init() {
 				"objectSelector is therefore an opt-out held by the very person being checked.\n\n" +
 				"Only **exclusions** (`DoesNotExist`, `NotIn`) on a validating webhook are reported, whatever " +
 				"its failurePolicy: every object is checked unless its author adds the label, so this is a bypass " +
-				"(warning).\n\n" +
+				"(warning). When an object of the same unit carries the excluded label (the project labels its " +
+				"own objects so, for built-in objects or install ordering: aws-load-balancer-controller's " +
+				"IngressClassParams skip its webhook), the exclusion is the project's design and is reported " +
+				"as info: anyone else may still set the label. For rules that reach only cluster-scoped " +
+				"resources the advice is matchConditions alone: a namespaceSelector cannot apply to them.\n\n" +
 				"Not reported:\n\n" +
 				"* A self-exclusion that skips only the project's own pods (`app NotIn [my-webhook]` where the " +
 				"input's workloads in the backend's namespace carry `app: my-webhook`, or, without workloads in " +
@@ -115,6 +119,13 @@ func checkObjectSelectorBypass(p *Pass) {
 			if excludesOwnPods(p.Input, w, r) {
 				continue // the self-exclusion self-deadlock asks for
 			}
+			if who := ownLabel(p.Input, r); who != "" {
+				// The project labels its own objects so (built-in objects,
+				// install ordering): its design, worth knowing.
+				p.ReportSeverity(diag.Info, r.Path, fmt.Sprintf("%s skips objects %s, the project's own label (on %s) "+
+					"that anyone can set too; %s", quoteWebhook(w), excludedBy(r), who, exemptAdvice(w)))
+				continue
+			}
 			p.Reportf(r.Path, "%s skips objects %s, a label their authors can set to bypass it; %s",
 				quoteWebhook(w), excludedBy(r), exemptAdvice(w))
 		}
@@ -148,6 +159,30 @@ func excludesOwnPods(in *Inventory, w *Webhook, r labelRequirement) bool {
 		}
 	}
 	return true
+}
+
+// ownLabel names an object of the unit that carries a label the
+// exclusion r skips ("" if none): the project's manifests set it.
+func ownLabel(in *Inventory, r labelRequirement) string {
+	if in == nil || len(in.Labels) == 0 {
+		return ""
+	}
+	if r.Operator == metav1.LabelSelectorOpNotIn {
+		for _, v := range r.Values {
+			if who := in.Labels[r.Key+"="+v]; who != "" {
+				return who
+			}
+		}
+		return ""
+	}
+	// DoesNotExist: any value of the key; the first object in name order.
+	var who string
+	for kv, w := range in.Labels {
+		if k, _, _ := strings.Cut(kv, "="); k == r.Key && (who == "" || w < who) {
+			who = w
+		}
+	}
+	return who
 }
 
 // excludedBy describes the objects an exclusion requirement skips.

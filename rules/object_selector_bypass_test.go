@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -62,5 +63,36 @@ webhooks:
 `, testSettings())
 	if len(fs) != 0 {
 		t.Fatalf("got %+v", fs)
+	}
+}
+
+// An exclusion by a label the project's own objects carry is its design:
+// info; the same exclusion with no object carrying it is a warning.
+// (kubernetes-sigs/aws-load-balancer-controller's IngressClassParams.)
+func TestObjectSelectorBypassOwnLabelIsInfo(t *testing.T) {
+	c := decodeWebhookYAML(t, `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: aws-load-balancer-webhook}
+webhooks:
+- name: vingressclassparams.elbv2.k8s.aws
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: [v1beta1]
+  clientConfig:
+    service: {name: aws-load-balancer-webhook-service, namespace: kube-system}
+  objectSelector:
+    matchExpressions:
+    - {key: app.kubernetes.io/name, operator: NotIn, values: [aws-load-balancer-controller]}
+  rules:
+  - {apiGroups: [elbv2.k8s.aws], apiVersions: [v1beta1], operations: [CREATE, UPDATE], resources: [ingressclassparams], scope: Cluster}
+`)
+	own := &Inventory{Configs: []*Config{c}, Labels: map[string]string{"app.kubernetes.io/name=aws-load-balancer-controller": `IngressClassParams "alb"`}}
+	got := runRuleFindings(t, "object-selector-bypass", c, own, DefaultSettings())
+	if len(got) != 1 || !strings.HasPrefix(got[0], "info ") {
+		t.Errorf("own label: want one info, got %q", got)
+	}
+	got = runRuleFindings(t, "object-selector-bypass", c, &Inventory{Configs: []*Config{c}}, DefaultSettings())
+	if len(got) != 1 || !strings.HasPrefix(got[0], "warning ") {
+		t.Errorf("no object carries the label: want one warning, got %q", got)
 	}
 }

@@ -10,7 +10,7 @@ func init() {
 	register(&Rule{
 		Name:     "review-versions-order",
 		Summary:  "admissionReviewVersions sends v1beta1 although v1 is listed, or offers only v1beta1",
-		Severity: diag.Warning,
+		Severity: diag.Info,
 		Category: Practice,
 		Since:    "0.1.0",
 		Doc: Doc{
@@ -18,7 +18,10 @@ func init() {
 				"`admissionReviewVersions` that it supports (v1 or v1beta1), and the webhook must answer in the " +
 				"same version. Listing v1beta1 before v1 makes the server send the deprecated v1beta1 " +
 				"AdmissionReview even though the webhook understands v1; offering only v1beta1 (also the default " +
-				"of v1beta1 configurations) ties the webhook to the deprecated version. Missing lists and lists " +
+				"of v1beta1 configurations) ties the webhook to the deprecated version. Both are info: the API server " +
+				"still sends v1beta1 AdmissionReviews and nothing breaks today; webhook frameworks answer in the " +
+				"version they receive (controller-runtime's kubebuilder scaffolds listed v1beta1 first for years). " +
+				"Missing lists and lists " +
 				"without a known version are errors reported by the `review-versions` server rule.",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
 				"kind: ValidatingWebhookConfiguration\n" +

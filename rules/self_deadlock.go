@@ -140,6 +140,9 @@ func resolveBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 	}
 	sel := labels.SelectorFromSet(b.Service.Spec.Selector)
 	for _, w := range in.Workloads {
+		if w.HelmTestHook {
+			continue // runs only under `helm test`; serves nothing
+		}
 		if (w.Object.Namespace == ref.Namespace || w.Object.Namespace == "") && sel.Matches(labels.Set(w.PodLabels)) {
 			b.Workloads = append(b.Workloads, w)
 		}

@@ -23,10 +23,13 @@ func init() {
 			Why: "Mutating webhooks run one after another, then validating webhooks run in parallel, all " +
 				"inside the API server's request deadline (60 s by default, `--request-timeout`). A " +
 				"`reinvocationPolicy: IfNeeded` webhook can be called a second time. In the worst case (every " +
-				"backend slow or unreachable) a request waits for the sum of the mutating webhooks' timeouts, " +
-				"IfNeeded ones twice, plus the longest validating timeout. When that reaches the deadline, the " +
+				"backend unreachable, as behind a firewall that drops the control plane's packets) each call fails at " +
+				"its timeout: a request waits for the fail-open mutating webhooks' timeouts, IfNeeded ones twice, " +
+				"up to the first fail-closed mutating webhook, whose failure rejects the request after its own " +
+				"timeout; with none, the longest validating timeout follows. When that reaches the deadline, the " +
 				"request times out before the remaining webhooks' failurePolicy is applied: even " +
-				"`failurePolicy: Ignore` cannot save it.\n\n" +
+				"`failurePolicy: Ignore` cannot save it. Fail-closed webhooks alone (cert-manager's mutating and " +
+				"validating webhook at 30 s each) cannot: the first timeout rejects the request.\n\n" +
 				"The rule looks at every configuration in the input, finds the webhooks whose rules can match " +
 				"one and the same request (groups, versions, resources and subresources including wildcards, " +
 				"operations, scope, matchPolicy Equivalent), and reports the worst chain once, on its first " +
@@ -235,6 +238,29 @@ func inputConfigs(p *Pass) []*Config {
 	return out
 }
 
+// unreachableCost is how long a request of the chain waits when every
+// backend is unreachable: each call fails at its timeout. A fail-open
+// mutating webhook is then skipped (and may be called again if it is
+// IfNeeded); a fail-closed one rejects the request, which ends the chain
+// there, before any validating webhook. The chain is cut to what is
+// waited for.
+func unreachableCost(chain *budgetChain) int {
+	total := 0
+	for i := range chain.mutating {
+		b := &chain.mutating[i]
+		if b.w.FailsClosed() {
+			b.cost = int(b.w.EffectiveTimeout()) // a failed call is not reinvoked
+			chain.mutating, chain.validating = chain.mutating[:i+1], nil
+			return total + b.cost
+		}
+		total += b.cost
+	}
+	if chain.validating != nil {
+		total += chain.validating.cost
+	}
+	return total
+}
+
 // worstChain finds the request whose webhooks can take longest. It gives
 // up early when even all webhooks together stay under the deadline.
 func worstChain(configs []*Config, deadline int) (budgetChain, bool) {
@@ -287,14 +313,11 @@ func worstChain(configs []*Config, deadline int) (budgetChain, bool) {
 			b := hooks[h]
 			if b.mutating {
 				chain.mutating = append(chain.mutating, b)
-				chain.total += b.cost
 			} else if chain.validating == nil || b.cost > chain.validating.cost {
 				chain.validating = &hooks[h]
 			}
 		})
-		if chain.validating != nil {
-			chain.total += chain.validating.cost
-		}
+		chain.total = unreachableCost(&chain)
 		if !found || chain.total > best.total {
 			best, found = chain, true
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+// hpaWebhooks are two fail-open webhooks, so that every timeout is waited
+// for (a fail-closed one would end the chain, see unreachableCost).
 func hpaWebhooks(policy string) string {
 	var b strings.Builder
 	for i, v := range []string{"v1", "v2"} {
@@ -16,6 +18,7 @@ metadata: {name: hpa-%d}
 webhooks:
 - name: hpa-%s.example.com
   timeoutSeconds: 30
+  failurePolicy: Ignore
   matchPolicy: %s
   rules: [{apiGroups: [autoscaling], apiVersions: [%s], operations: [UPDATE], resources: [horizontalpodautoscalers]}]
 `, i, v, policy, v)
@@ -46,9 +49,11 @@ metadata: {name: a}
 webhooks:
 - name: core-events.example.com
   timeoutSeconds: 30
+  failurePolicy: Ignore
   rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [events]}]
 - name: events-api.example.com
   timeoutSeconds: 30
+  failurePolicy: Ignore
   rules: [{apiGroups: [events.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [events]}]
 `
 	fs := runRuleOn(t, "timeout-budget", src, testSettings())
@@ -105,9 +110,11 @@ metadata: {name: m}
 webhooks:
 - name: a.example.com
   timeoutSeconds: 30
+  failurePolicy: Ignore
   rules: [{apiGroups: ["*"], apiVersions: ["*"], operations: [CREATE], resources: [foo]}]
 - name: b.example.com
   timeoutSeconds: 30
+  failurePolicy: Ignore
   rules: [{apiGroups: [example.com], apiVersions: ["*"], operations: ["*"], resources: ["*"]}]
 `
 	fs := runRuleOn(t, "timeout-budget", src, testSettings())
@@ -140,6 +147,7 @@ metadata: {name: c%03d}
 webhooks:
 - name: w%03d.example.com
   timeoutSeconds: 10
+  failurePolicy: Ignore
   rules: [{apiGroups: ["%s"], apiVersions: [v%d], operations: [CREATE, UPDATE], resources: %s}]
 `, kind, i, i, group, i%3, resources)
 	}
@@ -191,5 +199,41 @@ func TestTimeoutBudgetConcurrentPasses(t *testing.T) {
 	}
 	if total != 1 || len(results[0]) != 1 {
 		t.Fatalf("want exactly one finding, on the first configuration: %v", results)
+	}
+}
+
+// With every backend unreachable, a fail-closed mutating webhook rejects
+// the request at its timeout: the chain ends there (cert-manager's
+// mutating and validating webhooks, 30 s each, wait 30 s, not 60), and a
+// failed call is not reinvoked (fluid's two IfNeeded injectors).
+func TestTimeoutBudgetEndsAtTheFirstFailClosedWebhook(t *testing.T) {
+	failClosed := strings.ReplaceAll(hpaWebhooks("Equivalent"), "failurePolicy: Ignore", "failurePolicy: Fail")
+	if fs := runRuleOn(t, "timeout-budget", failClosed, testSettings()); len(fs) != 0 {
+		t.Fatalf("fail-closed pair: %+v", fs)
+	}
+	// Fail-open first, fail-closed second: 30 + 30.
+	mixed := strings.Replace(failClosed, "failurePolicy: Fail", "failurePolicy: Ignore", 1)
+	fs := runRuleOn(t, "timeout-budget", mixed, testSettings())
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "can wait 60 s") {
+		t.Fatalf("fail-open then fail-closed: %+v", fs)
+	}
+	fluid := `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: fluid-pod-admission-webhook}
+webhooks:
+- name: sidecar.fuse.fluid.io
+  timeoutSeconds: 15
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+- name: fuse.serverful.fluid.io
+  timeoutSeconds: 15
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+`
+	if fs := runRuleOn(t, "timeout-budget", fluid, testSettings()); len(fs) != 0 {
+		t.Fatalf("fluid's fail-closed injectors: %+v", fs)
 	}
 }

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/webhooklint/webhooklint/diag"
 )
 
@@ -17,7 +19,11 @@ func init() {
 				"then rejects it. Long timeouts turn a backend outage into a slow, cluster-wide stall: " +
 				"controllers back off, leader-election renewals (a few seconds) miss their deadlines, and " +
 				"managed upgrades block. v1beta1 configurations that omit `timeoutSeconds` get 30 seconds, the " +
-				"maximum. Values outside 1–30 are rejected by the server (the `timeout-range` rule).",
+				"maximum. Values outside 1–30 are rejected by the server (the `timeout-range` rule). A backend " +
+				"with no ready endpoint fails the call at once; the timeout is what an unreachable (a firewall " +
+				"dropping the control plane's packets) or stalled backend costs. In a Helm chart whose template " +
+				"takes timeoutSeconds from values, the value is the installer's choice and the finding is info " +
+				"(cert-manager, for one, documents why its default is 30).",
 			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
 				"kind: ValidatingWebhookConfiguration\n" +
 				"metadata:\n" +
@@ -86,7 +92,14 @@ func checkTimeoutTooLong(p *Pass) {
 				why = " (the v1beta1 default)"
 			}
 		}
-		p.Reportf(path, "%s fails closed with timeoutSeconds %d%s: if its backend is down, requests hang %d s, "+
-			"then fail; set it to %d or less, or fail open", quoteWebhook(w), t, why, t, limit)
+		sev := p.rule.Severity
+		if w.TimeoutFromValues {
+			// The chart's values choose it (cert-manager documents its 30 s):
+			// the installer's choice, worth knowing.
+			why, sev = " (from the chart values)", diag.Info
+		}
+		p.ReportSeverity(sev, path, fmt.Sprintf("%s fails closed with timeoutSeconds %d%s: if its backend is "+
+			"unreachable or stalls, requests hang %d s, then fail; set it to %d or less, or fail open",
+			quoteWebhook(w), t, why, t, limit))
 	}
 }

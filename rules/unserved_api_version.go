@@ -1,6 +1,11 @@
 package rules
 
-import "github.com/webhooklint/webhooklint/diag"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
 
 // UnservedAPIVersionRule is the name of the rule the front end reports a
 // removed or never-served apiVersion under.
@@ -10,17 +15,21 @@ func init() {
 	register(&Rule{
 		Name:     UnservedAPIVersionRule,
 		Summary:  "webhook configurations are served only in admissionregistration.k8s.io/v1 (v1beta1 was removed in 1.22)",
-		Severity: diag.Warning,
+		Severity: diag.Error,
 		Category: Server,
 		Since:    "0.1.0",
 		Doc: Doc{
 			Why: "Since 1.22 the API server serves webhook configurations only in `admissionregistration.k8s.io/v1`; " +
-				"any other version (`v1alpha1`, a typo) was never served and is an error. For v1beta1, the warning says " +
-				"applying a v1beta1 manifest fails with `no matches for kind`. Changing only the apiVersion is not " +
+				"any other version (`v1alpha1`, a typo) was never served. Both are errors from 1.22 on: " +
+				"`kubectl apply` of a v1beta1 manifest fails with `no matches for kind`. With `--kube-version` below " +
+				"1.22, where v1beta1 is still served (deprecated since 1.16), it is a warning. Changing only the apiVersion is not " +
 				"enough either: v1 defaults differ (failurePolicy Fail instead of Ignore, matchPolicy Equivalent " +
 				"instead of Exact, timeoutSeconds 10 instead of 30) and sideEffects and admissionReviewVersions become " +
 				"required. webhooklint keeps linting the content with the v1beta1 defaults so the other findings " +
-				"describe how the manifest behaved.",
+				"describe how the manifest behaved; those that follow only from the v1beta1 defaults are folded into this " +
+				"finding, whose message names the defaults the object relies on and what they break: `sideEffects: Unknown` " +
+				"fails every dry run (`kubectl diff`, `--dry-run=server`) and is rejected by v1, `failurePolicy: Ignore` " +
+				"silently becomes `Fail` when the field is left out, and the 30 s timeout becomes 10 s.",
 			Bad:  "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration",
 			Good: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nwebhooks:\n- name: check.example.com\n  failurePolicy: Ignore      # what v1beta1 did implicitly\n  sideEffects: None\n  admissionReviewVersions: [v1]",
 			Fix:  "Move to v1 and write out the v1beta1 defaults you relied on.",
@@ -31,4 +40,53 @@ func init() {
 			},
 		},
 	})
+}
+
+// servedV1beta1Until is the last minor release that served
+// admissionregistration.k8s.io/v1beta1.
+const servedV1beta1Until = 21
+
+// V1beta1Served reports whether a server of version v still serves the
+// v1beta1 webhook configuration API.
+func V1beta1Served(v KubeVersion) bool { return !v.AtLeast(servedV1beta1Until + 1) }
+
+// UnservedV1beta1 is the severity and message of the unserved-api-version
+// finding on a v1beta1 configuration for a server of version v: an error
+// (the apply fails) from 1.22 on, a warning before. The message names the
+// v1beta1 defaults the configuration relies on that change meaning, or
+// break, once it is moved to v1.
+func UnservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
+	relied := reliedV1beta1Defaults(c)
+	fix := "use v1 (its fields carry over as written)"
+	if len(relied) > 0 {
+		fix = "use v1 and write out its defaults: " + strings.Join(relied, ", ")
+	}
+	if V1beta1Served(v) {
+		return diag.Warning, fmt.Sprintf("%s is deprecated and removed in Kubernetes 1.22; %s", V1beta1, fix)
+	}
+	return diag.Error, fmt.Sprintf("%s was removed in Kubernetes 1.22, so the apply fails (no matches for kind); %s", V1beta1, fix)
+}
+
+// reliedV1beta1Defaults lists, in a fixed order, the v1beta1 defaults of
+// fields some webhook of c leaves unset, each with what it does or what it
+// becomes in v1.
+func reliedV1beta1Defaults(c *Config) []string {
+	var failure, sideEffects, timeout bool
+	for i := range c.Webhooks {
+		w := &c.Webhooks[i]
+		failure = failure || w.FailurePolicy == nil
+		sideEffects = sideEffects || w.SideEffects == nil
+		timeout = timeout || w.TimeoutSeconds == nil
+	}
+	var out []string
+	if sideEffects {
+		out = append(out, "sideEffects None (Unknown fails every dry run)")
+	}
+	if failure {
+		out = append(out, "failurePolicy Ignore (v1: Fail)")
+	}
+	if timeout {
+		out = append(out, "timeoutSeconds (30 s; v1: 10 s)")
+	}
+	return out
 }

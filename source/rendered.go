@@ -183,6 +183,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		byName[t.File] = t
 	}
 	markValueDriven(files, byName)
+	markRegeneratedCABundles(files, byName)
 	res := lint.LintUnit(lint.Unit{Files: files}, lo)
 	docsOf := map[string]*manifest.File{}
 	for _, f := range files {
@@ -214,6 +215,9 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		}
 		tr := t.Trace(doc, d.Path)
 		d.Line, d.Column, d.EndLine, d.EndColumn = tr.Line, tr.Column, tr.Line, tr.EndColumn
+		if tr.File != "" {
+			d.File = tr.File // written in a named template of another file
+		}
 		var how string
 		switch {
 		case d.Path == "":
@@ -268,8 +272,9 @@ func renderedDoc(f *manifest.File, line int) (doc, count int) {
 func templateChunks(t *helm.Template) int { return helm.Chunks(t.Source) }
 
 // markValueDriven tells the backend checks which workloads take spec.replicas
-// from a template action: a chart that defaults to one replica but lets
-// users choose is judged on the values rendered, at a lower severity.
+// from a template action, and timeout-too-long which webhooks take
+// timeoutSeconds from one: a chart that defaults to a value but lets users
+// choose is judged on the values rendered, at a lower severity.
 func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 	for _, f := range files {
 		t := byName[f.Name]
@@ -282,6 +287,48 @@ func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 		for _, d := range f.Docs {
 			if tr := t.Trace(d.Index, "spec.replicas"); tr.Exact && !tr.Literal {
 				d.MarkReplicasFromValues()
+			}
+			if d.Config == nil {
+				continue
+			}
+			for i := range d.Config.Webhooks {
+				if tr := t.Trace(d.Index, fmt.Sprintf("webhooks[%d].timeoutSeconds", i)); tr.Exact && !tr.Literal {
+					d.MarkTimeoutFromValues(i)
+				}
+			}
+		}
+	}
+}
+
+// markRegeneratedCABundles compares each webhook's caBundle with the
+// chart's second render (made only for charts that generate certificates
+// without lookup) and marks those that differ.
+func markRegeneratedCABundles(files []*manifest.File, byName map[string]*helm.Template) {
+	for _, f := range files {
+		t := byName[f.Name]
+		if t == nil || t.Again == nil {
+			continue
+		}
+		again := manifest.Parse(f.Name, t.Again)
+		type key struct {
+			index, item int
+			kind, name  string
+		}
+		other := map[key]*rules.Config{}
+		for _, d := range again.Docs {
+			if d.Config != nil {
+				other[key{d.Index, d.Item, d.Kind, d.Name}] = d.Config
+			}
+		}
+		for _, d := range f.Docs {
+			o := other[key{d.Index, d.Item, d.Kind, d.Name}]
+			if d.Config == nil || o == nil {
+				continue
+			}
+			for i, w := range d.Config.Webhooks {
+				if i < len(o.Webhooks) && !bytes.Equal(w.ClientConfig.CABundle, o.Webhooks[i].ClientConfig.CABundle) {
+					d.MarkCABundleRegenerated(i)
+				}
 			}
 		}
 	}

@@ -362,3 +362,48 @@ func TestHelmReplicasFromValues(t *testing.T) {
 		t.Errorf("want the webhook's template as related location: %+v", r)
 	}
 }
+
+// A chart that generates its CA at every render without lookup
+// (aws-load-balancer-controller before #2473) gets a caBundle that changes
+// at every upgrade: rendering it twice shows it. The same chart reusing
+// its Secret through lookup does not.
+func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/helm-cases/gen-ca"}, source.Options{})
+	found := find(res.Diagnostics, "ca-bundle", "gen-ca/templates/webhook.yaml")
+	if len(found) != 1 || found[0].Severity != diag.Warning || found[0].Line != 8 ||
+		!strings.Contains(found[0].Message, "caBundle is a certificate the chart generates anew at every render") {
+		t.Errorf("want one ca-bundle warning on the caBundle line:%s", dump(res.Diagnostics))
+	}
+	res = run(t, []string{"../testdata/sources/helm-cases/gen-ca-lookup"}, source.Options{})
+	if found := find(res.Diagnostics, "ca-bundle", ".yaml"); len(found) != 0 {
+		t.Errorf("the chart reuses its Secret through lookup:%s", dump(found))
+	}
+}
+
+// A webhook written in a named template (istio's
+// validatingwebhookconfiguration.yaml.tpl, included by another template)
+// is located at the field's line in the define block, not at the
+// including line.
+func TestHelmFindingInNamedTemplate(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/helm-cases/named-template"}, source.Options{})
+	ca := find(res.Diagnostics, "ca-bundle", "templates/validation-template.yaml.tpl")
+	order := find(res.Diagnostics, "review-versions-order", "templates/validation-template.yaml.tpl")
+	if len(ca) != 1 || ca[0].Line != 18 || ca[0].Column != 17 || len(order) != 1 || order[0].Line != 33 {
+		t.Errorf("want ca-bundle at 18:17 and review-versions-order on line 33 of the named template:%s", dump(res.Diagnostics))
+	}
+	if inc := find(res.Diagnostics, "ca-bundle", "templates/validatingwebhookconfiguration.yaml"); len(inc) != 0 {
+		t.Errorf("a finding stayed on the including template:%s", dump(inc))
+	}
+}
+
+// A timeoutSeconds the chart takes from its values is the installer's
+// choice (cert-manager documents its 30 s): timeout-too-long is info,
+// and says so.
+func TestHelmTimeoutFromValues(t *testing.T) {
+	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")},
+		Set: []string{"webhook.timeoutSeconds=30"}})
+	found := find(res.Diagnostics, "timeout-too-long", "templates/webhook.yaml")
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 30 (from the chart values)") {
+		t.Errorf("want one info timeout-too-long finding naming the chart values:%s", dump(res.Diagnostics))
+	}
+}

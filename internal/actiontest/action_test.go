@@ -64,7 +64,7 @@ func TestActionOnBadManifests(t *testing.T) {
 	// Annotations: workflow commands with positions relative to the workspace.
 	for _, want := range []string{
 		"::error file=deploy/webhooks.yaml,line=23,col=5,endColumn=18,title=webhooklint%3A schema::unknown field \"webhooks[0].timeoutSecond\"",
-		"::warning file=deploy/legacy.yaml,line=1,col=13,endColumn=49,title=webhooklint%3A unserved-api-version::",
+		"::error file=deploy/legacy.yaml,line=1,col=13,endColumn=49,title=webhooklint%3A unserved-api-version::",
 	} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("log lacks annotation %q\n%s", want, res.stdout)
@@ -73,8 +73,8 @@ func TestActionOnBadManifests(t *testing.T) {
 	// More rules may find more in these manifests; the counts must agree
 	// with the annotations printed.
 	counts := checkCounts(t, res)
-	if counts["errors"] < 1 || counts["warnings"] < 1 {
-		t.Errorf("counts %v: want at least the schema error and the unserved-api-version warning", counts)
+	if counts["errors"] < 2 || counts["warnings"] < 1 {
+		t.Errorf("counts %v: want at least the schema and unserved-api-version errors and a warning", counts)
 	}
 	for k, v := range map[string]string{"exit-code": "1", "sarif-file": "webhooklint.sarif"} {
 		if res.outputs[k] != v {
@@ -141,7 +141,7 @@ func TestActionOnGoodManifestsWithAllInputs(t *testing.T) {
 		"testdata/integrations/good/webhooks.yaml": "k8s/a b/webhooks.yaml",
 		"testdata/integrations/bad/legacy.yaml":    "k8s/legacy.yaml",
 	})
-	// The configuration turns the legacy warning into info; fail-on error.
+	// The configuration turns the legacy error into info; fail-on error.
 	if err := os.WriteFile(filepath.Join(ws, "lint.yaml"), []byte("rules:\n  unserved-api-version:\n    severity: info\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

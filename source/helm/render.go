@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,6 +70,14 @@ type Template struct {
 	Rendered []byte
 	// Source is the template text, for tracing.
 	Source []byte
+	// defines are the chart's named templates, shared by its templates,
+	// for tracing a field written in one (see Trace).
+	defines map[string]*define
+	// Again is the output of a second render, made only when the chart
+	// generates certificates while rendering (genCA, genSelfSignedCert,
+	// genSignedCert) and never calls lookup to reuse a stored one: what
+	// differs between the two renders changes at every upgrade.
+	Again []byte
 }
 
 // Chart is a rendered chart.
@@ -159,11 +168,23 @@ func Render(dir string, opts Options) (*Chart, error) {
 	}
 	sources := map[string][]byte{}
 	collectSources(c, "", sources)
+	var again map[string]string
+	if generatesCertificates(sources) {
+		// The failing templates were removed by the first render.
+		again, _, _ = renderBounded(c, top, dir)
+	}
 	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped, MissingDeps: missingDependencies(c, chartFile)}
 	for _, d := range localDirs {
 		res.LocalDeps = append(res.LocalDeps, d)
 	}
 	slices.Sort(res.LocalDeps)
+	defines := map[string]*define{}
+	for _, n := range slices.Sorted(maps.Keys(sources)) {
+		// A packaged subchart's templates have no file to point at.
+		if f := fileOf(dir, n, localDirs); fileExists(f) {
+			parseDefines(f, sources[n], defines)
+		}
+	}
 	names := make([]string, 0, len(out))
 	for n := range out {
 		names = append(names, n)
@@ -180,10 +201,32 @@ func Render(dir string, opts Options) (*Chart, error) {
 			continue
 		}
 		res.Templates = append(res.Templates, &Template{
-			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n],
+			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n], defines: defines,
 		})
+		if a, ok := again[n]; ok {
+			res.Templates[len(res.Templates)-1].Again = []byte(a)
+		}
 	}
 	return res, nil
+}
+
+var (
+	certificateFuncs = regexp.MustCompile(`\bgen(CA|CAWithKey|SelfSignedCert|SelfSignedCertWithKey|SignedCert|SignedCertWithKey)\b`)
+	lookupFunc       = regexp.MustCompile(`\blookup\b`)
+)
+
+// generatesCertificates reports whether the chart's templates generate a
+// certificate while rendering and none of them calls lookup (the way a
+// chart reuses the certificate of its installed Secret instead).
+func generatesCertificates(sources map[string][]byte) bool {
+	gen := false
+	for _, src := range sources {
+		if lookupFunc.Match(src) {
+			return false
+		}
+		gen = gen || certificateFuncs.Match(src)
+	}
+	return gen
 }
 
 // loadLocalDependencies adds the file:// dependencies Chart.yaml declares
@@ -260,6 +303,11 @@ func collectSources(c *chart.Chart, prefix string, out map[string][]byte) {
 	for _, d := range c.Dependencies() {
 		collectSources(d, p+"/charts/", out)
 	}
+}
+
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // fileOf maps a template name to its file on disk (for directory charts;

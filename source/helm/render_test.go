@@ -219,3 +219,48 @@ func write(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// A webhook list written in a named template and included below
+// `webhooks:` is traced into the define block, item by item; the
+// including template's own fields stay where they are.
+func TestTraceIntoNamedTemplate(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: hooks\nversion: 0.1.0\n")
+	write(t, filepath.Join(dir, "templates", "_webhooks.tpl"), `{{- define "hooks.webhooks" -}}
+- name: a.hooks.example.com
+  {{- if .Values.strict }}
+  failurePolicy: Fail
+  {{- end }}
+  sideEffects: None
+- name: b.hooks.example.com
+  timeoutSeconds: 30
+{{- end }}
+`)
+	write(t, filepath.Join(dir, "templates", "webhook.yaml"), `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: hooks
+webhooks:
+{{ include "hooks.webhooks" . }}
+`)
+	c, err := Render(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := template(t, c, "hooks/templates/webhook.yaml")
+	helpers := filepath.Join(dir, "templates", "_webhooks.tpl")
+	for _, tc := range []struct {
+		path      string
+		file      string
+		line, col int
+	}{
+		{"webhooks[1].timeoutSeconds", helpers, 8, 19},
+		{"webhooks[0].sideEffects", helpers, 6, 16},
+		{"metadata.name", "", 4, 9},
+	} {
+		got := w.Trace(0, tc.path)
+		if got.File != tc.file || got.Line != tc.line || got.Column != tc.col || !got.Exact {
+			t.Errorf("%s: got %+v, want %s:%d:%d", tc.path, got, tc.file, tc.line, tc.col)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package helm
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -11,6 +12,9 @@ import (
 
 // Trace is where a rendered field was traced to in its template.
 type Trace struct {
+	// File is set when the field was traced into a named template (a
+	// define block) of another file; empty means the template's own file.
+	File                    string
 	Line, Column, EndColumn int
 	// Exact reports that the path's last key was found; otherwise the
 	// position is that of the closest ancestor found (or the document's
@@ -48,8 +52,45 @@ func (t *Template) Trace(doc int, path string) Trace {
 		return res
 	}
 	steps := fieldpath.Split(path)
+	res = traceSteps(lines, start, end, steps, res)
+	if res.Exact {
+		return res
+	}
+	// The field may be written in a named template the chunk includes
+	// (`include "x.webhook" .`): look for the longest end of the path
+	// that one of them writes, from the whole path down to its last key.
+	for _, name := range includedDefines(lines[start:end]) {
+		d := t.defines[name]
+		if d == nil {
+			continue
+		}
+		for k := range steps {
+			if tr := traceSteps(d.lines, d.start, d.end, steps[k:], Trace{Line: d.start + 1, Column: 1, EndColumn: 2}); tr.Exact {
+				tr.File = d.file
+				return tr
+			}
+		}
+	}
+	return res
+}
+
+// traceSteps looks the path's steps up in lines [start, end), below res
+// (the document's start or kind), and returns the deepest position found.
+// A path may start with a list index when it continues a path traced
+// elsewhere (a named template that writes list items).
+func traceSteps(lines [][]byte, start, end int, steps []fieldpath.Step, res Trace) Trace {
 	from, parentIndent, inItem := start, -1, false
-	for i := 0; i < len(steps); i++ {
+	first := 0
+	for first < len(steps) && steps[first].Index >= 0 {
+		item, itemIndent, ok := listItem(lines, from, end, -1, steps[first].Index)
+		if !ok {
+			return res
+		}
+		from, parentIndent, inItem = item, itemIndent, true
+		res = Trace{Line: item + 1, Column: itemIndent + 1, EndColumn: itemIndent + 2}
+		first++
+	}
+	for i := first; i < len(steps); i++ {
 		s := steps[i]
 		if s.Index >= 0 {
 			continue // handled with its key
@@ -199,4 +240,67 @@ func hasContent(lines [][]byte) bool {
 		}
 	}
 	return false
+}
+
+// define is a named template: its file and the lines of its body.
+type define struct {
+	file       string
+	lines      [][]byte
+	start, end int // [start, end) lines, from the define action to its end
+}
+
+var (
+	// blockAction is an action that opens or closes a block.
+	blockAction = regexp.MustCompile(`\{\{-?\s*(define|if|range|with|block|end)\b(?:\s+"([^"]*)")?`)
+	// includeAction names the template an include or template action
+	// renders.
+	includeAction = regexp.MustCompile(`\b(?:include|template)\s+"([^"]+)"`)
+)
+
+// parseDefines adds the define blocks of a template's text to defs; a
+// name already defined (by a file earlier in name order) is kept.
+func parseDefines(file string, src []byte, defs map[string]*define) {
+	if !bytes.Contains(src, []byte("define")) {
+		return
+	}
+	lines := bytes.Split(src, []byte{'\n'})
+	lineAt := func(off int) int { return bytes.Count(src[:off], []byte{'\n'}) }
+	depth := 0
+	var open *define
+	var name string
+	for _, m := range blockAction.FindAllSubmatchIndex(src, -1) {
+		switch kw := string(src[m[2]:m[3]]); {
+		case kw == "end":
+			depth--
+			if depth == 0 && open != nil {
+				open.end = lineAt(m[0]) + 1
+				if _, seen := defs[name]; !seen && name != "" {
+					defs[name] = open
+				}
+				open = nil
+			}
+			depth = max(depth, 0)
+		case kw == "define" && depth == 0:
+			depth++
+			if m[4] >= 0 {
+				name = string(src[m[4]:m[5]])
+				open = &define{file: file, lines: lines, start: lineAt(m[0])}
+			}
+		default:
+			depth++
+		}
+	}
+}
+
+// includedDefines lists the named templates included in lines, in order.
+func includedDefines(lines [][]byte) []string {
+	var out []string
+	for _, l := range lines {
+		for _, m := range includeAction.FindAllSubmatch(l, -1) {
+			if n := string(m[1]); !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,75 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+)
+
+// webhookConfigResource is the resource name RBAC rules use for a webhook
+// configuration kind.
+func webhookConfigResource(kind string) string {
+	return strings.ToLower(kind) + "s"
+}
+
+// mayWriteConfig reports whether the unit's RBAC lets workload wl update or
+// patch the webhook configuration c: a ClusterRoleBinding of its
+// ServiceAccount to a ClusterRole with such a rule (a RoleBinding cannot
+// grant a cluster-scoped object). named is set when the rule lists the
+// configuration in resourceNames rather than granting every configuration
+// of the kind (as cert-manager's cainjector, which writes only the
+// annotated ones, is granted).
+func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool) {
+	if in == nil || wl.ServiceAccount == "" {
+		return false, false
+	}
+	resource := webhookConfigResource(c.Kind)
+	for _, rb := range in.RoleBindings {
+		if rb.Kind != "ClusterRoleBinding" || rb.RoleRef.Kind != "ClusterRole" || !bindsServiceAccount(rb, wl) {
+			continue
+		}
+		for _, r := range in.Roles {
+			if r.Kind != "ClusterRole" || r.Name != rb.RoleRef.Name {
+				continue
+			}
+			for _, pr := range r.Rules {
+				if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
+					(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
+					continue
+				}
+				if len(pr.ResourceNames) == 0 {
+					granted = true
+					continue
+				}
+				if slices.ContainsFunc(pr.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
+					return true, true
+				}
+			}
+		}
+	}
+	return granted, false
+}
+
+// namesConfig reports whether a resourceNames entry names the
+// configuration: exactly, or before kustomize's namePrefix, which renames
+// the configuration but not the entries naming it.
+func namesConfig(entry, config string) bool {
+	return entry != "" && (entry == config || strings.HasSuffix(config, "-"+entry))
+}
+
+// bindsServiceAccount reports whether rb binds the workload's
+// ServiceAccount. A namespace left out on either side (a kustomize base, a
+// chart rendered without one) is taken to be the same.
+func bindsServiceAccount(rb RoleBinding, wl *Workload) bool {
+	for _, s := range rb.Subjects {
+		if s.Kind == "ServiceAccount" && s.Name == wl.ServiceAccount &&
+			(s.Namespace == "" || wl.Object.Namespace == "" || s.Namespace == wl.Object.Namespace) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyOf reports whether an RBAC list holds want or the wildcard.
+func anyOf(list []string, want string) bool {
+	return slices.Contains(list, want) || slices.Contains(list, "*")
+}
