@@ -2,17 +2,18 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/webhooklint/webhooklint/report"
 )
 
 // --output FORMAT=PATH writes the same run in another format to a file,
 // so CI gets annotations, SARIF and a summary from one lint run.
-func registerOutputFlag(fset *flag.FlagSet, outputs *[]string) {
+func registerOutputFlag(fset *pflag.FlagSet, outputs *[]string) {
 	fset.Func("output", "also write the report in `FORMAT=PATH` (repeatable; e.g. sarif=webhooklint.sarif)", func(s string) error {
 		format, path, ok := strings.Cut(s, "=")
 		if !ok || format == "" || path == "" {
