@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -39,6 +42,15 @@ func (s *sourceFlags) register(fs *pflag.FlagSet) {
 func (s *sourceFlags) apply(rc *runContext) error {
 	if err := setPlaceholders(rc.opts, s.placeholders); err != nil {
 		return err
+	}
+	// A values file that is not there is a mistyped flag, not a finding.
+	for _, v := range s.values {
+		if _, err := os.Stat(v); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("--values %s: no such file", v)
+			}
+			return fmt.Errorf("--values: %w", err)
+		}
 	}
 	rc.sources.Charts = s.helm
 	rc.sources.ValuesFiles = s.values

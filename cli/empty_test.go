@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Nothing to lint is a usage error, not a green run: a folder without
+// manifests named on the command line or linted by default, a pattern
+// matching only such folders, and a missing --values file.
+func TestNothingToLint(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"README.md":          "# not a manifest\n",
+		"docs/notes.txt":     "",
+		"deploy/typo.yaml":   typo,
+		"charts/c/Chart.txt": "",
+	})
+	t.Chdir(dir)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"docs"}, "webhooklint: no manifests found under docs (no .yaml, .yml or .json file)\n"},
+		{[]string{"deploy", "docs"}, "webhooklint: no manifests found under docs (no .yaml, .yml or .json file)\n"},
+		{[]string{"--format", "json", "docs/"}, "webhooklint: no manifests found under docs/ (no .yaml, .yml or .json file)\n"},
+		{[]string{"charts/*"}, "webhooklint: no manifests found under charts/* (no .yaml, .yml or .json file)\n"},
+		{[]string{"docs/**"}, "webhooklint: no manifests found under docs/** (no .yaml, .yml or .json file)\n"},
+		{[]string{"nowhere/**/*.yaml"}, "webhooklint: nowhere/**/*.yaml: no files match\n"},
+		{[]string{"deploy", "--values", "missing.yaml"}, "webhooklint: --values missing.yaml: no such file\n"},
+		{[]string{"simulate", "--operation", "CREATE", "--resource", "pods", "--namespace", "x", "docs"},
+			"webhooklint simulate: no manifests found under docs (no .yaml, .yml or .json file)\n"},
+	} {
+		code, out, errOut := runIn(t, "", c.args...)
+		if code != ExitUsage || out != "" || errOut != c.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.want)
+		}
+	}
+	// With no PATH, the current folder: nothing there is the same error.
+	t.Chdir(filepath.Join(dir, "docs"))
+	if code, out, errOut := runIn(t, ""); code != ExitUsage || out != "" || errOut != "webhooklint: no manifests found under . (no .yaml, .yml or .json file)\n" {
+		t.Errorf("no PATH in an empty folder: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// ** on the command line matches any number of folders, as in the
+// configuration file; findings are named as the pattern's matches.
+func TestDoubleStarGlob(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config/webhook/manifests.yaml":  typo,
+		"config/default/x/manifest.yaml": typo,
+		"config/.cache/manifest.yaml":    typo, // hidden: skipped, as in a folder walk
+		"other/manifests.yaml":           typo,
+	})
+	t.Chdir(dir)
+	code, out, errOut := runIn(t, "", "--color", "never", "--format", "github", "config/**/manifest*.yaml")
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var files []string
+	for _, line := range strings.Split(out, "\n") {
+		if _, rest, ok := strings.Cut(line, "file="); ok {
+			name, _, _ := strings.Cut(rest, ",")
+			if len(files) == 0 || files[len(files)-1] != name {
+				files = append(files, name)
+			}
+		}
+	}
+	if got := strings.Join(files, " "); got != "config/default/x/manifest.yaml config/webhook/manifests.yaml" {
+		t.Errorf("files %q", got)
+	}
+}
