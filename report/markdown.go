@@ -60,7 +60,8 @@ func markdownSeverity(s diag.Severity) string {
 // cell makes text safe inside a table cell: no line breaks, no column
 // separators, no HTML.
 func cell(s string) string {
-	return strings.NewReplacer("\r\n", "<br>", "\n", "<br>", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+	s = strings.NewReplacer("\r\n", "<br>", "\n", "<br>", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+	return escapeControls(s)
 }
 
 // code wraps text in a code span that its own backticks cannot end.
@@ -69,7 +70,7 @@ func code(s string) string {
 	for strings.Contains(s, fence) {
 		fence += "`"
 	}
-	return fence + strings.ReplaceAll(s, "|", `\|`) + fence
+	return fence + strings.ReplaceAll(escapeControls(s), "|", `\|`) + fence
 }
 
 // formatCounts writes key=value lines, the syntax of GitHub's

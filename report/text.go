@@ -44,10 +44,12 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 	linesOf := ""
 	for _, d := range run.Diagnostics {
 		files[d.File] = true
+		// File names, messages and names come from the input: what would
+		// act on the terminal is escaped.
 		fmt.Fprintf(bw, "%s: %s: %s%s %s\n",
-			t.style(styleBold, location(d)),
+			t.style(styleBold, escapeControls(location(d))),
 			t.style(severityStyle(d.Severity), d.Severity.String()),
-			d.Message, context(d),
+			escapeControls(d.Message), escapeControls(context(d)),
 			t.style(styleDim, "["+d.Rule+"]"))
 		if run.Source != nil && d.File != "" && d.Line > 0 {
 			if src := run.Source(d.File); src != nil {
@@ -110,16 +112,22 @@ func (t *textFormatter) snippet(w io.Writer, src *lineIndex, d diag.Diagnostic) 
 	}
 	end = min(max(end, start+1), len(runes)+2)
 	// Copy tabs from the source so the marker lines up however the
-	// terminal expands them.
+	// terminal expands them; an escaped control character is as wide as
+	// its escape.
 	var pad strings.Builder
 	for _, r := range runes[:start-1] {
 		if r == '\t' {
 			pad.WriteByte('\t')
 		} else {
-			pad.WriteByte(' ')
+			pad.WriteString(strings.Repeat(" ", runeWidth(r)))
 		}
 	}
-	marker := "^" + strings.Repeat("~", end-start-1)
+	width := end - start
+	for _, r := range runes[start-1 : min(end-1, len(runes))] {
+		width += runeWidth(r) - 1
+	}
+	marker := "^" + strings.Repeat("~", width-1)
+	line = escapeControls(line)
 	num := strconv.Itoa(d.Line)
 	gutter := strings.Repeat(" ", len(num))
 	fmt.Fprintf(w, " %s %s %s\n", t.style(styleDim, num), t.style(styleDim, "|"), line)
