@@ -87,7 +87,7 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 // Flag values that start with a dash are values, not flags.
 func TestFlagValueLikeAFlag(t *testing.T) {
 	code, out, _ := run(t, typo, "--stdin-filename", "-x.yaml", "--color", "never", "-")
-	if code != ExitFindings || !strings.HasPrefix(out, "-x.yaml:6:3: error:") {
+	if code != ExitFindings || !strings.Contains(out, "\n-x.yaml:6:3: error:") {
 		t.Errorf("exit %d, stdout %q", code, out)
 	}
 }

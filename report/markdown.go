@@ -41,7 +41,7 @@ func formatMarkdown(w io.Writer, run *Run) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | [%s](%s) | %s |\n",
 			markdownSeverity(d.Severity), code(location(d)), d.Rule, ruledocs.HelpURI(d.Rule),
-			cell(d.Message+context(d)))
+			cell(fullMessage(d)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

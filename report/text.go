@@ -31,7 +31,8 @@ const (
 // terminals can jump to it, then the offending source line with the value
 // underlined, and a summary at the end:
 //
-//	file:line:col: severity: message (webhook "x" in Kind "name") [rule]
+//	file: In webhook "x" of Kind "name":
+//	file:line:col: severity: message [rule]
 //	   12 |     timeoutSeconds: 30
 //	      |                     ^~
 //
@@ -42,14 +43,27 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 	// Diagnostics come sorted by file: index each file's lines once.
 	var lines *lineIndex
 	linesOf := ""
+	// The webhook and object a run of findings is about head them, once,
+	// as compilers name the function: "file: In webhook … of …:".
+	var headFile, head string
 	for _, d := range run.Diagnostics {
 		files[d.File] = true
+		about := ""
+		if d.File != "" {
+			if s := subject(d); s != "" && (s != head || d.File != headFile) {
+				fmt.Fprintf(bw, "%s: In %s:\n", t.style(styleBold, escapeControls(d.File)), escapeControls(s))
+			}
+			headFile, head = d.File, subject(d)
+		} else {
+			// No file (a live object): the finding names its object.
+			about, headFile, head = context(d), "", ""
+		}
 		// File names, messages and names come from the input: what would
 		// act on the terminal is escaped.
 		fmt.Fprintf(bw, "%s: %s: %s%s %s\n",
 			t.style(styleBold, escapeControls(location(d))),
 			t.style(severityStyle(d.Severity), d.Severity.String()),
-			escapeControls(d.Message), escapeControls(context(d)),
+			escapeControls(message(d)), escapeControls(about),
 			t.style(styleDim, "["+d.Rule+"]"))
 		if run.Source != nil && d.File != "" && d.Line > 0 {
 			if src := run.Source(d.File); src != nil {
