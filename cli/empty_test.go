@@ -86,3 +86,50 @@ func TestDoubleStarGlob(t *testing.T) {
 		t.Errorf("files %q", got)
 	}
 }
+
+// Helm's and kustomize's errors arrive as one line each, with relative
+// paths, at the line that causes them; a value the chart requires is a
+// warning that says how to give it.
+func TestPassThroughErrors(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"chart/Chart.yaml":  "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"chart/values.yaml": "webhook: {}\n",
+		"chart/templates/webhook.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n" +
+			"  name: {{ required \"name the configuration\" .Values.webhook.configName }}\nwebhooks: []\n",
+		"overlay/kustomization.yaml": "resources:\n- webhook.yaml\n- missing.yaml\n",
+		"overlay/webhook.yaml":       clean,
+	})
+	t.Chdir(dir)
+	code, out, errOut := runIn(t, "", "--color", "never", "--format", "json", "chart", "overlay")
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		`"file": "chart/templates/webhook.yaml",
+      "line": 4,
+      "column": 12,`,
+		`"severity": "warning",
+      "rule": "helm-render",
+      "message": "chart c requires webhook.configName, with no default (\"name the configuration\"): give it with --set webhook.configName=VALUE or charts: in .webhooklint.yaml; the chart's other templates are rendered without it"`,
+		`"file": "overlay/kustomization.yaml",
+      "line": 3,
+      "column": 3,`,
+		`"message": "kustomize build overlay: resource 'missing.yaml' does not exist; the kustomization was not built, its files are linted one by one"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks\n%s\n--- output:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, dir) || strings.Contains(out, `\n`) {
+		t.Errorf("an absolute path or a line break in:\n%s", out)
+	}
+	// Given the value, the chart renders clean.
+	code, out, _ = runIn(t, "", "--color", "never", "--format", "counts", "--fail-on", "error", "chart", "--set", "webhook.configName=x")
+	if code != ExitOK || !strings.Contains(out, "errors=0\nwarnings=0") {
+		t.Errorf("with --set: exit %d, %s", code, out)
+	}
+	// A warning: --fail-on error lets the run pass.
+	if code, _, _ := runIn(t, "", "--fail-on", "error", "chart"); code != ExitOK {
+		t.Errorf("--fail-on error with the required value missing: exit %d", code)
+	}
+}
