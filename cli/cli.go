@@ -340,6 +340,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	rc.report.Color = color
+	rc.report.BaseDir = baseDir()
 	// The run is prepared in this order: the configuration file, then the
 	// flags that refine it, then the extra outputs (created before any
 	// linting, so a path that cannot be written is a usage error).

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	Register("github", func(Options) Formatter { return GitHub{} })
+	Register("github", func(o Options) Formatter { return GitHub{BaseDir: o.BaseDir} })
 }
 
 // GitHub writes GitHub Actions workflow commands (::error, ::warning,
