@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -284,5 +285,33 @@ func TestCompletionZsh(t *testing.T) {
 	}
 	if out, err := exec.Command("zsh", "-n", script).CombinedOutput(); err != nil {
 		t.Fatalf("zsh -n: %v: %s", err, out)
+	}
+}
+
+// Every --flag the README and docs/ name is a flag of a webhooklint command,
+// or of another tool they show (pre-commit, git, sha256sum, docker, bash…).
+func TestDocsNameOnlyFlagsThatExist(t *testing.T) {
+	have := map[string]bool{}
+	for _, c := range Commands() {
+		c.Flags.VisitAll(func(f *pflag.Flag) { have[f.Name] = true })
+	}
+	others := map[string]bool{"all-files": true, "bare": true, "branch": true, "check": true, "fix": true,
+		"ignore-missing": true, "noprofile": true, "norc": true, "rm": true, "schema": true}
+	files, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("docs: %v", err)
+	}
+	files = append(files, filepath.Join("..", "README.md"))
+	flagRE := regexp.MustCompile("(?:^|[\\s`(\\[|])--([a-z][a-z0-9-]+)")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range flagRE.FindAllStringSubmatch(string(b), -1) {
+			if !have[m[1]] && !others[m[1]] {
+				t.Errorf("%s names --%s, which no webhooklint command has", f, m[1])
+			}
+		}
 	}
 }
