@@ -289,14 +289,16 @@ func TestCompletionZsh(t *testing.T) {
 }
 
 // Every --flag the README and docs/ name is a flag of a webhooklint command,
-// or of another tool they show (pre-commit, git, sha256sum, docker, bash…).
+// or of another tool they show (pre-commit, git, sha256sum, docker, bash,
+// gh, cosign…).
 func TestDocsNameOnlyFlagsThatExist(t *testing.T) {
 	have := map[string]bool{}
 	for _, c := range Commands() {
 		c.Flags.VisitAll(func(f *pflag.Flag) { have[f.Name] = true })
 	}
 	others := map[string]bool{"all-files": true, "bare": true, "branch": true, "check": true, "fix": true,
-		"ignore-missing": true, "noprofile": true, "norc": true, "rm": true, "schema": true}
+		"ignore-missing": true, "noprofile": true, "norc": true, "rm": true, "schema": true,
+		"repo": true, "bundle": true, "certificate-oidc-issuer": true, "certificate-identity-regexp": true} // gh, cosign
 	files, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("docs: %v", err)
