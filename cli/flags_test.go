@@ -317,3 +317,23 @@ func TestDocsNameOnlyFlagsThatExist(t *testing.T) {
 		}
 	}
 }
+
+// cluster and cluster simulate take their flags in any order too: each
+// order parses (and gets as far as looking for a cluster, which this test
+// does not give them).
+func TestClusterFlagOrders(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing"))
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	for _, args := range [][]string{
+		{"cluster", "--format", "json", "--fail-on", "error", "--timeout", "5s", "--no-live"},
+		{"cluster", "--no-live", "--timeout=5s", "--fail-on=error", "--format=json"},
+		{"cluster", "-format", "json", "--watch", "--watch-list", "never"},
+		{"cluster", "simulate", "--operation", "CREATE", "--resource", "pods", "--namespace", "x", "--timeout", "5s"},
+		{"cluster", "simulate", "--namespace=x", "--timeout=5s", "--resource=pods", "--operation=CREATE", "--format", "json"},
+	} {
+		code, out, errOut := runIn(t, "", args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, ": no cluster to connect to: looked for a kubeconfig in $KUBECONFIG") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want the flags parsed and no cluster found", args, code, out, errOut)
+		}
+	}
+}
