@@ -286,6 +286,40 @@ func TestCompletionZsh(t *testing.T) {
 	if out, err := exec.Command("zsh", "-n", script).CombinedOutput(); err != nil {
 		t.Fatalf("zsh -n: %v: %s", err, out)
 	}
+	// An interactive zsh (through zpty) lists what TAB offers.
+	cases := []struct{ line, want string }{
+		{"webhooklint --format ", "checkstyle counts github gitlab json junit markdown sarif text"},
+		{"webhooklint cluster simulate --operation ", "CONNECT CREATE DELETE UPDATE"},
+		{"webhooklint completion ", "bash fish zsh"},
+	}
+	for _, c := range cases {
+		driver := `zmodload zsh/zpty
+zpty z 'TERM=dumb zsh -f -i'
+zpty -w z 'PS1="PROMPT>"; autoload -U compinit; compinit -u -D; source ` + script + `; zstyle ":completion:*" menu no; LISTMAX=1000'
+zpty -w -n z $'` + c.line + `\t'
+sleep 2
+out=""
+while zpty -r -t z line; do out+=$line; done
+print -r -- "$out"
+zpty -d z
+`
+		cmd := exec.Command("zsh", "-f", "-c", driver)
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%q: %v: %s", c.line, err, out)
+		}
+		// What follows the typed line is the listing.
+		listing := string(out)
+		if i := strings.Index(listing, strings.TrimSpace(c.line)); i >= 0 {
+			listing = listing[i:]
+		}
+		for _, w := range strings.Fields(c.want) {
+			if !regexp.MustCompile(`(?m)(^|\s)` + regexp.QuoteMeta(w) + `(\s|$)`).MatchString(listing) {
+				t.Errorf("%q: zsh does not offer %s:\n%s", c.line, w, listing)
+			}
+		}
+	}
 }
 
 // Every --flag the README and docs/ name is a flag of a webhooklint command,

@@ -186,22 +186,21 @@ func zsh(w io.Writer, prog string, cmds []Command) {
     case "$cmd" in
 `)
 	for _, c := range cmds {
-		fmt.Fprintf(w, "        %s)\n            _arguments -s -S \\\n", c.id())
+		var specs []string
 		for _, fl := range Flags(c.Flags) {
-			fmt.Fprintf(w, "                %s \\\n", zshSpec(fl))
+			specs = append(specs, zshSpec(fl))
 		}
 		pos := positional(cmds, c)
 		switch {
 		case len(pos) > 0 && c.Paths:
-			fmt.Fprintf(w, "                '1: :_alternative \"words:command:(%s)\" \"files:path:_files\"' \\\n                '*:path:_files'\n", strings.Join(pos, " "))
+			specs = append(specs, fmt.Sprintf("'1: :_alternative \"words:command:(%s)\" \"files:path:_files\"'", strings.Join(pos, " ")),
+				"'*:path:_files'")
 		case len(pos) > 0:
-			fmt.Fprintf(w, "                '1: :(%s)'\n", strings.Join(pos, " "))
+			specs = append(specs, fmt.Sprintf("'1: :(%s)'", strings.Join(pos, " ")))
 		case c.Paths:
-			fmt.Fprint(w, "                '*:path:_files'\n")
-		default:
-			fmt.Fprint(w, "                ''\n")
+			specs = append(specs, "'*:path:_files'")
 		}
-		fmt.Fprint(w, "            ;;\n")
+		fmt.Fprintf(w, "        %s)\n            _arguments -s -S \\\n                %s\n            ;;\n", c.id(), strings.Join(specs, " \\\n                "))
 	}
 	fmt.Fprintf(w, `    esac
 }
@@ -313,8 +312,10 @@ func subcommandWords(cmds []Command) []string {
 // summary is the start of a flag's usage, for the shells' menus.
 func summary(fl *pflag.Flag) string {
 	_, u := pflag.UnquoteUsage(fl)
-	if i := strings.IndexAny(u, ":;("); i > 0 {
-		u = u[:i]
+	for _, sep := range []string{": ", "; ", " ("} {
+		if i := strings.Index(u, sep); i > 0 {
+			u = u[:i]
+		}
 	}
 	return strings.TrimSpace(u)
 }
