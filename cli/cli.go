@@ -4,14 +4,17 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cliflag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/report"
@@ -43,11 +46,19 @@ func version() string {
 
 // Subcommands other packages add (the live-cluster mode); the first
 // argument selects one.
-var subcommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{}
+var subcommands = map[string]subcommand{}
 
-// RegisterSubcommand adds `webhooklint NAME …`.
-func RegisterSubcommand(name string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int) {
-	subcommands[name] = run
+type subcommand struct {
+	run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// completion describes the command and those under it for the shell
+	// completion scripts.
+	completion []cliflag.Command
+}
+
+// RegisterSubcommand adds `webhooklint NAME …`; cmds describe it (and the
+// commands under it) for `webhooklint completion`.
+func RegisterSubcommand(name string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int, cmds ...cliflag.Command) {
+	subcommands[name] = subcommand{run: run, completion: cmds}
 }
 
 // usageError is reported with exit status 2.
@@ -66,21 +77,105 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	}()
 	tuneGC()
 	if len(args) > 0 {
-		if run, ok := subcommands[args[0]]; ok {
-			return run(args[1:], stdin, stdout, stderr)
+		if sc, ok := subcommands[args[0]]; ok {
+			return sc.run(args[1:], stdin, stdout, stderr)
+		}
+		switch args[0] {
+		case "help":
+			return help(args[1:], stdin, stdout, stderr)
+		case "completion":
+			return completion(args[1:], stdout, stderr)
 		}
 	}
-	o, err := parseFlags(args, stderr)
+	o, err := parseFlags(args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, cliflag.ErrHelp) {
+			usage(o.flags, stdout)
 			return ExitOK
 		}
-		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
+		fmt.Fprintln(stderr, cliflag.UsageError("webhooklint", err))
 		return ExitUsage
 	}
 	offline()
 	limitMemory(stderr)
 	return o.run(stdin, stdout, stderr)
+}
+
+// help is `webhooklint help [COMMAND...]`: the command's --help.
+func help(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return Main([]string{"--help"}, stdin, stdout, stderr)
+	}
+	switch args[0] {
+	case "help", "--help", "-h":
+		fmt.Fprintf(stdout, "Usage: webhooklint help [COMMAND...]\n\nPrints the help of webhooklint or of a command: %s.\n\nFlags:\n", strings.Join(commandNames(), ", "))
+		cliflag.PrintFlags(stdout, cliflag.New("webhooklint help"))
+		return ExitOK
+	}
+	if _, ok := subcommands[args[0]]; !ok && args[0] != "completion" {
+		fmt.Fprintf(stderr, "webhooklint help: unknown command %q (commands: %s)\n", args[0], strings.Join(commandNames(), ", "))
+		return ExitUsage
+	}
+	return Main(append(slices.Clip(args), "--help"), stdin, stdout, stderr)
+}
+
+func commandNames() []string {
+	names := []string{"completion", "help"}
+	for n := range subcommands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+const completionUsage = `Usage: webhooklint completion bash|zsh|fish
+
+Prints the shell completion script for webhooklint's commands, flags and
+their values:
+
+  bash   source <(webhooklint completion bash)            # in ~/.bashrc
+  zsh    source <(webhooklint completion zsh)             # in ~/.zshrc, after compinit
+         or save it as _webhooklint in a folder of $fpath
+  fish   webhooklint completion fish > ~/.config/fish/completions/webhooklint.fish
+
+Flags:
+`
+
+// completion is `webhooklint completion SHELL`.
+func completion(args []string, stdout, stderr io.Writer) int {
+	fs := cliflag.New("webhooklint completion")
+	if err := cliflag.Parse(fs, args); err != nil {
+		if errors.Is(err, cliflag.ErrHelp) {
+			fmt.Fprint(stdout, completionUsage)
+			cliflag.PrintFlags(stdout, fs)
+			return ExitOK
+		}
+		fmt.Fprintln(stderr, cliflag.UsageError("webhooklint completion", err))
+		return ExitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "webhooklint completion: want one shell, bash, zsh or fish\n%s", completionUsage)
+		return ExitUsage
+	}
+	if err := cliflag.Script(stdout, fs.Arg(0), "webhooklint", Commands()); err != nil {
+		fmt.Fprintf(stderr, "webhooklint completion: %v\n", err)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// Commands describes webhooklint's commands for the completion scripts.
+func Commands() []cliflag.Command {
+	root := &options{}
+	cmds := []cliflag.Command{
+		{Path: "", Flags: newFlagSet(root), Paths: true},
+		{Path: "help", Flags: cliflag.New("webhooklint help"), Words: commandNames()},
+		{Path: "completion", Flags: cliflag.New("webhooklint completion"), Words: cliflag.Shells},
+	}
+	for _, n := range commandNames() {
+		cmds = append(cmds, subcommands[n].completion...)
+	}
+	return cmds
 }
 
 // options are the parsed command line.
@@ -96,10 +191,10 @@ type options struct {
 	jobs          int
 	color         string
 	paths         []string
-	config        configFlags   // config_flags.go
-	outputs       []string      // output_flags.go: FORMAT=PATH
-	sources       sourceFlags   // sources.go
-	flags         *flag.FlagSet // to tell flags given from defaults
+	config        configFlags    // config_flags.go
+	outputs       []string       // output_flags.go: FORMAT=PATH
+	sources       sourceFlags    // sources.go
+	flags         *pflag.FlagSet // to tell flags given from defaults
 }
 
 // runContext is the run being prepared: lint options that the
@@ -121,14 +216,28 @@ type runContext struct {
 	afterLint []func(*lint.Result)
 }
 
-func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	o := &options{kubeVersion: rules.DefaultKubeVersion}
-	fs := flag.NewFlagSet("webhooklint", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { usage(fs, stderr) }
-	fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Names(), ", "))
+func parseFlags(args []string) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o)
+	if err := cliflag.Parse(fs, args); err != nil {
+		if errors.Is(err, cliflag.ErrHelp) {
+			return o, err
+		}
+		return o, usageError{err.Error()}
+	}
+	o.paths = fs.Args()
+	return o, nil
+}
+
+// newFlagSet defines webhooklint's flags, to be parsed into o.
+func newFlagSet(o *options) *pflag.FlagSet {
+	o.kubeVersion = rules.DefaultKubeVersion
+	fs := cliflag.New("webhooklint")
+	fs.StringVar(&o.format, "format", "text", "output `FORMAT`: "+strings.Join(report.Names(), ", "))
+	cliflag.Enum(fs, "format", report.Names()...)
 	fs.StringVar(&o.failOn, "fail-on", "warning", "exit 1 when a finding is at least this severe: error, warning, info or never")
-	fs.Func("kube-version", "Kubernetes version the manifests target, MAJOR.MINOR (default "+rules.DefaultKubeVersion.String()+")", func(s string) error {
+	cliflag.Enum(fs, "fail-on", "error", "warning", "info", "never")
+	fs.Func("kube-version", "Kubernetes version the manifests target, `MAJOR.MINOR` (default "+rules.DefaultKubeVersion.String()+")", func(s string) error {
 		v, err := rules.ParseKubeVersion(s)
 		if err != nil {
 			return err
@@ -144,41 +253,45 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		o.provider = v
 		return nil
 	})
-	fs.StringVar(&o.stdinFilename, "stdin-filename", "", "file name to report for input read from stdin (-)")
+	cliflag.Enum(fs, "provider", "generic", "gke", "eks", "aks", "openshift")
+	fs.StringVar(&o.stdinFilename, "stdin-filename", "", "file `NAME` to report for input read from stdin (-)")
 	fs.BoolVar(&o.listRules, "list-rules", false, "list every rule and exit")
-	fs.StringVar(&o.explain, "explain", "", "print the documentation of a rule and exit")
+	fs.StringVar(&o.explain, "explain", "", "print the documentation of `RULE` and exit")
+	var names []string
+	for _, r := range rules.All() {
+		names = append(names, r.Name)
+	}
+	cliflag.Enum(fs, "explain", names...)
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.IntVar(&o.jobs, "jobs", 0, "files and documents linted in parallel (default: one per CPU)")
 	fs.StringVar(&o.color, "color", "auto", "color in text output: auto, always or never (NO_COLOR disables auto)")
+	cliflag.Enum(fs, "color", "auto", "always", "never")
 	o.config.register(fs)
 	registerOutputFlag(fs, &o.outputs)
 	o.sources.register(fs)
 	o.flags = fs
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageError{err.Error()}
-	}
-	o.paths = fs.Args()
-	return o, nil
+	return fs
 }
 
-func usage(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, `Usage: webhooklint [flags] [PATH...]
-       webhooklint cluster [flags]   (lint a live cluster; see webhooklint cluster --help)
-       webhooklint simulate [flags] [PATH...]   (which webhooks a request meets; see webhooklint simulate --help)
+func usage(fs *pflag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `Usage: webhooklint [flags] [PATH...]
+       webhooklint cluster [flags]              lint a live cluster
+       webhooklint simulate [flags] [PATH...]   which webhooks a request meets
+       webhooklint help [COMMAND]               a command's flags
+       webhooklint completion bash|zsh|fish     shell completion
 
 Lints Kubernetes ValidatingWebhookConfiguration and MutatingWebhookConfiguration
-manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs, and - for
-stdin. With no PATH it lints the current folder.
+manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs (** for
+any number of folders), and - for stdin. With no PATH it lints the current
+folder. Flags may come before or after the paths; -- ends them.
 
 Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or
-configuration error, 3 internal error or a run that cannot go on (memory).
+configuration error (a named path with nothing to lint too), 3 internal error
+or a run that cannot go on (memory).
 
 Flags:
 `)
-	fs.PrintDefaults()
+	cliflag.PrintFlags(w, fs)
 }
 
 func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
@@ -227,6 +340,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	rc.report.Color = color
+	rc.report.BaseDir = baseDir()
 	// The run is prepared in this order: the configuration file, then the
 	// flags that refine it, then the extra outputs (created before any
 	// linting, so a path that cannot be written is a usage error).

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 
+	"github.com/spf13/pflag"
+
 	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/internal/cliflag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/source"
 )
@@ -20,14 +22,15 @@ type configFlags struct {
 	initConfig, noInline bool
 }
 
-func (c *configFlags) register(fset *flag.FlagSet) {
-	fset.StringVar(&c.path, "config", "", "configuration file (default: the nearest "+config.FileName+" above the linted paths)")
+func (c *configFlags) register(fset *pflag.FlagSet) {
+	fset.StringVar(&c.path, "config", "", "configuration `FILE` (default: the nearest "+config.FileName+" above the linted paths)")
+	cliflag.File(fset, "config")
 	fset.BoolVar(&c.initConfig, "init-config", false, "write a commented default "+config.FileName+" to the current folder and exit")
 	fset.BoolVar(&c.noInline, "no-inline-suppressions", false, "report webhooklint:ignore comments and "+
 		"webhooklint.io/ignore annotations as findings instead of obeying them (the configuration's suppressions still apply)")
 }
 
-func (c *configFlags) apply(rc *runContext, fset *flag.FlagSet) error {
+func (c *configFlags) apply(rc *runContext, fset *pflag.FlagSet) error {
 	if c.initConfig {
 		return writeDefaultConfig(rc)
 	}
@@ -50,7 +53,7 @@ func writeDefaultConfig(rc *runContext) error {
 	return exitNow(ExitOK)
 }
 
-func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
+func applyConfig(rc *runContext, fset *pflag.FlagSet, path string) error {
 	if path == "" {
 		found, err := config.Find(rc.paths)
 		if err != nil {
@@ -75,7 +78,7 @@ func applyConfig(rc *runContext, fset *flag.FlagSet, path string) error {
 		return fmt.Errorf("--config: %w", err)
 	}
 	kubeFlagSet, providerFlagSet := false, false
-	fset.Visit(func(f *flag.Flag) {
+	fset.Visit(func(f *pflag.Flag) {
 		kubeFlagSet = kubeFlagSet || f.Name == "kube-version"
 		providerFlagSet = providerFlagSet || f.Name == "provider"
 	})

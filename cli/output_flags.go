@@ -2,17 +2,19 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/webhooklint/webhooklint/report"
 )
 
 // --output FORMAT=PATH writes the same run in another format to a file,
 // so CI gets annotations, SARIF and a summary from one lint run.
-func registerOutputFlag(fset *flag.FlagSet, outputs *[]string) {
+func registerOutputFlag(fset *pflag.FlagSet, outputs *[]string) {
 	fset.Func("output", "also write the report in `FORMAT=PATH` (repeatable; e.g. sarif=webhooklint.sarif)", func(s string) error {
 		format, path, ok := strings.Cut(s, "=")
 		if !ok || format == "" || path == "" {
@@ -32,7 +34,7 @@ func openOutputs(rc *runContext, outputs []string) error {
 	for _, s := range outputs {
 		format, path, _ := strings.Cut(s, "=")
 		// Files never get color, whatever the terminal.
-		f, _ := report.New(format, report.Options{})
+		f, _ := report.New(format, report.Options{BaseDir: rc.report.BaseDir})
 		file, err := os.Create(path)
 		if err != nil {
 			return fmt.Errorf("--output: %w", err)
@@ -42,6 +44,24 @@ func openOutputs(rc *runContext, outputs []string) error {
 		})
 	}
 	return nil
+}
+
+// baseDir is the folder annotations and SARIF name files relative to: in
+// a GitHub Actions job, the workspace (the repository root) when the run
+// is in it, whatever its working directory; else the current folder.
+func baseDir() string {
+	ws := os.Getenv("GITHUB_WORKSPACE")
+	if ws == "" || os.Getenv("GITHUB_ACTIONS") != "true" {
+		return ""
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	if rel, err := filepath.Rel(ws, cwd); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return ws
 }
 
 func writeReport(f report.Formatter, file *os.File, run *report.Run) error {

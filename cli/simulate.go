@@ -2,11 +2,13 @@ package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
+	"github.com/spf13/pflag"
+
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cliflag"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/simulate"
@@ -17,44 +19,16 @@ import (
 // chain the API server would run for one request, against the webhook
 // configurations in the files. It has the shape RegisterSubcommand takes.
 func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("webhooklint simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f simulate.Flags
-	f.Bind(fs)
 	kube := rules.DefaultKubeVersion
-	fs.Func("kube-version", "Kubernetes version of the API server to simulate, MAJOR.MINOR (default "+rules.DefaultKubeVersion.String()+")", func(s string) error {
-		v, err := rules.ParseKubeVersion(s)
-		if err != nil {
-			return err
-		}
-		kube = v
-		return nil
-	})
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: webhooklint simulate --operation OP --resource RESOURCE [flags] [PATH...]
-       webhooklint cluster simulate …   (the same against a live cluster)
-
-Prints the admission chain the API server runs for one request: the mutating
-webhooks in order (with reinvocation), then the validating ones; for each,
-whether it is called and why, its timeout, failure policy and side effects;
-the worst-case latency and the outcome if a backend is down. PATHs are read
-as by webhooklint (default: the current folder); Namespace objects found
-there give namespace labels.
-
-Exit status: 0 the API server cannot reject the request without a webhook
-saying no; 1 it can (a fail-closed webhook is or may be called, so its backend
-being down rejects the request, or the request is rejected outright: a
-dry-run meeting side effects, a matchCondition error under failurePolicy
-Fail); 2 usage error.
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	fs := simulateFlags(&f, &kube)
+	if err := cliflag.Parse(fs, args); err != nil {
+		if errors.Is(err, cliflag.ErrHelp) {
+			fmt.Fprint(stdout, simulateUsage)
+			cliflag.PrintFlags(stdout, fs)
 			return ExitOK
 		}
+		fmt.Fprintln(stderr, cliflag.UsageError("webhooklint simulate", err))
 		return ExitUsage
 	}
 	fail := func(err error) int {
@@ -120,6 +94,47 @@ Flags:
 		return chain.ExitCode()
 	}
 	return code
+}
+
+const simulateUsage = `Usage: webhooklint simulate --operation OP --resource RESOURCE [flags] [PATH...]
+       webhooklint cluster simulate …   (the same against a live cluster)
+
+Prints the admission chain the API server runs for one request: the mutating
+webhooks in order (with reinvocation), then the validating ones; for each,
+whether it is called and why, its timeout, failure policy and side effects;
+the worst-case latency and the outcome if a backend is down. PATHs are read
+as by webhooklint (default: the current folder); Namespace objects found
+there give namespace labels. Flags may come before or after the paths.
+
+Exit status: 0 the API server cannot reject the request without a webhook
+saying no; 1 it can (a fail-closed webhook is or may be called, so its backend
+being down rejects the request, or the request is rejected outright: a
+dry-run meeting side effects, a matchCondition error under failurePolicy
+Fail); 2 usage error.
+
+Flags:
+`
+
+// simulateFlags defines the flags of webhooklint simulate.
+func simulateFlags(f *simulate.Flags, kube *rules.KubeVersion) *pflag.FlagSet {
+	fs := cliflag.New("webhooklint simulate")
+	f.Bind(fs)
+	fs.Func("kube-version", "Kubernetes version of the API server to simulate, `MAJOR.MINOR` (default "+rules.DefaultKubeVersion.String()+")", func(s string) error {
+		v, err := rules.ParseKubeVersion(s)
+		if err != nil {
+			return err
+		}
+		*kube = v
+		return nil
+	})
+	return fs
+}
+
+// SimulateCommand describes webhooklint simulate for the completion scripts.
+func SimulateCommand() cliflag.Command {
+	var f simulate.Flags
+	var kube rules.KubeVersion
+	return cliflag.Command{Path: "simulate", Flags: simulateFlags(&f, &kube), Paths: true}
 }
 
 // fileErrors are the loader's errors in a file: what simulate skips.

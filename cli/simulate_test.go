@@ -29,7 +29,7 @@ func TestSimulateCommand(t *testing.T) {
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--format=yaml"}, code: 2, stderr: "--format must be text or json", noStdout: true},
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--kube-version=one"}, code: 2, noStdout: true},
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", fixtures + "nothing-here.yaml"}, code: 2, stderr: "nothing-here.yaml", noStdout: true},
-		{args: []string{"--no-such-flag"}, code: 2, stderr: "flag provided but not defined", noStdout: true},
+		{args: []string{"--no-such-flag"}, code: 2, stderr: "unknown flag: --no-such-flag", noStdout: true},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := Simulate(tc.args, strings.NewReader(""), &stdout, &stderr)

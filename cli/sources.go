@@ -1,11 +1,16 @@
 package cli
 
 import (
-	"flag"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cliflag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -18,22 +23,34 @@ type sourceFlags struct {
 	placeholders                 string
 }
 
-func (s *sourceFlags) register(fs *flag.FlagSet) {
+func (s *sourceFlags) register(fs *pflag.FlagSet) {
 	appendTo := func(list *[]string) func(string) error {
 		return func(v string) error { *list = append(*list, v); return nil }
 	}
-	fs.Func("helm", "render the chart in this folder with Helm (offline) and lint the result; repeatable", appendTo(&s.helm))
-	fs.Func("values", "values file merged over the charts' values.yaml, as helm --values; repeatable", appendTo(&s.values))
-	fs.Func("set", "set a chart value, as helm --set (a.b=c,list[0]=d); repeatable", appendTo(&s.set))
-	fs.Func("set-string", "set a chart value as a string, as helm --set-string; repeatable", appendTo(&s.setString))
+	fs.Func("helm", "render the Helm chart in folder `CHART` (offline) and lint the result; repeatable", appendTo(&s.helm))
+	fs.Func("values", "values `FILE` merged over the charts' values.yaml, as helm --values; repeatable", appendTo(&s.values))
+	fs.Func("set", "set a chart value, as helm --set (`K=V`: a.b=c,list[0]=d); repeatable", appendTo(&s.set))
+	fs.Func("set-string", "set a chart value as a string, as helm --set-string (`K=V`); repeatable", appendTo(&s.setString))
+	cliflag.File(fs, "helm")
+	cliflag.File(fs, "values")
 	fs.BoolVar(&s.noKustomize, "no-kustomize", false, "lint folders with a kustomization.yaml file by file instead of building them")
 	fs.StringVar(&s.placeholders, "placeholders", "", "severity of unsubstituted placeholders (${CA_BUNDLE}, __X__): error, warning, info or off (default warning)")
+	cliflag.Enum(fs, "placeholders", "error", "warning", "info", "off")
 }
 
 // apply adds the flags to the run, over what the configuration file set.
 func (s *sourceFlags) apply(rc *runContext) error {
 	if err := setPlaceholders(rc.opts, s.placeholders); err != nil {
 		return err
+	}
+	// A values file that is not there is a mistyped flag, not a finding.
+	for _, v := range s.values {
+		if _, err := os.Stat(v); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("--values %s: no such file", v)
+			}
+			return fmt.Errorf("--values: %w", err)
+		}
 	}
 	rc.sources.Charts = s.helm
 	rc.sources.ValuesFiles = s.values

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,11 +11,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/webhooklint/webhooklint/config"
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cliflag"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -46,49 +47,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	if len(args) > 0 && args[0] == "simulate" {
 		return runSimulate(ctx, args[1:], stdout, stderr, restConfig)
 	}
-	fs := flag.NewFlagSet("webhooklint cluster", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		conn         Connection
-		rvMatch      string
-		streamMode   string
-		format       string
-		failOn       string
-		timeout      time.Duration
-		watchMode    bool
-		noLive       bool
-		showExcerpt  bool
-		configPath   string
-		providerName string
-		o            Options
-	)
-	fs.StringVar(&conn.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
-	fs.StringVar(&conn.Context, "context", "", "kubeconfig context (default: the current context)")
-	fs.Int64Var(&o.List.ChunkSize, "chunk-size", 500, "list in pages of this many objects (limit/continue); 0 lists in one request")
-	fs.StringVar(&o.List.ResourceVersion, "resource-version", "", `list at this resourceVersion: unset = consistent read of the most recent state, "0" = any (possibly stale) state`)
-	fs.StringVar(&rvMatch, "resource-version-match", "", "how --resource-version is matched: Exact or NotOlderThan")
-	fs.BoolVar(&o.List.AllowInconsistent, "allow-inconsistent-continue", false, "when a continue token expires, go on with the token the server returns instead of restarting the list (the result may be inconsistent)")
-	fs.BoolVar(&watchMode, "watch", false, "after the list, keep watching and print findings as they appear and are resolved")
-	fs.StringVar(&streamMode, "watch-list", "auto", "initial state of --watch: auto (streaming list where the server supports it, else list then watch), always, never")
-	fs.DurationVar(&o.LiveRefresh, "live-refresh", time.Minute, "with --watch, re-read Services, EndpointSlices, Namespaces, pods, PodDisruptionBudgets and discovery this often (0: only after a relist)")
-	fs.BoolVar(&noLive, "no-live", false, "skip the live checks (they read Services, EndpointSlices, Namespaces, pods, PodDisruptionBudgets and discovery)")
-	fs.DurationVar(&timeout, "timeout", 0, "stop after this long (0: no limit); a watch that reaches it stops cleanly")
-	fs.StringVar(&format, "format", "text", "output format: text or json (one JSON object per line with --watch)")
-	fs.BoolVar(&showExcerpt, "excerpt", false, "show the offending field of each finding as YAML, as `kubectl get -o yaml` would")
-	fs.StringVar(&configPath, "config", "", "configuration file for rule settings (default: the nearest "+config.FileName+" above the current folder)")
-	fs.StringVar(&providerName, "provider", "", "platform the cluster runs on: generic, gke, eks, aks or openshift (default generic, or provider in the configuration file)")
-	fs.StringVar(&failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: webhooklint cluster [flags]\n       webhooklint cluster simulate [flags]   (which webhooks a request meets; see --help there)\n\n"+
-			"Lint the webhook configurations a live API server holds, once or with --watch.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	var v clusterFlags
+	fs := v.flagSet()
+	if err := cliflag.Parse(fs, args); err != nil {
+		if errors.Is(err, cliflag.ErrHelp) {
+			fmt.Fprint(stdout, clusterUsage)
+			cliflag.PrintFlags(stdout, fs)
 			return exitClean
 		}
+		fmt.Fprintln(stderr, cliflag.UsageError("webhooklint cluster", err))
 		return exitUsage
 	}
+	conn, rvMatch, streamMode, format, failOn := v.conn, v.rvMatch, v.streamMode, v.format, v.failOn
+	timeout, watchMode, noLive, showExcerpt := v.timeout, v.watchMode, v.noLive, v.showExcerpt
+	configPath, providerName, o := v.configPath, v.providerName, v.o
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "webhooklint cluster: "+format+"\n", a...)
 		return exitUsage
@@ -187,6 +159,80 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		return exitFindings
 	}
 	return exitClean
+}
+
+const clusterUsage = `Usage: webhooklint cluster [flags]
+       webhooklint cluster simulate [flags]   which webhooks a request meets (see webhooklint help cluster simulate)
+
+Lints the webhook configurations a live API server holds, once or with --watch.
+The kubeconfig is --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else
+the in-cluster service account.
+
+Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage error or no
+cluster to connect to, 3 the cluster cannot be read.
+
+Flags:
+`
+
+// clusterFlags are the values of webhooklint cluster's flags.
+type clusterFlags struct {
+	conn         Connection
+	rvMatch      string
+	streamMode   string
+	format       string
+	failOn       string
+	timeout      time.Duration
+	watchMode    bool
+	noLive       bool
+	showExcerpt  bool
+	configPath   string
+	providerName string
+	o            Options
+}
+
+func (v *clusterFlags) flagSet() *pflag.FlagSet {
+	fs := cliflag.New("webhooklint cluster")
+	v.conn.bind(fs)
+	o := &v.o
+	fs.Int64Var(&o.List.ChunkSize, "chunk-size", 500, "list in pages of this many objects (limit/continue); 0 lists in one request")
+	fs.StringVar(&o.List.ResourceVersion, "resource-version", "", `list at this resourceVersion: unset = consistent read of the most recent state, "0" = any (possibly stale) state`)
+	fs.StringVar(&v.rvMatch, "resource-version-match", "", "how --resource-version is matched: Exact or NotOlderThan")
+	cliflag.Enum(fs, "resource-version-match", "Exact", "NotOlderThan")
+	fs.BoolVar(&o.List.AllowInconsistent, "allow-inconsistent-continue", false, "when a continue token expires, go on with the token the server returns instead of restarting the list (the result may be inconsistent)")
+	fs.BoolVar(&v.watchMode, "watch", false, "after the list, keep watching and print findings as they appear and are resolved")
+	fs.StringVar(&v.streamMode, "watch-list", "auto", "initial state of --watch: auto (streaming list where the server supports it, else list then watch), always, never")
+	cliflag.Enum(fs, "watch-list", "auto", "always", "never")
+	fs.DurationVar(&o.LiveRefresh, "live-refresh", time.Minute, "with --watch, re-read Services, EndpointSlices, Namespaces, pods, PodDisruptionBudgets and discovery this often (0: only after a relist)")
+	fs.BoolVar(&v.noLive, "no-live", false, "skip the live checks (they read Services, EndpointSlices, Namespaces, pods, PodDisruptionBudgets and discovery)")
+	fs.DurationVar(&v.timeout, "timeout", 0, "stop after this long (0: no limit); a watch that reaches it stops cleanly")
+	fs.StringVar(&v.format, "format", "text", "output format: text or json (one JSON object per line with --watch)")
+	cliflag.Enum(fs, "format", "text", "json")
+	fs.BoolVar(&v.showExcerpt, "excerpt", false, "show the offending field of each finding as YAML, as kubectl get -o yaml would")
+	fs.StringVar(&v.configPath, "config", "", "configuration `FILE` for rule settings (default: the nearest "+config.FileName+" above the current folder)")
+	cliflag.File(fs, "config")
+	fs.StringVar(&v.providerName, "provider", "", "platform the cluster runs on: generic, gke, eks, aks or openshift (default generic, or provider in the configuration file)")
+	cliflag.Enum(fs, "provider", "generic", "gke", "eks", "aks", "openshift")
+	fs.StringVar(&v.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
+	cliflag.Enum(fs, "fail-on", "error", "warning", "info")
+	return fs
+}
+
+// bind adds --kubeconfig and --context.
+func (c *Connection) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "kubeconfig `FILE` (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
+	cliflag.File(fs, "kubeconfig")
+	fs.StringVar(&c.Context, "context", "", "kubeconfig context (default: the current context)")
+}
+
+// Commands describes webhooklint cluster and cluster simulate for the
+// completion scripts.
+func Commands() []cliflag.Command {
+	var v clusterFlags
+	var s simulateFlags
+	return []cliflag.Command{
+		{Path: "cluster", Flags: v.flagSet()},
+		{Path: "cluster simulate", Flags: s.flagSet()},
+	}
 }
 
 // applyConfig reads rule settings (enabled, severity, options) from the

@@ -24,7 +24,7 @@ func TestCommandUsageErrors(t *testing.T) {
 		{[]string{"--fail-on=fatal"}, "--fail-on"},
 		{[]string{"--chunk-size=-1"}, "--chunk-size must not be negative"},
 		{[]string{"manifests/"}, "the cluster command reads no files"},
-		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), tc.args, &stdout, &stderr, cfg)

@@ -3,21 +3,47 @@ package cluster
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/webhooklint/webhooklint/internal/cliflag"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/simulate"
 )
+
+const clusterSimulateUsage = `Usage: webhooklint cluster simulate --operation OP --resource RESOURCE [flags]
+
+The admission chain the cluster's API server runs for one request (see
+webhooklint help simulate), from the webhook configurations, namespace labels
+and served versions the cluster reports. Exit status as for webhooklint
+simulate; 3 when the cluster cannot be read.
+
+Flags:
+`
+
+// simulateFlags are the values of webhooklint cluster simulate's flags.
+type simulateFlags struct {
+	conn    Connection
+	f       simulate.Flags
+	timeout time.Duration
+}
+
+func (v *simulateFlags) flagSet() *pflag.FlagSet {
+	fs := cliflag.New("webhooklint cluster simulate")
+	v.conn.bind(fs)
+	fs.DurationVar(&v.timeout, "timeout", time.Minute, "give up reading the cluster after this long")
+	v.f.Bind(fs)
+	return fs
+}
 
 // runSimulate is `webhooklint cluster simulate`: the admission chain of one
 // request against the configurations the cluster holds, with the real
@@ -25,30 +51,18 @@ import (
 // matchPolicy Equivalent) and the cluster's Kubernetes version (for CEL).
 // It only reads; the request itself is never sent.
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, restConfig *rest.Config) int {
-	fs := flag.NewFlagSet("webhooklint cluster simulate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		conn    Connection
-		f       simulate.Flags
-		timeout time.Duration
-	)
-	fs.StringVar(&conn.Kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the in-cluster service account)")
-	fs.StringVar(&conn.Context, "context", "", "kubeconfig context (default: the current context)")
-	fs.DurationVar(&timeout, "timeout", time.Minute, "give up reading the cluster after this long")
-	f.Bind(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: webhooklint cluster simulate --operation OP --resource RESOURCE [flags]\n\n"+
-			"The admission chain the cluster's API server runs for one request (see webhooklint simulate --help),\n"+
-			"from the webhook configurations, namespace labels and served versions the cluster reports.\n"+
-			"Exit status as for webhooklint simulate; 3 when the cluster cannot be read.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	var v simulateFlags
+	fs := v.flagSet()
+	if err := cliflag.Parse(fs, args); err != nil {
+		if errors.Is(err, cliflag.ErrHelp) {
+			fmt.Fprint(stdout, clusterSimulateUsage)
+			cliflag.PrintFlags(stdout, fs)
 			return exitClean
 		}
+		fmt.Fprintln(stderr, cliflag.UsageError("webhooklint cluster simulate", err))
 		return exitUsage
 	}
+	conn, f, timeout := v.conn, v.f, v.timeout
 	usage := func(err error) int {
 		fmt.Fprintf(stderr, "webhooklint cluster simulate: %v\n", err)
 		return exitUsage

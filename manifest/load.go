@@ -80,7 +80,7 @@ func Expand(args []string, stdinName string) ([]Source, error) {
 		}
 		matches := []string{a}
 		if strings.ContainsAny(a, "*?[") {
-			m, err := filepath.Glob(a)
+			m, err := Glob(a)
 			if err != nil {
 				return nil, fmt.Errorf("bad pattern %q: %w", a, err)
 			}
@@ -89,6 +89,7 @@ func Expand(args []string, stdinName string) ([]Source, error) {
 			}
 			matches = m
 		}
+		found := len(out)
 		for _, p := range matches {
 			info, err := os.Stat(p)
 			switch {
@@ -109,9 +110,39 @@ func Expand(args []string, stdinName string) ([]Source, error) {
 				addProblem(p, fmt.Errorf("%s: is %s, not a regular file; skipped without opening it", p, describeMode(info.Mode().Type())))
 			}
 		}
+		// A folder (or a pattern matching only folders) with nothing to
+		// lint is a mistake, as a missing path is, not a clean run.
+		if len(out) == found && !slices.ContainsFunc(out, func(s Source) bool { return within(s.Name, matches) }) {
+			return nil, &NoManifestsError{Path: a}
+		}
 	}
 	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Name, b.Name) })
 	return append(out, stdin...), nil
+}
+
+// NoManifestsError is Expand's error for a folder or pattern that holds no
+// file to lint.
+type NoManifestsError struct{ Path string }
+
+func (e *NoManifestsError) Error() string {
+	return fmt.Sprintf("no manifests found under %s (no %s or %s file)", e.Path, strings.Join(Extensions[:len(Extensions)-1], ", "), Extensions[len(Extensions)-1])
+}
+
+// within reports whether the file name is one of paths or under one of them.
+func within(name string, paths []string) bool {
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if p == "." {
+			if !filepath.IsAbs(name) && name != ".." && !strings.HasPrefix(name, ".."+string(filepath.Separator)) {
+				return true
+			}
+			continue
+		}
+		if name == p || strings.HasPrefix(name, p+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // walkFolder adds the files of folder root with a linted extension. A root that

@@ -50,7 +50,7 @@ func (c Checkstyle) Format(w io.Writer, run *Run) error {
 		f := checkstyleFile{Name: g.name}
 		for _, d := range g.findings {
 			e := checkstyleError{Line: d.Line, Column: d.Column, Severity: d.Severity.String(),
-				Message: d.Message + context(d), Source: "webhooklint." + d.Rule}
+				Message: fullMessage(d), Source: "webhooklint." + d.Rule}
 			if e.Line <= 0 {
 				e.Line, e.Column = 1, 0
 			}

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	Register("github", func(Options) Formatter { return GitHub{} })
+	Register("github", func(o Options) Formatter { return GitHub{BaseDir: o.BaseDir} })
 }
 
 // GitHub writes GitHub Actions workflow commands (::error, ::warning,
@@ -79,7 +79,7 @@ func githubCommand(s diag.Severity) string {
 // githubMessage adds what a reviewer needs when the annotation is read
 // away from the file (the run summary): which object and webhook.
 func githubMessage(d diag.Diagnostic) string {
-	msg := d.Message
+	msg := message(d)
 	var where []string
 	if d.Object != nil && d.Object.Name != "" {
 		where = append(where, d.Object.Kind+" "+strconv.Quote(d.Object.Name))

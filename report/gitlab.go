@@ -78,7 +78,7 @@ func (g GitLab) Format(w io.Writer, run *Run) error {
 		}
 		issue := gitlabIssue{
 			Type:        "issue",
-			Description: d.Message + context(d),
+			Description: fullMessage(d),
 			CheckName:   d.Rule,
 			Fingerprint: fp,
 			Severity:    gitlabSeverity(d.Severity),

@@ -77,9 +77,9 @@ func (j JUnit) Format(w io.Writer, run *Run) error {
 				Classname: g.name,
 				Failure: &junitFailure{
 					Type:    d.Severity.String(),
-					Message: d.Message + context(d),
+					Message: fullMessage(d),
 					Text: fmt.Sprintf("%s: %s: %s%s [%s]\nrule documentation: %s\n",
-						where, d.Severity, d.Message, context(d), d.Rule, ruledocs.HelpURI(d.Rule)),
+						where, d.Severity, message(d), context(d), d.Rule, ruledocs.HelpURI(d.Rule)),
 				},
 			})
 			s.Failures++

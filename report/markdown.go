@@ -14,9 +14,12 @@ func init() {
 	Register("counts", func(Options) Formatter { return FormatterFunc(formatCounts) })
 }
 
-// markdownMaxRows keeps a summary readable and far below the 1 MiB GitHub
-// accepts for a step summary.
-const markdownMaxRows = 200
+// markdownMaxBytes keeps a summary below the 1 MiB GitHub accepts for a
+// step summary (a larger one is dropped whole), with room for other steps'
+// summaries: every finding is listed up to that size. GitHub shows only
+// 10 error and 10 warning annotations of a step, so the summary (with the
+// SARIF log) is where the others are seen.
+const markdownMaxBytes = 900 << 10
 
 // formatMarkdown writes a report for a GitHub step summary or a pull
 // request comment: a headline with the counts and a table of findings.
@@ -35,13 +38,14 @@ func formatMarkdown(w io.Writer, run *Run) error {
 	fmt.Fprintf(&b, "### webhooklint: %s\n\n", summary(ds, len(files)))
 	b.WriteString("| Severity | Location | Rule | Message |\n|---|---|---|---|\n")
 	for i, d := range ds {
-		if i == markdownMaxRows {
-			fmt.Fprintf(&b, "\n…and %d more; run webhooklint locally for the full list.\n", len(ds)-i)
+		row := fmt.Sprintf("| %s | %s | [%s](%s) | %s |\n",
+			markdownSeverity(d.Severity), code(location(d)), d.Rule, ruledocs.HelpURI(d.Rule),
+			cell(fullMessage(d)))
+		if b.Len()+len(row) > markdownMaxBytes {
+			fmt.Fprintf(&b, "\n…and %d more, beyond the size GitHub shows in a summary; the SARIF log and `--format json` have every finding.\n", len(ds)-i)
 			break
 		}
-		fmt.Fprintf(&b, "| %s | %s | [%s](%s) | %s |\n",
-			markdownSeverity(d.Severity), code(location(d)), d.Rule, ruledocs.HelpURI(d.Rule),
-			cell(d.Message+context(d)))
+		b.WriteString(row)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -60,7 +64,8 @@ func markdownSeverity(s diag.Severity) string {
 // cell makes text safe inside a table cell: no line breaks, no column
 // separators, no HTML.
 func cell(s string) string {
-	return strings.NewReplacer("\r\n", "<br>", "\n", "<br>", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+	s = strings.NewReplacer("\r\n", "<br>", "\n", "<br>", "|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+	return escapeControls(s)
 }
 
 // code wraps text in a code span that its own backticks cannot end.
@@ -69,7 +74,7 @@ func code(s string) string {
 	for strings.Contains(s, fence) {
 		fence += "`"
 	}
-	return fence + strings.ReplaceAll(s, "|", `\|`) + fence
+	return fence + strings.ReplaceAll(escapeControls(s), "|", `\|`) + fence
 }
 
 // formatCounts writes key=value lines, the syntax of GitHub's

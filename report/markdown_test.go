@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -36,13 +37,25 @@ func TestMarkdownCellsAndLimit(t *testing.T) {
 	if got := code("a`b|c"); got != "``a`b\\|c``" {
 		t.Errorf("code = %q", got)
 	}
-	var ds []diag.Diagnostic
-	for i := range markdownMaxRows + 5 {
-		ds = append(ds, diag.Diagnostic{File: "f.yaml", Line: i + 1, Column: 1, Severity: diag.Warning, Rule: "r", Message: "m"})
-	}
-	out := formatWith(t, "markdown", &Run{Diagnostics: ds, Files: 1})
-	if rows := strings.Count(out, "\n| 🟡 warning"); rows != markdownMaxRows || !strings.Contains(out, "…and 5 more") {
-		t.Errorf("%d rows, tail %q", rows, out[len(out)-80:])
+	// Every finding is listed while the summary stays below what GitHub
+	// takes (1 MiB): 2,000 findings fit, 20,000 do not.
+	for _, n := range []int{2000, 20000} {
+		var ds []diag.Diagnostic
+		for i := range n {
+			ds = append(ds, diag.Diagnostic{File: "deploy/webhooks.yaml", Line: i + 1, Column: 1, Severity: diag.Warning, Rule: "timeout-too-long",
+				Message: "webhook fails closed with timeoutSeconds 30: if its backend is down, requests hang 30 s, then fail; set it to 10 or less, or fail open"})
+		}
+		out := formatWith(t, "markdown", &Run{Diagnostics: ds, Files: 1})
+		rows := strings.Count(out, "\n| 🟡 warning")
+		if len(out) > 1<<20 {
+			t.Errorf("%d findings: a %d-byte summary", n, len(out))
+		}
+		switch {
+		case n == 2000 && (rows != n || strings.Contains(out, "more")):
+			t.Errorf("%d findings: %d rows", n, rows)
+		case n == 20000 && (rows == n || !strings.Contains(out, fmt.Sprintf("…and %d more", n-rows))):
+			t.Errorf("%d findings: %d rows, tail %q", n, rows, out[len(out)-200:])
+		}
 	}
 }
 

@@ -41,6 +41,9 @@ func (f FormatterFunc) Format(w io.Writer, run *Run) error { return f(w, run) }
 // Options tune formatters that have any choices to make.
 type Options struct {
 	Color bool
+	// BaseDir is the folder the github and sarif formats name files
+	// relative to (the repository root); empty means the current folder.
+	BaseDir string
 }
 
 var formats = map[string]func(Options) Formatter{}

@@ -23,7 +23,7 @@ const SARIFSchemaURI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/
 const sarifBaseID = "SRCROOT"
 
 func init() {
-	Register("sarif", func(Options) Formatter { return SARIF{} })
+	Register("sarif", func(o Options) Formatter { return SARIF{BaseDir: o.BaseDir} })
 }
 
 // SARIF writes a SARIF 2.1.0 log with one run, for code scanning (GitHub

@@ -31,7 +31,8 @@ const (
 // terminals can jump to it, then the offending source line with the value
 // underlined, and a summary at the end:
 //
-//	file:line:col: severity: message (webhook "x" in Kind "name") [rule]
+//	file: In webhook "x" of Kind "name":
+//	file:line:col: severity: message [rule]
 //	   12 |     timeoutSeconds: 30
 //	      |                     ^~
 //
@@ -42,12 +43,27 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 	// Diagnostics come sorted by file: index each file's lines once.
 	var lines *lineIndex
 	linesOf := ""
+	// The webhook and object a run of findings is about head them, once,
+	// as compilers name the function: "file: In webhook … of …:".
+	var headFile, head string
 	for _, d := range run.Diagnostics {
 		files[d.File] = true
+		about := ""
+		if d.File != "" {
+			if s := subject(d); s != "" && (s != head || d.File != headFile) {
+				fmt.Fprintf(bw, "%s: In %s:\n", t.style(styleBold, escapeControls(d.File)), escapeControls(s))
+			}
+			headFile, head = d.File, subject(d)
+		} else {
+			// No file (a live object): the finding names its object.
+			about, headFile, head = context(d), "", ""
+		}
+		// File names, messages and names come from the input: what would
+		// act on the terminal is escaped.
 		fmt.Fprintf(bw, "%s: %s: %s%s %s\n",
-			t.style(styleBold, location(d)),
+			t.style(styleBold, escapeControls(location(d))),
 			t.style(severityStyle(d.Severity), d.Severity.String()),
-			d.Message, context(d),
+			escapeControls(message(d)), escapeControls(about),
 			t.style(styleDim, "["+d.Rule+"]"))
 		if run.Source != nil && d.File != "" && d.Line > 0 {
 			if src := run.Source(d.File); src != nil {
@@ -59,7 +75,7 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 		}
 		for _, r := range d.Related {
 			at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column}
-			fmt.Fprintf(bw, "  %s %s: %s\n", t.style(styleDim, "see also"), location(at), r.Message)
+			fmt.Fprintf(bw, "  %s %s: %s\n", t.style(styleDim, "see also"), escapeControls(location(at)), escapeControls(r.Message))
 		}
 	}
 	if len(run.Diagnostics) > 0 {
@@ -114,16 +130,22 @@ func (t *textFormatter) snippet(w io.Writer, src *lineIndex, d diag.Diagnostic) 
 	}
 	end = min(max(end, start+1), len(runes)+2)
 	// Copy tabs from the source so the marker lines up however the
-	// terminal expands them.
+	// terminal expands them; an escaped control character is as wide as
+	// its escape.
 	var pad strings.Builder
 	for _, r := range runes[:start-1] {
 		if r == '\t' {
 			pad.WriteByte('\t')
 		} else {
-			pad.WriteByte(' ')
+			pad.WriteString(strings.Repeat(" ", runeWidth(r)))
 		}
 	}
-	marker := "^" + strings.Repeat("~", end-start-1)
+	width := end - start
+	for _, r := range runes[start-1 : min(end-1, len(runes))] {
+		width += runeWidth(r) - 1
+	}
+	marker := "^" + strings.Repeat("~", width-1)
+	line = escapeControls(line)
 	num := strconv.Itoa(d.Line)
 	gutter := strings.Repeat(" ", len(num))
 	fmt.Fprintf(w, " %s %s %s\n", t.style(styleDim, num), t.style(styleDim, "|"), line)

@@ -18,12 +18,15 @@ func init() {
 				"is offline: dependencies must be vendored under `charts/` (`helm dependency build`), and `lookup` sees " +
 				"no cluster, DNS functions return nothing. A chart that does not render would not install either. A template " +
 				"that fails is reported at the line Helm names and the chart's other templates are rendered and linted " +
-				"without it. A chart is a program, so a render is bounded: 20 s, 512 MiB of memory, lists from `until`, " +
+				"without it. A template that stops on purpose for a value with no default (`required`, `fail`) is a " +
+				"warning that names the value to give (`--set`, or `charts:` in `.webhooklint.yaml`), and a values " +
+				"schema error is reported at the values line it rejects. A chart is a program, so a render is bounded: 20 s, 512 MiB of memory, lists from `until`, " +
 				"`untilStep` and `seq` of at most 2^20 elements, 64 MiB of output per template (`repeat` included); a " +
 				"template that passes a bound is reported at the action that did.",
 			Bad:  "# Chart.yaml\ndependencies:\n- name: common\n  repository: https://charts.example.com\n# ...but charts/ is empty\n",
 			Good: "# after `helm dependency build`, charts/common-1.0.0.tgz is present\n",
-			Fix:  "Run `helm dependency build <chart>`, or fix the template or values error at the reported line.",
+			Fix: "Run `helm dependency build <chart>`, fix the template or values error at the reported line, or give " +
+				"the value the chart requires (`--set key=value`, or `set:`/`values:` under `charts:` in the configuration).",
 			Sources: []string{
 				"https://helm.sh/docs/helm/helm_template/",
 				"https://helm.sh/docs/helm/helm_dependency_build/",

@@ -1,8 +1,11 @@
 package simulate
 
 import (
-	"flag"
 	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/webhooklint/webhooklint/internal/cliflag"
 )
 
 // Flags are the command-line flags shared by `webhooklint simulate` and
@@ -13,18 +16,21 @@ type Flags struct {
 }
 
 // Bind adds the request flags to fs.
-func (f *Flags) Bind(fs *flag.FlagSet) {
+func (f *Flags) Bind(fs *pflag.FlagSet) {
 	s := &f.Spec
 	fs.StringVar(&s.Operation, "operation", "", "admission operation: CREATE, UPDATE, DELETE or CONNECT (required)")
-	fs.StringVar(&s.Resource, "resource", "", "resource, as RESOURCE[.GROUP][/SUBRESOURCE]: pods, deployments.apps, pods/exec (required)")
+	cliflag.Enum(fs, "operation", "CREATE", "UPDATE", "DELETE", "CONNECT")
+	fs.StringVar(&s.Resource, "resource", "", "`RESOURCE`, as RESOURCE[.GROUP][/SUBRESOURCE]: pods, deployments.apps, pods/exec (required)")
 	fs.StringVar(&s.Subresource, "subresource", "", "subresource, e.g. exec, status, scale")
 	fs.StringVar(&s.APIGroup, "api-group", "", "API group of the resource (default: from --resource; core for built-in resources without a group)")
 	fs.StringVar(&s.APIVersion, "api-version", "", "API version of the request (default: the resource's preferred version; required for custom resources)")
 	fs.StringVar(&s.Kind, "kind", "", "kind of the object (default: from the built-in table or the object)")
 	fs.StringVar(&s.Namespace, "namespace", "", "namespace of the request (default: the object's; required for namespaced resources)")
 	fs.StringVar(&s.Name, "name", "", "name of the object (default: the object's)")
-	fs.StringVar(&s.ObjectFile, "object", "", "YAML or JSON file with the object the request carries (request.object)")
-	fs.StringVar(&s.OldObjectFile, "old-object", "", "YAML or JSON file with the existing object (request.oldObject; UPDATE and DELETE)")
+	fs.StringVar(&s.ObjectFile, "object", "", "YAML or JSON `FILE` with the object the request carries (request.object)")
+	cliflag.File(fs, "object")
+	fs.StringVar(&s.OldObjectFile, "old-object", "", "YAML or JSON `FILE` with the existing object (request.oldObject; UPDATE and DELETE)")
+	cliflag.File(fs, "old-object")
 	fs.StringVar(&s.User, "user", "", "user name sending the request (default: unknown)")
 	fs.Func("group", "a group of --user (repeat for more; include system:authenticated as the server does)", func(v string) error {
 		s.Groups = append(s.Groups, v)
@@ -47,6 +53,7 @@ func (f *Flags) Bind(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.StringVar(&f.Format, "format", "text", "output format: text or json")
+	cliflag.Enum(fs, "format", "text", "json")
 }
 
 // Check validates the flags that do not describe the request.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -35,7 +37,7 @@ func load(t *testing.T, names ...string) *rules.Inventory {
 // run resolves the flags args and simulates them against the fixtures.
 func run(t *testing.T, args []string, fixtures ...string) *Chain {
 	t.Helper()
-	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
 	var f Flags
 	f.Bind(fs)
 	if err := fs.Parse(args); err != nil {
@@ -299,7 +301,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/metadata.yaml"}, "metadata is not an object"},
 		{[]string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--object=testdata/bad/labels.yaml"}, "metadata.labels must map strings to strings"},
 	} {
-		fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
 		var f Flags
 		f.Bind(fs)
 		if err := fs.Parse(tc.args); err != nil {

@@ -159,6 +159,9 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		if errors.As(err, &he) {
 			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
 			d.Message = he.Msg
+			if he.NeedsValue {
+				d.Severity = diag.Warning // a value to give, not a broken chart
+			}
 		}
 		return d
 	}

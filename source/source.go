@@ -165,7 +165,7 @@ func newRequest(args []string, stdinName string, skip func(string) bool) (*reque
 		}
 		matches := []string{a}
 		if strings.ContainsAny(a, "*?[") {
-			matches, _ = filepath.Glob(a)
+			matches, _ = manifest.Glob(a)
 		}
 		for _, m := range matches {
 			fi, err := os.Stat(m)

@@ -9,7 +9,7 @@ import (
 )
 
 func main() {
-	cli.RegisterSubcommand("cluster", cluster.Command)
-	cli.RegisterSubcommand("simulate", cli.Simulate)
+	cli.RegisterSubcommand("cluster", cluster.Command, cluster.Commands()...)
+	cli.RegisterSubcommand("simulate", cli.Simulate, cli.SimulateCommand())
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -238,3 +238,49 @@ func TestActionWithoutSARIFAndWithBadConfig(t *testing.T) {
 		t.Errorf("no positioned configuration error:\n%s", res.stdout)
 	}
 }
+
+// args pass more flags (here a chart's values file and --set), and
+// working-directory is where paths, config and those flags' files are
+// relative to; annotations and SARIF stay relative to the repository root.
+func TestActionArgsAndWorkingDirectory(t *testing.T) {
+	skipWithoutTools(t)
+	files := map[string]string{}
+	for _, f := range []string{"Chart.yaml", "values.yaml", "values-broken.yaml", "templates/webhook.yaml", "templates/deployment.yaml",
+		"templates/_helpers.tpl", "templates/service.yaml"} {
+		files["testdata/sources/helm/webhook-chart/"+f] = "deploy/chart/" + f
+	}
+	ws := workspace(t, files)
+	res := runAction(t, repoRoot(t), ws, map[string]string{
+		"working-directory": "deploy",
+		"paths":             "chart",
+		"args":              "--values chart/values-broken.yaml\n--set webhook.failurePolicy=Fail --placeholders error",
+		"sarif-file":        "out/webhooklint.sarif",
+	})
+	if !res.failed || res.outputs["exit-code"] != "1" {
+		t.Fatalf("exit %q, want 1 on the broken values:\n%s", res.outputs["exit-code"], res.stdout)
+	}
+	for _, want := range []string{
+		// --values: the string timeout; --placeholders error: the placeholder is an error.
+		"::error file=deploy/chart/templates/webhook.yaml,line=16,col=19,",
+		"::error file=deploy/chart/templates/webhook.yaml,line=23,col=15,",
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("log lacks %q:\n%s", want, res.stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(ws, "out", "webhooklint.sarif"))
+	if err != nil {
+		t.Fatalf("SARIF not written relative to the workspace: %v", err)
+	}
+	if !strings.Contains(string(b), `"uri": "deploy/chart/templates/webhook.yaml"`) || !strings.Contains(string(b), `"uri": "file://`+ws+`/"`) {
+		t.Errorf("SARIF locations not relative to the workspace:\n%.2000s", b)
+	}
+	if res.outputs["sarif-file"] != "out/webhooklint.sarif" {
+		t.Errorf("sarif-file output %q", res.outputs["sarif-file"])
+	}
+	// A working directory that is not there: a usage error, said once.
+	res = runAction(t, repoRoot(t), ws, map[string]string{"working-directory": "nowhere"})
+	if !res.failed || res.outputs["exit-code"] != "2" || !strings.Contains(res.stdout, "::error title=webhooklint::working-directory nowhere: no such folder in the workspace") {
+		t.Errorf("missing working-directory: exit %q\n%s", res.outputs["exit-code"], res.stdout)
+	}
+}

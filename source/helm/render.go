@@ -102,6 +102,10 @@ type Error struct {
 	File         string
 	Line, Column int
 	Msg          string
+	// NeedsValue: the chart stopped on purpose (required, fail) because
+	// a value it has no default for was not given; Msg says how to give
+	// it. Not a broken chart: a warning.
+	NeedsValue bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -160,6 +164,9 @@ func Render(dir string, opts Options) (*Chart, error) {
 	}
 	top, err := util.ToRenderValues(c, vals, release, caps)
 	if err != nil {
+		if e := schemaError(dir, c.Name(), opts.ValuesFiles, append(slices.Clip(opts.Set), opts.SetString...), err); e != nil {
+			return nil, e
+		}
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
 	}
 	out, skipped, err := renderBounded(c, top, dir)
@@ -420,7 +427,12 @@ func templateError(dir, chartName string, err error) (*Error, string) {
 	e.Line, _ = strconv.Atoi(m[2])
 	e.Column = 1
 	if m[3] != "" {
-		e.Column, _ = strconv.Atoi(m[3])
+		// Go templates count the byte offset in the line, from 0.
+		off, _ := strconv.Atoi(m[3])
+		e.Column = columnOf(e.File, e.Line, off)
+	}
+	if !needsValue(e, chartName, msg) {
+		e.Msg = "cannot render chart " + chartName + ": " + tidyTemplateMessage(msg)
 	}
 	return e, all[0][1]
 }

@@ -7,7 +7,6 @@
 package kustomize
 
 import (
-	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -91,7 +90,7 @@ func Run(dir string) (*Build, error) {
 	if err != nil {
 		// The tree is still returned: its patch files are known even
 		// though nothing was built.
-		return b, fmt.Errorf("kustomize build %s: %w", dir, err)
+		return b, &buildError{dir: dir, err: err}
 	}
 	for _, r := range m.Resources() {
 		o := &Object{

@@ -1,0 +1,115 @@
+package kustomize
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// buildError is a failed kustomize build, its message made one line with
+// relative paths (tidy); the original error stays in the chain.
+type buildError struct {
+	dir string
+	err error
+}
+
+func (e *buildError) Error() string {
+	return "kustomize build " + e.dir + ": " + tidy(e.err.Error(), e.dir)
+}
+
+func (e *buildError) Unwrap() error { return e.err }
+
+// absPathIn finds absolute paths in kustomize's messages: after a quote,
+// a space or the start, up to a quote, a space or a colon.
+var absPathIn = regexp.MustCompile(`(^|[\s'"(=])(/[^\s'":]+)`)
+
+// Kustomize's phrasings of its common failures.
+var (
+	// accumulating resources: accumulation err='accumulating resources
+	// from 'X': CAUSE': must build at directory: … (X tried as a folder).
+	accumulation = regexp.MustCompile(`accumulating resources: accumulation err='accumulating resources from '([^']+)': (.*)': must build at directory: .*$`)
+	// the same when only the folder attempt is reported
+	accumulationDir = regexp.MustCompile(`accumulating resources: accumulation err='accumulating resources from '([^']+)': (.*)'$`)
+	// evalsymlink failure on 'P' : lstat P: no such file or directory
+	missingFile = regexp.MustCompile(`evalsymlink failure on '([^']+)' : lstat [^:]+: no such file or directory`)
+	// trouble configuring builtin XTransformer with config: `…`: CAUSE
+	builtinConfig = regexp.MustCompile("(?s)trouble configuring builtin (\\w+) with config: `.*?`: ")
+	// security; file 'P' is not in or below 'D'
+	outsideRoot = regexp.MustCompile(`security; file '([^']+)' is not in or below '([^']+)'`)
+)
+
+// transformerField names the kustomization field of a builtin transformer.
+var transformerField = map[string]string{
+	"PatchStrategicMergeTransformer": "patchesStrategicMerge",
+	"PatchJson6902Transformer":       "patchesJson6902",
+	"PatchTransformer":               "patches",
+	"ReplacementTransformer":         "replacements",
+}
+
+// tidy rewrites a kustomize error into one line: paths relative to the
+// kustomization's folder dir (or else the current folder), kustomize's
+// nested retries (a resource tried as a file, then as a folder) reduced
+// to the first cause, in plain words.
+func tidy(msg, dir string) string {
+	msg = absPathIn.ReplaceAllStringFunc(msg, func(m string) string {
+		i := strings.Index(m, "/")
+		return m[:i] + shortPath(m[i:], dir)
+	})
+	msg = builtinConfig.ReplaceAllStringFunc(msg, func(m string) string {
+		name := builtinConfig.FindStringSubmatch(m)[1]
+		if f, ok := transformerField[name]; ok {
+			return f + ": "
+		}
+		return name + ": "
+	})
+	if m := accumulation.FindStringSubmatch(msg); m != nil {
+		msg = strings.Replace(msg, m[0], "resource '"+m[1]+"': "+m[2], 1)
+	} else if m := accumulationDir.FindStringSubmatch(msg); m != nil {
+		msg = strings.Replace(msg, m[0], "resource '"+m[1]+"': "+m[2], 1)
+	}
+	msg = missingFile.ReplaceAllString(msg, "'$1' does not exist")
+	msg = outsideRoot.ReplaceAllString(msg, "'$1' is outside the kustomization's folder, and kustomize reads files only in or below it; refer to a folder with its own kustomization.yaml instead")
+	// resource 'x.yaml': 'x.yaml' does not exist → resource 'x.yaml' does not exist
+	msg = restated.ReplaceAllStringFunc(msg, func(m string) string {
+		p := restated.FindStringSubmatch(m)
+		if sameShownPath(filepath.Join(dir, p[1]), p[2], dir) {
+			return "'" + p[1] + "' " + p[3]
+		}
+		return m
+	})
+	return strings.Join(strings.Fields(msg), " ")
+}
+
+// restated is an entry followed by the same path and what is wrong with it.
+var restated = regexp.MustCompile(`'([^']+)': '([^']+)' (does not exist|is outside)`)
+
+// sameShownPath reports whether entry (joined to the kustomization's folder)
+// is the path shortPath wrote, relative to that folder or the current one.
+func sameShownPath(entry, shown, dir string) bool {
+	a, err := filepath.Abs(entry)
+	if err != nil {
+		return false
+	}
+	if filepath.IsAbs(shown) {
+		return a == filepath.Clean(shown)
+	}
+	b, _ := filepath.Abs(shown)
+	c, _ := filepath.Abs(filepath.Join(dir, shown))
+	return a == b || a == c
+}
+
+// shortPath names an absolute path relative to the kustomization's folder
+// when it is in it, else to the current folder when it is in that, else
+// as it is.
+func shortPath(p, dir string) string {
+	for _, base := range []string{dir, "."} {
+		abs, err := filepath.Abs(base)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(abs, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+	}
+	return p
+}
