@@ -309,29 +309,58 @@ func firstCaller(in *Inventory, w *Webhook, c callers) (first bool, others int) 
 	ref := w.ClientConfig.Service
 	first = true
 	seen := false
-	configs := in.Configs
-	if !slices.Contains(configs, w.Config) {
-		configs = append([]*Config{w.Config}, configs...)
-	}
-	for _, cfg := range configs {
-		for i := range cfg.Webhooks {
-			o := &cfg.Webhooks[i]
-			r := o.ClientConfig.Service
-			if r == nil || r.Namespace != ref.Namespace || r.Name != ref.Name || c.failClosedOnly && !o.FailsClosed() ||
-				c.samePort && serviceRefPort(r) != serviceRefPort(ref) {
-				continue
+	idx := webhooksCalling(in)
+	calling := idx.byService[ref.Namespace+"/"+ref.Name]
+	if !idx.configs[w.Config] {
+		calling = nil
+		for _, cfg := range append([]*Config{w.Config}, in.Configs...) {
+			for i := range cfg.Webhooks {
+				calling = append(calling, &cfg.Webhooks[i])
 			}
-			if o.Config == w.Config && o.Index == w.Index {
-				seen = true
-				continue
-			}
-			if !seen {
-				first = false
-			}
-			others++
 		}
 	}
+	for _, o := range calling {
+		r := o.ClientConfig.Service
+		if r == nil || r.Namespace != ref.Namespace || r.Name != ref.Name || c.failClosedOnly && !o.FailsClosed() ||
+			c.samePort && serviceRefPort(r) != serviceRefPort(ref) {
+			continue
+		}
+		if o.Config == w.Config && o.Index == w.Index {
+			seen = true
+			continue
+		}
+		if !seen {
+			first = false
+		}
+		others++
+	}
 	return first, others
+}
+
+// callIndex is the unit's webhooks by the Service they call
+// (namespace/name), in the unit's order, and the unit's configurations.
+type callIndex struct {
+	byService map[string][]*Webhook
+	configs   map[*Config]bool
+}
+
+// webhooksCalling indexes the unit's webhooks once per unit, so that a
+// folder of thousands of webhooks does not compare every pair.
+func webhooksCalling(in *Inventory) callIndex {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		x := callIndex{byService: map[string][]*Webhook{}, configs: map[*Config]bool{}}
+		for _, cfg := range in.Configs {
+			x.configs[cfg] = true
+			for i := range cfg.Webhooks {
+				if r := cfg.Webhooks[i].ClientConfig.Service; r != nil {
+					k := r.Namespace + "/" + r.Name
+					x.byService[k] = append(x.byService[k], &cfg.Webhooks[i])
+				}
+			}
+		}
+		return x
+	}).(callIndex)
 }
 
 // reportBackend reports a finding about a webhook's backend objects. They

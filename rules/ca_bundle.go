@@ -263,7 +263,7 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 	if w.ClientConfig.Service != nil {
 		backends = findBackend(p.Input, w.ClientConfig.Service).Workloads
 	}
-	for i := range p.Input.Workloads {
+	for _, i := range caWriterCandidates(p.Input) {
 		wl := &p.Input.Workloads[i]
 		if _, byName := mayWriteConfig(p.Input, wl, p.Config); byName {
 			return workloadName(wl), true
@@ -295,6 +295,39 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 		}
 	}
 	return "", false
+}
+
+// caWriterCandidates are the workloads of the unit (their indexes, in
+// order) that caWriter's unit-wide loop can name for some configuration:
+// bound by a ClusterRoleBinding, running a patch command, or a cert
+// controller. Computed once per unit: a folder of thousands of webhooks and
+// workloads would otherwise compare every pair.
+func caWriterCandidates(in *Inventory) []int {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		bound := map[string]bool{}
+		for _, rb := range in.RoleBindings {
+			if rb.Kind == "ClusterRoleBinding" && rb.RoleRef.Kind == "ClusterRole" {
+				for _, s := range rb.Subjects {
+					if s.Kind == "ServiceAccount" {
+						bound[s.Name] = true
+					}
+				}
+			}
+		}
+		var out []int
+		for i := range in.Workloads {
+			wl := &in.Workloads[i]
+			keep := wl.ServiceAccount != "" && bound[wl.ServiceAccount]
+			for _, c := range wl.Containers {
+				keep = keep || slices.Contains(c.Command, "patch") || slices.Contains(c.Args, "patch") || runsCertController(c)
+			}
+			if keep {
+				out = append(out, i)
+			}
+		}
+		return out
+	}).([]int)
 }
 
 func workloadName(wl *Workload) string { return fmt.Sprintf("%s %q", wl.Object.Kind, wl.Object.Name) }

@@ -122,11 +122,9 @@ func findBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 
 func resolveBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 	b := backend{Namespace: ref.Namespace}
+	x := backendIndex(in)
 	// A Service in the named namespace wins over one without a namespace.
-	for _, s := range in.Services {
-		if s == nil || s.Name != ref.Name {
-			continue
-		}
+	for _, s := range x.services[ref.Name] {
 		if s.Namespace == ref.Namespace {
 			b.Service = s
 			break
@@ -139,15 +137,46 @@ func resolveBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 		return b
 	}
 	sel := labels.SelectorFromSet(b.Service.Spec.Selector)
-	for _, w := range in.Workloads {
+	// The workloads of the namespace and those without one, in the unit's order.
+	candidates := append(slices.Clone(x.workloads[ref.Namespace]), x.workloads[""]...)
+	if ref.Namespace == "" {
+		candidates = x.workloads[""]
+	}
+	slices.Sort(candidates)
+	for _, i := range candidates {
+		w := in.Workloads[i]
 		if w.HelmTestHook {
 			continue // runs only under `helm test`; serves nothing
 		}
-		if (w.Object.Namespace == ref.Namespace || w.Object.Namespace == "") && sel.Matches(labels.Set(w.PodLabels)) {
+		if sel.Matches(labels.Set(w.PodLabels)) {
 			b.Workloads = append(b.Workloads, w)
 		}
 	}
 	return b
+}
+
+// unitBackends indexes the unit's Services by name and its workloads (by
+// index) by namespace, once per unit: resolving thousands of webhooks'
+// backends would otherwise scan every Service and workload each time.
+type unitBackends struct {
+	services  map[string][]*corev1.Service
+	workloads map[string][]int
+}
+
+func backendIndex(in *Inventory) unitBackends {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		x := unitBackends{services: map[string][]*corev1.Service{}, workloads: map[string][]int{}}
+		for _, s := range in.Services {
+			if s != nil {
+				x.services[s.Name] = append(x.services[s.Name], s)
+			}
+		}
+		for i, w := range in.Workloads {
+			x.workloads[w.Object.Namespace] = append(x.workloads[w.Object.Namespace], i)
+		}
+		return x
+	}).(unitBackends)
 }
 
 // backendRequest is one request a backend needs to come back.
