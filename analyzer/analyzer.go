@@ -35,21 +35,42 @@ var Analyzer = newAnalyzer(nil)
 func init() {
 	Analyzer.Flags.Func("kube-version", "target Kubernetes `version` (default "+rules.DefaultKubeVersion.String()+")",
 		func(s string) error {
-			if _, err := rules.ParseKubeVersion(s); err != nil {
-				return fmt.Errorf("invalid Kubernetes version %w", err)
+			if err := ValidateFlag("kube-version", s); err != nil {
+				return err
 			}
 			flagOpts.KubeVersion = s
 			return nil
 		})
 	Analyzer.Flags.Func("disable", "comma-separated `rules` not to run", func(s string) error {
-		for _, name := range splitList(s) {
-			if _, ok := rules.Lookup(name); !ok {
-				return fmt.Errorf("unknown rule %q", name)
-			}
-			flagOpts.Disabled = append(flagOpts.Disabled, name)
+		if err := ValidateFlag("disable", s); err != nil {
+			return err
 		}
+		flagOpts.Disabled = append(flagOpts.Disabled, splitList(s)...)
 		return nil
 	})
+}
+
+// ValidateFlag checks the value of one of Analyzer's flags without setting
+// it, so that a driver can reject a bad command line once, before it
+// starts work (go vet starts the tool once per package).
+func ValidateFlag(name, value string) error {
+	switch name {
+	case "kube-version":
+		if _, err := rules.ParseKubeVersion(value); err != nil {
+			return fmt.Errorf("invalid Kubernetes version %w", err)
+		}
+	case "disable":
+		for _, n := range splitList(value) {
+			if _, ok := rules.Lookup(n); !ok {
+				return fmt.Errorf("unknown rule %q (webhooklint --list-rules lists them)", n)
+			}
+		}
+	default:
+		if Analyzer.Flags.Lookup(name) == nil {
+			return fmt.Errorf("unknown flag -%s", name)
+		}
+	}
+	return nil
 }
 
 // flagOpts holds the flag values of the package-level Analyzer.
