@@ -161,11 +161,12 @@ func run(pass *analysis.Pass, o *Options) error {
 					}
 				}
 				s, e, _ := mc.locate(f.Path)
-				r.report(diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message})
+				r.finding(diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message}, mc.config.Object(), f.Path)
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
 	}
 	checkLiterals(pass, r, rs, settings)
+	r.flush()
 	return nil
 }
 
@@ -270,6 +271,29 @@ type reporter struct {
 	pass *analysis.Pass
 	once sync.Once
 	seen map[string]bool
+	// findings are the rules' findings of the package, held until flush
+	// applies one cause, one finding to them (rules.ExplainCauses), as the
+	// CLI does: a server error on a field explains the practice findings
+	// on it.
+	findings []diag.Diagnostic
+}
+
+// finding holds a rule's finding about obj at path until flush. Positions
+// travel as token.Pos values in Line and EndLine (one file set: sorting by
+// them is sorting by file and offset).
+func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
+	r.findings = append(r.findings, diag.Diagnostic{
+		Line: int(d.pos), EndLine: int(d.end), Severity: d.severity, Rule: d.category, Message: d.message,
+		Path: path, Object: obj,
+	})
+}
+
+// flush reports the held findings, one per cause.
+func (r *reporter) flush() {
+	for _, d := range rules.ExplainCauses(r.findings) {
+		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message})
+	}
+	r.findings = nil
 }
 
 const docsBase = "https://github.com/webhooklint/webhooklint/blob/main/docs/"

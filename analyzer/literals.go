@@ -14,6 +14,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -113,15 +114,19 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			o.APIVersion, o.Kind = apiVersion, rules.Mutating
 			cfg = rules.FromMutating(apiVersion, &o)
 		}
+		// Each literal is an object of its own for one cause, one finding,
+		// even when two share a name (or have none).
+		obj := cfg.Object()
+		obj.Name = fmt.Sprintf("%s@%d", obj.Name, lit.Pos())
 		if apiVersion == rules.V1beta1 {
-			reportUnserved(r, lit, kind)
+			reportUnserved(r, lit, kind, obj)
 		}
 		done[lit] = true
 		changed := changesAfter(pass, stack)
 		inv := &rules.Inventory{Configs: []*rules.Config{cfg}}
 		runRules(rs, cfg, inv, s, func(f rules.Finding) {
 			if d, ok := e.place(f, changed); ok {
-				r.report(d)
+				r.finding(d, obj, f.Path)
 			}
 		}, r, func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 })
 		// Keep walking: literals inside values the evaluator could not
@@ -174,16 +179,16 @@ func literalKind(t types.Type) (kind, apiVersion string) {
 // reportUnserved says what the YAML front end says about a v1beta1
 // manifest, on the literal's type: the API server stopped serving
 // admissionregistration/v1beta1 in 1.22.
-func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string) {
+func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string, obj *diag.Object) {
 	rule, ok := rules.Lookup("unserved-api-version")
 	if !ok || lit.Type == nil {
 		return
 	}
-	r.report(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
+	r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
 		message: fmt.Sprintf("%s %s was removed in Kubernetes 1.22: the API server no longer serves it; "+
 			"use %s (package %s), and state what v1beta1 left implicit — its defaults differ: failurePolicy Ignore (v1: Fail), "+
 			"matchPolicy Exact (v1: Equivalent), timeoutSeconds 30 (v1: 10), sideEffects Unknown and "+
-			"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, kind, rules.V1, admissionV1Path)})
+			"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, kind, rules.V1, admissionV1Path)}, obj, "apiVersion")
 }
 
 // evaluator turns a literal into a typed object, recording where each
