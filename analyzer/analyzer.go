@@ -150,6 +150,7 @@ func run(pass *analysis.Pass, o *Options) error {
 		for _, mc := range cfgs {
 			inv.Configs = append(inv.Configs, mc.config)
 		}
+		inv.Base = generatesBase(cfgs)
 		for _, mc := range cfgs {
 			runRules(rs, mc.config, inv, settings, func(f rules.Finding) {
 				if mc.deployTime(f.Path) {
@@ -161,13 +162,39 @@ func run(pass *analysis.Pass, o *Options) error {
 					}
 				}
 				s, e, _ := mc.locate(f.Path)
-				r.finding(diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message}, mc.config.Object(), f.Path)
+				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message}
+				if inv.Base && f.DependsOnOverlay {
+					d.severity, d.message = diag.Info, d.message+baseNote
+				}
+				r.finding(d, mc.config.Object(), f.Path)
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
 	}
 	checkLiterals(pass, r, rs, settings)
 	r.flush()
 	return nil
+}
+
+// baseNote ends the findings on markers that generate a kustomize base
+// and depend on what the overlay changes (the backend's namespace and
+// name, selectors, CA injection): a marker is not where they are fixed.
+const baseNote = "; markers generate the kustomize base config/webhook: make the change in a kustomize patch, not in the marker"
+
+// generatesBase reports whether the markers generate what kubebuilder
+// projects keep as a kustomize base: a webhook whose Service is the
+// scaffold's webhook-service in namespace system (the markers' defaults),
+// which config/default renames, moves and patches. The CLI judges a base
+// linted without its overlay the same way: findings that depend on the
+// overlay are info.
+func generatesBase(cfgs []*markerConfig) bool {
+	for _, mc := range cfgs {
+		for _, w := range mc.config.Webhooks {
+			if s := w.ClientConfig.Service; s != nil && (s.Namespace == "system" || s.Name == "webhook-service") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // runRules runs rs over c. A rule that panics (a bug, perhaps on an object
