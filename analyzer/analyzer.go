@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -133,7 +134,9 @@ func run(pass *analysis.Pass, o *Options) error {
 	if err != nil {
 		return err
 	}
-	r := &reporter{pass: pass}
+	r := &reporter{pass: pass, enabled: func(name string) bool {
+		return !containsString(o.Disabled, name) && slices.ContainsFunc(ruleSet(o), func(r *rules.Rule) bool { return r.Name == name })
+	}}
 	rs := enabledRules(o)
 
 	var ms []*marker
@@ -144,6 +147,7 @@ func run(pass *analysis.Pass, o *Options) error {
 			ms = append(ms, findMarkers(f, r)...)
 		}
 	}
+	r.suppressions = findSuppressions(pass, ms, r)
 	if len(ms) > 0 {
 		cfgs := generate(ms, r)
 		inv := &rules.Inventory{}
@@ -303,6 +307,10 @@ type reporter struct {
 	// CLI does: a server error on a field explains the practice findings
 	// on it.
 	findings []diag.Diagnostic
+	// suppressions are the package's webhooklint:ignore directives
+	// (suppress.go), applied in flush.
+	suppressions []*suppression
+	enabled      func(rule string) bool
 }
 
 // finding holds a rule's finding about obj at path until flush. Positions
@@ -315,9 +323,10 @@ func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 	})
 }
 
-// flush reports the held findings, one per cause.
+// flush reports the held findings that no suppression covers, one per
+// cause, and the suppressions that covered nothing.
 func (r *reporter) flush() {
-	for _, d := range rules.ExplainCauses(r.findings) {
+	for _, d := range rules.ExplainCauses(r.suppress(r.findings, r.enabled)) {
 		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message})
 	}
 	r.findings = nil

@@ -278,3 +278,13 @@ func TestRealCode(t *testing.T) {
 	}
 	analysistest.Run(t, testdataModule(t), a, "./realcode")
 }
+
+// TestSuppressions checks webhooklint:ignore comments on markers and
+// literals, with every registered rule.
+func TestSuppressions(t *testing.T) {
+	a, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, testdataModule(t), a, "./suppress")
+}
