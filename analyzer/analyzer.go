@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -26,6 +27,11 @@ type Options struct {
 	KubeVersion string
 	// RuleOptions are per-rule options by rule name, as in .webhooklint.yaml.
 	RuleOptions map[string]map[string]any
+	// MinSeverity is the lowest severity reported; zero means warning.
+	// go vet and golangci-lint fail on any diagnostic, so info findings
+	// (advice, findings a kustomize overlay decides) are shown only when
+	// asked for.
+	MinSeverity diag.Severity
 }
 
 // Analyzer runs every webhooklint rule on the webhooks declared in Go. Its
@@ -49,6 +55,13 @@ func init() {
 		flagOpts.Disabled = append(flagOpts.Disabled, splitList(s)...)
 		return nil
 	})
+	Analyzer.Flags.Func("min-severity", "lowest `severity` reported: error, warning or info (default warning; go vet fails on any finding)", func(s string) error {
+		if err := ValidateFlag("min-severity", s); err != nil {
+			return err
+		}
+		flagOpts.MinSeverity, _ = diag.ParseSeverity(s)
+		return nil
+	})
 }
 
 // ValidateFlag checks the value of one of Analyzer's flags without setting
@@ -59,6 +72,10 @@ func ValidateFlag(name, value string) error {
 	case "kube-version":
 		if _, err := rules.ParseKubeVersion(value); err != nil {
 			return fmt.Errorf("invalid Kubernetes version %w", err)
+		}
+	case "min-severity":
+		if _, err := diag.ParseSeverity(value); err != nil {
+			return err
 		}
 	case "disable":
 		for _, n := range splitList(value) {
@@ -134,7 +151,7 @@ func run(pass *analysis.Pass, o *Options) error {
 	if err != nil {
 		return err
 	}
-	r := &reporter{pass: pass, enabled: func(name string) bool {
+	r := &reporter{pass: pass, min: o.MinSeverity, enabled: func(name string) bool {
 		return !containsString(o.Disabled, name) && slices.ContainsFunc(ruleSet(o), func(r *rules.Rule) bool { return r.Name == name })
 	}}
 	rs := enabledRules(o)
@@ -311,6 +328,7 @@ type reporter struct {
 	// (suppress.go), applied in flush.
 	suppressions []*suppression
 	enabled      func(rule string) bool
+	min          diag.Severity // zero: warning
 }
 
 // finding holds a rule's finding about obj at path until flush. Positions
@@ -344,6 +362,9 @@ func docURL(category string) string {
 }
 
 func (r *reporter) report(d diagnostic) {
+	if d.severity < cmp.Or(r.min, diag.Warning) {
+		return
+	}
 	r.once.Do(func() { r.seen = map[string]bool{} })
 	msg := fmt.Sprintf("%s: %s [%s]", d.severity, d.message, d.category)
 	key := fmt.Sprint(d.pos, d.end, msg)

@@ -13,6 +13,7 @@ func TestBadFlagValueIsOneLine(t *testing.T) {
 	for _, args := range [][]string{
 		{"-disable=no-such-rule", "./..."},
 		{"-kube-version", "2.0", "./..."},
+		{"-min-severity=notice", "./..."},
 		{"-test", "./..."},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -108,7 +109,7 @@ func TestFlagsListForGoVet(t *testing.T) {
 	for _, f := range flags {
 		got[f.Name] = f.Bool
 	}
-	for name, isBool := range map[string]bool{"kube-version": false, "disable": false, "json": true, "c": false, "diff": true, "V": true, "flags": true} {
+	for name, isBool := range map[string]bool{"kube-version": false, "disable": false, "min-severity": false, "json": true, "c": false, "diff": true, "V": true, "flags": true} {
 		if b, ok := got[name]; !ok || b != isBool {
 			t.Errorf("-flags: %s listed %t, bool %t; want listed, bool %t", name, ok, b, isBool)
 		}
