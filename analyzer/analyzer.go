@@ -1,10 +1,12 @@
 package analyzer
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,6 +27,11 @@ type Options struct {
 	KubeVersion string
 	// RuleOptions are per-rule options by rule name, as in .webhooklint.yaml.
 	RuleOptions map[string]map[string]any
+	// MinSeverity is the lowest severity reported; zero means warning.
+	// go vet and golangci-lint fail on any diagnostic, so info findings
+	// (advice, findings a kustomize overlay decides) are shown only when
+	// asked for.
+	MinSeverity diag.Severity
 }
 
 // Analyzer runs every webhooklint rule on the webhooks declared in Go. Its
@@ -35,21 +42,53 @@ var Analyzer = newAnalyzer(nil)
 func init() {
 	Analyzer.Flags.Func("kube-version", "target Kubernetes `version` (default "+rules.DefaultKubeVersion.String()+")",
 		func(s string) error {
-			if _, err := rules.ParseKubeVersion(s); err != nil {
-				return fmt.Errorf("invalid Kubernetes version %w", err)
+			if err := ValidateFlag("kube-version", s); err != nil {
+				return err
 			}
 			flagOpts.KubeVersion = s
 			return nil
 		})
 	Analyzer.Flags.Func("disable", "comma-separated `rules` not to run", func(s string) error {
-		for _, name := range splitList(s) {
-			if _, ok := rules.Lookup(name); !ok {
-				return fmt.Errorf("unknown rule %q", name)
-			}
-			flagOpts.Disabled = append(flagOpts.Disabled, name)
+		if err := ValidateFlag("disable", s); err != nil {
+			return err
 		}
+		flagOpts.Disabled = append(flagOpts.Disabled, splitList(s)...)
 		return nil
 	})
+	Analyzer.Flags.Func("min-severity", "lowest `severity` reported: error, warning or info (default warning; go vet fails on any finding)", func(s string) error {
+		if err := ValidateFlag("min-severity", s); err != nil {
+			return err
+		}
+		flagOpts.MinSeverity, _ = diag.ParseSeverity(s)
+		return nil
+	})
+}
+
+// ValidateFlag checks the value of one of Analyzer's flags without setting
+// it, so that a driver can reject a bad command line once, before it
+// starts work (go vet starts the tool once per package).
+func ValidateFlag(name, value string) error {
+	switch name {
+	case "kube-version":
+		if _, err := rules.ParseKubeVersion(value); err != nil {
+			return fmt.Errorf("invalid Kubernetes version %w", err)
+		}
+	case "min-severity":
+		if _, err := diag.ParseSeverity(value); err != nil {
+			return err
+		}
+	case "disable":
+		for _, n := range splitList(value) {
+			if _, ok := rules.Lookup(n); !ok {
+				return fmt.Errorf("unknown rule %q (webhooklint --list-rules lists them)", n)
+			}
+		}
+	default:
+		if Analyzer.Flags.Lookup(name) == nil {
+			return fmt.Errorf("unknown flag -%s", name)
+		}
+	}
+	return nil
 }
 
 // flagOpts holds the flag values of the package-level Analyzer.
@@ -112,7 +151,9 @@ func run(pass *analysis.Pass, o *Options) error {
 	if err != nil {
 		return err
 	}
-	r := &reporter{pass: pass}
+	r := &reporter{pass: pass, min: o.MinSeverity, enabled: func(name string) bool {
+		return !containsString(o.Disabled, name) && slices.ContainsFunc(ruleSet(o), func(r *rules.Rule) bool { return r.Name == name })
+	}}
 	rs := enabledRules(o)
 
 	var ms []*marker
@@ -123,12 +164,14 @@ func run(pass *analysis.Pass, o *Options) error {
 			ms = append(ms, findMarkers(f, r)...)
 		}
 	}
+	r.suppressions = findSuppressions(pass, ms, r)
 	if len(ms) > 0 {
 		cfgs := generate(ms, r)
 		inv := &rules.Inventory{}
 		for _, mc := range cfgs {
 			inv.Configs = append(inv.Configs, mc.config)
 		}
+		inv.Base = generatesBase(cfgs)
 		for _, mc := range cfgs {
 			runRules(rs, mc.config, inv, settings, func(f rules.Finding) {
 				if mc.deployTime(f.Path) {
@@ -140,12 +183,39 @@ func run(pass *analysis.Pass, o *Options) error {
 					}
 				}
 				s, e, _ := mc.locate(f.Path)
-				r.report(diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message})
+				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message}
+				if inv.Base && f.DependsOnOverlay {
+					d.severity, d.message = diag.Info, d.message+baseNote
+				}
+				r.finding(d, mc.config.Object(), f.Path)
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
 	}
 	checkLiterals(pass, r, rs, settings)
+	r.flush()
 	return nil
+}
+
+// baseNote ends the findings on markers that generate a kustomize base
+// and depend on what the overlay changes (the backend's namespace and
+// name, selectors, CA injection): a marker is not where they are fixed.
+const baseNote = "; markers generate the kustomize base config/webhook: make the change in a kustomize patch, not in the marker"
+
+// generatesBase reports whether the markers generate what kubebuilder
+// projects keep as a kustomize base: a webhook whose Service is the
+// scaffold's webhook-service in namespace system (the markers' defaults),
+// which config/default renames, moves and patches. The CLI judges a base
+// linted without its overlay the same way: findings that depend on the
+// overlay are info.
+func generatesBase(cfgs []*markerConfig) bool {
+	for _, mc := range cfgs {
+		for _, w := range mc.config.Webhooks {
+			if s := w.ClientConfig.Service; s != nil && (s.Namespace == "system" || s.Name == "webhook-service") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // runRules runs rs over c. A rule that panics (a bug, perhaps on an object
@@ -249,6 +319,35 @@ type reporter struct {
 	pass *analysis.Pass
 	once sync.Once
 	seen map[string]bool
+	// findings are the rules' findings of the package, held until flush
+	// applies one cause, one finding to them (rules.ExplainCauses), as the
+	// CLI does: a server error on a field explains the practice findings
+	// on it.
+	findings []diag.Diagnostic
+	// suppressions are the package's webhooklint:ignore directives
+	// (suppress.go), applied in flush.
+	suppressions []*suppression
+	enabled      func(rule string) bool
+	min          diag.Severity // zero: warning
+}
+
+// finding holds a rule's finding about obj at path until flush. Positions
+// travel as token.Pos values in Line and EndLine (one file set: sorting by
+// them is sorting by file and offset).
+func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
+	r.findings = append(r.findings, diag.Diagnostic{
+		Line: int(d.pos), EndLine: int(d.end), Severity: d.severity, Rule: d.category, Message: d.message,
+		Path: path, Object: obj,
+	})
+}
+
+// flush reports the held findings that no suppression covers, one per
+// cause, and the suppressions that covered nothing.
+func (r *reporter) flush() {
+	for _, d := range rules.ExplainCauses(r.suppress(r.findings, r.enabled)) {
+		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message})
+	}
+	r.findings = nil
 }
 
 const docsBase = "https://github.com/webhooklint/webhooklint/blob/main/docs/"
@@ -263,6 +362,9 @@ func docURL(category string) string {
 }
 
 func (r *reporter) report(d diagnostic) {
+	if d.severity < cmp.Or(r.min, diag.Warning) {
+		return
+	}
 	r.once.Do(func() { r.seen = map[string]bool{} })
 	msg := fmt.Sprintf("%s: %s [%s]", d.severity, d.message, d.category)
 	key := fmt.Sprint(d.pos, d.end, msg)

@@ -267,3 +267,25 @@ func diffLines(want, got []string) string {
 func TestMarkerFixes(t *testing.T) {
 	analysistest.RunWithSuggestedFixes(t, testdataModule(t), testAnalyzer(t), "./markerfix")
 }
+
+// TestRealCode runs every registered rule on the other uses real
+// operators make of the admissionregistration types: only configurations
+// being built get findings (the // want comments), one per cause.
+func TestRealCode(t *testing.T) {
+	a, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, testdataModule(t), a, "./realcode")
+}
+
+// TestSuppressions checks webhooklint:ignore comments on markers and
+// literals, with every registered rule.
+func TestSuppressions(t *testing.T) {
+	// review-versions-order, suppressed below, is info since issue 21.
+	a, err := New(Options{MinSeverity: diag.Info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, testdataModule(t), a, "./suppress")
+}

@@ -14,6 +14,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -86,7 +87,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			return true
 		}
 		kind, apiVersion := literalKind(pass.TypesInfo.TypeOf(lit))
-		if kind == "" {
+		if kind == "" || !beingBuilt(pass, lit, kind, stack) {
 			return true
 		}
 		e := &evaluator{pass: pass, nodes: map[string]*litNode{}, done: done}
@@ -113,15 +114,22 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			o.APIVersion, o.Kind = apiVersion, rules.Mutating
 			cfg = rules.FromMutating(apiVersion, &o)
 		}
-		if apiVersion == rules.V1beta1 {
-			reportUnserved(r, lit, kind)
+		// Each literal is an object of its own for one cause, one finding,
+		// even when two share a name (or have none).
+		obj := cfg.Object()
+		obj.Name = fmt.Sprintf("%s@%d", obj.Name, lit.Pos())
+		if apiVersion == rules.V1beta1 && e.anyKnown() {
+			// Conversion helpers build v1beta1 objects from values they
+			// read (for clusters that still have them): no constant of
+			// their own, nothing written for a v1beta1 server.
+			reportUnserved(r, lit, kind, obj)
 		}
 		done[lit] = true
 		changed := changesAfter(pass, stack)
 		inv := &rules.Inventory{Configs: []*rules.Config{cfg}}
 		runRules(rs, cfg, inv, s, func(f rules.Finding) {
 			if d, ok := e.place(f, changed); ok {
-				r.report(d)
+				r.finding(d, obj, f.Path)
 			}
 		}, r, func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 })
 		// Keep walking: literals inside values the evaluator could not
@@ -129,6 +137,137 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 		// those it did follow are marked done.
 		return true
 	})
+}
+
+// beingBuilt reports whether a literal is a webhook or a configuration
+// being built, the only ones judged. An empty literal never is: it is a
+// type token (a watch's source.Kind, For, Owns), a target to decode, convert
+// or read into, or a scheme registration, and judging it would report
+// the fields it lacks. A webhook literal with fields is always one being
+// built. A configuration literal is when it sets its webhooks, or when it
+// flows (through variables it is stored in, append calls, parentheses)
+// into a return, a create/update/apply/patch call or a serializer; one
+// that only names an object (metadata for a Get or a Delete) is not.
+func beingBuilt(pass *analysis.Pass, lit *ast.CompositeLit, kind string, stack []ast.Node) bool {
+	if len(lit.Elts) == 0 {
+		return false
+	}
+	if kind == "ValidatingWebhook" || kind == "MutatingWebhook" {
+		return true
+	}
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Webhooks" {
+				return true
+			}
+		} else if len(lit.Elts) > 2 {
+			return true // positional: TypeMeta, ObjectMeta, Webhooks
+		}
+	}
+	return flowsToSink(pass, stack, 3)
+}
+
+// flowsToSink reports whether the value at the top of stack reaches a
+// return, a create/update/apply/patch call or a serializer, following
+// variables it is stored in up to depth times.
+func flowsToSink(pass *analysis.Pass, stack []ast.Node, depth int) bool {
+	child := stack[len(stack)-1]
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.ParenExpr:
+		case *ast.UnaryExpr:
+			if n.Op != token.AND {
+				return false
+			}
+		case *ast.StarExpr:
+		case *ast.ReturnStmt:
+			return true
+		case *ast.CallExpr:
+			if child == n.Fun {
+				return false // a method called on it
+			}
+			name := calleeName(pass, n)
+			if name == "append" {
+				break // where the appended-to list goes
+			}
+			return sinkCall(name)
+		case *ast.AssignStmt:
+			for j, rhs := range n.Rhs {
+				if rhs != child || j >= len(n.Lhs) || len(n.Lhs) != len(n.Rhs) {
+					continue
+				}
+				id, ok := ast.Unparen(n.Lhs[j]).(*ast.Ident)
+				if !ok {
+					return false // stored in a field or element: not followed
+				}
+				return varFlowsToSink(pass, rootObject(pass, id), depth)
+			}
+			return false
+		case *ast.ValueSpec:
+			for j, v := range n.Values {
+				if v == child && j < len(n.Names) && len(n.Names) == len(n.Values) {
+					return varFlowsToSink(pass, pass.TypesInfo.Defs[n.Names[j]], depth)
+				}
+			}
+			return false
+		default:
+			return false
+		}
+		child = stack[i]
+	}
+	return false
+}
+
+// varFlowsToSink follows the uses of a variable.
+func varFlowsToSink(pass *analysis.Pass, v types.Object, depth int) bool {
+	if v == nil || depth == 0 {
+		return false
+	}
+	local := v.Parent() != v.Pkg().Scope()
+	for _, f := range pass.Files {
+		if local && (v.Pos() < f.FileStart || v.Pos() > f.FileEnd) {
+			continue // a local variable is used in its own file only
+		}
+		found := false
+		inspector.New([]*ast.File{f}).WithStack([]ast.Node{(*ast.Ident)(nil)}, func(n ast.Node, push bool, stack []ast.Node) bool {
+			if push && !found && pass.TypesInfo.Uses[n.(*ast.Ident)] == v && flowsToSink(pass, stack, depth-1) {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// calleeName is the name of the function or method a call calls ("append"
+// for the builtin).
+func calleeName(pass *analysis.Pass, call *ast.CallExpr) string {
+	fun := ast.Unparen(call.Fun)
+	if ix, ok := fun.(*ast.IndexExpr); ok {
+		fun = ix.X
+	}
+	switch f := fun.(type) {
+	case *ast.Ident:
+		return f.Name
+	case *ast.SelectorExpr:
+		return f.Sel.Name
+	}
+	return ""
+}
+
+// sinkCall reports calls that send a configuration to the API server or
+// write it out: the clients' Create, Update, Apply and Patch (and
+// controllerutil's CreateOrUpdate, CreateOrPatch), and serializers.
+func sinkCall(name string) bool {
+	for _, p := range []string{"Create", "Update", "Apply", "Patch", "Marshal", "Encode", "Print", "Write"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func importsAdmission(p *types.Package) bool {
@@ -174,16 +313,16 @@ func literalKind(t types.Type) (kind, apiVersion string) {
 // reportUnserved says what the YAML front end says about a v1beta1
 // manifest, on the literal's type: the API server stopped serving
 // admissionregistration/v1beta1 in 1.22.
-func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string) {
+func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string, obj *diag.Object) {
 	rule, ok := rules.Lookup("unserved-api-version")
 	if !ok || lit.Type == nil {
 		return
 	}
-	r.report(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
+	r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
 		message: fmt.Sprintf("%s %s was removed in Kubernetes 1.22: the API server no longer serves it; "+
 			"use %s (package %s), and state what v1beta1 left implicit — its defaults differ: failurePolicy Ignore (v1: Fail), "+
 			"matchPolicy Exact (v1: Equivalent), timeoutSeconds 30 (v1: 10), sideEffects Unknown and "+
-			"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, kind, rules.V1, admissionV1Path)})
+			"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, kind, rules.V1, admissionV1Path)}, obj, "apiVersion")
 }
 
 // evaluator turns a literal into a typed object, recording where each
@@ -193,6 +332,17 @@ type evaluator struct {
 	nodes   map[string]*litNode
 	done    map[*ast.CompositeLit]bool
 	unknown []ast.Expr
+}
+
+// anyKnown reports whether the literal writes at least one value known
+// at compile time.
+func (e *evaluator) anyKnown() bool {
+	for _, n := range e.nodes {
+		if n.known && !n.isStruct {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *evaluator) record(path *field.Path, x ast.Expr, key ast.Expr, known, isStruct bool) {
@@ -747,7 +897,10 @@ func changesAfter(pass *analysis.Pass, stack []ast.Node) change {
 					note(semanticChanged)
 				}
 			case *ast.CallExpr:
-				if isPtr {
+				// Sending it to the API server or writing it out is what
+				// building it was for; other code it is handed to may
+				// change it.
+				if isPtr && !sinkCall(calleeName(pass, n)) {
 					for _, a := range n.Args {
 						if uses(a) {
 							note(semanticChanged)

@@ -127,3 +127,51 @@ func TestGeneratedConfiguration(t *testing.T) {
 		t.Errorf("b: default service %+v", svc)
 	}
 }
+
+// Markers with the scaffold's Service (webhook-service in namespace
+// system) generate the kustomize base config/webhook: findings about what
+// its overlay changes are info, once per webhook, say where the fix goes,
+// and never suggest excluding namespace "system", which the namespace
+// transformer rewrites in the Service but not in a selector.
+func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
+	const pods = `package p
+
+// +kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create;update,versions=v1,name=mpod-v1.kb.io,admissionReviewVersions=v1
+`
+	// go vet fails on any finding: info is shown only when asked for.
+	if ds := runOn(t, pods, &Options{}); len(ds) != 0 {
+		t.Errorf("default minimum severity (warning) reports info findings: %+v", ds)
+	}
+	perRule := map[string]int{}
+	for _, d := range runOn(t, pods, &Options{MinSeverity: diag.Info}) {
+		perRule[d.Category]++
+		if d.Category != "self-deadlock" && d.Category != "system-critical-scope" {
+			continue
+		}
+		if !strings.HasPrefix(d.Message, "info: ") || !strings.Contains(d.Message, baseNote) {
+			t.Errorf("want info with the note on where the fix goes: %s", d.Message)
+		}
+		if strings.Contains(d.Message, `exclude namespace "system"`) {
+			t.Errorf("suggests excluding the placeholder namespace: %s", d.Message)
+		}
+	}
+	if perRule["self-deadlock"] != 1 || perRule["system-critical-scope"] != 1 {
+		t.Errorf("findings per rule %v, want one self-deadlock and one system-critical-scope", perRule)
+	}
+
+	// A Service of the project's own is not a placeholder: the same
+	// webhook is judged as deployed.
+	own := strings.Replace(pods, "admissionReviewVersions=v1", "admissionReviewVersions=v1,serviceName=hooks,serviceNamespace=hooks-system", 1)
+	found := false
+	for _, d := range runOn(t, own, &Options{MinSeverity: diag.Info}) {
+		if d.Category == "self-deadlock" {
+			found = true
+			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `exclude namespace "hooks-system"`) || strings.Contains(d.Message, baseNote) {
+				t.Errorf("own Service: %s", d.Message)
+			}
+		}
+	}
+	if !found {
+		t.Error("own Service: no self-deadlock finding")
+	}
+}

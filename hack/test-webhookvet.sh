@@ -59,6 +59,34 @@ if [[ $status != 3 ]] || ! diff -u <(tail -n +2 "$golden") "$work/standalone.got
 fi
 echo "ok: webhookvet ./... reports the same findings"
 
+# Info findings are shown only when asked for (go vet fails on any finding):
+# the markers generate the kustomize base, so system-critical-scope on the
+# configmaps webhook is info and says where the fix goes.
+set +e
+(cd "$project" && GOFLAGS=-mod=readonly GOWORK=off go vet -vettool="$work/webhookvet" -min-severity=info ./... 2>"$work/info")
+set -e
+if ! grep -q '^internal/webhook/v1/cronjob_webhook.go:14:4: info: .*make the change in a kustomize patch, not in the marker \[system-critical-scope\]$' "$work/info"; then
+	cat "$work/info" >&2
+	echo "FAIL: -min-severity=info does not show the marker's base finding at info" >&2
+	exit 1
+fi
+echo "ok: -min-severity=info adds the info findings"
+
+# A bad flag value is said once for each vetted package, in one line, and
+# not for the packages they depend on (go vet runs the tool on those too).
+set +e
+(cd "$project" && GOFLAGS=-mod=readonly GOWORK=off go vet -vettool="$work/webhookvet" -disable=no-such-rule ./... 2>"$work/usage")
+status=$?
+set -e
+packages=$(cd "$project" && GOFLAGS=-mod=readonly GOWORK=off go list ./... | wc -l)
+errors=$(grep -c '^webhookvet: invalid value "no-such-rule" for flag -disable: unknown rule "no-such-rule"' "$work/usage" || true)
+if [[ $status == 0 || $errors != "$packages" || $(grep -cv -e '^#' -e '^webhookvet: ' "$work/usage") != 0 ]]; then
+	cat "$work/usage" >&2
+	echo "FAIL: a bad -disable value should give one line for each of the $packages packages (exit $status, $errors lines)" >&2
+	exit 1
+fi
+echo "ok: a bad -disable value is one line for each of the $packages vetted packages"
+
 # -fix applies the suggested fixes: the marker without sideEffects gets None.
 cp -R "$project/." "$work/fix"
 (cd "$work/fix" && GOFLAGS=-mod=readonly GOWORK=off "$work/webhookvet" -fix ./... >/dev/null 2>&1) || true

@@ -120,43 +120,15 @@ webhooks:
 		t.Fatal("no findings")
 	}
 	for rule, ds := range got {
-		if len(ds) > maxPerCause+1 {
-			t.Errorf("%s: %d findings, want at most %d", rule, len(ds), maxPerCause+1)
+		if len(ds) > rules.MaxPerCause+1 {
+			t.Errorf("%s: %d findings, want at most %d", rule, len(ds), rules.MaxPerCause+1)
 		}
-		if len(ds) == maxPerCause+1 {
+		if len(ds) == rules.MaxPerCause+1 {
 			last := ds[len(ds)-1]
-			want := fmt.Sprintf("%d more %s findings like the %d above", n-maxPerCause, rule, maxPerCause)
+			want := fmt.Sprintf("%d more %s findings like the %d above", n-rules.MaxPerCause, rule, rules.MaxPerCause)
 			if !strings.HasPrefix(last.Message, want) || last.Severity != ds[0].Severity {
 				t.Errorf("%s: summary %q (%s), want it to start %q", rule, last.Message, last.Severity, want)
 			}
-		}
-	}
-}
-
-func TestMessageShapeAndPaths(t *testing.T) {
-	if a, b := messageShape(`webhooks[0].rules[12]: bad "x1"`), messageShape(`webhooks[3].rules[7]: bad "x9"`); a != b {
-		t.Errorf("shapes differ: %q %q", a, b)
-	}
-	if messageShape("bad a") == messageShape("bad b") {
-		t.Error("different words share a shape")
-	}
-	for path, want := range map[string]bool{"webhooks[0]": true, "webhooks[12]": true, "webhooks[0].timeoutSeconds": false, "webhooks[]": false, "webhooks": false} {
-		if onWholeWebhook(path) != want {
-			t.Errorf("onWholeWebhook(%q) != %v", path, want)
-		}
-	}
-	for _, c := range []struct {
-		path, parent string
-		want         bool
-	}{
-		{"webhooks[0].sideEffects", "webhooks[0].sideEffects", true},
-		{"webhooks[0].clientConfig.caBundle", "webhooks[0].clientConfig", true},
-		{"webhooks[0].rules[1]", "webhooks[0].rules", true},
-		{"webhooks[0].sideEffectsX", "webhooks[0].sideEffects", false},
-		{"webhooks[10]", "webhooks[1]", false},
-	} {
-		if within(c.path, c.parent) != c.want {
-			t.Errorf("within(%q, %q) != %v", c.path, c.parent, c.want)
 		}
 	}
 }

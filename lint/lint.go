@@ -427,7 +427,7 @@ func allEnabled(names []string, opts *Options) bool {
 }
 
 // finish drops disabled rules' findings, applies severity overrides, sorts
-// and de-duplicates, and reports one finding per cause (causes.go).
+// and de-duplicates, and reports one finding per cause (rules.ExplainCauses).
 func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 	kept := ds[:0]
 	for _, d := range ds {
@@ -439,5 +439,5 @@ func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
 		}
 		kept = append(kept, d)
 	}
-	return explainCauses(diag.Normalize(kept))
+	return rules.ExplainCauses(diag.Normalize(kept))
 }

@@ -5,10 +5,13 @@
 package gclplugin
 
 import (
+	"fmt"
+
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/webhooklint/webhooklint/analyzer"
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 func init() {
@@ -24,6 +27,9 @@ type Settings struct {
 	Disable []string `json:"disable"`
 	// Options holds per-rule options by rule name, as in .webhooklint.yaml.
 	Options map[string]map[string]any `json:"options"`
+	// MinSeverity is the lowest severity reported: error, warning
+	// (default) or info.
+	MinSeverity string `json:"minSeverity"`
 }
 
 type plugin struct{ analyzer *analysis.Analyzer }
@@ -34,7 +40,13 @@ func New(settings any) (register.LinterPlugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := analyzer.New(analyzer.Options{KubeVersion: s.KubeVersion, Disabled: s.Disable, RuleOptions: s.Options})
+	opts := analyzer.Options{KubeVersion: s.KubeVersion, Disabled: s.Disable, RuleOptions: s.Options}
+	if s.MinSeverity != "" {
+		if opts.MinSeverity, err = diag.ParseSeverity(s.MinSeverity); err != nil {
+			return nil, fmt.Errorf("minSeverity: %w", err)
+		}
+	}
+	a, err := analyzer.New(opts)
 	if err != nil {
 		return nil, err
 	}

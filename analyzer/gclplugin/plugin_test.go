@@ -8,7 +8,7 @@ import (
 )
 
 func TestNew(t *testing.T) {
-	p, err := New(map[string]any{"kubeVersion": "1.34", "disable": []any{}})
+	p, err := New(map[string]any{"kubeVersion": "1.34", "disable": []any{}, "minSeverity": "info"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +29,7 @@ func TestNewRejectsBadSettings(t *testing.T) {
 		{map[string]any{"kubeVersoin": "1.34"}, "kubeVersoin"},
 		{map[string]any{"kubeVersion": "latest"}, `invalid Kubernetes version "latest"`},
 		{map[string]any{"disable": []any{"no-such-rule"}}, `unknown rule "no-such-rule"`},
+		{map[string]any{"minSeverity": "notice"}, `minSeverity: unknown severity "notice"`},
 	} {
 		_, err := New(tc.settings)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -14,6 +14,8 @@
 package main
 
 import (
+	"os"
+
 	"golang.org/x/tools/go/analysis/singlechecker"
 
 	"github.com/webhooklint/webhooklint/analyzer"
@@ -21,5 +23,12 @@ import (
 
 // singlechecker serves both uses: given one .cfg file (what go vet passes)
 // it runs the vet-tool protocol (unitchecker); given packages, it loads
-// them itself.
-func main() { singlechecker.Main(analyzer.Analyzer) }
+// them itself. The command line is checked first (flags.go): go vet starts
+// the tool once per package, and singlechecker would print a bad flag
+// value with the whole usage each time.
+func main() {
+	if code, done := preflight(os.Args[1:], os.Stdout, os.Stderr); done {
+		os.Exit(code)
+	}
+	singlechecker.Main(analyzer.Analyzer)
+}

@@ -8,13 +8,13 @@ package openapi
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -143,18 +143,24 @@ func (c *Catalog) ObjectKind(group, version, resource, subresource string) (GVK,
 	return k, ok
 }
 
-var _ resolver.SchemaResolver = (*Catalog)(nil)
+// ErrSchemaNotFound is wrapped by the errors of a look-up the bundle has no
+// schema for, as the API server's resolver.ErrSchemaNotFound is. It is this
+// package's own so that the resolver package, and client-go's discovery
+// client and scheme it brings, stay out of the binaries (webhookvet starts
+// once per package go vet builds). Catalog implements resolver.SchemaResolver
+// (openapi_test.go checks).
+var ErrSchemaNotFound = errors.New("schema not found")
 
 // ResolveSchema returns the schema of gvk with every reference replaced by
 // its target, as the API server's resolver.PopulateRefs does (circular
 // references become empty objects, as there). The error wraps
-// resolver.ErrSchemaNotFound when the bundle has no schema for gvk. The
+// ErrSchemaNotFound when the bundle has no schema for gvk. The
 // result is shared: callers must not modify it.
 func (c *Catalog) ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error) {
 	key := KindKey(gvk.Group, gvk.Version, gvk.Kind)
 	name, ok := c.kinds[key]
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", gvk, resolver.ErrSchemaNotFound)
+		return nil, fmt.Errorf("%s: %w", gvk, ErrSchemaNotFound)
 	}
 	return c.resolve(name)
 }
@@ -179,7 +185,7 @@ func (c *Catalog) resolve(name string) (*spec.Schema, error) {
 func (c *Catalog) ResolvePruned(gvk schema.GroupVersionKind, keep func(property string) bool) (*spec.Schema, error) {
 	name, ok := c.kinds[KindKey(gvk.Group, gvk.Version, gvk.Kind)]
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", gvk, resolver.ErrSchemaNotFound)
+		return nil, fmt.Errorf("%s: %w", gvk, ErrSchemaNotFound)
 	}
 	return c.inline(name, keep)
 }

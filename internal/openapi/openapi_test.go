@@ -9,6 +9,10 @@ import (
 	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 )
 
+// The catalog is a schema resolver the API server's CEL type checking
+// could use; the package itself does not import the resolver package.
+var _ resolver.SchemaResolver = (*Catalog)(nil)
+
 func TestBuiltin(t *testing.T) {
 	c, err := Builtin()
 	if err != nil {
@@ -39,7 +43,7 @@ func TestBuiltin(t *testing.T) {
 		switch {
 		case tc.schema && (err != nil || s == nil || len(s.Properties) == 0):
 			t.Errorf("%v: schema %v, %v", got, s, err)
-		case !tc.schema && !errors.Is(err, resolver.ErrSchemaNotFound):
+		case !tc.schema && !errors.Is(err, ErrSchemaNotFound):
 			t.Errorf("%v: err %v, want ErrSchemaNotFound", got, err)
 		}
 	}

@@ -3,7 +3,6 @@ package openapi
 import (
 	"fmt"
 
-	"k8s.io/apiserver/pkg/cel/openapi/resolver"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 )
 
@@ -27,7 +26,7 @@ import (
 func inlineRefs(lookup func(ref string) (*spec.Schema, bool), rootRef string, keep func(property string) bool) (*spec.Schema, error) {
 	root, ok := lookup(rootRef)
 	if !ok {
-		return nil, fmt.Errorf("cannot resolve the root schema %q: %w", rootRef, resolver.ErrSchemaNotFound)
+		return nil, fmt.Errorf("cannot resolve the root schema %q: %w", rootRef, ErrSchemaNotFound)
 	}
 	in := inliner{lookup: lookup, keep: keep, expanding: map[string]bool{rootRef: true}}
 	out, err := in.inline(root)
@@ -53,7 +52,7 @@ func (in *inliner) inline(s *spec.Schema) (*spec.Schema, error) {
 		}
 		target, ok := in.lookup(ref)
 		if !ok {
-			return nil, fmt.Errorf("cannot resolve reference %q: %w", ref, resolver.ErrSchemaNotFound)
+			return nil, fmt.Errorf("cannot resolve reference %q: %w", ref, ErrSchemaNotFound)
 		}
 		in.expanding[ref] = true
 		defer delete(in.expanding, ref)

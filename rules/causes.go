@@ -1,4 +1,4 @@
-package lint
+package rules
 
 import (
 	"fmt"
@@ -7,20 +7,19 @@ import (
 	"unicode/utf8"
 
 	"github.com/webhooklint/webhooklint/diag"
-	"github.com/webhooklint/webhooklint/manifest"
-	"github.com/webhooklint/webhooklint/rules"
 )
 
-// One cause, one finding. A user reads every finding as "fix this", so a
+// One cause, one finding, for every front end (the CLI's files, units and
+// live clusters; the Go analyzer's markers and literals). A user reads every finding as "fix this", so a
 // finding that only follows from another one on the same object is
 // dropped and counted in the message of the finding that explains it, and
 // a finding repeated many times in one object is shown a bounded number of
 // times. What explains what is declared in one place each:
 //
-//   - a rule's ExplainedBy metadata (rules.Rule): for example, findings
+//   - a rule's ExplainedBy metadata (Rule): for example, findings
 //     that follow from a v1beta1 default are explained by
 //     unserved-api-version on the same object;
-//   - a server error (a Server rule or strict decoding at error severity) explains
+//   - a server error (a Server rule, strict decoding included, at error severity) explains
 //     every practice finding on its field or below it: the object is
 //     rejected for that field, so advice about the same field is moot.
 //
@@ -28,13 +27,15 @@ import (
 // finding per configuration, self-deadlock before system-critical-scope)
 // do it themselves; see those rules.
 
-// maxPerCause is how many findings of one rule with the same message shape
+// MaxPerCause is how many findings of one rule with the same message shape
 // one object shows; the rest are summed up in one finding.
-const maxPerCause = 20
+const MaxPerCause = 20
 
-// explainCauses applies both steps to diagnostics sorted by diag.Compare
-// and returns them sorted.
-func explainCauses(ds []diag.Diagnostic) []diag.Diagnostic {
+// ExplainCauses applies both steps to diagnostics sorted by diag.Compare
+// and returns them sorted. Diagnostics are grouped by file and Object: a
+// front end without objects (none of its diagnostics has Object set)
+// gets only the cap.
+func ExplainCauses(ds []diag.Diagnostic) []diag.Diagnostic {
 	return diag.Normalize(capRepeats(dropExplained(ds)))
 }
 
@@ -112,7 +113,7 @@ func dropExplained(ds []diag.Diagnostic) []diag.Diagnostic {
 // server errors, which no rule declares explained), so notes are not lost.
 func explainingRoot(at int, ds []diag.Diagnostic, byRule map[string][]int, errors []int) int {
 	d := &ds[at]
-	r, ok := rules.Lookup(d.Rule)
+	r, ok := Lookup(d.Rule)
 	if !ok {
 		return -1
 	}
@@ -126,7 +127,7 @@ func explainingRoot(at int, ds []diag.Diagnostic, byRule map[string][]int, error
 			}
 		}
 	}
-	if r.Category != rules.Practice {
+	if r.Category != Practice {
 		return -1
 	}
 	for _, i := range errors {
@@ -145,8 +146,8 @@ func isServerError(d *diag.Diagnostic) bool {
 	if d.Severity != diag.Error {
 		return false
 	}
-	r, ok := rules.Lookup(d.Rule)
-	return ok && (r.Category == rules.Server || d.Rule == manifest.RuleSchema)
+	r, ok := Lookup(d.Rule)
+	return ok && r.Category == Server
 }
 
 // within reports whether path is parent or below it.
@@ -190,7 +191,7 @@ func alsoCauses(msg string, explained []string) string {
 // maxNotedMessage bounds a root's message with its note.
 const maxNotedMessage = 300
 
-// capRepeats keeps the first maxPerCause findings of each rule and message
+// capRepeats keeps the first MaxPerCause findings of each rule and message
 // shape in each object and replaces the rest with one finding that counts
 // them, so that a generated or aliased input cannot flood the output.
 func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
@@ -202,7 +203,7 @@ func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
 		n        int
 		severity diag.Severity
 	}
-	// Most runs have no object with more than maxPerCause findings of
+	// Most runs have no object with more than MaxPerCause findings of
 	// one rule; then nothing is capped and no message needs its shape.
 	type ruleOf struct {
 		object objectOf
@@ -213,7 +214,7 @@ func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
 	for i := range ds {
 		k := ruleOf{keyOf(&ds[i]), ds[i].Rule}
 		perRule[k]++
-		over = over || perRule[k] > maxPerCause
+		over = over || perRule[k] > MaxPerCause
 	}
 	if !over {
 		return ds
@@ -232,7 +233,7 @@ func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
 		}
 		t.n++
 		t.severity = max(t.severity, d.Severity)
-		capped = capped || t.n > maxPerCause
+		capped = capped || t.n > MaxPerCause
 	}
 	if !capped {
 		return ds
@@ -243,15 +244,15 @@ func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
 		c := causes[i]
 		shown[c]++
 		switch n := shown[c]; {
-		case n <= maxPerCause:
+		case n <= MaxPerCause:
 			out = append(out, ds[i])
-		case n == maxPerCause+1:
+		case n == MaxPerCause+1:
 			// The summary takes the place of the first finding left out.
 			d := ds[i]
 			t := tallies[c]
 			d.Severity = t.severity
 			d.Message = fmt.Sprintf("%d more %s findings like the %d above in this object are not shown; fix those first",
-				t.n-maxPerCause, d.Rule, maxPerCause)
+				t.n-MaxPerCause, d.Rule, MaxPerCause)
 			out = append(out, d)
 		}
 	}
