@@ -280,7 +280,14 @@ func fileDiagnostics(t *testing.T, bundle string) []rulesDiagnostic {
 	res := lint.Files([]*manifest.File{manifest.Parse("bundle.yaml", []byte(bundle))}, lint.Options{Settings: rules.DefaultSettings()})
 	var out []rulesDiagnostic
 	for _, d := range res.Diagnostics {
-		out = append(out, rulesDiagnostic{Rule: d.Rule, Path: d.Path, Message: d.Message})
+		// A file finding is located at the backend's field (its cause); the
+		// webhook's path is its related location, which a live finding, with
+		// no backend object to point at, keeps.
+		path := d.Path
+		if len(d.Related) > 0 {
+			path = d.Related[0].Path
+		}
+		out = append(out, rulesDiagnostic{Rule: d.Rule, Path: path, Message: d.Message})
 	}
 	return out
 }
