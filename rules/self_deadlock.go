@@ -313,6 +313,17 @@ func simulateInterception(w *Webhook, b backend, in *Inventory) interception {
 	return res
 }
 
+// exclusionAt is where a finding whose fix is an exclusion is located: the
+// namespaceSelector the webhook writes, else the rule that intercepts
+// (a selector is added beside it; a Go literal's missing fields are not
+// positioned).
+func exclusionAt(w *Webhook, rule int) (path string, atKey bool) {
+	if w.NamespaceSelector != nil {
+		return PathString(w.Path().Child("namespaceSelector")), true
+	}
+	return PathString(w.Path().Child("rules").Index(rule)), false
+}
+
 func checkSelfDeadlock(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
@@ -323,10 +334,8 @@ func checkSelfDeadlock(p *Pass) {
 		b := findBackend(p.Input, ref)
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
 			unset := unsetOptOutKeys(w.NamespaceSelector, p.Input.AssumedNamespaceLabels(b.Namespace))
-			// The fix is excluding the backend's namespace: located at the
-			// namespaceSelector, or at the webhook where one is added.
-			p.Emit(Finding{Path: PathString(w.Path().Child("namespaceSelector")), AtKey: true,
-				Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, unset)})
+			path, atKey := exclusionAt(w, own.rule)
+			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, unset)})
 			continue
 		}
 		checkDependencyLoops(p, w, b)
@@ -369,7 +378,8 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 		return
 	case len(loops) == 1:
 		l := loops[0]
-		p.Emit(Finding{Path: PathString(w.Path().Child("namespaceSelector")), AtKey: true, Message: fmt.Sprintf(
+		path, atKey := exclusionAt(w, l.ours.rule)
+		p.Emit(Finding{Path: path, AtKey: atKey, Message: fmt.Sprintf(
 			"webhook fails closed in a dependency loop with webhook %q: it blocks %s, and that webhook blocks %s; "+
 				"exclude each other's namespaces (%q, %q) or fail open",
 			excerpt(l.other.Name, 60), briefHits(l.ours.hits), briefHits(l.theirs.hits), l.backend.Namespace, b.Namespace)})
@@ -381,7 +391,8 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 			namespaces = append(namespaces, strconv.Quote(l.backend.Namespace))
 			partners = append(partners, strconv.Quote(l.other.Name))
 		}
-		p.Emit(Finding{Path: PathString(w.Path().Child("namespaceSelector")), AtKey: true, Message: fmt.Sprintf(
+		path, atKey := exclusionAt(w, loops[0].ours.rule)
+		p.Emit(Finding{Path: path, AtKey: atKey, Message: fmt.Sprintf(
 			"webhook fails closed in dependency loops with %d webhooks (%s): each blocks what the other's backend "+
 				"needs to restart; exclude their namespaces (%s) and have them exclude %q, or fail open",
 			len(loops), listNames(partners, 2), listNames(namespaces, 2), b.Namespace)})

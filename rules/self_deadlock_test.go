@@ -49,7 +49,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
-		`warning webhooks[0].namespaceSelector: webhook fails closed on what its backend needs to restart: Deployment "policy/policy" (CREATE pods); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: Deployment "policy/policy" (CREATE pods); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
@@ -101,7 +101,7 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
-		`warning webhooks[0].namespaceSelector: webhook fails closed on what its backend needs to restart: pods in "policy" (Service not in the input); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: pods in "policy" (Service not in the input); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
@@ -126,7 +126,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`warning webhooks[0].namespaceSelector: webhook fails closed on what its backend needs to restart: its Secrets (serving certificates, Helm releases); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].rules[0]: webhook fails closed on what its backend needs to restart: its Secrets (serving certificates, Helm releases); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {

@@ -233,11 +233,11 @@ func checkSystemCriticalScope(p *Pass) {
 		if cs.msg == "" {
 			continue
 		}
-		// Located where the fix goes: the namespaceSelector (or the webhook,
-		// where one is added) when excluding kube-system is the fix, the
-		// rules when they must be narrowed.
+		// Located where the fix goes: the namespaceSelector when excluding
+		// kube-system is the fix and the webhook has one, else the rules
+		// (narrowed, or where a selector is added beside them).
 		at, atKey := w.Path().Child("rules"), false
-		if cs.exclude {
+		if cs.exclude && w.NamespaceSelector != nil {
 			at, atKey = w.Path().Child("namespaceSelector"), true
 		}
 		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide})
