@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/webhooklint/webhooklint/manifest"
 )
 
 // Find looks for a configuration file in the folder of each linted path
@@ -120,32 +122,11 @@ func (c *Config) Ignored(file string) bool {
 	for _, g := range c.Ignore {
 		pat := strings.Split(strings.Trim(path.Clean(g), "/"), "/")
 		// A folder glob covers its contents: "vendor" is "vendor/**".
-		if matchSegments(append(pat, "**"), segs) {
+		if manifest.MatchSegments(append(pat, "**"), segs) {
 			return true
 		}
 	}
 	return false
-}
-
-func matchSegments(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(segs); i++ {
-				if matchSegments(pat[1:], segs[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
-	}
-	return len(segs) == 0
 }
 
 func checkGlob(g string) error {

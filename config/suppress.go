@@ -11,6 +11,8 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/suggest"
 	"github.com/webhooklint/webhooklint/rules"
+
+	"github.com/webhooklint/webhooklint/manifest"
 )
 
 // Suppression silences the findings of one rule from the configuration
@@ -98,7 +100,7 @@ func (c *Config) covers(s Suppression, d diag.Diagnostic) bool {
 	}
 	for _, g := range s.Paths {
 		pat := strings.Split(strings.Trim(path.Clean(g), "/"), "/")
-		if matchSegments(append(pat, "**"), segs) {
+		if manifest.MatchSegments(append(pat, "**"), segs) {
 			return true
 		}
 	}

@@ -63,7 +63,7 @@ func Glob(pattern string) ([]string, error) {
 		if !e.IsDir() && pat[len(pat)-1] == "**" && !slices.Contains(Extensions, strings.ToLower(filepath.Ext(p))) {
 			return nil
 		}
-		if matchSegments(pat, relSegs) {
+		if MatchSegments(pat, relSegs) {
 			out = append(out, p)
 		}
 		return nil
@@ -71,9 +71,9 @@ func Glob(pattern string) ([]string, error) {
 	return out, err
 }
 
-// matchSegments matches path segments against pattern segments, '**'
+// MatchSegments matches path segments against pattern segments, '**'
 // standing for any number of them.
-func matchSegments(pat, segs []string) bool {
+func MatchSegments(pat, segs []string) bool {
 	for len(pat) > 0 {
 		if pat[0] == "**" {
 			for len(pat) > 0 && pat[0] == "**" {
@@ -83,7 +83,7 @@ func matchSegments(pat, segs []string) bool {
 				return true
 			}
 			for k := 0; k <= len(segs); k++ {
-				if matchSegments(pat, segs[k:]) {
+				if MatchSegments(pat, segs[k:]) {
 					return true
 				}
 			}
