@@ -228,6 +228,17 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 			how = "; the field is not written in the template, shown at the closest enclosing key"
 		case !tr.Literal:
 			how = "; the value comes from the template action on this line"
+			if tr.File != "" {
+				break // a named template's line: its source is another file's
+			}
+			// Name the values key to change, where it is set.
+			if vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line); ok {
+				how += fmt.Sprintf(" (chart value %s)", vs.Key)
+				d.Related = append(d.Related, diag.Related{
+					File: vs.File, Line: vs.Line, Column: vs.Column, EndLine: vs.Line, EndColumn: vs.Column + 1,
+					Message: fmt.Sprintf("chart value %s is set here", vs.Key),
+				})
+			}
 		}
 		d.Origin = origin + ", # Source: " + t.Name + how
 	}

@@ -358,8 +358,13 @@ func TestHelmReplicasFromValues(t *testing.T) {
 	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "has 1 replica (from the chart values), no PodDisruptionBudget:") {
 		t.Fatalf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
 	}
-	if r := found[0].Related; len(r) != 1 || !strings.HasSuffix(filepath.ToSlash(r[0].File), "templates/webhook.yaml") || r[0].Line == 0 {
-		t.Errorf("want the webhook's template as related location: %+v", r)
+	// Related: the webhook's template, then the values key to change.
+	r := found[0].Related
+	if len(r) != 2 || !strings.HasSuffix(filepath.ToSlash(r[0].File), "templates/webhook.yaml") || r[0].Line == 0 {
+		t.Fatalf("want the webhook's template and the values key as related locations: %+v", r)
+	}
+	if !strings.HasSuffix(filepath.ToSlash(r[1].File), "webhook-chart/values.yaml") || r[1].Line != 14 || r[1].Message != "chart value replicas is set here" {
+		t.Errorf("want values.yaml:14 (replicas) as related location: %+v", r[1])
 	}
 }
 

@@ -1,0 +1,42 @@
+package helm
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// valuesRef matches a reference to a chart value in a template action:
+// .Values.webhook.replicas, $.Values.replicaCount.
+var valuesRef = regexp.MustCompile(`\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)`)
+
+// ValuesSetting is where a value a template line reads is set: the last
+// values file (of the chart's values.yaml and the values files given, in
+// order) that sets the key.
+type ValuesSetting struct {
+	Key          string // dotted, as the template reads it: webhook.replicas
+	File         string
+	Line, Column int
+}
+
+// ValuesAt finds the value that the template action on line (1-based) of
+// source reads, and where it is set. A line reading several values names
+// the first; false when it reads none, or no values file sets it.
+func ValuesAt(chartDir string, valuesFiles []string, source []byte, line int) (ValuesSetting, bool) {
+	lines := strings.Split(string(source), "\n")
+	if line < 1 || line > len(lines) {
+		return ValuesSetting{}, false
+	}
+	m := valuesRef.FindStringSubmatch(lines[line-1])
+	if m == nil {
+		return ValuesSetting{}, false
+	}
+	key := strings.TrimPrefix(m[1], ".")
+	files := append([]string{filepath.Join(chartDir, "values.yaml")}, valuesFiles...)
+	for i := len(files) - 1; i >= 0; i-- {
+		if l, c, ok := valuesKeyLine(files[i], strings.Split(key, ".")); ok {
+			return ValuesSetting{Key: key, File: files[i], Line: l, Column: c}, true
+		}
+	}
+	return ValuesSetting{}, false
+}
