@@ -1,13 +1,11 @@
 package source
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/webhooklint/webhooklint/manifest"
-	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
@@ -66,22 +64,14 @@ func loadUnit(u *unit, stdin io.Reader, jobs int, patches *kustomize.PatchIndex)
 			out.Problem = fmt.Errorf("%s", cycleError(u).Message)
 			return out
 		}
-		b, err := kustomize.Run(u.shown)
+		_, _, f, err := buildKustomization(u, jobs)
 		if err != nil {
 			out.Problem = err
 			return out
 		}
-		var buf bytes.Buffer
-		for _, o := range b.Objects {
-			buf.WriteString("---\n")
-			buf.Write(o.YAML)
-		}
-		out.Files = []*manifest.File{manifest.ParseJobs(b.File+" (built)", buf.Bytes(), jobs)}
+		out.Files = []*manifest.File{f}
 	case chartUnit:
-		c, err := helm.Render(u.shown, helm.Options{
-			ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
-			ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace,
-		})
+		c, err := renderChart(u, "") // simulate's --kube-version is the API server's, not the chart's
 		if err != nil {
 			out.Problem = err
 			return out

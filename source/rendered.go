@@ -24,17 +24,11 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 	if u.cycle != nil {
 		return &unitResult{failed: true, diags: []diag.Diagnostic{cycleError(u)}}
 	}
-	b, err := kustomize.Run(u.shown) // as the error message shows it
+	b, built, f, err := buildKustomization(u, lo.Workers())
 	if err != nil {
 		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
 	}
-	var buf bytes.Buffer
-	for _, o := range b.Objects {
-		buf.WriteString("---\n")
-		buf.Write(o.YAML)
-	}
-	name := b.File + " (built)"
-	f := manifest.ParseJobs(name, buf.Bytes(), lo.Workers())
+	name := f.Name
 	files := []*manifest.File{f}
 	base := u.base || isBase(files)
 	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)
@@ -44,29 +38,19 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 		if d.File != name {
 			continue
 		}
-		var o *kustomize.Object
-		if d.Object != nil {
-			o = b.Find(d.Object.Kind, d.Object.Name, d.Object.Namespace)
-		}
 		for j := range d.Related {
 			r := &d.Related[j]
-			if r.Object == nil {
-				continue
+			if r.Object != nil {
+				at, _ := locateBuilt(b, r.Object, r.Path, false)
+				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
 			}
-			at := kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}
-			if ro := b.Find(r.Object.Kind, r.Object.Name, r.Object.Namespace); ro != nil {
-				at = b.Locate(ro, r.Path, false)
-			}
-			r.File, r.Line, r.Column, r.EndLine, r.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
 		}
-		if o == nil {
-			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = b.File, 1, 1, 1, 2
-			d.Origin = origin
-			continue
-		}
-		at := b.Locate(o, d.Path, isAtKey(buf.Bytes(), *d))
+		at, found := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
 		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
-		d.Origin = origin + " (" + at.By + ")"
+		d.Origin = origin
+		if found {
+			d.Origin += " (" + at.By + ")"
+		}
 	}
 	// kustomize's own warnings (deprecated fields) are findings on the
 	// kustomization that has them, at info: the build still works.
@@ -77,6 +61,32 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 		})
 	}
 	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
+}
+
+// buildKustomization builds a kustomize unit and parses its output as one
+// file: the objects kubectl would receive, in kustomize's order.
+func buildKustomization(u *unit, jobs int) (b *kustomize.Build, built []byte, f *manifest.File, err error) {
+	b, err = kustomize.Run(u.shown) // as the error message shows it
+	if err != nil {
+		return b, nil, nil, err
+	}
+	var buf bytes.Buffer
+	for _, o := range b.Objects {
+		buf.WriteString("---\n")
+		buf.Write(o.YAML)
+	}
+	return b, buf.Bytes(), manifest.ParseJobs(b.File+" (built)", buf.Bytes(), jobs), nil
+}
+
+// locateBuilt maps a field of a built object to the line that wrote it;
+// an object the build does not hold stays on the kustomization file.
+func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) (kustomize.Location, bool) {
+	if obj != nil {
+		if o := b.Find(obj.Kind, obj.Name, obj.Namespace); o != nil {
+			return b.Locate(o, path, atKey), true
+		}
+	}
+	return kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}, false
 }
 
 // kustomizeNotBuilt ends the message of a kustomization that was not built.
@@ -165,10 +175,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		}
 		return d
 	}
-	c, err := helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
-		ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
-		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kv,
-	})
+	c, err := renderChart(u, kv)
 	if err != nil {
 		return &unitResult{failed: true, diags: []diag.Diagnostic{renderDiag(err)}}
 	}
@@ -201,25 +208,17 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		for j := range d.Related {
 			r := &d.Related[j]
 			if rt := byName[r.File]; rt != nil {
-				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = traceTemplate(u, rt, docsOf[r.File], r.Line, r.Path)
+				tr := traceTemplate(u, rt, docsOf[r.File], r.Line, r.Path)
+				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = tr.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
 			}
 		}
-		f := docsOf[d.File]
-		doc, docs := renderedDoc(f, d.Line)
+		tr := traceTemplate(u, t, docsOf[d.File], d.Line, d.Path)
+		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = tr.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
 		if t.Source == nil {
 			// A packaged subchart: no template file to point into; the
 			// finding stays on the chart.
-			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = filepath.Join(u.dir, "Chart.yaml"), 1, 1, 1, 2
 			d.Origin = origin + ", # Source: " + t.Name
 			continue
-		}
-		if docs != templateChunks(t) {
-			doc = -1 // conditionals changed the document count
-		}
-		tr := t.Trace(doc, d.Path)
-		d.Line, d.Column, d.EndLine, d.EndColumn = tr.Line, tr.Column, tr.Line, tr.EndColumn
-		if tr.File != "" {
-			d.File = tr.File // written in a named template of another file
 		}
 		var how string
 		switch {
@@ -228,7 +227,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 			how = "; the field is not written in the template, shown at the closest enclosing key"
 		case !tr.Literal:
 			how = "; the value comes from the template action on this line"
-			if tr.File != "" {
+			if tr.File != t.File {
 				break // a named template's line: its source is another file's
 			}
 			// Name the values key to change, where it is set.
@@ -255,18 +254,31 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 	return &unitResult{diags: res.Diagnostics, configs: res.Configs, internal: res.Internal}
 }
 
+// renderChart renders a chart unit with its values, as helm template would.
+func renderChart(u *unit, kubeVersion string) (*helm.Chart, error) {
+	return helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
+		ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
+		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kubeVersion,
+	})
+}
+
 // traceTemplate maps a field of a rendered document (by a line in it) to
-// the template line that wrote it, as findings are mapped.
-func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) (file string, l, col, endLine, endCol int) {
+// the template line that wrote it; File is always set: the template, the
+// file of the named template that wrote the field, or the chart's
+// Chart.yaml for a packaged subchart, which has no template to point into.
+func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) helm.Trace {
 	if t.Source == nil {
-		return filepath.Join(u.dir, "Chart.yaml"), 1, 1, 1, 2
+		return helm.Trace{File: filepath.Join(u.dir, "Chart.yaml"), Line: 1, Column: 1, EndColumn: 2}
 	}
 	doc, docs := renderedDoc(f, line)
 	if docs != templateChunks(t) {
-		doc = -1
+		doc = -1 // conditionals changed the document count
 	}
 	tr := t.Trace(doc, path)
-	return t.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
+	if tr.File == "" {
+		tr.File = t.File
+	}
+	return tr
 }
 
 // renderedDoc finds the index of the document a rendered line is in, and
