@@ -153,6 +153,15 @@ func within(name string, paths []string) bool {
 // that loops or points nowhere, a folder that cannot be listed — is a
 // source with a Problem, never opened.
 func walkFolder(root string, add func(string), addProblem func(string, error)) {
+	WalkFolder(root, nil, add, addProblem)
+}
+
+// WalkFolder is how a folder is listed for linting (Expand's folder walk),
+// for those who group its files: enter, when set, decides whether to go
+// into each folder below root (hidden folders, vendor and node_modules are
+// never entered); add receives each file with a linted extension that is
+// a regular file, addProblem what cannot be read as one.
+func WalkFolder(root string, enter func(dir string) bool, add func(string), addProblem func(string, error)) {
 	start := root
 	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		start = root + string(filepath.Separator)
@@ -166,7 +175,7 @@ func walkFolder(root string, add func(string), addProblem func(string, error)) {
 			return nil
 		}
 		if e.IsDir() {
-			if filepath.Clean(path) != filepath.Clean(root) && skipDir(e.Name()) {
+			if filepath.Clean(path) != filepath.Clean(root) && (skipDir(e.Name()) || enter != nil && !enter(filepath.Clean(path))) {
 				return filepath.SkipDir
 			}
 			return nil

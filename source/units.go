@@ -252,42 +252,23 @@ func (d *discovery) folderGroup(dir string) (FolderUnits, bool) {
 // them. The listing follows manifest.Expand's rules for folders.
 func (d *discovery) looseFiles(root string, recursive bool) []manifest.Source {
 	var out []manifest.Source
-	start := root
-	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		start = root + string(filepath.Separator) // walk what a linked folder points to
+	enter := func(dir string) bool {
+		// A chart or kustomization below is deployed by helm or kustomize.
+		return recursive && !helm.IsChart(dir) && (d.so.NoKustomize || d.refs(dir) == nil)
 	}
-	_ = filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
+	manifest.WalkFolder(root, enter, func(p string) {
 		p = filepath.Clean(p)
-		if e.IsDir() {
-			if p != root && (!recursive || skipDir(e.Name())) {
-				return filepath.SkipDir
-			}
-			if p != root && (helm.IsChart(p) || (!d.so.NoKustomize && d.refs(p) != nil)) {
-				return filepath.SkipDir // deployed by helm or kustomize, not kubectl
-			}
-			return nil
-		}
-		if !slices.Contains(manifest.Extensions, strings.ToLower(filepath.Ext(p))) {
-			return nil
-		}
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return nil // a pipe or a dangling link: linted on its own, as a problem
-		}
 		if d.skip != nil && d.skip(p) {
-			return nil
+			return
 		}
 		if _, inChart := d.chartHolding(filepath.Dir(p)); inChart {
-			return nil
+			return
 		}
 		if !d.so.NoKustomize && len(d.kustomizationsReading(p)) > 0 {
-			return nil
+			return
 		}
 		out = append(out, manifest.Source{Name: p})
-		return nil
-	})
+	}, func(string, error) {}) // a pipe or a dangling link is linted on its own, as a problem
 	slices.SortFunc(out, func(a, b manifest.Source) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
