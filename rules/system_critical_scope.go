@@ -378,6 +378,10 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 	}
 	// The first fix, namespaces before the rest, and failing open.
 	slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
+	scope := criticalScope{
+		exclude:     len(fixes) == 1 && fixes[0] == fixNamespaces,
+		clusterWide: clusterWide || matchesEverything(w.Rules),
+	}
 	if len(unlabeled) > 0 && fixes[0] == fixNamespaces {
 		// The selector means to exclude them, through a label that the
 		// server does not set and nothing in the unit sets either.
@@ -387,7 +391,8 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 		} else {
 			msg.WriteString(", or fail open")
 		}
-		return criticalScope{msg: msg.String(), exclude: len(fixes) == 1, clusterWide: clusterWide || matchesEverything(w.Rules)}
+		scope.msg = msg.String()
+		return scope
 	}
 	switch {
 	case len(fixes) > 1 && fixes[0] == fixNamespaces:
@@ -395,11 +400,8 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 	default:
 		msg.WriteString("; " + fixes[0] + ", or fail open")
 	}
-	return criticalScope{
-		msg:         msg.String(),
-		exclude:     len(fixes) == 1 && fixes[0] == fixNamespaces,
-		clusterWide: clusterWide || matchesEverything(w.Rules),
-	}
+	scope.msg = msg.String()
+	return scope
 }
 
 // namedVirtualReview reports whether r is a virtual review request that
