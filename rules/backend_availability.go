@@ -48,43 +48,6 @@ var _ = register(&Rule{
 			"pods over nodes when it can). A gap that chart values decide (the replica count, and with it " +
 			"the budget) is info: the installer's choice. The finding takes its worst gap's level, and its " +
 			"message says what that gap leads to. Helm test hook pods (`helm.sh/hook: test`) are not backends.",
-		Bad: "apiVersion: apps/v1\n" +
-			"kind: Deployment\n" +
-			"metadata: {name: policy-webhook, namespace: policy}\n" +
-			"spec:\n" +
-			"  selector: {matchLabels: {app: policy-webhook}}\n" +
-			"  template:\n" +
-			"    metadata: {labels: {app: policy-webhook}}\n" +
-			"    spec:\n" +
-			"      containers:\n" +
-			"      - name: server\n" +
-			"        image: example.com/policy-webhook:1.0\n" +
-			"        ports: [{name: https, containerPort: 9443}]\n" +
-			"# replicas unset (1), no PodDisruptionBudget, no readinessProbe\n",
-		Good: "apiVersion: apps/v1\n" +
-			"kind: Deployment\n" +
-			"metadata: {name: policy-webhook, namespace: policy}\n" +
-			"spec:\n" +
-			"  replicas: 2\n" +
-			"  selector: {matchLabels: {app: policy-webhook}}\n" +
-			"  template:\n" +
-			"    metadata: {labels: {app: policy-webhook}}\n" +
-			"    spec:\n" +
-			"      topologySpreadConstraints:\n" +
-			"      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway,\n" +
-			"         labelSelector: {matchLabels: {app: policy-webhook}}}\n" +
-			"      containers:\n" +
-			"      - name: server\n" +
-			"        image: example.com/policy-webhook:1.0\n" +
-			"        ports: [{name: https, containerPort: 9443}]\n" +
-			"        readinessProbe: {httpGet: {path: /readyz, port: 8081}}\n" +
-			"---\n" +
-			"apiVersion: policy/v1\n" +
-			"kind: PodDisruptionBudget\n" +
-			"metadata: {name: policy-webhook, namespace: policy}\n" +
-			"spec:\n" +
-			"  maxUnavailable: 1\n" +
-			"  selector: {matchLabels: {app: policy-webhook}}\n",
 		Fix: "Run two or more replicas spread over nodes (`topologySpreadConstraints` or `podAntiAffinity` on " +
 			"`kubernetes.io/hostname`), add a PodDisruptionBudget with `maxUnavailable: 1` (or a `minAvailable` " +
 			"below the replica count), and give the serving container a readinessProbe. If the webhook can " +

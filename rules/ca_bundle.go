@@ -64,33 +64,6 @@ func init() {
 				"webhooklint renders such a chart twice and reports the caBundles that differ. With an injector annotation, a caBundle written in the manifest is " +
 				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
 				"configuration with the same problem share one finding: the cure is one edit.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n" +
-				"  # no caBundle, no injector annotation\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"  annotations:\n" +
-				"    cert-manager.io/inject-ca-from: policy/policy-serving-cert\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Put the base64-encoded PEM of the CA that signed the serving certificate in `caBundle`, " +
 				"renew it well before it expires, or let cert-manager or OpenShift inject it and remove the " +
 				"caBundle from the manifest.",

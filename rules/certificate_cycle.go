@@ -35,40 +35,6 @@ func init() {
 				"The rule follows the annotation to the Certificate's namespace and simulates cert-manager's " +
 				"requests there against every fail-closed webhook of the unit. Secrets in the backend's own " +
 				"namespace are self-deadlock's finding.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"  annotations:\n" +
-				"    cert-manager.io/inject-ca-from: policy-system/policy-serving-cert\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy-webhook, namespace: policy-system}\n" +
-				"  namespaceSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"*\"], apiVersions: [\"*\"], operations: [CREATE, UPDATE], resources: [\"*\"]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"  annotations:\n" +
-				"    cert-manager.io/inject-ca-from: policy-system/policy-serving-cert\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy-webhook, namespace: policy-system}\n" +
-				"  namespaceSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy-system]}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"*\"], apiVersions: [\"*\"], operations: [CREATE, UPDATE], resources: [\"*\"]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Exclude the Certificate's namespace with a namespaceSelector on `kubernetes.io/metadata.name`, " +
 				"leave `cert-manager.io` resources and Secrets out of the rules, or fail open.",
 			Sources: []string{

@@ -24,10 +24,6 @@ func init() {
 				"Anything else rejects the configuration. For a missing `service.name` the v1.37 server names " +
 				"`service.namespace` in its error, and the other way round (it passes the two arguments " +
 				"swapped); webhooklint keeps the server's message but points at the field that is really missing.",
-			Bad: "clientConfig:\n  url: http://webhook.example.com/validate?debug=1\n" +
-				"  service:\n    namespace: policy\n    path: /validate_pods",
-			Good: "clientConfig:\n  service:\n    name: policy-webhook\n    namespace: policy\n" +
-				"    path: /validate-pods\n    port: 443",
 			Fix: "Keep one of `url` and `service`. Use `https`, move parameters into the path, and write " +
 				"path segments in lowercase with `-` instead of `_`.",
 			Sources: []string{

@@ -25,30 +25,6 @@ func init() {
 				"(it checks only the scheme, userinfo, query and fragment). Static manifest configurations " +
 				"(names ending in `.static.k8s.io`) may use loopback addresses: they are loaded by the API " +
 				"server from its own disk and cannot use a service reference.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    url: https://policy.policy.svc:443/validate\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy, port: 443, path: /validate}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Use `clientConfig.service` for a backend running in the cluster (the API server then " +
 				"routes to the Service itself), or a URL with a host the API server can resolve and reach.",
 			Sources: []string{

@@ -57,29 +57,6 @@ func init() {
 				"`spec.conversion.webhookClientConfig` for v1's `spec.conversion.webhook.clientConfig`, and " +
 				"`spec.conversion.conversionReviewVersions` for `spec.conversion.webhook.conversionReviewVersions`. " +
 				"webhooklint reports the server's paths at the v1 fields they stand for.",
-			Bad: "apiVersion: apiextensions.k8s.io/v1\n" +
-				"kind: CustomResourceDefinition\n" +
-				"metadata:\n" +
-				"  name: ptpconfigs.ptp.openshift.io\n" +
-				"spec:\n" +
-				"  conversion:\n" +
-				"    strategy: Webhook\n" +
-				"    webhook:\n" +
-				"      clientConfig:\n" +
-				"        service: {name: webhook-service, namespace: system, path: /convert}\n" +
-				"  # ...\n",
-			Good: "apiVersion: apiextensions.k8s.io/v1\n" +
-				"kind: CustomResourceDefinition\n" +
-				"metadata:\n" +
-				"  name: ptpconfigs.ptp.openshift.io\n" +
-				"spec:\n" +
-				"  conversion:\n" +
-				"    strategy: Webhook\n" +
-				"    webhook:\n" +
-				"      clientConfig:\n" +
-				"        service: {name: webhook-service, namespace: system, path: /convert}\n" +
-				"      conversionReviewVersions: [\"v1\"]\n" +
-				"  # ...\n",
 			Fix: "Add `conversionReviewVersions: [\"v1\"]` under `webhook`, give `clientConfig` one valid `url` or " +
 				"`service`, or set `strategy: None` and drop `webhook` when the versions need no conversion.",
 			Sources: []string{

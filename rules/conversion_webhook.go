@@ -44,32 +44,6 @@ func init() {
 				"- a backend with one replica leaves the custom resources unreadable in their other versions while " +
 				"its pod restarts or a node drains.\n\n" +
 				"A CRD with a single version never calls its conversion webhook, so none of this applies there.",
-			Bad: "apiVersion: apiextensions.k8s.io/v1\n" +
-				"kind: CustomResourceDefinition\n" +
-				"metadata:\n" +
-				"  name: widgets.example.com\n" +
-				"spec:\n" +
-				"  conversion:\n" +
-				"    strategy: Webhook\n" +
-				"    webhook:\n" +
-				"      clientConfig:\n" +
-				"        service: {name: widgets-webhook, namespace: widgets}\n" +
-				"      conversionReviewVersions: [v1]\n" +
-				"  # versions v1alpha1 and v1; no caBundle, no injector annotation\n",
-			Good: "apiVersion: apiextensions.k8s.io/v1\n" +
-				"kind: CustomResourceDefinition\n" +
-				"metadata:\n" +
-				"  name: widgets.example.com\n" +
-				"  annotations:\n" +
-				"    cert-manager.io/inject-ca-from: widgets/widgets-serving-cert\n" +
-				"spec:\n" +
-				"  conversion:\n" +
-				"    strategy: Webhook\n" +
-				"    webhook:\n" +
-				"      clientConfig:\n" +
-				"        service: {name: widgets-webhook, namespace: widgets}\n" +
-				"      conversionReviewVersions: [v1]\n" +
-				"  # versions v1alpha1 and v1; the backend runs 2 replicas\n",
 			Fix: "Let cert-manager inject the CA (`cert-manager.io/inject-ca-from: <namespace>/<certificate>`) " +
 				"and drop the hard-coded caBundle, or renew it; run the conversion webhook's backend with 2 or " +
 				"more replicas and a PodDisruptionBudget.",

@@ -23,29 +23,6 @@ func init() {
 				"the webhook, so `failurePolicy: Ignore` does not help. v1beta1 configurations that omit " +
 				"`sideEffects` get `Unknown` by default; v1 rejects `Some` and `Unknown` on create (the " +
 				"`side-effects` server rule), but objects created earlier keep them on update.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1beta1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  # sideEffects omitted: Unknown in v1beta1\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None   # NoneOnDryRun if it skips its side effects when request.dryRun is true\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Set `sideEffects: None` when the webhook has no side effects outside the AdmissionReview " +
 				"response, or `NoneOnDryRun` when it has some but skips them for requests with `dryRun: true`.",
 			Sources: []string{

@@ -38,10 +38,6 @@ func init() {
 				"`authentication.k8s.io` and `authorization.k8s.io` (TokenReview, SubjectAccessReview and " +
 				"friends): intercepting them could lock the cluster out. A rule naming one of them is accepted " +
 				"with a warning and never matches. Rules using `*` for groups or resources are not reported.",
-			Bad: "rules:\n- operations: [CREATE]\n  apiGroups: [authentication.k8s.io]\n  apiVersions: [v1]\n" +
-				"  resources: [tokenreviews]",
-			Good: "# audit TokenReviews with the audit log or an authentication webhook instead\nrules:\n" +
-				"- operations: [CREATE]\n  apiGroups: [\"\"]\n  apiVersions: [v1]\n  resources: [serviceaccounts/token]",
 			Fix: "Remove the excluded resources from the rule; webhooks cannot see these requests on 1.37 and newer.",
 			Sources: []string{
 				srcWarnings,

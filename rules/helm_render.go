@@ -23,8 +23,6 @@ func init() {
 				"schema error is reported at the values line it rejects. A chart is a program, so a render is bounded: 20 s, 512 MiB of memory, lists from `until`, " +
 				"`untilStep` and `seq` of at most 2^20 elements, 64 MiB of output per template (`repeat` included); a " +
 				"template that passes a bound is reported at the action that did.",
-			Bad:  "# Chart.yaml\ndependencies:\n- name: common\n  repository: https://charts.example.com\n# ...but charts/ is empty\n",
-			Good: "# after `helm dependency build`, charts/common-1.0.0.tgz is present\n",
 			Fix: "Run `helm dependency build <chart>`, fix the template or values error at the reported line, or give " +
 				"the value the chart requires (`--set key=value`, or `set:`/`values:` under `charts:` in the configuration).",
 			Sources: []string{

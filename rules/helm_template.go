@@ -30,9 +30,6 @@ func init() {
 				"It is a warning, not an error: the file is not wrong, but it was not linted, and by default " +
 				"(`--fail-on warning`) a run that could not check a webhook configuration should not pass silently. " +
 				"Set the rule to info or off for folders of templates that are linted through their chart.",
-			Bad: "# templates/webhook.yaml, linted on its own\nwebhooks:\n- name: {{ .Release.Name }}.example.com\n  failurePolicy: {{ .Values.failurePolicy }}\n",
-			Good: "# what `webhooklint --helm charts/my-operator` lints: the rendered template\n" +
-				"webhooks:\n- name: release-name.example.com\n  failurePolicy: Fail\n",
 			Fix: "Lint the chart: `webhooklint --helm <chart dir> [--values file]...` (or pass the chart folder), or lint the " +
 				"rendered output (`helm template . | webhooklint -`). For other templates, lint the generated manifest.",
 			Sources: []string{

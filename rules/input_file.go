@@ -19,8 +19,6 @@ func init() {
 				"stopping the whole run for one of them would hide every other file's findings. So each is reported once, " +
 				"at the path, without being opened, and the run goes on. A pipe named explicitly on the command line " +
 				"(`webhooklint <(kustomize build config/default)`) is read, since that is what was asked.",
-			Bad:  "$ ls -l config/\nprw-r--r-- 1 dev dev 0 webhook.yaml   # a named pipe\n",
-			Good: "$ ls -l config/\n-rw-r--r-- 1 dev dev 812 webhook.yaml\n",
 			Fix: "Replace the path with the regular file it stands for, fix the link, or give read permission; " +
 				"exclude it with the configuration's ignore globs if it is not a manifest.",
 			Sources: []string{

@@ -12,8 +12,6 @@ func init() {
 		Doc: Doc{
 			Why: "A suppression silences a finding someone judged safe; without a reason the next reader cannot tell " +
 				"whether that judgement still holds, and a misspelled rule name silences nothing.",
-			Bad:  "# webhooklint:ignore self-deadlok\nfailurePolicy: Fail",
-			Good: "# webhooklint:ignore self-deadlock -- the backend runs on the control plane, outside the cluster\nfailurePolicy: Fail",
 			Fix: "Write `# webhooklint:ignore <rule>[,<rule>] -- <reason>` on the line above the YAML node it applies to " +
 				"(above the first key of the object for the whole object), or the object annotation " +
 				"`webhooklint.io/ignore: \"<rule>: <reason>\"`, which survives Helm and kustomize rendering. " +

@@ -22,10 +22,6 @@ func init() {
 				"reaches the cluster; webhooklint shows them at info with this note instead of as warnings. A fix such " +
 				"as `namespaceSelector: NotIn [system]` would also be wrong there: kustomize's namespace transformer " +
 				"rewrites the Service's namespace but not selector values.",
-			Bad: "# config/webhook/manifests.yaml, linted without config/default\n" +
-				"webhooks:\n- name: vpod.example.com\n  clientConfig:\n    service:\n      name: webhook-service\n      namespace: system\n",
-			Good: "# lint the overlay that deploys the base (or the whole config/ folder)\n" +
-				"# webhooklint config/default\n",
 			Fix: "Lint the overlay (`webhooklint config/default`), or the folder that holds it, so the base is linted as deployed.",
 			Sources: []string{
 				"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/namespace/",

@@ -26,8 +26,6 @@ func init() {
 				"one by one, as without kustomize: patches are checked only for what they state, and findings that " +
 				"depend on the overlay are missing. When the kustomization was named (`webhooklint overlays/prod`), the " +
 				"local kustomizations it reads that do build are linted too, as bases.",
-			Bad:  "# kustomization.yaml\nresources:\n- github.com/example/operator//config/default?ref=v1.2.0\n",
-			Good: "# kustomization.yaml\nresources:\n- ../../vendor/operator/config/default\n",
 			Fix: "Fix the error kustomize reports. For remote bases, vendor them into the repository or lint the build output " +
 				"(`kustomize build overlays/prod | webhooklint -`).",
 			Sources: []string{

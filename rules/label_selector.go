@@ -18,10 +18,6 @@ func init() {
 				"qualified names and values valid label values; `matchExpressions` need a valid key, one of the " +
 				"operators `In`, `NotIn`, `Exists`, `DoesNotExist`, values for `In`/`NotIn` and none for " +
 				"`Exists`/`DoesNotExist`. A new configuration with an invalid selector is rejected.",
-			Bad: "namespaceSelector:\n  matchExpressions:\n  - key: environment\n    operator: Equals\n" +
-				"    values: [prod]\n  - key: policy.example.com/skip\n    operator: Exists\n    values: [\"true\"]",
-			Good: "namespaceSelector:\n  matchExpressions:\n  - key: environment\n    operator: In\n" +
-				"    values: [prod]\n  - key: policy.example.com/skip\n    operator: DoesNotExist",
 			Fix: "Use one of the four operators (case-sensitive), give `In`/`NotIn` at least one value, drop the " +
 				"values of `Exists`/`DoesNotExist`, and keep keys and values within the label syntax.",
 			Sources: []string{

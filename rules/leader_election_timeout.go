@@ -26,37 +26,6 @@ func init() {
 				"The rule simulates the controller manager's Lease update against every webhook that fails open " +
 				"(the fail-closed ones are system-critical-scope's: their failure rejects the renewal outright) " +
 				"and reports those whose timeout reaches `max-seconds`.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: gatekeeper-validating-webhook-configuration\n" +
-				"webhooks:\n" +
-				"- name: validation.gatekeeper.sh\n" +
-				"  clientConfig:\n" +
-				"    service: {name: gatekeeper-webhook-service, namespace: gatekeeper-system, path: /v1/admit}\n" +
-				"  failurePolicy: Ignore\n" +
-				"  timeoutSeconds: 10\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"*\"], apiVersions: [\"*\"], operations: [CREATE, UPDATE], resources: [\"*\"]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: gatekeeper-validating-webhook-configuration\n" +
-				"webhooks:\n" +
-				"- name: validation.gatekeeper.sh\n" +
-				"  clientConfig:\n" +
-				"    service: {name: gatekeeper-webhook-service, namespace: gatekeeper-system, path: /v1/admit}\n" +
-				"  failurePolicy: Ignore\n" +
-				"  timeoutSeconds: 3\n" +
-				"  namespaceSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"*\"], apiVersions: [\"*\"], operations: [CREATE, UPDATE], resources: [\"*\"]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Exclude `kube-system` with a namespaceSelector on `kubernetes.io/metadata.name`, leave " +
 				"`leases` out of the rules, or keep `timeoutSeconds` short (Gatekeeper ships 3 s).",
 			Sources: []string{

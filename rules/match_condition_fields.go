@@ -48,19 +48,6 @@ func init() {
 				"resources they can run for, and reads on DELETE (null object) and CREATE (null oldObject) are " +
 				"left to match-condition-runtime. Each kind of claim is checked against the API server's matcher in " +
 				"webhooklint's tests and on a real API server (`hack/verify-match-condition-fields.sh`).",
-			Bad: "rules:\n" +
-				"- operations: [CREATE, UPDATE]\n" +
-				"  apiGroups: [apps]\n" +
-				"  apiVersions: [v1]\n" +
-				"  resources: [deployments]\n" +
-				"matchConditions:\n" +
-				"- name: has-privileged-container\n" +
-				"  expression: object.spec.containers.exists(c, has(c.securityContext.privileged))",
-			Good: "matchConditions:\n" +
-				"- name: has-privileged-container\n" +
-				"  expression: >-\n" +
-				"    object.spec.template.spec.containers.exists(c,\n" +
-				"    has(c.securityContext) && has(c.securityContext.privileged))",
 			Fix: "Use the field path of the matched kind (`kubectl explain deployment.spec --api-version=apps/v1`), " +
 				"compare fields with values of their type (`object.spec.replicas == 3`, not `'3'`), and when a " +
 				"webhook matches several kinds, dispatch on `request.resource.resource` or `request.kind.kind` " +

@@ -38,19 +38,6 @@ func init() {
 				"skipping the webhook is then exactly what the condition meant. Reads of " +
 				"other object fields (`object.spec.nodeName` on a pod that has none also fails) are not checked: the " +
 				"server compiles webhook conditions without schemas.",
-			Bad: "rules:\n" +
-				"- operations: [\"*\"]\n" +
-				"  apiGroups: [\"\"]\n" +
-				"  apiVersions: [v1]\n" +
-				"  resources: [pods]\n" +
-				"matchConditions:\n" +
-				"- name: not-ovnkube-identity\n" +
-				"  expression: '!(request.namespace == \"ovn-kubernetes\" && object.metadata.labels[\"name\"] == \"ovnkube-identity\")'",
-			Good: "matchConditions:\n" +
-				"- name: not-ovnkube-identity\n" +
-				"  expression: >-\n" +
-				"    !(request.namespace == \"ovn-kubernetes\" &&\n" +
-				"    object.?metadata.?labels[?\"name\"].orValue(\"\") == \"ovnkube-identity\")",
 			Fix: "Guard reads: `request.operation != 'DELETE' && …` or `object != null && …` before reading object; " +
 				"`has(object.metadata.labels) && 'k' in object.metadata.labels && …` before a label; or read optional " +
 				"values with `.?` / `[?…]` and `orValue(…)`. Select namespaces with namespaceSelector, not namespaceObject.",

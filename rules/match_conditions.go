@@ -32,18 +32,6 @@ func init() {
 				"rejected by a 1.34 server and accepted from 1.35: the target is `--kube-version` (default 1.37; versions " +
 				"outside 1.30–1.37 are checked as the nearest of the two). Expressions are compiled with the API server's " +
 				"own compiler, so the message is the server's.",
-			Bad: "matchConditions:\n" +
-				"- name: not-kube-system\n" +
-				"  expression: request.namespace != 'kube-system'\n" +
-				"- name: not-kube-system           # duplicate name\n" +
-				"  expression: object.spec.hostNetwork  # dyn, not bool\n" +
-				"- name: sorted\n" +
-				"  expression: object.spec.tolerations.map(t, t.key).sort() == []  # ext.Lists v3: needs 1.35",
-			Good: "matchConditions:\n" +
-				"- name: not-kube-system\n" +
-				"  expression: request.namespace != 'kube-system'\n" +
-				"- name: host-network\n" +
-				"  expression: has(object.spec.hostNetwork) && object.spec.hostNetwork == true",
 			Fix: "Make names unique qualified names, compare dynamic fields explicitly so the result is `bool`, and use " +
 				"only libraries the oldest API server you deploy to accepts (or raise `--kube-version`).",
 			Sources: []string{

@@ -27,18 +27,6 @@ var _ = register(&Rule{
 			"evaluates each selector against the labels the live namespaces carry. Requests for " +
 			"cluster-scoped resources are never filtered by namespaceSelector, so webhooks whose rules " +
 			"only name cluster-scoped resources are not judged.",
-		Bad: "```yaml\n" +
-			"namespaceSelector:\n" +
-			"  matchExpressions:\n" +
-			"  - {key: control-plane, operator: DoesNotExist}   # kube-system has no such label\n" +
-			"```",
-		Good: "```yaml\n" +
-			"namespaceSelector:\n" +
-			"  matchExpressions:\n" +
-			"  - key: kubernetes.io/metadata.name\n" +
-			"    operator: NotIn\n" +
-			"    values: [kube-system, kube-node-lease, my-webhook-namespace]\n" +
-			"```",
 		Fix: "Exclude namespaces by the label the API server sets on every namespace, " +
 			"`kubernetes.io/metadata.name`, or add the label your selector relies on to the namespace.",
 		Sources: []string{

@@ -22,36 +22,6 @@ func init() {
 				"themselves are matched against it (with their own labels). A namespaceSelector on a webhook " +
 				"whose rules only match such resources therefore has no effect: whatever it was meant to " +
 				"exclude (often kube-system) is still sent to the webhook.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: node-policy\n" +
-				"webhooks:\n" +
-				"- name: nodes.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  namespaceSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [UPDATE], resources: [nodes]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: node-policy\n" +
-				"webhooks:\n" +
-				"- name: nodes.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  matchConditions:   # narrow by who asks, not by namespace\n" +
-				"  - name: not-kubelets\n" +
-				"    expression: \"!request.userInfo.username.startsWith('system:node:')\"\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [UPDATE], resources: [nodes]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Remove the namespaceSelector, and narrow the webhook with an objectSelector or " +
 				"matchConditions (on the object or on `request.userInfo`) instead.",
 			Sources: []string{

@@ -59,36 +59,6 @@ func init() {
 				"server's own warning on 1.37 (rule `excluded-resources`); this rule covers the other " +
 				"spellings (`apiGroups: [\"*\"]`, `resources: [\"*\"]` in the review groups, `tokenreviews/*`) " +
 				"and the admission configuration kinds, which the server accepts silently.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: protect-webhooks\n" +
-				"webhooks:\n" +
-				"- name: protect-webhooks.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: guard, namespace: guard}\n" +
-				"  rules:\n" +
-				"  - apiGroups: [\"admissionregistration.k8s.io\"]\n" +
-				"    apiVersions: [\"v1\"]\n" +
-				"    operations: [\"UPDATE\", \"DELETE\"]\n" +
-				"    resources: [\"validatingwebhookconfigurations\", \"mutatingwebhookconfigurations\"]\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [\"v1\"]\n",
-			Good: "# A ValidatingAdmissionPolicy does see webhook configurations.\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata:\n" +
-				"  name: protect-webhooks\n" +
-				"spec:\n" +
-				"  failurePolicy: Fail\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [\"admissionregistration.k8s.io\"]\n" +
-				"      apiVersions: [\"v1\"]\n" +
-				"      operations: [\"UPDATE\", \"DELETE\"]\n" +
-				"      resources: [\"validatingwebhookconfigurations\", \"mutatingwebhookconfigurations\"]\n" +
-				"  validations:\n" +
-				"  - expression: \"request.userInfo.username == 'system:serviceaccount:platform:webhook-admin'\"\n",
 			Fix: "Remove the resources from the rule (and the rule if nothing is left). To guard admission " +
 				"configuration use RBAC or a ValidatingAdmissionPolicy; never intercept TokenReviews or " +
 				"SubjectAccessReviews on clusters older than 1.37.",

@@ -34,10 +34,6 @@ func init() {
 				"Since Kubernetes 1.37 (feature gate `ManifestBasedAdmissionControlConfig`, beta, on by default) " +
 				"names ending in `.static.k8s.io` are reserved for static manifest-based configurations and are " +
 				"rejected on create; 1.36 servers accept them with a warning, older ones say nothing.",
-			Bad: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n  name: Policy_Webhooks\n```",
-			Good: "```yaml\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n  name: policy-webhooks\n```",
 			Fix: "Use lowercase letters, digits, `-` and `.` only (at most 253 characters, starting and ending " +
 				"with a letter or digit), and do not end the name with `.static.k8s.io`.",
 			Sources: []string{

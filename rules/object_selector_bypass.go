@@ -40,39 +40,6 @@ func init() {
 				"and on real repositories they were the intended design.\n\n" +
 				"The `kubernetes.io/metadata.name` label of a Namespace is set by the API server, so selecting " +
 				"namespaces by it is not a bypass.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: image-policy\n" +
-				"webhooks:\n" +
-				"- name: images.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  objectSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - {key: policy.example.com/skip, operator: DoesNotExist}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: image-policy\n" +
-				"webhooks:\n" +
-				"- name: images.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  namespaceSelector:   # namespace labels are set by cluster admins, not by pod authors\n" +
-				"    matchExpressions:\n" +
-				"    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, policy]}\n" +
-				"  matchConditions:     # or exempt by who makes the request\n" +
-				"  - name: not-the-policy-controller\n" +
-				"    expression: \"request.userInfo.username != 'system:serviceaccount:policy:controller'\"\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Exempt objects by something their authors cannot set: a namespaceSelector on namespace labels " +
 				"that only administrators may change (the namespace name label is set by the API server), or " +
 				"matchConditions on `request.userInfo`. If label-based exemptions are required, protect the " +

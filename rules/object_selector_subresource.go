@@ -38,30 +38,6 @@ func init() {
 				"label (`matchLabels`, `In`, `Exists`) therefore never matches them and the webhook is never " +
 				"called for those requests, while an opt-out (`NotIn`, `DoesNotExist`) never excludes them. " +
 				"Status updates (`pods/status`) carry the whole object and are not concerned.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: eviction-guard\n" +
-				"webhooks:\n" +
-				"- name: evictions.guard.example.com\n" +
-				"  objectSelector:\n" +
-				"    matchLabels: {guard.example.com/protected: \"true\"}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods/eviction]}\n" +
-				"  # ...\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: eviction-guard\n" +
-				"webhooks:\n" +
-				"- name: evictions.guard.example.com\n" +
-				"  # no objectSelector: the backend looks the pod up and checks its labels\n" +
-				"  namespaceSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods/eviction]}\n" +
-				"  # ...\n",
 			Fix: "Drop the objectSelector for these subresources (a separate webhook) and let the backend look up " +
 				"the parent's labels, or narrow with matchConditions on `request.name`, `request.namespace` or " +
 				"the user instead.",

@@ -37,10 +37,6 @@ func init() {
 				"selector label keys and values, and any field where a placeholder string stands for a number, list or " +
 				"object (`timeoutSeconds: HELMSUBST_TIMEOUT`). Other findings on the same field (schema, service reference) are dropped: " +
 				"they only restate that the placeholder is not a valid value.",
-			Bad: "webhooks:\n- name: check.example.com\n  clientConfig:\n    caBundle: ${CA_BUNDLE}\n" +
-				"    service:\n      name: checker\n      namespace: ${NAMESPACE}\n",
-			Good: "webhooks:\n- name: check.example.com\n  clientConfig:\n    caBundle: LS0tLS1CRUdJTi...\n" +
-				"    service:\n      name: checker\n      namespace: checker-system\n",
 			Fix: "Lint the manifest after substitution (`envsubst < webhook.yaml | webhooklint -`), or keep the " +
 				"placeholder and lower the rule's severity for template folders (`--placeholders=info`). For caBundle, " +
 				"consider a CA injector (cert-manager's `cert-manager.io/inject-ca-from` annotation) instead of substitution.",

@@ -20,10 +20,6 @@ func init() {
 			Why: "The API server accepts only `Fail`/`Ignore` for `failurePolicy`, `Exact`/`Equivalent` for " +
 				"`matchPolicy` and, on mutating webhooks, `Never`/`IfNeeded` for `reinvocationPolicy`. The values " +
 				"are case-sensitive: `fail` or `ifNeeded` reject the whole configuration.",
-			Bad: "webhooks:\n- name: pods.policy.example.com\n  failurePolicy: fail\n  matchPolicy: exact\n" +
-				"  reinvocationPolicy: Always",
-			Good: "webhooks:\n- name: pods.policy.example.com\n  failurePolicy: Fail\n  matchPolicy: Exact\n" +
-				"  reinvocationPolicy: IfNeeded",
 			Fix: "Use one of the listed values with exactly this capitalization, or omit the field to get the " +
 				"default (`Fail`, `Equivalent`, `Never` in admissionregistration.k8s.io/v1).",
 			Sources: []string{

@@ -28,26 +28,6 @@ var _ = register(&Rule{
 			"The rule runs only with `--provider aks`. It is silent for configurations that carry the opt-out " +
 			"(`admissions.enforcer/disabled: \"true\"` as a label or annotation) and for webhooks whose " +
 			"namespaceSelector already holds the enforcer's expressions (then its edit changes nothing).",
-		Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: policy\n" +
-			"webhooks:\n" +
-			"- name: check.policy.example.com\n" +
-			"  namespaceSelector: {}\n" +
-			"  # ...\n",
-		Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: policy\n" +
-			"  annotations:\n" +
-			"    admissions.enforcer/disabled: \"true\"\n" +
-			"webhooks:\n" +
-			"- name: check.policy.example.com\n" +
-			"  namespaceSelector:\n" +
-			"    matchExpressions:\n" +
-			"    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}\n" +
-			"  # ...\n",
 		Fix: "Annotate the configuration with `admissions.enforcer/disabled: \"true\"` and exclude kube-system " +
 			"yourself, or write the enforcer's expressions into every webhook's namespaceSelector so that its " +
 			"edit is a no-op.",

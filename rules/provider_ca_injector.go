@@ -29,28 +29,6 @@ var _ = register(&Rule{
 			"`failurePolicy: Fail`, the webhook is skipped with `Ignore`. With `--provider gke`, `eks` or `aks` " +
 			"this rule reports configurations that rely on the annotation alone; with `openshift` and `generic` " +
 			"it is silent.",
-		Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: policy\n" +
-			"  annotations:\n" +
-			"    service.beta.openshift.io/inject-cabundle: \"true\"   # installed on GKE\n" +
-			"webhooks:\n" +
-			"- name: check.policy.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {name: policy-webhook, namespace: policy}\n" +
-			"  # ...\n",
-		Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-			"kind: ValidatingWebhookConfiguration\n" +
-			"metadata:\n" +
-			"  name: policy\n" +
-			"  annotations:\n" +
-			"    cert-manager.io/inject-ca-from: policy/policy-serving-cert\n" +
-			"webhooks:\n" +
-			"- name: check.policy.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {name: policy-webhook, namespace: policy}\n" +
-			"  # ...\n",
 		Fix: "Outside OpenShift, let cert-manager's cainjector fill caBundle (`cert-manager.io/inject-ca-from`), " +
 			"have the webhook server write its own CA into the configuration, or set caBundle in the manifest.",
 		Sources: []string{

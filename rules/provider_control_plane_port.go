@@ -29,22 +29,6 @@ var _ = register(&Rule{
 			"The port judged is the one the pods listen on: a numeric targetPort, or the container port a named " +
 			"targetPort resolves to, from the Service and workloads in the input or a live cluster. `generic` " +
 			"(the default provider) reports nothing: on other platforms the control plane reaches pods on any port.",
-		Bad: "apiVersion: v1\n" +
-			"kind: Service\n" +
-			"metadata: {name: webhook-service, namespace: system}\n" +
-			"spec:\n" +
-			"  selector: {control-plane: controller-manager}\n" +
-			"  ports:\n" +
-			"  - port: 443\n" +
-			"    targetPort: 9443   # GKE private clusters cannot reach it\n",
-		Good: "apiVersion: v1\n" +
-			"kind: Service\n" +
-			"metadata: {name: webhook-service, namespace: system}\n" +
-			"spec:\n" +
-			"  selector: {control-plane: controller-manager}\n" +
-			"  ports:\n" +
-			"  - port: 443\n" +
-			"    targetPort: 10250  # and the server listens on 10250\n",
 		Fix: "Serve the webhook on 443 or 10250 (mind that 10250 clashes with the kubelet for `hostNetwork` pods), " +
 			"or add a firewall rule (GKE) or security group rule (EKS) that lets the control plane reach the nodes " +
 			"on the webhook's port. Once the rule exists, disable this rule in `.webhooklint.yaml`.",

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
@@ -36,6 +37,29 @@ func TestRuleMetadata(t *testing.T) {
 		// accepts is at most a warning, however much it hurts.
 		if r.Category == Practice && r.Severity > diag.Warning {
 			t.Errorf("%s: practice rules default to warning or info, not %s", r.Name, r.Severity)
+		}
+	}
+}
+
+// TestExamplesBelongToRules keeps examples/ in step with the registry: a
+// folder left behind by a renamed rule would never be shown or tested.
+func TestExamplesBelongToRules(t *testing.T) {
+	entries, err := fs.ReadDir(examples, "examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		r, ok := Lookup(e.Name())
+		if !ok {
+			t.Errorf("examples/%s: no rule has this name", e.Name())
+			continue
+		}
+		if r.Doc.Bad == "" || r.Doc.Good == "" {
+			t.Errorf("examples/%s: holds no bad and good example", e.Name())
+		}
+		files, _ := fs.ReadDir(examples, "examples/"+e.Name())
+		if len(files) != 2 {
+			t.Errorf("examples/%s: want bad and good, found %d files", e.Name(), len(files))
 		}
 	}
 }

@@ -26,9 +26,7 @@ func init() {
 				"In admissionregistration.k8s.io/v1 the list has no default, every entry must be a DNS-1035 label " +
 				"without duplicates, and at least one entry must be `v1` or `v1beta1`; otherwise the " +
 				"configuration is rejected. (v1beta1 manifests default to `[v1beta1]`.)",
-			Bad:  "webhooks:\n- name: pods.policy.example.com\n  admissionReviewVersions: [V1, v2]",
-			Good: "webhooks:\n- name: pods.policy.example.com\n  admissionReviewVersions: [v1]",
-			Fix:  "List the versions your webhook server understands, most preferred first: usually `[v1]`.",
+			Fix: "List the versions your webhook server understands, most preferred first: usually `[v1]`.",
 			Sources: []string{
 				srcValidation,
 				srcDefaultsV1beta1,

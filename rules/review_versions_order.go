@@ -23,30 +23,6 @@ func init() {
 				"version they receive (controller-runtime's kubebuilder scaffolds listed v1beta1 first for years). " +
 				"Missing lists and lists " +
 				"without a known version are errors reported by the `review-versions` server rule.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1beta1, v1]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1, v1beta1]   # or just [v1]\n",
 			Fix: "List `v1` first. Keep `v1beta1` after it only if the webhook must also run on API servers " +
 				"older than 1.16.",
 			Sources: []string{

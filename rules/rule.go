@@ -33,11 +33,14 @@ const (
 
 // Doc is a rule's documentation. Every field is Markdown.
 type Doc struct {
-	Why     string
-	Bad     string // a YAML example that triggers the rule
-	Good    string // the same example, fixed
-	Fix     string
-	Sources []string // where the facts come from (links, reference sections)
+	Why  string
+	Bad  string // an example that triggers the rule: examples/<rule>/bad.yaml
+	Good string // the same example, fixed: examples/<rule>/good.yaml
+	// ExampleLang is the language Bad and Good are written in, for the
+	// docs' code fences: yaml, or console for a file listing.
+	ExampleLang string
+	Fix         string
+	Sources     []string // where the facts come from (links, reference sections)
 }
 
 // Option is a per-rule setting users may change in .webhooklint.yaml.
@@ -101,6 +104,7 @@ func register(r *Rule) *Rule {
 	if r.Severity == 0 || r.Summary == "" || r.Category == "" || r.Since == "" {
 		panic("rules: incomplete metadata for " + r.Name)
 	}
+	loadExamples(r)
 	registry[r.Name] = r
 	sorted = nil
 	return r

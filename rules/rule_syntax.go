@@ -27,10 +27,6 @@ func init() {
 				"accepted, `[pods/*, pods/log]` and `[\"*\", pods]` are rejected. Such accepted lists are reported " +
 				"as warnings: the covered entry is redundant, and an edit that merely reorders the list starts " +
 				"failing on the server. Exact duplicates are accepted and reported as warnings too.",
-			Bad: "rules:\n- operations: [\"*\", CREATE]\n  apiGroups: [\"\"]\n  apiVersions: [v1]\n" +
-				"  resources: [pods/*, pods/log]\n  scope: namespaced",
-			Good: "rules:\n- operations: [\"*\"]\n  apiGroups: [\"\"]\n  apiVersions: [v1]\n" +
-				"  resources: [pods/*]\n  scope: Namespaced",
 			Fix: "Use `*` alone, or list the exact values. For resources, keep either the wildcard or the " +
 				"entries it covers, never both; operations are `CREATE`, `UPDATE`, `DELETE`, `CONNECT` or `*`; " +
 				"scope is `Cluster`, `Namespaced` or `*` (case-sensitive).",

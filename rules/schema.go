@@ -15,9 +15,7 @@ func init() {
 				"the wrong JSON type rejects the whole object. Without strict validation the typo is silently dropped and " +
 				"the default applies instead, which is worse. `caBundle` is bytes, so the server decodes it as base64 " +
 				"before validation runs; anything else fails to decode.",
-			Bad:  "webhooks:\n- name: check.example.com\n  timeoutSecond: 5\n  sideEffects: None\n  sideEffects: NoneOnDryRun\n  clientConfig:\n    caBundle: not base64!",
-			Good: "webhooks:\n- name: check.example.com\n  timeoutSeconds: 5\n  sideEffects: None\n  clientConfig:\n    caBundle: LS0tLS1CRUdJTi...",
-			Fix:  "Spell the field as the API defines it (webhooklint suggests the closest name), write each field once, and base64-encode the PEM bundle (`base64 -w0 ca.crt`).",
+			Fix: "Spell the field as the API defines it (webhooklint suggests the closest name), write each field once, and base64-encode the PEM bundle (`base64 -w0 ca.crt`).",
 			Sources: []string{
 				"https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation",
 				srcValidation,

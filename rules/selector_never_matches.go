@@ -28,35 +28,6 @@ func init() {
 				"* A namespaceSelector requiring `kubernetes.io/metadata.name` to be absent: the API server sets " +
 				"that label on every namespace.\n\n" +
 				"The webhook looks active but enforces nothing.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: exec-policy\n" +
-				"webhooks:\n" +
-				"- name: exec.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  objectSelector:\n" +
-				"    matchLabels: {app: web}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: exec-policy\n" +
-				"webhooks:\n" +
-				"- name: exec.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  matchConditions:   # CONNECT requests carry no labels: narrow on the request\n" +
-				"  - name: not-admins\n" +
-				"    expression: \"!('system:masters' in request.userInfo.groups)\"\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CONNECT], resources: [pods/exec]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n",
 			Fix: "Remove the contradicting requirement. For CONNECT requests drop the objectSelector and narrow " +
 				"with matchConditions on `request` (namespace, name, userInfo), or look the pod up in the webhook.",
 			Sources: []string{

@@ -48,41 +48,6 @@ func init() {
 				"backend needs and B on what A's needs, neither comes back once both are down (for " +
 				"example after a CNI outage). When the input holds both backends the rule reports such " +
 				"loops too.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: image-policy\n" +
-				"webhooks:\n" +
-				"- name: image-policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: image-policy, namespace: image-policy}\n" +
-				"  rules:\n" +
-				"  - apiGroups: [\"\"]\n" +
-				"    apiVersions: [\"v1\"]\n" +
-				"    operations: [\"CREATE\"]\n" +
-				"    resources: [\"pods\"]\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [\"v1\"]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: image-policy\n" +
-				"webhooks:\n" +
-				"- name: image-policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: image-policy, namespace: image-policy}\n" +
-				"  namespaceSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - key: kubernetes.io/metadata.name\n" +
-				"      operator: NotIn\n" +
-				"      values: [\"image-policy\", \"kube-system\"]\n" +
-				"  rules:\n" +
-				"  - apiGroups: [\"\"]\n" +
-				"    apiVersions: [\"v1\"]\n" +
-				"    operations: [\"CREATE\"]\n" +
-				"    resources: [\"pods\"]\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [\"v1\"]\n",
 			Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
 				"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
 				"such as `request.namespace != \"image-policy\"`. An objectSelector that skips the backend's " +

@@ -30,18 +30,6 @@ var _ = register(&Rule{
 			"pods could be read, a missing endpoint is explained if the Service itself causes it: a selector " +
 			"that selects no pod, or a named targetPort no selected pod declares (the checks `service-reference` " +
 			"makes on files).",
-		Bad: "```yaml\n" +
-			"webhooks:\n" +
-			"- name: check.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {namespace: policy, name: checker, port: 8443}  # the Service only has port 443\n" +
-			"```",
-		Good: "```yaml\n" +
-			"webhooks:\n" +
-			"- name: check.example.com\n" +
-			"  clientConfig:\n" +
-			"    service: {namespace: policy, name: checker, port: 443}\n" +
-			"```",
 		Fix: "Point `clientConfig.service` at an existing, non-headless Service and one of its `spec.ports[].port` " +
 			"values, give it a selector that selects the webhook server's pods and a targetPort they declare, and make sure its pods are ready (`kubectl get endpointslices -l " +
 			"kubernetes.io/service-name=<name>`).",

@@ -35,29 +35,6 @@ func init() {
 				"whose the object is keep the webhook on its own objects and the rest of the cluster out of " +
 				"its outages.\n\n" +
 				"Whether the webhook acts on a subset is something only its code knows, so this is info.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: MutatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: aws-load-balancer-webhook\n" +
-				"webhooks:\n" +
-				"- name: mservice.elbv2.k8s.aws\n" +
-				"  failurePolicy: Fail\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [services]}\n" +
-				"  # ...\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: MutatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: aws-load-balancer-webhook\n" +
-				"webhooks:\n" +
-				"- name: mservice.elbv2.k8s.aws\n" +
-				"  failurePolicy: Fail\n" +
-				"  matchConditions:\n" +
-				"  - name: load-balancers-only\n" +
-				"    expression: \"object.spec.type == 'LoadBalancer'\"\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [services]}\n" +
-				"  # ...\n",
 			Fix: "Add a matchCondition on the field that marks the webhook's own objects (`object.spec.type`, " +
 				"`object.spec.ingressClassName`), an objectSelector on a label only they carry, or fail open.",
 			Sources: []string{

@@ -23,8 +23,6 @@ func init() {
 				"requests (`kubectl diff`, `kubectl apply --dry-run=server`). `Unknown` and `Some` are only kept " +
 				"for objects that already had them. A v1beta1 manifest defaults to `Unknown`, which the v1beta1 " +
 				"API accepted; such documents are checked against the values v1beta1 allowed.",
-			Bad:  "webhooks:\n- name: pods.policy.example.com\n  sideEffects: Unknown",
-			Good: "webhooks:\n- name: pods.policy.example.com\n  sideEffects: None",
 			Fix: "Declare `sideEffects: None` if the webhook changes nothing outside the admitted object, or " +
 				"`NoneOnDryRun` if it skips its side effects when the request has `dryRun: true`.",
 			Sources: []string{

@@ -51,42 +51,6 @@ func init() {
 				"message says when the webhook reaches node heartbeats, leader election or (before 1.37) " +
 				"the authentication and authorization reviews, where an outage spreads to the whole " +
 				"cluster within a minute without anyone touching it.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: audit\n" +
-				"webhooks:\n" +
-				"- name: audit.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: audit, namespace: audit}\n" +
-				"  rules:\n" +
-				"  - apiGroups: [\"*\"]\n" +
-				"    apiVersions: [\"*\"]\n" +
-				"    operations: [\"CREATE\", \"UPDATE\"]\n" +
-				"    resources: [\"*\"]\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [\"v1\"]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: audit\n" +
-				"webhooks:\n" +
-				"- name: audit.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: audit, namespace: audit}\n" +
-				"  namespaceSelector:\n" +
-				"    matchExpressions:\n" +
-				"    - key: kubernetes.io/metadata.name\n" +
-				"      operator: NotIn\n" +
-				"      values: [\"kube-system\", \"kube-node-lease\", \"audit\"]\n" +
-				"  rules:\n" +
-				"  - apiGroups: [\"\", \"apps\"]\n" +
-				"    apiVersions: [\"v1\"]\n" +
-				"    operations: [\"CREATE\", \"UPDATE\"]\n" +
-				"    resources: [\"pods\", \"deployments\"]\n" +
-				"    scope: Namespaced\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [\"v1\"]\n",
 			Fix: "List only the resources the webhook needs; exclude `kube-system` and `kube-node-lease` " +
 				"with a namespaceSelector on `kubernetes.io/metadata.name`; keep Nodes, Leases, Events and " +
 				"CertificateSigningRequests out of the rules (or exclude `system:nodes` with a " +

@@ -16,8 +16,6 @@ func init() {
 		Doc: Doc{
 			Why: "The API server waits at most `timeoutSeconds` for the webhook and rejects configurations whose " +
 				"timeout is below 1 or above 30 seconds. Omitted, it defaults to 10 seconds (30 in v1beta1).",
-			Bad:  "webhooks:\n- name: pods.policy.example.com\n  timeoutSeconds: 60",
-			Good: "webhooks:\n- name: pods.policy.example.com\n  timeoutSeconds: 5",
 			Fix: "Pick a value from 1 to 30; keep it small (a few seconds), since every matching request waits " +
 				"for the webhook.",
 			Sources: []string{

@@ -24,34 +24,6 @@ func init() {
 				"dropping the control plane's packets) or stalled backend costs. In a Helm chart whose template " +
 				"takes timeoutSeconds from values, the value is the installer's choice and the finding is info " +
 				"(cert-manager, for one, documents why its default is 30).",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n" +
-				"  failurePolicy: Fail\n" +
-				"  timeoutSeconds: 30\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata:\n" +
-				"  name: policy\n" +
-				"webhooks:\n" +
-				"- name: check.policy.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: policy, namespace: policy}\n" +
-				"  rules:\n" +
-				"  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}\n" +
-				"  sideEffects: None\n" +
-				"  admissionReviewVersions: [v1]\n" +
-				"  failurePolicy: Fail\n" +
-				"  timeoutSeconds: 5   # the backend answers in well under a second\n",
 			Fix: "Keep `timeoutSeconds` of fail-closed webhooks short (Gatekeeper ships 3 s; the v1 default is " +
 				"10 s) and make the backend answer well within it; or, if a slow answer is acceptable to skip, " +
 				"fail open with `failurePolicy: Ignore`.",

@@ -35,30 +35,6 @@ func init() {
 				"The same holds for `cert-manager.io/inject-ca-from: <namespace>/<certificate>` on a webhook " +
 				"configuration or a CRD: when the unit has Certificates but not that one, and one with the same " +
 				"name (or a prefixed name) is there, cert-manager injects nothing and the caBundle stays empty.",
-			Bad: "apiVersion: v1\n" +
-				"kind: Service\n" +
-				"metadata: {name: myapp-webhook-service, namespace: myapp-system}\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata: {name: myapp-validating-webhook-configuration}\n" +
-				"webhooks:\n" +
-				"- name: vwidget.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: webhook-service, namespace: myapp-system, path: /validate}\n" +
-				"  # ...\n",
-			Good: "apiVersion: v1\n" +
-				"kind: Service\n" +
-				"metadata: {name: myapp-webhook-service, namespace: myapp-system}\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingWebhookConfiguration\n" +
-				"metadata: {name: myapp-validating-webhook-configuration}\n" +
-				"webhooks:\n" +
-				"- name: vwidget.example.com\n" +
-				"  clientConfig:\n" +
-				"    service: {name: myapp-webhook-service, namespace: myapp-system, path: /validate}\n" +
-				"  # ...\n",
 			Fix: "Name the Service the unit installs (let kustomize's name reference rewrite it: put the webhook " +
 				"configuration in the same kustomization as the Service, rather than patching the name in by hand).",
 			Sources: []string{

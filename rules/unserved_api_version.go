@@ -30,9 +30,7 @@ func init() {
 				"finding, whose message names the defaults the object relies on and what they break: `sideEffects: Unknown` " +
 				"fails every dry run (`kubectl diff`, `--dry-run=server`) and is rejected by v1, `failurePolicy: Ignore` " +
 				"silently becomes `Fail` when the field is left out, and the 30 s timeout becomes 10 s.",
-			Bad:  "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nwebhooks:\n- name: check.example.com\n  failurePolicy: Ignore      # what v1beta1 did implicitly\n  sideEffects: None\n  admissionReviewVersions: [v1]",
-			Fix:  "Move to v1 and write out the v1beta1 defaults you relied on.",
+			Fix: "Move to v1 and write out the v1beta1 defaults you relied on.",
 			Sources: []string{
 				docsDeprecation,
 				srcDefaultsV1beta1,

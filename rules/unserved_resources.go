@@ -25,20 +25,6 @@ var _ = register(&Rule{
 			"rule compares every name with the cluster's discovery documents (built-in APIs, CRDs and " +
 			"aggregated APIs) and suggests the closest served name. Groups whose discovery failed (an " +
 			"aggregated API server that is down) are not judged.",
-		Bad: "```yaml\n" +
-			"rules:\n" +
-			"- apiGroups: [apps]\n" +
-			"  apiVersions: [v1]\n" +
-			"  resources: [deployment]   # the resource is \"deployments\"\n" +
-			"  operations: [CREATE]\n" +
-			"```",
-		Good: "```yaml\n" +
-			"rules:\n" +
-			"- apiGroups: [apps]\n" +
-			"  apiVersions: [v1]\n" +
-			"  resources: [deployments]\n" +
-			"  operations: [CREATE]\n" +
-			"```",
 		Fix: "Use the names `kubectl api-resources` prints: lowercase plural resources, the group without " +
 			"version, and versions the group serves. Install the CRD first if the resource comes from one.",
 		Sources: []string{

@@ -12,9 +12,7 @@ func init() {
 		Doc: Doc{
 			Why: "A suppression left behind after the problem was fixed (or attached to the wrong node) will silently " +
 				"hide the next, unrelated finding of that rule. Reporting it keeps suppressions honest.",
-			Bad:  "# webhooklint:ignore timeout-too-long -- legacy backend is slow\ntimeoutSeconds: 5",
-			Good: "timeoutSeconds: 5",
-			Fix:  "Delete the suppression, or move it to the YAML node the finding is reported on.",
+			Fix: "Delete the suppression, or move it to the YAML node the finding is reported on.",
 		},
 	})
 }

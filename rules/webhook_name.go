@@ -19,9 +19,6 @@ func init() {
 				"subdomain with at least three dot-separated segments, conventionally `<purpose>.<owner domain>`. " +
 				"Names must also be unique within one configuration (the list is keyed by name for strategic " +
 				"merge and server-side apply). Any violation rejects the whole configuration.",
-			Bad: "webhooks:\n- name: Pod-Policy\n  ...\n- name: k8s.io\n  ...\n" +
-				"- name: pods.policy.example.com\n  ...\n- name: pods.policy.example.com\n  ...",
-			Good: "webhooks:\n- name: pod-policy.example.com\n  ...\n- name: pods.policy.example.com\n  ...",
 			Fix: "Name each webhook after what it does under a domain you own (`validate-pods.policy.example.com`), " +
 				"lowercase only, and give every webhook in a configuration its own name.",
 			Sources: []string{

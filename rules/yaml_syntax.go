@@ -12,9 +12,7 @@ func init() {
 		Doc: Doc{
 			Why: "kubectl and the API server cannot read a document that does not parse, so nothing in it is applied. " +
 				"webhooklint reports the first syntax error of each document with its line and keeps linting the other documents and files.",
-			Bad:  "webhooks:\n- name: a.example.com\n   sideEffects: None   # indented under nothing",
-			Good: "webhooks:\n- name: a.example.com\n  sideEffects: None",
-			Fix:  "Correct the indentation or quoting at the reported line. For Helm templates, lint the rendered chart instead.",
+			Fix: "Correct the indentation or quoting at the reported line. For Helm templates, lint the rendered chart instead.",
 			Sources: []string{
 				"https://yaml.org/spec/1.2.2/",
 			},

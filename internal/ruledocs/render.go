@@ -29,10 +29,10 @@ func Markdown(r *rules.Rule) string {
 		r.Severity, r.Category, r.Since)
 	section(&b, "Why", r.Doc.Why)
 	if r.Doc.Bad != "" {
-		fmt.Fprintf(&b, "\n## Bad\n\n%s", fence("yaml", r.Doc.Bad))
+		fmt.Fprintf(&b, "\n## Bad\n\n%s", fence(lang(r), r.Doc.Bad))
 	}
 	if r.Doc.Good != "" {
-		fmt.Fprintf(&b, "\n## Good\n\n%s", fence("yaml", r.Doc.Good))
+		fmt.Fprintf(&b, "\n## Good\n\n%s", fence(lang(r), r.Doc.Good))
 	}
 	section(&b, "Fix", r.Doc.Fix)
 	if len(r.Options) > 0 {
@@ -111,6 +111,14 @@ func textSection(b *strings.Builder, title, body string) {
 
 // fence wraps an example in a code block, choosing a fence longer than
 // any backtick run inside it so examples may contain fences themselves.
+// lang is the code fence language of a rule's examples.
+func lang(r *rules.Rule) string {
+	if r.Doc.ExampleLang == "" {
+		return "yaml"
+	}
+	return r.Doc.ExampleLang
+}
+
 func fence(lang, body string) string {
 	body = strings.TrimRight(body, "\n") + "\n"
 	f := "```"
