@@ -19,10 +19,20 @@ func message(d diag.Diagnostic) string {
 	if d.Webhook == "" {
 		return d.Message
 	}
-	rest, ok := strings.CutPrefix(d.Message, "webhook "+strconv.Quote(d.Webhook))
+	rest, ok := strings.CutPrefix(d.Message, "webhook ")
 	if !ok {
 		return d.Message
 	}
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return d.Message
+	}
+	// Rules shorten long names to an excerpt ending in "…".
+	if name, _ := strconv.Unquote(quoted); name != d.Webhook &&
+		(!strings.HasSuffix(name, "…") || !strings.HasPrefix(d.Webhook, strings.TrimSuffix(name, "…"))) {
+		return d.Message
+	}
+	rest = rest[len(quoted):]
 	switch {
 	case strings.HasPrefix(rest, ": "):
 		return rest[2:]

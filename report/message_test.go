@@ -26,6 +26,17 @@ func TestMessageNamesTheWebhookOnce(t *testing.T) {
 			t.Errorf("message(%q) = %q, want %q", d.Message, got, wantMsg[i])
 		}
 	}
+	// A long name the rule shortened to an excerpt is the same webhook.
+	long := ds[0]
+	long.Webhook = "default.validating.virtualmachine.v1alpha6.example.com"
+	long.Message = `webhook "default.validating.virtualm…": empty caBundle`
+	if got := message(long); got != "empty caBundle" {
+		t.Errorf("message of an excerpted name = %q", got)
+	}
+	long.Message = `webhook "default.other…": empty caBundle`
+	if got := message(long); got != long.Message {
+		t.Errorf("message of another excerpt changed: %q", got)
+	}
 	// Another webhook's name, or a name in the middle, stays.
 	other := ds[0]
 	other.Webhook = "other.example.com"
