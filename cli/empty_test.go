@@ -110,11 +110,11 @@ func TestPassThroughErrors(t *testing.T) {
       "column": 12,`,
 		`"severity": "warning",
       "rule": "helm-render",
-      "message": "chart c requires webhook.configName, with no default (\"name the configuration\"): give it with --set webhook.configName=VALUE or charts: in .webhooklint.yaml; the chart's other templates are rendered without it"`,
+      "message": "chart requires webhook.configName (\"name the configuration\"): pass --set webhook.configName=VALUE or set it under charts: in .webhooklint.yaml; its other templates are linted without it"`,
 		`"file": "overlay/kustomization.yaml",
       "line": 3,
       "column": 3,`,
-		`"message": "kustomize build overlay: resource 'missing.yaml' does not exist; the kustomization was not built, its files are linted one by one"`,
+		`"message": "kustomize build overlay: resource 'missing.yaml' does not exist; not built, so its files are linted one by one"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks\n%s\n--- output:\n%s", want, out)

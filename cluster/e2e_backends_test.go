@@ -189,9 +189,9 @@ func TestE2EBackendChecks(t *testing.T) {
 		want     string              // "" for no finding
 	}{
 		{"one bare replica", backendPodSpec{}, 1, nil,
-			`Deployment "checker" has 1 replica, no PodDisruptionBudget, no readinessProbe:`},
+			`Deployment "checker": 1 replica, no PodDisruptionBudget, no readinessProbe:`},
 		{"a budget allowing no disruption", backendPodSpec{ready: true}, 2, ptrTo(intstr.FromString("100%")),
-			`Deployment "checker" has PodDisruptionBudget "checker" allowing no disruption (it blocks drains), 2 replicas not spread across nodes:`},
+			`Deployment "checker": PodDisruptionBudget "checker" allows no disruption, 2 replicas not spread over nodes:`},
 		{"available", backendPodSpec{ready: true, spread: true}, 2, ptrTo(intstr.FromInt32(1)), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

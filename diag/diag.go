@@ -88,6 +88,10 @@ type Diagnostic struct {
 	// Related are other places that belong to the finding: the webhook a
 	// finding located at its backend's field (where the fix goes) is about.
 	Related []Related `json:"related,omitempty"`
+	// Units names the deployment units a finding is in when its file is
+	// read by several and only some of them have it (a base that one
+	// overlay fixes): "kustomize build config/manifests".
+	Units []string `json:"units,omitempty"`
 	// DependsOnOverlay is set on findings made on a kustomize base linted
 	// without its overlay that depend on what the overlay changes: they are
 	// reported at info (see rules.Finding.DependsOnOverlay).

@@ -60,7 +60,7 @@ func TestV1beta1DefaultsAreExplainedByTheRemovedVersion(t *testing.T) {
 	}
 	roots := got["unserved-api-version"]
 	// The rule names would make this message too long: only the count.
-	if len(roots) != 1 || !strings.HasSuffix(roots[0].Message, "(this also causes 3 other findings)") {
+	if len(roots) != 1 || !strings.HasSuffix(roots[0].Message, "(also causes 3 findings)") {
 		t.Errorf("root: %+v", roots)
 	}
 }
@@ -89,7 +89,7 @@ webhooks:
 	if len(got["timeout-too-long"]) != 1 {
 		t.Errorf("timeout-too-long is another field's: %+v", got["timeout-too-long"])
 	}
-	if e := got["side-effects-value"]; len(e) != 1 || !strings.HasSuffix(e[0].Message, "(this also causes 1 other finding: dry-run-side-effects)") {
+	if e := got["side-effects-value"]; len(e) != 1 || !strings.HasSuffix(e[0].Message, "(also causes dry-run-side-effects)") {
 		t.Errorf("root: %+v", e)
 	}
 }

@@ -93,7 +93,7 @@ func githubMessage(d diag.Diagnostic) string {
 	if len(where) > 0 {
 		msg += fmt.Sprintf(" (%s)", strings.Join(where, ", "))
 	}
-	return msg + " [" + d.Rule + "]"
+	return msg + unitsNote(d) + " [" + d.Rule + "]"
 }
 
 // escapeData escapes a command's message as @actions/core does.

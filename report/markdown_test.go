@@ -43,7 +43,7 @@ func TestMarkdownCellsAndLimit(t *testing.T) {
 		var ds []diag.Diagnostic
 		for i := range n {
 			ds = append(ds, diag.Diagnostic{File: "deploy/webhooks.yaml", Line: i + 1, Column: 1, Severity: diag.Warning, Rule: "timeout-too-long",
-				Message: "webhook fails closed with timeoutSeconds 30: if its backend is down, requests hang 30 s, then fail; set it to 10 or less, or fail open"})
+				Message: "webhook fails closed after timeoutSeconds 30: a stalled backend holds each request 30 s, then rejects it; set 10 or less, or fail open"})
 		}
 		out := formatWith(t, "markdown", &Run{Diagnostics: ds, Files: 1})
 		rows := strings.Count(out, "\n| 🟡 warning")

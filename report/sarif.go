@@ -148,7 +148,7 @@ func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string, source f
 		RuleID:    d.Rule,
 		RuleIndex: ruleIndex,
 		Level:     sarifLevel(d.Severity),
-		Message:   sarifMessage{Text: d.Message},
+		Message:   sarifMessage{Text: d.Message + unitsNote(d)},
 	}
 	var loc sarifLocation
 	if d.File != "" {

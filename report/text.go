@@ -73,6 +73,9 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 				t.snippet(bw, lines, d)
 			}
 		}
+		if len(d.Units) > 0 {
+			fmt.Fprintf(bw, "  %s %s\n", t.style(styleDim, "only in"), escapeControls(strings.Join(d.Units, "; ")))
+		}
 		for _, r := range d.Related {
 			at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column}
 			fmt.Fprintf(bw, "  %s %s: %s\n", t.style(styleDim, "see also"), escapeControls(location(at)), escapeControls(r.Message))
@@ -182,11 +185,20 @@ func location(d diag.Diagnostic) string {
 	return fmt.Sprintf("%s:%d:%d", d.File, d.Line, d.Column)
 }
 
+// unitsNote names the units a finding is in when not all that read its
+// file have it, for formats that show a finding on one line.
+func unitsNote(d diag.Diagnostic) string {
+	if len(d.Units) == 0 {
+		return ""
+	}
+	return " (only in " + strings.Join(d.Units, "; ") + ")"
+}
+
 // context names the object and webhook so a finding reads on its own,
 // and the field path when there is no file position to show it.
 func context(d diag.Diagnostic) string {
 	if d.Object == nil {
-		return ""
+		return unitsNote(d)
 	}
 	s := ""
 	switch {
@@ -201,5 +213,5 @@ func context(d diag.Diagnostic) string {
 	if d.File == "" && d.Path != "" {
 		s += " at " + d.Path
 	}
-	return s
+	return s + unitsNote(d)
 }

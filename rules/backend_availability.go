@@ -87,8 +87,7 @@ func checkBackendAvailability(p *Pass) {
 		}
 		// One workload is named (the Service rarely selects more). The
 		// severity is the worst gap's (availabilityGaps).
-		var named, consequence string
-		var fixes []string
+		var named, consequence, fix string
 		var cause *Cause
 		more := 0
 		sev := diag.Info
@@ -105,13 +104,20 @@ func checkBackendAvailability(p *Pass) {
 			worst := gaps[0]
 			for _, gp := range gaps {
 				text = append(text, gp.what)
-				fixes = append(fixes, gp.fix)
 				if gp.sev > worst.sev {
 					worst = gp
 				}
 			}
-			named = fmt.Sprintf("%s has %s", g.Who, strings.Join(text, ", "))
-			sev, consequence, cause = worst.sev, worst.consequence, worst.at
+			// The gaps are listed; the worst one's consequence and fix
+			// are spelled out (the others' fixes are what they name).
+			sev, consequence, fix, cause = worst.sev, worst.consequence, worst.fix, worst.at
+			// Located on the workload, the report's header names it;
+			// anywhere else (its budget, its autoscaler, live pods) the
+			// message does.
+			named = strings.Join(text, ", ")
+			if cause == nil || g.Object == nil || cause.Object != *g.Object {
+				named = g.Who + ": " + named
+			}
 		}
 		if named == "" {
 			continue
@@ -120,17 +126,14 @@ func checkBackendAvailability(p *Pass) {
 			sev = p.rule.Severity // a configuration may lower the rule
 		}
 		if more > 0 {
-			named += fmt.Sprintf(" (and %d more workloads behind the Service)", more)
+			named += fmt.Sprintf(" (and %d more behind the Service)", more)
 		}
 		webhooks := "this fail-closed webhook"
-		switch {
-		case others == 1:
-			webhooks = "this and 1 other fail-closed webhook"
-		case others > 1:
-			webhooks = fmt.Sprintf("this and %d other fail-closed webhooks", others)
+		if others > 0 {
+			webhooks = fmt.Sprintf("%d fail-closed webhooks", others+1)
 		}
 		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause,
-			"%s: %s; %s", named, fmt.Sprintf(consequence, webhooks), strings.Join(fixes, ", "))
+			"%s: %s; %s", named, fmt.Sprintf(consequence, webhooks), fix)
 	}
 }
 
@@ -155,11 +158,11 @@ type gap struct {
 // chart chooses it. The finding takes its worst gap's level and
 // consequence.
 const (
-	oneReplica   = "any restart of its one pod leaves %s without a ready pod"
+	oneReplica   = "a restart leaves %s with no ready pod"
 	blocksDrains = "node drains hang on the pods of %s"
-	noBudget     = "draining several nodes at once can evict every pod of %s"
-	notReady     = "new pods get calls for %s before they serve"
-	oneNode      = "losing one node can take every pod of %s"
+	noBudget     = "a drain of several nodes can evict every pod of %s"
+	notReady     = "new pods get calls for %s before they are ready"
+	oneNode      = "one node's loss can take every pod of %s"
 )
 
 // lowerIf lowers a warning to info when the chart's values decide it.
@@ -177,10 +180,10 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 		what, at := "1 replica", causeAt(g.Object, "spec.replicas")
 		switch {
 		case g.Autoscaler != "":
-			what = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler)
+			what = "1 replica (autoscaler minReplicas)"
 			at = causeAt(g.AutoscalerObject, "spec.minReplicas")
 		case g.FromValues:
-			what = "1 replica (from the chart values)"
+			what = "1 replica (chart value)"
 		case g.Defaulted:
 			what = "1 replica (replicas unset)"
 		}
@@ -201,7 +204,7 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 					}
 				}
 				if blocking {
-					gaps = append(gaps, gap{fmt.Sprintf("PodDisruptionBudget %q allowing no disruption (it blocks drains)", covering[0].Name),
+					gaps = append(gaps, gap{fmt.Sprintf("PodDisruptionBudget %q allows no disruption", covering[0].Name),
 						"let it allow 1 disruption", lowerIf(g.FromValues, diag.Warning), blocksDrains, budgetCause(covering[0])})
 				}
 			}
@@ -217,8 +220,8 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe", diag.Warning, notReady, causeAt(g.Object, "spec.template.spec.containers")})
 		}
 		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
-			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread across nodes", g.Replicas),
-				"spread them across nodes", diag.Info, oneNode, causeAt(g.Object, "spec.template.spec")})
+			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread over nodes", g.Replicas),
+				"spread them over nodes", diag.Info, oneNode, causeAt(g.Object, "spec.template.spec")})
 		}
 	}
 	return gaps

@@ -59,20 +59,20 @@ func TestBackendAvailabilitySeverityModel(t *testing.T) {
 	}{
 		// kubernetes-sigs/cluster-api config/manager: replicas 1 in the manifest.
 		{"manifest single replica", deployment("capi-controller-manager", 1, false, true, false), nil,
-			"warning any restart of its one pod"},
+			"warning a restart leaves"},
 		// cert-manager's chart: webhook.replicaCount 1 in values, with a readinessProbe.
 		{"values single replica", deployment("cert-manager-webhook", 1, true, true, false), nil,
-			"info any restart of its one pod"},
+			"info a restart leaves"},
 		// fluid's chart: webhook.replicas 1 in values, no readinessProbe in the template.
 		{"values single replica, template without probe", deployment("fluid-webhook", 1, true, false, false), nil,
 			"warning new pods get calls for"},
 		// 3scale-ops/marin3r's OLM bundle: 2 replicas, no budget, no spread.
 		{"two replicas without budget or spread", deployment("marin3r-controller-webhook", 2, false, true, false), nil,
-			"info draining several nodes at once"},
+			"info a drain of several nodes"},
 		// Two replicas from values with a budget allowing one disruption: no drain
 		// can empty it, only losing the node they share.
 		{"values two replicas with a budget", deployment("hook", 2, true, true, false), []DisruptionBudget{budget},
-			"info losing one node"},
+			"info one node's loss"},
 		{"two spread replicas with a budget", deployment("hook", 2, false, true, true), []DisruptionBudget{budget}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

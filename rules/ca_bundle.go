@@ -125,7 +125,7 @@ func checkCABundle(p *Pass) {
 			}
 			// An overlay usually adds the injector annotation (kubebuilder's
 			// config/default), so on a base this depends on the overlay.
-			problem := "empty caBundle and no CA injector, so TLS to the backend fails (unknown authority); " +
+			problem := "empty caBundle and no CA injector: TLS to the backend fails (unknown authority); " +
 				"set caBundle or annotate cert-manager.io/inject-ca-from"
 			if len(raw) > 0 {
 				problem = "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 " +
@@ -136,9 +136,8 @@ func checkCABundle(p *Pass) {
 		case w.CABundleRegenerated:
 			// One cause: whatever the generated certificate is, the next
 			// render replaces it.
-			problems.add(w, "caBundle is a certificate the chart generates anew at every render (no lookup of the installed one), "+
-				"so each helm upgrade changes it while running pods keep the old certificate (x509 errors until "+
-				"they restart); reuse the installed Secret with lookup, or let cert-manager issue it")
+			problems.add(w, "caBundle is a new certificate at every render: each helm upgrade breaks calls until the "+
+				"backend restarts; reuse the installed Secret with lookup, or use cert-manager")
 		default:
 			for _, msg := range bundleContentProblems(p, bundle) {
 				problems.add(w, msg)

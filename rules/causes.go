@@ -177,19 +177,23 @@ func alsoCauses(msg string, explained []string) string {
 		}
 	}
 	slices.Sort(names)
-	what := "1 other finding"
-	if len(explained) > 1 {
-		what = fmt.Sprintf("%d other findings", len(explained))
+	// "also causes dry-run-side-effects" when each rule is one finding;
+	// with the count when some are several.
+	note := " (also causes " + strings.Join(names, ", ") + ")"
+	if len(explained) > len(names) {
+		note = fmt.Sprintf(" (also causes %d findings: %s)", len(explained), strings.Join(names, ", "))
 	}
-	note := fmt.Sprintf(" (this also causes %s: %s)", what, strings.Join(names, ", "))
 	if utf8.RuneCountInString(msg)+utf8.RuneCountInString(note) > maxNotedMessage {
-		note = fmt.Sprintf(" (this also causes %s)", what)
+		note = " (also causes 1 finding)"
+		if len(explained) > 1 {
+			note = fmt.Sprintf(" (also causes %d findings)", len(explained))
+		}
 	}
 	return msg + note
 }
 
 // maxNotedMessage bounds a root's message with its note.
-const maxNotedMessage = 300
+const maxNotedMessage = 200
 
 // capRepeats keeps the first MaxPerCause findings of each rule and message
 // shape in each object and replaces the rest with one finding that counts

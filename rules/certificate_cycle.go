@@ -117,7 +117,7 @@ func checkCertificateCycle(p *Pass) {
 		}
 		unless := ""
 		if conditional {
-			unless = ", unless its matchConditions exclude them"
+			unless = ", unless matchConditions exclude them"
 		}
 		p.Reportf(w.Path().Child("rules").Index(rule), "%s", fmt.Sprintf(
 			"webhook fails closed on what cert-manager needs to issue its serving certificate %q (%s)%s: "+

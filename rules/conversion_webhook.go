@@ -73,7 +73,8 @@ func checkConversionWebhook(p *Pass) {
 		return // nothing to convert between: the webhook is never called
 	}
 	cc := conv.Webhook.ClientConfig
-	what := fmt.Sprintf("conversion webhook of %s", crdResources(crd))
+	// The report's header names the CRD.
+	what := "conversion webhook"
 	bundle := bytes.TrimSpace(cc.CABundle)
 	injector := crdCAInjector(crd)
 	switch {
@@ -82,8 +83,8 @@ func checkConversionWebhook(p *Pass) {
 	case len(bundle) == 0:
 		if cc.Service != nil && !writesOwnCABundle(p.Input, cc.Service) {
 			p.Emit(Finding{Severity: diag.Info, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
-				Message: what + ": empty caBundle and no CA injector, so calls fail (unknown authority) unless something " +
-					"writes it at runtime; annotate cert-manager.io/inject-ca-from or set caBundle"})
+				Message: what + ": empty caBundle and no CA injector, so calls fail (unknown authority); " +
+					"annotate cert-manager.io/inject-ca-from or set caBundle"})
 		}
 	default:
 		for _, problem := range bundleContentProblems(p, bundle) {
@@ -138,7 +139,7 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 	case g.Autoscaler != "":
 		why = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler)
 	case g.FromValues:
-		why, sev = "1 replica (from the chart values)", diag.Info
+		why, sev = "1 replica (chart value)", diag.Info
 	case g.Defaulted:
 		why = "1 replica (replicas unset)"
 	}
@@ -146,15 +147,6 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 	p.Emit(Finding{Severity: sev, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
 		Message: fmt.Sprintf("%s: its backend %s has %s, so while it is down (a restart, a node drain) requests in other versions fail; run 2+ replicas",
 			what, g.Who, why)})
-}
-
-// crdResources names a CRD's resource and versions for messages.
-func crdResources(crd *apiextensionsv1.CustomResourceDefinition) string {
-	var versions []string
-	for _, v := range crd.Spec.Versions {
-		versions = append(versions, v.Name)
-	}
-	return fmt.Sprintf("%s.%s (%s)", crd.Spec.Names.Plural, crd.Spec.Group, listNames(versions, 3))
 }
 
 // crdCAInjector is the first CA injector annotation a CRD carries, as

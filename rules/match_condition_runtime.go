@@ -205,9 +205,9 @@ func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
 func consequence(w *Webhook) string {
 	if w.EffectiveFailurePolicy() == admissionv1.Ignore {
 		if w.Config != nil && !w.Config.IsMutating() {
-			return "under failurePolicy Ignore those requests skip this validating webhook"
+			return "failing open, those requests skip the check"
 		}
-		return "under failurePolicy Ignore the webhook is skipped for them"
+		return "failing open, those requests skip the webhook"
 	}
-	return "under failurePolicy Fail those requests are rejected"
+	return "failing closed, those requests are rejected"
 }

@@ -456,7 +456,7 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 	msg.WriteString("webhook fails closed on what its backend needs to restart: ")
 	msg.WriteString(strings.Join(parts, "; "))
 	if conditional {
-		msg.WriteString(", unless its matchConditions exclude them")
+		msg.WriteString(", unless matchConditions exclude them")
 	}
 	if b.Namespace == "kube-system" || b.Namespace == "kube-node-lease" {
 		msg.WriteString(", in a namespace the cluster depends on")
@@ -465,7 +465,7 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 		// kustomize's namespace transformer rewrites the Service's
 		// namespace but not selector values: NotIn [system] would exclude
 		// a namespace that no longer exists once the overlay is applied.
-		msg.WriteString("; in the overlay, exclude the namespace the backend is deployed into, or fail open")
+		msg.WriteString("; in the overlay, exclude the backend's namespace, or fail open")
 		return msg.String()
 	}
 	if len(unset) > 0 {

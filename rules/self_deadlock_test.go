@@ -109,7 +109,7 @@ func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
   matchConditions:
   - {name: gpu-only, expression: 'has(object.spec.runtimeClassName)'}
 `)
-	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "unless its matchConditions exclude them")
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "unless matchConditions exclude them")
 }
 
 func TestSelfDeadlockEndpointSlicesAndSecrets(t *testing.T) {

@@ -332,7 +332,7 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 		msg.WriteString(strings.Join(hits, "; "))
 	}
 	if conditional {
-		msg.WriteString(", unless its matchConditions exclude them")
+		msg.WriteString(", unless matchConditions exclude them")
 	}
 	if len(effects) > 0 {
 		msg.WriteString("; if it is down, " + effects[0])

@@ -87,7 +87,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
-		"warning webhooks[0].rules: webhook fails closed on what the cluster needs: node Leases (kubelet heartbeats); kube-system Leases (leader election), unless its matchConditions exclude them; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
+		"warning webhooks[0].rules: webhook fails closed on what the cluster needs: node Leases (kubelet heartbeats); kube-system Leases (leader election), unless matchConditions exclude them; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {

@@ -68,10 +68,10 @@ func checkTimeoutTooLong(p *Pass) {
 		if w.TimeoutFromValues {
 			// The chart's values choose it (cert-manager documents its 30 s):
 			// the installer's choice, worth knowing.
-			why, sev = " (from the chart values)", diag.Info
+			why, sev = " (chart value)", diag.Info
 		}
-		p.ReportSeverity(sev, path, fmt.Sprintf("%s fails closed with timeoutSeconds %d%s: if its backend is "+
-			"unreachable or stalls, requests hang %d s, then fail; set it to %d or less, or fail open",
+		p.ReportSeverity(sev, path, fmt.Sprintf("%s fails closed after timeoutSeconds %d%s: a stalled backend holds "+
+			"each request %d s, then rejects it; set %d or less, or fail open",
 			quoteWebhook(w), t, why, t, limit))
 	}
 }

@@ -57,12 +57,12 @@ func UnservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
 	relied := reliedV1beta1Defaults(c)
 	fix := "use v1 (its fields carry over as written)"
 	if len(relied) > 0 {
-		fix = "use v1 and write out its defaults: " + strings.Join(relied, ", ")
+		fix = "use v1 and set " + strings.Join(relied, ", ") + " (v1 defaults differ)"
 	}
 	if V1beta1Served(v) {
 		return diag.Warning, fmt.Sprintf("%s is deprecated and removed in Kubernetes 1.22; %s", V1beta1, fix)
 	}
-	return diag.Error, fmt.Sprintf("%s was removed in Kubernetes 1.22, so the apply fails (no matches for kind); %s", V1beta1, fix)
+	return diag.Error, fmt.Sprintf("%s was removed in Kubernetes 1.22, so the apply fails; %s", V1beta1, fix)
 }
 
 // reliedV1beta1Defaults lists, in a fixed order, the v1beta1 defaults of
@@ -78,13 +78,13 @@ func reliedV1beta1Defaults(c *Config) []string {
 	}
 	var out []string
 	if sideEffects {
-		out = append(out, "sideEffects None (Unknown fails every dry run)")
+		out = append(out, "sideEffects None")
 	}
 	if failure {
-		out = append(out, "failurePolicy Ignore (v1: Fail)")
+		out = append(out, "failurePolicy Ignore")
 	}
 	if timeout {
-		out = append(out, "timeoutSeconds (30 s; v1: 10 s)")
+		out = append(out, "timeoutSeconds 30")
 	}
 	return out
 }

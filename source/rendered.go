@@ -90,7 +90,7 @@ func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) 
 }
 
 // kustomizeNotBuilt ends the message of a kustomization that was not built.
-const kustomizeNotBuilt = "; the kustomization was not built, its files are linted one by one"
+const kustomizeNotBuilt = "; not built, so its files are linted one by one"
 
 // kustomizeErrors reports a kustomization that was not built. The files
 // it would have read are then linted one by one (when no other unit uses

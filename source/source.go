@@ -415,7 +415,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 				labels = append(labels, units[i].label())
 			}
 			slices.Sort(labels)
-			d.Message += " (in " + strings.Join(labels, "; ") + ")"
+			d.Units = labels
 		}
 		out.Diagnostics = append(out.Diagnostics, d)
 	}
@@ -574,15 +574,15 @@ func baseNotes(ds []diag.Diagnostic) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, file := range slices.Sorted(maps.Keys(first)) {
 		f := first[file]
-		what := "1 finding that depends"
+		what := "1 finding the overlay decides is"
 		if count[file] > 1 {
-			what = fmt.Sprintf("%d findings that depend", count[file])
+			what = fmt.Sprintf("%d findings the overlay decides are", count[file])
 		}
 		out = append(out, diag.Diagnostic{
 			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
 			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
-			Message: "a kustomize base (Service in namespace \"system\" or named webhook-service) linted without an overlay: " +
-				what + " on the overlay's namespace, names, selectors or CA injection are shown as info; lint the overlay that deploys it",
+			Message: "kustomize base without its overlay (Service in \"system\" or named webhook-service): " +
+				what + " info; lint the overlay that deploys it",
 			Object: f.Object, Origin: f.Origin,
 		})
 	}

@@ -355,7 +355,7 @@ func TestKustomizeBuildErrorLine(t *testing.T) {
 func TestHelmReplicasFromValues(t *testing.T) {
 	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}})
 	found := find(res.Diagnostics, "backend-availability", "templates/deployment.yaml")
-	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "has 1 replica (from the chart values), no PodDisruptionBudget:") {
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "1 replica (chart value), no PodDisruptionBudget:") {
 		t.Fatalf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
 	}
 	// Related: the webhook's template, then the values key to change.
@@ -376,7 +376,7 @@ func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
 	res := run(t, []string{"../testdata/sources/helm-cases/gen-ca"}, source.Options{})
 	found := find(res.Diagnostics, "ca-bundle", "gen-ca/templates/webhook.yaml")
 	if len(found) != 1 || found[0].Severity != diag.Warning || found[0].Line != 8 ||
-		!strings.Contains(found[0].Message, "caBundle is a certificate the chart generates anew at every render") {
+		!strings.Contains(found[0].Message, "caBundle is a new certificate at every render") {
 		t.Errorf("want one ca-bundle warning on the caBundle line:%s", dump(res.Diagnostics))
 	}
 	res = run(t, []string{"../testdata/sources/helm-cases/gen-ca-lookup"}, source.Options{})
@@ -408,7 +408,7 @@ func TestHelmTimeoutFromValues(t *testing.T) {
 	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")},
 		Set: []string{"webhook.timeoutSeconds=30"}})
 	found := find(res.Diagnostics, "timeout-too-long", "templates/webhook.yaml")
-	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 30 (from the chart values)") {
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 30 (chart value)") {
 		t.Errorf("want one info timeout-too-long finding naming the chart values:%s", dump(res.Diagnostics))
 	}
 }

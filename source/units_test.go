@@ -91,8 +91,8 @@ patches:
 	for _, args := range [][]string{{root}, {filepath.Join(root, "base", "webhook.yaml")}} {
 		res := run(t, args, source.Options{})
 		got := timeoutsAt(res.Diagnostics, "base/webhook.yaml")
-		if len(got) != 1 || got[0].Rule != "timeout-too-long" || !strings.Contains(got[0].Message, "(in kustomize build ") ||
-			!strings.Contains(got[0].Message, "dev)") || strings.Contains(got[0].Message, "prod") {
+		if len(got) != 1 || got[0].Rule != "timeout-too-long" || len(got[0].Units) != 1 ||
+			!strings.HasPrefix(got[0].Units[0], "kustomize build ") || !strings.HasSuffix(got[0].Units[0], "dev") {
 			t.Errorf("%v: want timeout-too-long in base/webhook.yaml naming the dev build only:%s", args, messages(got))
 		}
 		if res.Configs != 2 {
@@ -310,7 +310,7 @@ func TestChartConfigs(t *testing.T) {
 		{Dir: chart, ValuesFiles: []string{filepath.Join(chart, "values-bad.yaml")}},
 	}})
 	got := find(res.Diagnostics, "policy-values", "templates/policy.yaml")
-	if len(got) != 1 || !strings.Contains(got[0].Message, "--values ") || !strings.Contains(got[0].Message, "values-bad.yaml") {
+	if len(got) != 1 || len(got[0].Units) != 1 || !strings.Contains(got[0].Units[0], "--values ") || !strings.Contains(got[0].Units[0], "values-bad.yaml") {
 		t.Errorf("want the failurePolicy error naming the values-bad.yaml render:%s", dump(res.Diagnostics))
 	}
 	if res.Configs != 2 {
@@ -322,6 +322,9 @@ func messages(ds []diag.Diagnostic) string {
 	var b strings.Builder
 	for _, d := range ds {
 		b.WriteString("\n  " + d.Message)
+		if len(d.Units) > 0 {
+			b.WriteString(" (only in " + strings.Join(d.Units, "; ") + ")")
+		}
 	}
 	return b.String()
 }

@@ -26,7 +26,7 @@ var requiredKey = regexp.MustCompile(`^required\s+(?:"(?:[^"\\]|\\.)*"|` + "`[^`
 // needsValue turns the error of a template that stopped on purpose —
 // `required` without its value, `fail` — into a warning that says which
 // value to give and how. It reports whether it did.
-func needsValue(e *Error, chartName string, msg string) bool {
+func needsValue(e *Error, msg string) bool {
 	action := actionAt(e.File, e.Line, e.Column)
 	isRequired, isFail := wordAt(action, "required"), wordAt(action, "fail")
 	if !isRequired && !isFail {
@@ -36,16 +36,16 @@ func needsValue(e *Error, chartName string, msg string) bool {
 	if m := execMsg.FindStringSubmatch(msg); m != nil {
 		text = m[1]
 	}
-	const where = "or charts: in .webhooklint.yaml"
+	const where = "or set it under charts: in .webhooklint.yaml"
 	switch {
 	case isRequired:
 		key, set := "a value", "--set KEY=VALUE"
 		if m := requiredKey.FindStringSubmatch(action); m != nil {
 			key, set = m[1], "--set "+m[1]+"=VALUE"
 		}
-		e.Msg = fmt.Sprintf("chart %s requires %s, with no default (%q): give it with %s %s", chartName, key, text, set, where)
+		e.Msg = fmt.Sprintf("chart requires %s (%q): pass %s %s", key, text, set, where)
 	default:
-		e.Msg = fmt.Sprintf("chart %s fails for its default values (%q): give the values it needs with --set %s", chartName, text, where)
+		e.Msg = fmt.Sprintf("chart fails with its default values (%q): pass the values it needs with --set %s", text, where)
 	}
 	e.NeedsValue = true
 	return true

@@ -374,7 +374,7 @@ func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]st
 		if name == "" || attempt+1 >= maxAttempts || !removeTemplate(c, name) {
 			return nil, nil, e
 		}
-		e.Msg += "; the chart's other templates are rendered without it"
+		e.Msg += "; its other templates are linted without it"
 		skipped = append(skipped, e)
 	}
 }
@@ -431,7 +431,7 @@ func templateError(dir, chartName string, err error) (*Error, string) {
 		off, _ := strconv.Atoi(m[3])
 		e.Column = columnOf(e.File, e.Line, off)
 	}
-	if !needsValue(e, chartName, msg) {
+	if !needsValue(e, msg) {
 		e.Msg = "cannot render chart " + chartName + ": " + tidyTemplateMessage(msg)
 	}
 	return e, all[0][1]

@@ -73,8 +73,8 @@ func deprecations(kusts map[string]bool) []Warning {
 			continue
 		}
 		// One finding per kustomization, however many fields it has.
-		w.Message = "kustomize deprecates " + strings.Join(fields, ", ") + ": use " + strings.Join(repls, ", ") +
-			" instead (`kustomize edit fix` rewrites most of them)"
+		w.Message = "deprecated " + strings.Join(fields, ", ") + ": use " + strings.Join(repls, ", ") +
+			" (`kustomize edit fix` rewrites most)"
 		out = append(out, *w)
 	}
 	return out

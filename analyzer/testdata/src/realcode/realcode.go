@@ -94,7 +94,7 @@ func build() *admissionregistrationv1.ValidatingWebhookConfiguration {
 			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://hooks.example.com/validate")},
 			Rules:                   []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}},
 			FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassSome), // want `^error: webhooks\[0\]\.sideEffects: Unsupported value: "Some": .* \(this also causes 1 other finding: dry-run-side-effects\) \[side-effects-value\]$`
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassSome), // want `^error: webhooks\[0\]\.sideEffects: Unsupported value: "Some": .* \(also causes dry-run-side-effects\) \[side-effects-value\]$`
 			AdmissionReviewVersions: []string{"v1"},
 		}},
 	}
