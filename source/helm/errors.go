@@ -36,16 +36,16 @@ func needsValue(e *Error, msg string) bool {
 	if m := execMsg.FindStringSubmatch(msg); m != nil {
 		text = m[1]
 	}
-	const where = "or set it under charts: in .webhooklint.yaml"
 	switch {
 	case isRequired:
 		key, set := "a value", "--set KEY=VALUE"
 		if m := requiredKey.FindStringSubmatch(action); m != nil {
 			key, set = m[1], "--set "+m[1]+"=VALUE"
 		}
-		e.Msg = fmt.Sprintf("chart requires %s (%q): pass %s %s", key, text, set, where)
+		e.Msg = fmt.Sprintf("chart requires %s (%q): pass %s or set it under charts: in .webhooklint.yaml", key, text, set)
 	default:
-		e.Msg = fmt.Sprintf("chart fails with its default values (%q): pass the values it needs with --set %s", text, where)
+		e.Msg = fmt.Sprintf("chart fails with its default values (%q): pass the values it needs with --set, "+
+			"or set them under charts: in .webhooklint.yaml", text)
 	}
 	e.NeedsValue = true
 	return true
