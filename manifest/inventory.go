@@ -190,6 +190,8 @@ func Inventory(files []*File) *rules.Inventory {
 			switch {
 			case d.Config != nil:
 				inv.Configs = append(inv.Configs, d.Config)
+			case d.Policy != nil:
+				inv.Policies = append(inv.Policies, d.Policy)
 			case d.inventory.service != nil:
 				inv.Services = append(inv.Services, d.inventory.service)
 			case d.inventory.namespace != nil:

@@ -210,7 +210,9 @@ func EffectiveScope(r admissionv1.Rule) admissionv1.ScopeType {
 // namespaces it may intercept). Objects whose namespace is not stated have
 // an empty Namespace.
 type Inventory struct {
-	Configs    []*Config
+	Configs []*Config
+	// Policies are the unit's admission policies and policy bindings.
+	Policies   []*Policy
 	Services   []*corev1.Service
 	Namespaces []*corev1.Namespace
 	Workloads  []Workload
