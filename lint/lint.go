@@ -225,6 +225,15 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	switch {
 	case d.Config != nil:
 		findings, errs = runRules(d.Config, inv, opts, d.File)
+	case d.Policy != nil && !opts.Settings.KubeVersion.AtLeast(rules.PolicyServedFrom(d.Kind)):
+		// Not served at the target version: the apply fails before
+		// validation, so there is nothing else to judge.
+		at := d.Locate("apiVersion", false)
+		return []diag.Diagnostic{{
+			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+			Severity: diag.Error, Rule: manifest.RuleUnservedAPIVersion, Path: "apiVersion",
+			Message: rules.UnservedPolicyMessage(d.Kind, opts.Settings.KubeVersion), Object: d.Object(),
+		}}, nil
 	case d.Policy != nil:
 		findings, errs = runPolicyRules(d.Policy, inv, opts, d.File)
 	default:

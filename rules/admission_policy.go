@@ -89,23 +89,34 @@ func init() {
 func checkAdmissionPolicy(p *Pass) {
 	switch pol := p.Policy; {
 	case pol.Validating != nil:
-		p.ReportFieldErrors(validatePolicyMeta(pol.Meta))
+		checkPolicyMeta(p)
 		p.ReportFieldErrors(validateValidatingPolicySpec(p.Settings, pol.Meta, &pol.Validating.Spec, field.NewPath("spec")))
 	case pol.Mutating != nil:
-		p.ReportFieldErrors(validatePolicyMeta(pol.Meta))
+		checkPolicyMeta(p)
 		p.ReportFieldErrors(validateMutatingPolicySpec(p.Settings, &pol.Mutating.Spec, field.NewPath("spec")))
 	}
 }
 
-// validatePolicyMeta is the server's metadata check of the four kinds, on
-// the object as create sees it (see checkObjectName).
-func validatePolicyMeta(meta metav1.ObjectMeta) field.ErrorList {
+// checkPolicyMeta reports the server's metadata checks of the four kinds,
+// on the object as create sees it (see checkObjectName), and the reserved
+// static suffix: a warning from 1.36, an error from 1.37.
+func checkPolicyMeta(p *Pass) {
+	meta := p.Policy.Meta
 	meta.Namespace = ""
 	meta.ManagedFields = nil
 	if meta.Name == "" && meta.GenerateName != "" {
 		meta.Name = generatedName(meta.GenerateName)
 	}
-	return genericvalidation.ValidateObjectMeta(&meta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
+	p.ReportFieldErrors(genericvalidation.ValidateObjectMeta(&meta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata")))
+	if !strings.HasSuffix(meta.Name, StaticConfigSuffix) || !p.Settings.KubeVersion.AtLeast(staticSuffixWarnMinor) {
+		return
+	}
+	namePath := field.NewPath("metadata", "name")
+	if p.Settings.KubeVersion.AtLeast(staticSuffixRejectMinor) {
+		p.ReportFieldErrors(field.ErrorList{field.Invalid(namePath, meta.Name, staticSuffixMessage())})
+		return
+	}
+	p.ReportSeverity(diag.Warning, namePath, namePath.String()+": "+staticSuffixMessage())
 }
 
 // policyCommon is what both policy kinds share.

@@ -56,19 +56,20 @@ func init() {
 
 func checkAdmissionPolicyBinding(p *Pass) {
 	spec := field.NewPath("spec")
+	if p.Policy.IsBinding() {
+		checkPolicyMeta(p)
+	}
 	switch pol := p.Policy; {
 	case pol.ValidatingBinding != nil:
 		b := &pol.ValidatingBinding.Spec
-		errs := validatePolicyMeta(pol.Meta)
-		errs = append(errs, validatePolicyName(b.PolicyName, spec.Child("policyName"))...)
+		errs := validatePolicyName(b.PolicyName, spec.Child("policyName"))
 		errs = append(errs, validateParamRef(b.ParamRef, spec.Child("paramRef"))...)
 		errs = append(errs, validateMatchResources(b.MatchResources, spec.Child("matchResources"))...)
 		errs = append(errs, validateValidationActions(b.ValidationActions, spec.Child("validationActions"))...)
 		p.ReportFieldErrors(errs)
 	case pol.MutatingBinding != nil:
 		b := &pol.MutatingBinding.Spec
-		errs := validatePolicyMeta(pol.Meta)
-		errs = append(errs, validatePolicyName(b.PolicyName, spec.Child("policyName"))...)
+		errs := validatePolicyName(b.PolicyName, spec.Child("policyName"))
 		errs = append(errs, validateParamRef(b.ParamRef, spec.Child("paramRef"))...)
 		errs = append(errs, validateMatchResources(b.MatchResources, spec.Child("matchResources"))...)
 		errs = append(errs, validateMutatingOperations(b.MatchResources, spec.Child("matchResources"))...)

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -69,4 +71,23 @@ func (p *Policy) BindingPolicyName() string {
 		return p.MutatingBinding.Spec.PolicyName
 	}
 	return ""
+}
+
+// PolicyServedFrom is the first Kubernetes minor version (major 1) whose
+// API server serves the kind in admissionregistration.k8s.io/v1:
+// ValidatingAdmissionPolicy went GA in 1.30, MutatingAdmissionPolicy in 1.36
+// (recorded: a 1.37.2 server emulating 1.35 answers "no matches for kind").
+func PolicyServedFrom(kind string) int {
+	switch kind {
+	case MutatingPolicy, MutatingPolicyBinding:
+		return 36
+	}
+	return 30
+}
+
+// UnservedPolicyMessage is the finding on a policy kind the target
+// version does not serve in v1.
+func UnservedPolicyMessage(kind string, v KubeVersion) string {
+	return fmt.Sprintf("Kubernetes %s does not serve %s in %s (kubectl: no matches for kind %q); it is served from 1.%d: raise --kube-version or drop it",
+		v, kind, V1, kind, PolicyServedFrom(kind))
 }

@@ -174,16 +174,22 @@ func decodePolicy(t *testing.T, doc []byte, kind, what string) *Policy {
 // Server rules on an admission policy or binding: the same errors, path
 // and message, as the server's causes.
 func comparePolicyWithServer(t *testing.T, pol *Policy, s *Settings, v serverVerdict) {
-	var got []string
+	var got, gotWarns []string
 	for _, r := range All() {
 		if r.Category != Server || r.CheckPolicy == nil {
 			continue
 		}
 		NewPolicyPass(r, pol, nil, s, func(f Finding) {
-			if f.Severity == diag.Error {
+			switch f.Severity {
+			case diag.Error:
 				got = append(got, f.Message)
+			case diag.Warning:
+				gotWarns = append(gotWarns, f.Message)
 			}
 		}).Run()
+	}
+	if !slices.Equal(gotWarns, v.Warnings) && len(gotWarns)+len(v.Warnings) > 0 {
+		t.Errorf("warnings differ from the server's\n got: %q\nwant: %q", gotWarns, v.Warnings)
 	}
 	var want []string
 	for _, c := range v.Causes {
