@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/validate/content"
@@ -209,9 +210,20 @@ type policyCompiler struct {
 	hasParams bool
 }
 
+// statelessCompilers holds one stateless compiler per Kubernetes minor:
+// it keeps nothing between compiles, so policies share it (the server
+// shares one too), and building its environments is most of a policy's cost.
+var statelessCompilers [celcheck.MaxKubeMinor + 1]struct {
+	once sync.Once
+	c    plugincel.Compiler
+}
+
 func newPolicyCompiler(s *Settings, variables int, hasParams bool) (*policyCompiler, error) {
-	envs := environment.MustBaseEnvSet(celcheck.CompatibilityVersion(policyKubeMinor(s)))
-	pc := &policyCompiler{stateless: plugincel.NewCompiler(envs), hasParams: hasParams}
+	minor := policyKubeMinor(s)
+	envs := environment.MustBaseEnvSet(celcheck.CompatibilityVersion(minor))
+	slot := &statelessCompilers[minor]
+	slot.once.Do(func() { slot.c = plugincel.NewCompiler(envs) })
+	pc := &policyCompiler{stateless: slot.c, hasParams: hasParams}
 	if variables > 0 {
 		c, err := plugincel.NewCompositedCompiler(envs)
 		if err != nil {
