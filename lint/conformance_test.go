@@ -145,7 +145,7 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 			errs = append(errs, d)
 		case d.Severity == diag.Error && judgedRule(d.Rule):
 			errs = append(errs, d)
-		case d.Severity == diag.Warning && (d.Rule == "excluded-resources" || d.Rule == "object-name"):
+		case d.Severity == diag.Warning && serverWarningRule(d.Rule):
 			serverWarns = append(serverWarns, d.Message)
 		}
 	}
@@ -184,6 +184,15 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 		problems = append(problems, fmt.Sprintf("verdict not understood (stage %s, code %d, reason %s)", v.Stage, v.Code, v.Reason))
 	}
 	return problems
+}
+
+// serverWarningRule: the rules whose warnings are the server's (W1, W2).
+func serverWarningRule(name string) bool {
+	switch name {
+	case "excluded-resources", "object-name", "admission-policy", "admission-policy-binding":
+		return true
+	}
+	return false
 }
 
 // judgedRule: the rules whose errors claim "the API server rejects this".

@@ -73,7 +73,7 @@ func TestRuleFixtures(t *testing.T) {
 // at least one finding and one clean case in its fixtures.
 func TestEveryRuleHasFixtures(t *testing.T) {
 	for _, r := range rules.All() {
-		if r.Check == nil && r.CheckCRD == nil {
+		if r.Check == nil && r.CheckCRD == nil && r.CheckPolicy == nil {
 			continue
 		}
 		files, _ := filepath.Glob(filepath.Join(fixturesDir, r.Name, "*.yaml"))

@@ -169,6 +169,8 @@ func LintUnit(u Unit, opts Options) *Result {
 				res.Configs++
 			case d.CRD != nil:
 				docs = append(docs, d) // its conversion webhook
+			case d.Policy != nil:
+				docs = append(docs, d)
 			default:
 				res.Diagnostics = append(res.Diagnostics, d.Diagnostics...)
 			}
@@ -220,9 +222,21 @@ func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Resul
 func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]diag.Diagnostic, []*InternalError) {
 	var findings []rules.Finding
 	var errs []*InternalError
-	if d.Config != nil {
+	switch {
+	case d.Config != nil:
 		findings, errs = runRules(d.Config, inv, opts, d.File)
-	} else {
+	case d.Policy != nil && !opts.Settings.KubeVersion.AtLeast(rules.PolicyServedFrom(d.Kind)):
+		// Not served at the target version: the apply fails before
+		// validation, so there is nothing else to judge.
+		at := d.Locate("apiVersion", false)
+		return []diag.Diagnostic{{
+			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+			Severity: diag.Error, Rule: manifest.RuleUnservedAPIVersion, Path: "apiVersion",
+			Message: rules.UnservedPolicyMessage(d.Kind, opts.Settings.KubeVersion), Object: d.Object(),
+		}}, nil
+	case d.Policy != nil:
+		findings, errs = runPolicyRules(d.Policy, inv, opts, d.File)
+	default:
 		findings, errs = runCRDRules(d.CRD, inv, opts, d.File)
 	}
 	ds := make([]diag.Diagnostic, 0, len(findings)+len(d.Diagnostics))
@@ -344,6 +358,26 @@ func runCRDRules(crd *apiextensionsv1.CustomResourceDefinition, inv *rules.Inven
 				}
 			}()
 			rules.NewCRDPass(r, crd, inv, opts.Settings, report).Run()
+		}()
+	}
+	return findings, errs
+}
+
+// runPolicyRules runs every enabled rule's CheckPolicy over one admission
+// policy or policy binding, as runRules does over a configuration.
+func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file string) (findings []rules.Finding, errs []*InternalError) {
+	report := func(f rules.Finding) { findings = append(findings, f) }
+	for _, r := range rules.All() {
+		if r.CheckPolicy == nil || !opts.enabled(r.Name) {
+			continue
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
+				}
+			}()
+			rules.NewPolicyPass(r, pol, inv, opts.Settings, report).Run()
 		}()
 	}
 	return findings, errs

@@ -187,9 +187,16 @@ func Inventory(files []*File) *rules.Inventory {
 			if d.Config == nil {
 				addLabels(inv, d)
 			}
+			if d.Config == nil && d.Policy == nil && d.Kind != "" {
+				inv.Objects = append(inv.Objects, rules.ObjectRef{
+					APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Labels: d.inventory.labels,
+				})
+			}
 			switch {
 			case d.Config != nil:
 				inv.Configs = append(inv.Configs, d.Config)
+			case d.Policy != nil:
+				inv.Policies = append(inv.Policies, d.Policy)
 			case d.inventory.service != nil:
 				inv.Services = append(inv.Services, d.inventory.service)
 			case d.inventory.namespace != nil:

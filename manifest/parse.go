@@ -60,6 +60,8 @@ type Document struct {
 	// CRD is set for a CustomResourceDefinition that writes out
 	// spec.conversion, which the rules' CheckCRD lint.
 	CRD *apiextensionsv1.CustomResourceDefinition
+	// Policy is set for the four admission policy kinds.
+	Policy *rules.Policy
 	// Positions maps field paths of the object to where they are written.
 	Positions *Index
 	// Diagnostics are the loader's findings on this object (strict
@@ -536,6 +538,8 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 			fmt.Sprintf("apiVersion is missing or empty, so kubectl rejects the object (\"Object 'apiVersion' is missing\"); set it to %s", want)))
 	case rules.IsWebhookKind(apiVersion, kind):
 		f.decodeWebhookConfig(d, src, obj, docNode, b)
+	case rules.IsPolicyKind(apiVersion, kind):
+		f.decodePolicy(d, src, obj, docNode, b)
 	case unservedWebhookVersion(apiVersion, kind):
 		// Not v1 nor the removed v1beta1: no version of the API server ever
 		// served these kinds there, so the content has no schema to check.
@@ -556,9 +560,10 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 			d.Positions = indexAnchors(src, obj)
 		}
 	}
-	if d.Config == nil {
-		// Only webhook configurations are pointed inside: the text of the
-		// other documents (most of a GitOps repository) is not kept.
+	if d.Config == nil && d.Policy == nil {
+		// Only webhook configurations and policies are pointed inside: the
+		// text of the other documents (most of a GitOps repository) is not
+		// kept.
 		d.src = nil
 	}
 	f.Docs = append(f.Docs, d)

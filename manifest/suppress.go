@@ -111,18 +111,23 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 			}
 		}
 	}
-	if d.Config != nil {
-		if v, ok := d.Config.Meta.Annotations[IgnoreAnnotation]; ok {
-			at := d.Locate(field.NewPath("metadata", "annotations").Key(IgnoreAnnotation).String(), false)
-			for _, entry := range strings.Split(v, "\n") {
-				if strings.TrimSpace(entry) == "" {
-					continue
-				}
-				names, reason, hasReason := strings.Cut(entry, ":")
-				s := &Suppression{Rules: splitRules(names), Reason: strings.TrimSpace(reason), At: at, Annotation: true}
-				if d.validSuppression(s, hasReason) {
-					out = append(out, s)
-				}
+	var annotations map[string]string
+	switch {
+	case d.Config != nil:
+		annotations = d.Config.Meta.Annotations
+	case d.Policy != nil:
+		annotations = d.Policy.Meta.Annotations
+	}
+	if v, ok := annotations[IgnoreAnnotation]; ok {
+		at := d.Locate(field.NewPath("metadata", "annotations").Key(IgnoreAnnotation).String(), false)
+		for _, entry := range strings.Split(v, "\n") {
+			if strings.TrimSpace(entry) == "" {
+				continue
+			}
+			names, reason, hasReason := strings.Cut(entry, ":")
+			s := &Suppression{Rules: splitRules(names), Reason: strings.TrimSpace(reason), At: at, Annotation: true}
+			if d.validSuppression(s, hasReason) {
+				out = append(out, s)
 			}
 		}
 	}

@@ -210,7 +210,13 @@ func EffectiveScope(r admissionv1.Rule) admissionv1.ScopeType {
 // namespaces it may intercept). Objects whose namespace is not stated have
 // an empty Namespace.
 type Inventory struct {
-	Configs    []*Config
+	Configs []*Config
+	// Policies are the unit's admission policies and policy bindings.
+	Policies []*Policy
+	// Objects are the unit's other objects (not webhook configurations nor
+	// policies), with their labels: what a policy binding's paramRef may
+	// find.
+	Objects    []ObjectRef
 	Services   []*corev1.Service
 	Namespaces []*corev1.Namespace
 	Workloads  []Workload
@@ -292,6 +298,12 @@ func (b *boundedMemo) get(key any, compute func() any) any {
 		return compute()
 	}
 	return f()
+}
+
+// ObjectRef is an object of the input, by kind, name and labels.
+type ObjectRef struct {
+	APIVersion, Kind, Namespace, Name string
+	Labels                            map[string]string
 }
 
 // Certificate is a cert-manager Certificate of the input.

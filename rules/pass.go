@@ -129,7 +129,9 @@ func SpanOf(value string, from, to int) *ValueSpan {
 type Pass struct {
 	Config *Config
 	// CRD is set, and Config nil, when a rule's CheckCRD runs.
-	CRD      *apiextensionsv1.CustomResourceDefinition
+	CRD *apiextensionsv1.CustomResourceDefinition
+	// Policy is set, and Config nil, when a rule's CheckPolicy runs.
+	Policy   *Policy
 	Input    *Inventory
 	Settings *Settings
 
@@ -159,9 +161,24 @@ func NewCRDPass(r *Rule, crd *apiextensionsv1.CustomResourceDefinition, in *Inve
 	return &Pass{CRD: crd, Input: in, Settings: s, rule: r, report: report}
 }
 
+// NewPolicyPass prepares a run of rule r's CheckPolicy over pol.
+func NewPolicyPass(r *Rule, pol *Policy, in *Inventory, s *Settings, report func(Finding)) *Pass {
+	if in == nil {
+		in = &Inventory{Policies: []*Policy{pol}}
+	}
+	if s == nil {
+		s = DefaultSettings()
+	}
+	return &Pass{Policy: pol, Input: in, Settings: s, rule: r, report: report}
+}
+
 // Run executes the rule.
 func (p *Pass) Run() {
 	switch {
+	case p.Policy != nil:
+		if p.rule.CheckPolicy != nil {
+			p.rule.CheckPolicy(p)
+		}
 	case p.CRD != nil:
 		if p.rule.CheckCRD != nil {
 			p.rule.CheckCRD(p)

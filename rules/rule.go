@@ -73,6 +73,9 @@ type Rule struct {
 	// spec.conversion (Pass.CRD is set, Pass.Config is nil): a conversion
 	// webhook is a webhook client too.
 	CheckCRD func(*Pass)
+	// CheckPolicy runs once per admission policy or policy binding
+	// (Pass.Policy is set, Pass.Config is nil).
+	CheckPolicy func(*Pass)
 }
 
 // Explanation is a root cause that, reported on the same object, explains

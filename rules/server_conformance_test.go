@@ -83,6 +83,14 @@ func TestServerRulesMatchRecordedVerdicts(t *testing.T) {
 				checked++
 				continue
 			}
+			if IsPolicyKind(v.APIVersion, v.Kind) {
+				pol := decodePolicy(t, docs[i], v.Kind, fmt.Sprintf("%s doc %d", name, i))
+				t.Run(fmt.Sprintf("%s/%d", name, i), func(t *testing.T) {
+					comparePolicyWithServer(t, pol, settings, v)
+				})
+				checked++
+				continue
+			}
 			cfg := decodeConfig(t, docs[i], fmt.Sprintf("%s doc %d", name, i))
 			if cfg.APIVersion != v.APIVersion || cfg.Kind != v.Kind {
 				t.Fatalf("%s doc %d: document is %s %s, verdict is for %s %s", name, i, cfg.APIVersion, cfg.Kind, v.APIVersion, v.Kind)
@@ -125,6 +133,67 @@ func compareCRDWithServer(t *testing.T, crd *apiextensionsv1.CustomResourceDefin
 			}
 		}
 		want = append(want, ConciseServerMessage(field+": "+c.Message))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(slices.Compact(got), slices.Compact(want)) {
+		t.Errorf("errors differ from the server's (accepted=%v)\n got: %q\nwant: %q", v.Accepted, got, want)
+	}
+}
+
+// decodePolicy decodes one of the four admission policy kinds.
+func decodePolicy(t *testing.T, doc []byte, kind, what string) *Policy {
+	t.Helper()
+	pol := &Policy{APIVersion: V1, Kind: kind}
+	var err error
+	switch kind {
+	case ValidatingPolicy:
+		pol.Validating = &admissionv1.ValidatingAdmissionPolicy{}
+		err = yaml.Unmarshal(doc, pol.Validating)
+		pol.Meta = pol.Validating.ObjectMeta
+	case ValidatingPolicyBinding:
+		pol.ValidatingBinding = &admissionv1.ValidatingAdmissionPolicyBinding{}
+		err = yaml.Unmarshal(doc, pol.ValidatingBinding)
+		pol.Meta = pol.ValidatingBinding.ObjectMeta
+	case MutatingPolicy:
+		pol.Mutating = &admissionv1.MutatingAdmissionPolicy{}
+		err = yaml.Unmarshal(doc, pol.Mutating)
+		pol.Meta = pol.Mutating.ObjectMeta
+	default:
+		pol.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{}
+		err = yaml.Unmarshal(doc, pol.MutatingBinding)
+		pol.Meta = pol.MutatingBinding.ObjectMeta
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return pol
+}
+
+// comparePolicyWithServer is compareWithServer for the CheckPolicy of the
+// Server rules on an admission policy or binding: the same errors, path
+// and message, as the server's causes.
+func comparePolicyWithServer(t *testing.T, pol *Policy, s *Settings, v serverVerdict) {
+	var got, gotWarns []string
+	for _, r := range All() {
+		if r.Category != Server || r.CheckPolicy == nil {
+			continue
+		}
+		NewPolicyPass(r, pol, nil, s, func(f Finding) {
+			switch f.Severity {
+			case diag.Error:
+				got = append(got, f.Message)
+			case diag.Warning:
+				gotWarns = append(gotWarns, f.Message)
+			}
+		}).Run()
+	}
+	if !slices.Equal(gotWarns, v.Warnings) && len(gotWarns)+len(v.Warnings) > 0 {
+		t.Errorf("warnings differ from the server's\n got: %q\nwant: %q", gotWarns, v.Warnings)
+	}
+	var want []string
+	for _, c := range v.Causes {
+		want = append(want, ConciseServerMessage(c.Field+": "+c.Message))
 	}
 	slices.Sort(got)
 	slices.Sort(want)

@@ -41,6 +41,8 @@ const (
 	docsCAInjector    = "https://cert-manager.io/docs/concepts/ca-injector/"
 	docsGKEWebhooks   = "https://cloud.google.com/kubernetes-engine/docs/how-to/optimize-webhooks"
 	docsKEP3716       = "https://www.kubernetes.dev/resources/keps/3716/"
+	docsVAP           = "https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/"
+	docsMAP           = "https://kubernetes.io/docs/reference/access-authn-authz/mutating-admission-policy/"
 
 	// Incident and issue reports.
 	incidentGKEOutage       = "https://blog.jetstack.io/blog/gke-webhook-outage/"

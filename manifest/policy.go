@@ -1,0 +1,74 @@
+package manifest
+
+import (
+	"reflect"
+
+	yaml "go.yaml.in/yaml/v3"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// decodePolicy decodes one of the four admission policy kinds strictly,
+// as decodeWebhookConfig decodes webhook configurations: unknown and
+// duplicate fields and wrong types are schema errors at their field, and
+// every field's position is kept for the rules' findings.
+func (f *File) decodePolicy(d *Document, src *source, obj, docNode *yaml.Node, b *budget) {
+	if b.exhausted {
+		return
+	}
+	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b}
+	pol := &rules.Policy{APIVersion: d.APIVersion, Kind: d.Kind}
+	var target any
+	switch d.Kind {
+	case rules.ValidatingPolicy:
+		pol.Validating = &admissionv1.ValidatingAdmissionPolicy{}
+		target = pol.Validating
+	case rules.ValidatingPolicyBinding:
+		pol.ValidatingBinding = &admissionv1.ValidatingAdmissionPolicyBinding{}
+		target = pol.ValidatingBinding
+	case rules.MutatingPolicy:
+		pol.Mutating = &admissionv1.MutatingAdmissionPolicy{}
+		target = pol.Mutating
+	default:
+		pol.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{}
+		target = pol.MutatingBinding
+	}
+	dec.index.set("", Range{}, src.extent(obj))
+	dec.decodeStruct(obj, reflect.ValueOf(target).Elem(), "", 0, src.extent(obj))
+	d.Positions = dec.index
+	if b.exhausted {
+		d.Positions.freeze()
+		for _, e := range dec.errs {
+			if e.msg == budgetMessage {
+				d.Diagnostics = append(d.Diagnostics, d.diagAt(e.at, RuleSchema, diag.Error, e.path, e.msg))
+			}
+		}
+		return
+	}
+	switch {
+	case pol.Validating != nil:
+		pol.Meta = pol.Validating.ObjectMeta
+	case pol.ValidatingBinding != nil:
+		pol.Meta = pol.ValidatingBinding.ObjectMeta
+	case pol.Mutating != nil:
+		pol.Meta = pol.Mutating.ObjectMeta
+	default:
+		pol.Meta = pol.MutatingBinding.ObjectMeta
+	}
+	d.Policy = pol
+	for _, e := range dec.errs {
+		at := e.at
+		if at.IsZero() {
+			at = d.Locate(e.path, e.atKey)
+		}
+		rule, sev := RuleSchema, diag.Error
+		if e.rule != "" {
+			rule, sev = e.rule, rules.MustLookup(e.rule).Severity
+		}
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, e.msg))
+	}
+	d.Suppressions = d.suppressions(src, dec.comments, docNode)
+	d.Positions.freeze()
+}

@@ -1,0 +1,112 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	policyvalidating "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/openapi"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "admission-policy-types",
+		Summary:  "validating policy expressions that do not type-check against the kinds the policy matches",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.2.0",
+		Doc: Doc{
+			Why: "The API server creates a ValidatingAdmissionPolicy whose expressions only compile with `object` " +
+				"typed as `dyn`. Afterwards the controller manager type-checks each validation and messageExpression " +
+				"against the schema of every kind `matchConstraints` matches (and `params` against `paramKind`'s " +
+				"schema) and writes what fails into `status.typeChecking`, where nobody looks: a misspelled field or " +
+				"a comparison of a string with a number then fails at admission time, and with `failurePolicy: Fail` " +
+				"denies the request. webhooklint runs the server's own type checker (k8s.io/apiserver " +
+				"`validating.TypeChecker`) before the policy is installed, with the schemas of the built-in kinds " +
+				"(from the embedded OpenAPI of the target version) and of the unit's CustomResourceDefinitions, and " +
+				"reports its warnings at the expression.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingAdmissionPolicy\n" +
+				"metadata: {name: replica-limit}\n" +
+				"spec:\n" +
+				"  matchConstraints:\n" +
+				"    resourceRules:\n" +
+				"    - apiGroups: [apps]\n" +
+				"      apiVersions: [v1]\n" +
+				"      operations: [CREATE, UPDATE]\n" +
+				"      resources: [deployments]\n" +
+				"  validations:\n" +
+				"  - expression: object.spec.replica <= 5   # no field replica\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingAdmissionPolicy\n" +
+				"metadata: {name: replica-limit}\n" +
+				"spec:\n" +
+				"  matchConstraints:\n" +
+				"    resourceRules:\n" +
+				"    - apiGroups: [apps]\n" +
+				"      apiVersions: [v1]\n" +
+				"      operations: [CREATE, UPDATE]\n" +
+				"      resources: [deployments]\n" +
+				"  validations:\n" +
+				"  - expression: object.spec.replicas <= 5\n",
+			Fix: "Use the field names and types of the matched kinds' schemas (`kubectl explain`), or narrow " +
+				"`matchConstraints` to the kinds the expression is written for.",
+			Sources: []string{
+				docsVAP + "#type-checking",
+				apiserverSource + "pkg/admission/plugin/policy/validating/typechecking.go",
+			},
+		},
+		CheckPolicy: checkAdmissionPolicyTypes,
+	})
+}
+
+func checkAdmissionPolicyTypes(p *Pass) {
+	vap := p.Policy.Validating
+	if vap == nil || len(vap.Spec.Validations) == 0 {
+		return
+	}
+	// What the server rejects is admission-policy's; the type checker
+	// would only repeat it.
+	if len(validateValidatingPolicySpec(p.Settings, p.Policy.Meta, &vap.Spec, field.NewPath("spec"))) > 0 {
+		return
+	}
+	cat, err := openapi.Builtin()
+	if err != nil {
+		return // the embedded data is broken: a build problem, caught by the package's tests
+	}
+	types := &unitTypes{cat: cat, crds: p.Input.CRDs}
+	checker := &policyvalidating.TypeChecker{SchemaResolver: types, RestMapper: types}
+	for _, w := range typeCheck(checker, vap) {
+		p.Emit(Finding{Path: w.FieldRef, Message: fmt.Sprintf(
+			"status.typeChecking would report: %s; fix the expression for the kinds the policy matches",
+			typeCheckMessage(w.Warning))})
+	}
+}
+
+// typeCheckMessage is the checker's warning on one line: one
+// "<kind>: <error>" entry per kind it failed for, without the source
+// excerpts.
+func typeCheckMessage(warning string) string {
+	var parts []string
+	for _, line := range strings.Split(ConciseServerMessage(warning), "; ") {
+		if line = strings.TrimSpace(line); line != "" {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// typeCheck runs the server's type checker, turning a panic into a
+// warning on the policy rather than a crash.
+func typeCheck(c *policyvalidating.TypeChecker, vap *admissionv1.ValidatingAdmissionPolicy) (out []admissionv1.ExpressionWarning) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = []admissionv1.ExpressionWarning{{FieldRef: "spec", Warning: fmt.Sprintf("type checker panicked: %v", r)}}
+		}
+	}()
+	return c.Check(vap)
+}

@@ -1,0 +1,105 @@
+package rules
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
+
+func init() {
+	register(&Rule{
+		Name:     "policy-binding-reference",
+		Summary:  "a policy binding names no policy of the unit, or a policy has no binding, where the unit holds both kinds",
+		Severity: diag.Warning,
+		Category: Practice,
+		Since:    "0.2.0",
+		Doc: Doc{
+			Why: "An admission policy does nothing until a binding names it in `spec.policyName`, and the API server " +
+				"accepts a binding whose policy does not exist: both are silently never enforced. A typo in " +
+				"`policyName`, or a rename (a kustomize `namePrefix` that rewrites the policy's name but not the " +
+				"binding's reference) leaves a policy that was meant to deny requests with no effect, and no error " +
+				"anywhere.\n\n" +
+				"The rule judges only what the unit shows: a binding is reported when the unit holds policies of " +
+				"the kind it binds but not the one it names (a unit with bindings only may install them next to " +
+				"policies from elsewhere), and a policy when the unit holds bindings of its kind but none names it.",
+			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingAdmissionPolicy\n" +
+				"metadata: {name: myapp-replica-limit}\n" +
+				"spec:\n" +
+				"  matchConstraints:\n" +
+				"    resourceRules:\n" +
+				"    - apiGroups: [apps]\n" +
+				"      apiVersions: [v1]\n" +
+				"      operations: [CREATE, UPDATE]\n" +
+				"      resources: [deployments]\n" +
+				"  validations:\n" +
+				"  - expression: object.spec.replicas <= 5\n" +
+				"---\n" +
+				"apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingAdmissionPolicyBinding\n" +
+				"metadata: {name: myapp-replica-limit}\n" +
+				"spec:\n" +
+				"  policyName: replica-limit   # the prefix was not applied here\n" +
+				"  validationActions: [Deny]\n",
+			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingAdmissionPolicy\n" +
+				"metadata: {name: myapp-replica-limit}\n" +
+				"spec:\n" +
+				"  matchConstraints:\n" +
+				"    resourceRules:\n" +
+				"    - apiGroups: [apps]\n" +
+				"      apiVersions: [v1]\n" +
+				"      operations: [CREATE, UPDATE]\n" +
+				"      resources: [deployments]\n" +
+				"  validations:\n" +
+				"  - expression: object.spec.replicas <= 5\n" +
+				"---\n" +
+				"apiVersion: admissionregistration.k8s.io/v1\n" +
+				"kind: ValidatingAdmissionPolicyBinding\n" +
+				"metadata: {name: myapp-replica-limit}\n" +
+				"spec:\n" +
+				"  policyName: myapp-replica-limit\n" +
+				"  validationActions: [Deny]\n",
+			Fix: "Make `policyName` the policy's `metadata.name` (with kustomize, a `nameReference` configuration " +
+				"for `spec/policyName` makes namePrefix follow), or remove the unused policy.",
+			Sources: []string{
+				docsVAP + "#getting-started-with-validating-admission-policy",
+				docsMAP,
+			},
+		},
+		CheckPolicy: checkPolicyBindingReference,
+	})
+}
+
+func checkPolicyBindingReference(p *Pass) {
+	pol := p.Policy
+	if pol.IsBinding() {
+		kind := PolicyKindOf(pol.Kind)
+		name := pol.BindingPolicyName()
+		if name == "" {
+			return // admission-policy-binding reports it
+		}
+		found, managed := false, false
+		for _, other := range p.Input.Policies {
+			if other.Kind == kind {
+				managed = true
+				found = found || other.Meta.Name == name
+			}
+		}
+		if managed && !found {
+			p.Reportf(field.NewPath("spec", "policyName"), "no %s %q in the unit, so this binding enforces nothing; name one of the unit's policies", kind, name)
+		}
+		return
+	}
+	bindingKind := pol.Kind + "Binding"
+	bound, managed := false, false
+	for _, other := range p.Input.Policies {
+		if other.Kind == bindingKind {
+			managed = true
+			bound = bound || other.BindingPolicyName() == pol.Meta.Name
+		}
+	}
+	if managed && !bound {
+		p.Reportf(field.NewPath("metadata", "name"), "no %s in the unit names this policy, so it is never enforced; bind it or remove it", bindingKind)
+	}
+}
