@@ -46,33 +46,6 @@ func init() {
 				"for JSONPatch mutations. `params` exists only with a `paramKind`, `variables` only when the policy " +
 				"declares some, and messageExpression has no `authorizer`. A mutating policy never sees DELETE. " +
 				"webhooklint compiles each expression with the API server's own compiler, so the message is the server's.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replicas <= params.max   # params without paramKind\n" +
-				"    messageExpression: object.spec.replicas         # not a string\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  paramKind: {apiVersion: v1, kind: ConfigMap}\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replicas <= int(params.data.max)\n" +
-				"    messageExpression: \"'replicas must be at most ' + params.data.max\"\n",
 			Fix: "Declare `paramKind` before using `params`, convert dynamic values to the type the field needs " +
 				"(`string(...)`, `== true`), and write the missing required fields.",
 			Sources: []string{

@@ -25,23 +25,6 @@ func init() {
 				"`matchConstraints` (a mutating binding cannot match DELETE); a validating binding needs at least one " +
 				"`validationActions` entry, each of Deny, Warn and Audit at most once, and not Deny together with Warn " +
 				"(the failure would be reported twice).",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicyBinding\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  policyName: replica-limit\n" +
-				"  validationActions: [Deny, Warn]\n" +
-				"  paramRef:\n" +
-				"    name: limits\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicyBinding\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  policyName: replica-limit\n" +
-				"  validationActions: [Deny]\n" +
-				"  paramRef:\n" +
-				"    name: limits\n" +
-				"    parameterNotFoundAction: Deny\n",
 			Fix: "Keep Deny or Warn (Audit goes with either), give paramRef either a name or a selector and a " +
 				"parameterNotFoundAction, and name the policy the binding enforces.",
 			Sources: []string{

@@ -29,30 +29,6 @@ func init() {
 				"`validating.TypeChecker`) before the policy is installed, with the schemas of the built-in kinds " +
 				"(from the embedded OpenAPI of the target version) and of the unit's CustomResourceDefinitions, and " +
 				"reports its warnings at the expression.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replica <= 5   # no field replica\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replicas <= 5\n",
 			Fix: "Use the field names and types of the matched kinds' schemas (`kubectl explain`), or narrow " +
 				"`matchConstraints` to the kinds the expression is written for.",
 			Sources: []string{

@@ -22,44 +22,6 @@ func init() {
 				"The rule judges only what the unit shows: a binding is reported when the unit holds policies of " +
 				"the kind it binds but not the one it names (a unit with bindings only may install them next to " +
 				"policies from elsewhere), and a policy when the unit holds bindings of its kind but none names it.",
-			Bad: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: myapp-replica-limit}\n" +
-				"spec:\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replicas <= 5\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicyBinding\n" +
-				"metadata: {name: myapp-replica-limit}\n" +
-				"spec:\n" +
-				"  policyName: replica-limit   # the prefix was not applied here\n" +
-				"  validationActions: [Deny]\n",
-			Good: "apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: myapp-replica-limit}\n" +
-				"spec:\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replicas <= 5\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicyBinding\n" +
-				"metadata: {name: myapp-replica-limit}\n" +
-				"spec:\n" +
-				"  policyName: myapp-replica-limit\n" +
-				"  validationActions: [Deny]\n",
 			Fix: "Make `policyName` the policy's `metadata.name` (with kustomize, a `nameReference` configuration " +
 				"for `spec/policyName` makes namePrefix follow), or remove the unused policy.",
 			Sources: []string{

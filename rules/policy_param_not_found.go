@@ -27,64 +27,6 @@ func init() {
 				"The rule judges only what the unit shows: it needs the bound policy (for its `paramKind`) and at " +
 				"least one object of that kind in the unit, and reports the binding when none of them is the one " +
 				"`paramRef` names or selects.",
-			Bad: "apiVersion: v1\n" +
-				"kind: ConfigMap\n" +
-				"metadata: {name: replica-limits, namespace: default}\n" +
-				"data: {max: '5'}\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  paramKind: {apiVersion: v1, kind: ConfigMap}\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replicas <= int(params.data.max)\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicyBinding\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  policyName: replica-limit\n" +
-				"  validationActions: [Deny]\n" +
-				"  paramRef:\n" +
-				"    name: replica-limit        # the ConfigMap is replica-limits\n" +
-				"    namespace: default\n" +
-				"    parameterNotFoundAction: Deny\n",
-			Good: "apiVersion: v1\n" +
-				"kind: ConfigMap\n" +
-				"metadata: {name: replica-limits, namespace: default}\n" +
-				"data: {max: '5'}\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicy\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  paramKind: {apiVersion: v1, kind: ConfigMap}\n" +
-				"  matchConstraints:\n" +
-				"    resourceRules:\n" +
-				"    - apiGroups: [apps]\n" +
-				"      apiVersions: [v1]\n" +
-				"      operations: [CREATE, UPDATE]\n" +
-				"      resources: [deployments]\n" +
-				"  validations:\n" +
-				"  - expression: object.spec.replicas <= int(params.data.max)\n" +
-				"---\n" +
-				"apiVersion: admissionregistration.k8s.io/v1\n" +
-				"kind: ValidatingAdmissionPolicyBinding\n" +
-				"metadata: {name: replica-limit}\n" +
-				"spec:\n" +
-				"  policyName: replica-limit\n" +
-				"  validationActions: [Deny]\n" +
-				"  paramRef:\n" +
-				"    name: replica-limits\n" +
-				"    namespace: default\n" +
-				"    parameterNotFoundAction: Deny\n",
 			Fix: "Name (or label) the params object the unit installs, or use `parameterNotFoundAction: Allow` " +
 				"while params are rolled out separately.",
 			Sources: []string{
