@@ -645,7 +645,10 @@ type looseFile struct {
 	file    *manifest.File
 	extra   []diag.Diagnostic
 	partial map[*manifest.Document]string
-	data    []byte
+	// data is stdin's text, which the report cannot read again; a file's
+	// text is dropped once parsed, so a folder unit of thousands of files
+	// does not hold them all until its rules have run.
+	data []byte
 }
 
 func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex) *looseFile {
@@ -660,7 +663,10 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 	} else {
 		f = manifest.ParseJobs(name, data, jobs)
 	}
-	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}, data: data}
+	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
+	if s.Stdin {
+		l.data = data
+	}
 	// Asked once per file, not per document: it walks up the folders.
 	patchedBy := sync.OnceValues(func() (string, bool) { return patches.PatchedBy(f.Name) })
 	for _, d := range f.Docs {
