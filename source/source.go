@@ -103,7 +103,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
-	units, unitsOf := discover(req, so, lo.Skip)
+	units, unitsOf := discover(req, so, lo.Skip, lo.Workers())
 	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
 	}
@@ -239,8 +239,8 @@ func (r *request) name(abs string) string {
 // discover finds the units of every requested file, each once, in a
 // stable order, and the units of each requested file. The entries the
 // user named come first: a file their build reads belongs to them alone.
-func discover(req *request, so Options, skip func(string) bool) (units []*unit, unitsOf [][]*unit) {
-	d := newDiscovery(so, skip)
+func discover(req *request, so Options, skip func(string) bool, jobs int) (units []*unit, unitsOf [][]*unit) {
+	d := newDiscovery(so, skip, jobs)
 	byKey := map[string]*unit{}
 	add := func(u *unit) *unit {
 		if have := byKey[u.key()]; have != nil {
