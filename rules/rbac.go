@@ -24,9 +24,9 @@ func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool
 	}
 	resource := webhookConfigResource(c.Kind)
 	ix := clusterRBACOf(in)
-	for _, bi := range ix.bindings {
-		rb := in.RoleBindings[bi]
-		if !bindsServiceAccount(rb, wl) {
+	for _, bi := range ix.bySubject[wl.ServiceAccount] {
+		rb := &in.RoleBindings[bi]
+		if !bindsServiceAccount(*rb, wl) {
 			continue
 		}
 		for _, ri := range ix.roles[rb.RoleRef.Name] {
@@ -53,17 +53,24 @@ func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool
 // asked for every webhook and every workload, and scanning every binding and
 // role each time was a quarter of a run over the real-world corpus.
 type clusterRBAC struct {
-	bindings []int            // ClusterRoleBindings of a ClusterRole, in input order
-	roles    map[string][]int // ClusterRoles by name, in input order
+	// bySubject holds the ClusterRoleBindings of a ClusterRole by the name
+	// of each ServiceAccount they bind, in input order.
+	bySubject map[string][]int
+	roles     map[string][]int // ClusterRoles by name, in input order
 }
 
 func clusterRBACOf(in *Inventory) *clusterRBAC {
 	type key struct{}
 	return in.Derived(key{}, func() any {
-		ix := &clusterRBAC{roles: map[string][]int{}}
+		ix := &clusterRBAC{bySubject: map[string][]int{}, roles: map[string][]int{}}
 		for i, rb := range in.RoleBindings {
-			if rb.Kind == "ClusterRoleBinding" && rb.RoleRef.Kind == "ClusterRole" {
-				ix.bindings = append(ix.bindings, i)
+			if rb.Kind != "ClusterRoleBinding" || rb.RoleRef.Kind != "ClusterRole" {
+				continue
+			}
+			for _, sub := range rb.Subjects {
+				if at := ix.bySubject[sub.Name]; sub.Kind == "ServiceAccount" && (len(at) == 0 || at[len(at)-1] != i) {
+					ix.bySubject[sub.Name] = append(at, i)
+				}
 			}
 		}
 		for i, r := range in.Roles {
