@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Performance figures, all measured in one run on this machine.
 #
-# First the scale tables (issue 11), on workloads generated here:
+# First the scale tables (issues 11 and 24), on workloads generated here:
 #   - 3,000 webhook configurations, one per file; the same ×2, ×4, ×8;
+#   - 3,000 mutated configurations with about five findings each, and ×8;
 #   - 40,000 mixed documents (20,000 Deployments + 20,000 Services) in 200 files;
+#   - a GitOps monorepo of 2,000 apps (a base with a webhook, its Service
+#     and Deployment, and a prod overlay: 6,000 files), whole, and with one
+#     changed file named;
+#   - the real-world corpus ten times;
 #   - one small file end to end, process start included.
 # Each is timed (best wall time of $RUNS runs, with its user+sys CPU time)
-# with its peak RSS (/usr/bin/time %M, Debian package "time"), next to the
+# with its peak RSS (/usr/bin/time %M, Debian package "time"), next to its
 # floor: hack/yamlfloor decoding the same files into go.yaml.in/yaml/v3 node
-# trees on one core, what any YAML linter pays.
+# trees on one core, what any YAML linter pays; for the monorepo,
+# hack/krustyfloor building every root kustomization once with kustomize's
+# krusty API on one core, what `kustomize build` pays; for one changed file,
+# the same file linted alone.
 #
 # Then the Go benchmarks: BenchmarkBareDecode, BenchmarkLint and
 # BenchmarkAPIServerDryRun (the real kube-apiserver's dry-run on the same
@@ -34,6 +42,7 @@ go run ./hack/release -version bench -targets host -binaries-only -out "$work/re
 bin="$(ls "$work"/release/bin/*/webhooklint)"
 go build -o "$work/webhooklint-gobuild" ./cmd/webhooklint
 go build -o "$work/yamlfloor" ./hack/yamlfloor
+CGO_ENABLED=0 go build -o "$work/krustyfloor" ./hack/krustyfloor
 
 # gen_configs DIR FROM TO: webhook configurations FROM..TO-1, one per file,
 # two webhooks each (rules, selectors, a matchCondition; some invalid).
@@ -74,6 +83,47 @@ gen_mixed() {
   }'
 }
 
+# gen_monorepo DIR APPS: a GitOps repository (a .git folder at its root) of APPS
+# apps, each a base (webhook configuration, Service, Deployment in one file,
+# and its kustomization) and a prod overlay: 3 files per app.
+gen_monorepo() {
+  mkdir -p "$1/.git"
+  awk -v dir="$1" -v apps="$2" 'BEGIN {
+    for (i = 0; i < apps; i++) {
+      a = sprintf("%s/apps/app-%04d", dir, i)
+      system("mkdir -p " a "/base " a "/prod")
+      n = sprintf("app-%d", i)
+      f = a "/base/kustomization.yaml"
+      printf "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: %s\nresources:\n- app.yaml\n", n > f
+      close(f)
+      f = a "/base/app.yaml"
+      printf "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: %s\nwebhooks:\n- name: validate.%s.example.com\n  failurePolicy: Fail\n  sideEffects: None\n  admissionReviewVersions: [\"v1\"]\n  timeoutSeconds: 5\n  clientConfig:\n    service: {name: %s, namespace: %s, path: /validate}\n  namespaceSelector:\n    matchExpressions:\n    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}\n  rules:\n  - apiGroups: [\"apps\"]\n    apiVersions: [v1]\n    operations: [CREATE, UPDATE]\n    resources: [deployments]\n    scope: Namespaced\n", n, n, n, n > f
+      printf "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\nspec:\n  selector: {app: %s}\n  ports:\n  - {name: https, port: 443, targetPort: 9443}\n", n, n > f
+      printf "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\n  labels: {app: %s}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: %s}\n  template:\n    metadata:\n      labels: {app: %s}\n    spec:\n      containers:\n      - name: webhook\n        image: registry.example.com/%s:1.0\n        ports: [{containerPort: 9443}]\n", n, n, n, n, n > f
+      close(f)
+      f = a "/prod/kustomization.yaml"
+      printf "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../base\npatches:\n- target: {kind: Deployment, name: %s}\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n", n > f
+      close(f)
+    }
+  }'
+}
+# gen_broken DIR FROM TO: webhook configurations FROM..TO-1, one per file,
+# each mutated to have about five findings (a large, badly broken input).
+gen_broken() {
+  mkdir -p "$1"
+  awk -v dir="$1" -v from="$2" -v to="$3" 'BEGIN {
+    for (i = from; i < to; i++) {
+      f = sprintf("%s/broken-%05d.yaml", dir, i)
+      kind = (i % 2) ? "MutatingWebhookConfiguration" : "ValidatingWebhookConfiguration"
+      printf "apiVersion: admissionregistration.k8s.io/v1\nkind: %s\nmetadata:\n  name: broken-%d\nwebhooks:\n", kind, i > f
+      printf "- name: w.broken-%d.example.com\n  failurePolicy: Fail\n  sideEffects: %s\n  admissionReviewVersions: [\"v1\"]\n  timeoutSeconds: %d\n", i, (i % 3) ? "None" : "Some", 25 + i % 10 > f
+      printf "  matchPolicy: Fuzzy\n  namespaceSelector:\n    matchExpressions:\n    - {key: team, operator: Has}\n  clientConfig:\n    url: http://hooks-%d.example.com/validate\n", i % 50 > f
+      printf "  rules:\n  - apiGroups: [\"*\"]\n    apiVersions: [\"*\"]\n    operations: [\"*\"]\n    resources: [\"*\"]\n" > f
+      close(f)
+    }
+  }'
+}
+
 # The ×k workloads share files: ×2 is ×1 plus 3,000 more, and so on.
 for k in 1 2 4 8; do
   mkdir -p "$work/x$k"
@@ -81,6 +131,15 @@ for k in 1 2 4 8; do
   gen_configs "$work/x$k" $((3000 * k / 2 * (k > 1))) $((3000 * k))
 done
 gen_mixed "$work/mixed" 200 200
+for k in 1 8; do gen_broken "$work/broken$k" 0 $((3000 * k)); done
+# The monorepo at 1/8, 1/4, 1/2 and 1× (250 to 2,000 apps).
+for n in 250 500 1000 2000; do gen_monorepo "$work/mono$n" "$n"; done
+changed=apps/app-0100/base/app.yaml
+mkdir -p "$work/isolated" && cp "$work/mono2000/$changed" "$work/isolated/"
+corpus=../shared/corpus/real
+if [ -d "$corpus" ]; then
+  for i in $(seq 10); do mkdir -p "$work/real10/c$i" && cp "$corpus"/* "$work/real10/c$i/"; done
+fi
 small=examples/good/webhooks.yaml
 
 # measure CMD...: best wall time of $RUNS runs; prints "wall cpu rss_kib".
@@ -99,9 +158,9 @@ measure() {
 # measure_lint BIN DIR
 measure_lint() { measure "$1" --fail-on never --format counts "$2"; }
 
-row() { # row LABEL DIR
+row() { # row LABEL DIR [FLOOR]: FLOOR defaults to yamlfloor
   local f l b
-  read -r fw fc fm <<<"$(measure "$work/yamlfloor" "$2")"
+  read -r fw fc fm <<<"$(measure "${3:-$work/yamlfloor}" "$2")"
   read -r lw lc lm <<<"$(measure_lint "$bin" "$2")"
   l=$(awk -v w="$lw" -v c="$lc" -v m="$lm" -v f="$fw" 'BEGIN{printf "%6.2f s (cpu %5.2f s) %5.2f× %5d MB", w, c, w/f, m/1024}')
   b=""
@@ -119,6 +178,20 @@ printf "%-34s | %-15s | %s\n" "workload" "floor (1 core)" "$hdr"
 row "3,000 configs, one per file" "$work/x1"
 row "24,000 configs (×8)" "$work/x8"
 row "40,000 mixed docs in 200 files" "$work/mixed"
+row "3,000 broken configs (~5 findings)" "$work/broken1"
+row "24,000 broken configs (×8)" "$work/broken8"
+row "monorepo, 2,000 apps (krusty floor)" "$work/mono2000" "$work/krustyfloor"
+[ -d "$work/real10" ] && row "real corpus ×10" "$work/real10"
+# mean_ms DIR ARGS...: mean wall time of 20 runs in DIR, in ms.
+mean_ms() {
+  local d=$1 start; shift
+  start=$(date +%s%N)
+  for _ in $(seq 20); do (cd "$d" && "$bin" --fail-on never "$@" >/dev/null) || true; done
+  echo $(( ($(date +%s%N) - start) / 20000000 ))
+}
+printf "%-34s | %-15s | " "monorepo, one changed file named" "$(mean_ms "$work/isolated" app.yaml) ms alone"
+read -r _ _ om <<<"$(cd "$work/mono2000" && measure "$bin" --fail-on never "$changed")"
+echo "$(mean_ms "$work/mono2000" "$changed") ms per run (mean of 20), $((om / 1024)) MB"
 printf "%-34s | %-15s | " "one small file, process start" "—"
 start=$(date +%s%N)
 for _ in $(seq 20); do "$bin" "$small" >/dev/null || true; done
@@ -139,6 +212,13 @@ for k in 1 2 4 8; do
   read -r w c m <<<"$(measure_lint "$bin" "$work/x$k")"
   printf "%-6s | %8d | %7.2f s | %8.2f s | %5d MB\n" "${k}×" $((3000 * k)) "$w" "$c" $((m / 1024))
 done
+echo
+echo "== linear in the input (monorepo apps, whole repository)"
+printf "%-6s | %-8s | %-9s | %-10s | %s\n" "size" "apps" "wall" "cpu" "peak RSS"
+for n in 250 500 1000 2000; do
+  read -r w c m <<<"$(measure_lint "$bin" "$work/mono$n")"
+  printf "%-6s | %8d | %7.2f s | %8.2f s | %5d MB\n" "$(awk -v n="$n" 'BEGIN{printf "%g×", n/2000}')" "$n" "$w" "$c" $((m / 1024))
+done
 
 if [ -n "${SKIP_APISERVER:-}" ]; then
   echo; echo "== Go benchmarks (benchtime $BENCHTIME; API server left out)"
@@ -155,7 +235,6 @@ else
     grep -E '^Benchmark'
 fi
 
-corpus=../shared/corpus/real
 if [ -d "$corpus" ]; then
   echo; echo "== whole corpus ($corpus) through the CLI"
   read -r w c m <<<"$(measure_lint "$bin" "$corpus")"

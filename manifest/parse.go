@@ -560,13 +560,23 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 			d.Positions = indexAnchors(src, obj)
 		}
 	}
-	if d.Config == nil && d.Policy == nil {
-		// Only webhook configurations and policies are pointed inside: the
-		// text of the other documents (most of a GitOps repository) is not
+	if (d.Config == nil || !hasMatchConditions(d.Config)) && d.Policy == nil {
+		// Only matchConditions' and policies' expressions are pointed
+		// inside: the text of the other documents (most of a GitOps
+		// repository, and every configuration without conditions) is not
 		// kept.
 		d.src = nil
 	}
 	f.Docs = append(f.Docs, d)
+}
+
+func hasMatchConditions(c *rules.Config) bool {
+	for i := range c.Webhooks {
+		if len(c.Webhooks[i].MatchConditions) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // unservedWebhookVersion reports a webhook configuration kind in a version

@@ -23,14 +23,14 @@ func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool
 		return false, false
 	}
 	resource := webhookConfigResource(c.Kind)
-	for _, rb := range in.RoleBindings {
-		if rb.Kind != "ClusterRoleBinding" || rb.RoleRef.Kind != "ClusterRole" || !bindsServiceAccount(rb, wl) {
+	ix := clusterRBACOf(in)
+	for _, bi := range ix.bySubject[wl.ServiceAccount] {
+		rb := &in.RoleBindings[bi]
+		if !bindsServiceAccount(*rb, wl) {
 			continue
 		}
-		for _, r := range in.Roles {
-			if r.Kind != "ClusterRole" || r.Name != rb.RoleRef.Name {
-				continue
-			}
+		for _, ri := range ix.roles[rb.RoleRef.Name] {
+			r := &in.Roles[ri]
 			for _, pr := range r.Rules {
 				if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
 					(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
@@ -47,6 +47,39 @@ func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool
 		}
 	}
 	return granted, false
+}
+
+// clusterRBAC indexes a unit's cluster-wide grants once: mayWriteConfig is
+// asked for every webhook and every workload, and scanning every binding and
+// role each time was a quarter of a run over the real-world corpus.
+type clusterRBAC struct {
+	// bySubject holds the ClusterRoleBindings of a ClusterRole by the name
+	// of each ServiceAccount they bind, in input order.
+	bySubject map[string][]int
+	roles     map[string][]int // ClusterRoles by name, in input order
+}
+
+func clusterRBACOf(in *Inventory) *clusterRBAC {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		ix := &clusterRBAC{bySubject: map[string][]int{}, roles: map[string][]int{}}
+		for i, rb := range in.RoleBindings {
+			if rb.Kind != "ClusterRoleBinding" || rb.RoleRef.Kind != "ClusterRole" {
+				continue
+			}
+			for _, sub := range rb.Subjects {
+				if at := ix.bySubject[sub.Name]; sub.Kind == "ServiceAccount" && (len(at) == 0 || at[len(at)-1] != i) {
+					ix.bySubject[sub.Name] = append(at, i)
+				}
+			}
+		}
+		for i, r := range in.Roles {
+			if r.Kind == "ClusterRole" {
+				ix.roles[r.Name] = append(ix.roles[r.Name], i)
+			}
+		}
+		return ix
+	}).(*clusterRBAC)
 }
 
 // namesConfig reports whether a resourceNames entry names the

@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 
 	"github.com/webhooklint/webhooklint/manifest"
@@ -34,7 +35,11 @@ func Units(args []string, stdin io.Reader, stdinName string, skip func(string) b
 	if err != nil {
 		return nil, err
 	}
-	units, _ := discover(req, so, skip)
+	discoverJobs := jobs
+	if discoverJobs <= 0 {
+		discoverJobs = runtime.GOMAXPROCS(0)
+	}
+	units, _ := discover(req, so, skip, discoverJobs)
 	// A plain folder holds what is asked about: a file named alone is what
 	// kubectl apply -f FILE installs, not its folder.
 	asked := map[string]bool{}

@@ -103,7 +103,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
-	units, unitsOf := discover(req, so, lo.Skip)
+	units, unitsOf := discover(req, so, lo.Skip, lo.Workers())
 	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
 	}
@@ -239,8 +239,8 @@ func (r *request) name(abs string) string {
 // discover finds the units of every requested file, each once, in a
 // stable order, and the units of each requested file. The entries the
 // user named come first: a file their build reads belongs to them alone.
-func discover(req *request, so Options, skip func(string) bool) (units []*unit, unitsOf [][]*unit) {
-	d := newDiscovery(so, skip)
+func discover(req *request, so Options, skip func(string) bool, jobs int) (units []*unit, unitsOf [][]*unit) {
+	d := newDiscovery(so, skip, jobs)
 	byKey := map[string]*unit{}
 	add := func(u *unit) *unit {
 		if have := byKey[u.key()]; have != nil {
@@ -645,7 +645,10 @@ type looseFile struct {
 	file    *manifest.File
 	extra   []diag.Diagnostic
 	partial map[*manifest.Document]string
-	data    []byte
+	// data is stdin's text, which the report cannot read again; a file's
+	// text is dropped once parsed, so a folder unit of thousands of files
+	// does not hold them all until its rules have run.
+	data []byte
 }
 
 func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex) *looseFile {
@@ -660,7 +663,10 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 	} else {
 		f = manifest.ParseJobs(name, data, jobs)
 	}
-	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}, data: data}
+	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
+	if s.Stdin {
+		l.data = data
+	}
 	// Asked once per file, not per document: it walks up the folders.
 	patchedBy := sync.OnceValues(func() (string, bool) { return patches.PatchedBy(f.Name) })
 	for _, d := range f.Docs {

@@ -10,6 +10,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
@@ -153,6 +154,7 @@ func (u *unit) absFile() string {
 // is cached for the run.
 type discovery struct {
 	so         Options
+	jobs       int               // how many kustomization files are read at once
 	skip       func(string) bool // the configuration's ignore globs
 	folders    map[string]*unit  // plain-folder units by folder
 	repoRoots  map[string]string // folder → repository root
@@ -163,9 +165,9 @@ type discovery struct {
 	holders    map[string]string   // folder → chartHolding's answer ("": none)
 }
 
-func newDiscovery(so Options, skip func(string) bool) *discovery {
+func newDiscovery(so Options, skip func(string) bool, jobs int) *discovery {
 	return &discovery{
-		so: so, skip: skip, folders: map[string]*unit{}, repoRoots: map[string]string{}, kusts: map[string]*kustomize.Refs{},
+		so: so, skip: skip, jobs: jobs, folders: map[string]*unit{}, repoRoots: map[string]string{}, kusts: map[string]*kustomize.Refs{},
 		kustScopes: map[string]*kustScope{}, charts: map[string]*chartInfo{}, chartScope: map[string][]string{},
 		holders: map[string]string{},
 	}
@@ -386,6 +388,38 @@ func isSourceDir(dir string) bool {
 	return ok || helm.IsChart(dir)
 }
 
+// isKustomizationName reports whether a folder entry may be the folder's
+// kustomization file. Names are compared ignoring case, as kustomize.FileIn's
+// stat finds them on a case-insensitive file system.
+func isKustomizationName(name string) bool {
+	for _, n := range kustomize.FileNames {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// readRefs reads the kustomizations of the folders not read yet, on every
+// CPU, into the cache refs answers from.
+func (d *discovery) readRefs(dirs []string) {
+	var todo []string
+	seen := map[string]bool{}
+	for _, dir := range dirs {
+		if _, ok := d.kusts[dir]; !ok && !seen[dir] {
+			seen[dir] = true
+			todo = append(todo, dir)
+		}
+	}
+	read := make([]*kustomize.Refs, len(todo))
+	parallel.For(len(todo), d.jobs, func(i int) {
+		read[i], _ = kustomize.ReadRefs(todo[i])
+	})
+	for i, dir := range todo {
+		d.kusts[dir] = read[i]
+	}
+}
+
 // refs reads (once) the kustomization in dir; nil when there is none.
 func (d *discovery) refs(dir string) *kustomize.Refs {
 	if r, ok := d.kusts[dir]; ok {
@@ -431,8 +465,18 @@ func (d *discovery) kustScope(dir string) *kustScope {
 	}
 	s := &kustScope{d: d, refs: map[string]*kustomize.Refs{}, consumers: map[string][]string{},
 		effective: map[string]int{}, cycles: map[string][]string{}, units: map[string]*unit{}}
+	// The walk lists folders and reads nothing: only a folder whose
+	// listing has a kustomization file name can hold a kustomization, and
+	// those files, a small part of a repository, are read in parallel.
+	var found []string
 	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || !e.IsDir() {
+		if err != nil {
+			return nil
+		}
+		if !e.IsDir() {
+			if isKustomizationName(e.Name()) {
+				found = append(found, filepath.Dir(p)) // readRefs drops repeats
+			}
 			return nil
 		}
 		if p != root && skipDir(e.Name()) {
@@ -441,11 +485,14 @@ func (d *discovery) kustScope(dir string) *kustScope {
 		if helm.IsChart(p) {
 			return filepath.SkipDir // a chart is rendered, not built
 		}
-		if r := d.refs(p); r != nil {
-			s.refs[p] = r
-		}
 		return nil
 	})
+	d.readRefs(found)
+	for _, dir := range found { // a repeat sets the same entry
+		if r := d.refs(dir); r != nil {
+			s.refs[dir] = r
+		}
+	}
 	// A kustomization reached only through bases outside the scope walk
 	// (../../other) is still part of the graph.
 	for _, dir := range slices.Sorted(maps.Keys(s.refs)) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -30,7 +31,22 @@ type Object struct {
 	// when kustomize generated it.
 	Origin string
 
-	fields map[string]any
+	// fields is YAML decoded, on the first Locate: most built objects of a
+	// repository have no finding to locate.
+	fields     map[string]any
+	fieldsOnce sync.Once
+}
+
+// decoded returns the object's fields, decoding YAML once. YAML is what
+// kustomize emitted, so it decodes; if it did not, no field is found and
+// findings stay on the resource file.
+func (o *Object) decoded() map[string]any {
+	o.fieldsOnce.Do(func() {
+		if err := sigsyaml.Unmarshal(o.YAML, &o.fields); err != nil {
+			o.fields = nil
+		}
+	})
+	return o.fields
 }
 
 // Build is the result of building one kustomization.
@@ -110,9 +126,6 @@ func Run(dir string) (*Build, error) {
 			return nil, err
 		}
 		o.YAML = y
-		if err := sigsyaml.Unmarshal(y, &o.fields); err != nil {
-			return nil, err
-		}
 		b.Objects = append(b.Objects, o)
 	}
 	return b, nil

@@ -35,7 +35,7 @@ type Location struct {
 func (b *Build) Locate(o *Object, path string, atKey bool) Location {
 	l := b.locate(o, path)
 	if atKey && l.exact {
-		if k, ok := l.tab.keyOf(path, o.fields); ok {
+		if k, ok := l.tab.keyOf(path, o.decoded()); ok {
 			l.Pos = k
 		}
 	}
@@ -60,7 +60,7 @@ func (b *Build) locate(o *Object, path string) located {
 				if !p.targets(d, o) {
 					continue
 				}
-				if at, exact, owned, ok := d.tab.lookup(path, o.fields); ok && owned {
+				if at, exact, owned, ok := d.tab.lookup(path, o.decoded()); ok && owned {
 					return located{Location{Pos: at, By: "patch"}, exact, d.tab}
 				}
 			}
@@ -70,7 +70,7 @@ func (b *Build) locate(o *Object, path string) located {
 		if path == "" {
 			return located{Location: Location{Pos: d.start, By: "resource"}}
 		}
-		if at, exact, _, ok := d.tab.lookup(path, o.fields); ok {
+		if at, exact, _, ok := d.tab.lookup(path, o.decoded()); ok {
 			return located{Location{Pos: at, By: "resource"}, exact, d.tab}
 		}
 		return located{Location: Location{Pos: d.start, By: "resource"}}
