@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/parallel"
+	"github.com/webhooklint/webhooklint/internal/policytypes"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -55,7 +57,18 @@ func (o Options) withDefaults() Options {
 	if o.Settings == nil {
 		o.Settings = rules.DefaultSettings()
 	}
+	if o.Settings.TypeCheckPolicy == nil {
+		s := *o.Settings
+		s.TypeCheckPolicy = typeCheckPolicy
+		o.Settings = &s
+	}
 	return o
+}
+
+// typeCheckPolicy is the API server's policy type checker, for
+// admission-policy-types.
+func typeCheckPolicy(vap *admissionv1.ValidatingAdmissionPolicy, schemas rules.PolicySchemas) []admissionv1.ExpressionWarning {
+	return policytypes.Check(vap, schemas)
 }
 
 // InternalError is a bug in webhooklint (a rule panicked). The run still

@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
-	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
-	policyvalidating "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -184,7 +182,7 @@ func (pc *policyCompiler) validateValidation(v *admissionv1.Validation, fp *fiel
 	ep := fp.Child("expression")
 	if strings.TrimSpace(v.Expression) == "" {
 		errs = append(errs, field.Required(ep, "expression is not specified"))
-	} else if fe := pc.compile(pc.expressions(), &policyvalidating.ValidationCondition{Expression: v.Expression}, withAuthorizer, ep, v.Expression); fe != nil {
+	} else if fe := pc.compile(pc.expressions(), validationExpr(v.Expression), withAuthorizer, ep, v.Expression); fe != nil {
 		errs = append(errs, fe)
 	}
 	mp := fp.Child("messageExpression")
@@ -194,7 +192,7 @@ func (pc *policyCompiler) validateValidation(v *admissionv1.Validation, fp *fiel
 	case trimmed != "":
 		// Message expressions get params but no authorizer.
 		decls := plugincel.OptionalVariableDeclarations{HasParams: pc.hasParams}
-		if fe := pc.compile(pc.expressions(), &policyvalidating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, decls, mp, v.MessageExpression); fe != nil {
+		if fe := pc.compile(pc.expressions(), messageExpr(v.MessageExpression), decls, mp, v.MessageExpression); fe != nil {
 			errs = append(errs, fe)
 		}
 	}
@@ -231,7 +229,7 @@ func (pc *policyCompiler) validateAuditAnnotation(policyName string, a *admissio
 		errs = append(errs, field.Required(vp, fmt.Sprintf("must not exceed %d bytes in length", maxAuditAnnotationValueExprBytes)))
 	default:
 		decls := plugincel.OptionalVariableDeclarations{HasParams: pc.hasParams, HasAuthorizer: true}
-		if fe := pc.compile(pc.expressions(), &policyvalidating.AuditAnnotationCondition{ValueExpression: trimmed}, decls, vp, a.ValueExpression); fe != nil {
+		if fe := pc.compile(pc.expressions(), auditAnnotationExpr(trimmed), decls, vp, a.ValueExpression); fe != nil {
 			errs = append(errs, fe)
 		}
 	}
@@ -274,7 +272,7 @@ func (pc *policyCompiler) validateMutation(m *admissionv1.Mutation, fp *field.Pa
 			errs = append(errs, field.Required(patchPath, "must be specified when patchType is JSONPatch"))
 		} else {
 			expr := strings.TrimSpace(m.JSONPatch.Expression)
-			errs = append(errs, pc.validatePatch(&patch.JSONPatchCondition{Expression: expr}, patchPath.Child("expression"))...)
+			errs = append(errs, pc.validatePatch(jsonPatchExpr(expr), patchPath.Child("expression"))...)
 		}
 		if m.ApplyConfiguration != nil {
 			errs = append(errs, field.Invalid(applyPath, "{applyConfiguration}", "must not be specified when patchType is JSONPatch"))
@@ -284,7 +282,7 @@ func (pc *policyCompiler) validateMutation(m *admissionv1.Mutation, fp *field.Pa
 			errs = append(errs, field.Required(applyPath, "must be specified when patchType is ApplyConfiguration"))
 		} else {
 			expr := strings.TrimSpace(m.ApplyConfiguration.Expression)
-			errs = append(errs, pc.validatePatch(&patch.ApplyConfigurationCondition{Expression: expr}, applyPath.Child("expression"))...)
+			errs = append(errs, pc.validatePatch(applyConfigurationExpr(expr), applyPath.Child("expression"))...)
 		}
 		if m.JSONPatch != nil {
 			errs = append(errs, field.Invalid(patchPath, "{jsonPatch}", "must not be specified when patchType is ApplyConfiguration"))

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	policyvalidating "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/openapi"
@@ -50,13 +48,15 @@ func checkAdmissionPolicyTypes(p *Pass) {
 	if len(validateValidatingPolicySpec(p.Settings, p.Policy.Meta, &vap.Spec, field.NewPath("spec"))) > 0 {
 		return
 	}
+	if p.Settings.TypeCheckPolicy == nil {
+		return // a front end without the checker (the go vet analyzer: no policies)
+	}
 	cat, err := openapi.Builtin()
 	if err != nil {
 		return // the embedded data is broken: a build problem, caught by the package's tests
 	}
 	types := &unitTypes{cat: cat, crds: p.Input.CRDs}
-	checker := &policyvalidating.TypeChecker{SchemaResolver: types, RestMapper: types}
-	for _, w := range typeCheck(checker, vap) {
+	for _, w := range p.Settings.TypeCheckPolicy(vap, types) {
 		p.Emit(Finding{Path: w.FieldRef, Message: fmt.Sprintf(
 			"status.typeChecking would report: %s; fix the expression for the kinds the policy matches",
 			typeCheckMessage(w.Warning))})
@@ -74,15 +74,4 @@ func typeCheckMessage(warning string) string {
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-// typeCheck runs the server's type checker, turning a panic into a
-// warning on the policy rather than a crash.
-func typeCheck(c *policyvalidating.TypeChecker, vap *admissionv1.ValidatingAdmissionPolicy) (out []admissionv1.ExpressionWarning) {
-	defer func() {
-		if r := recover(); r != nil {
-			out = []admissionv1.ExpressionWarning{{FieldRef: "spec", Warning: fmt.Sprintf("type checker panicked: %v", r)}}
-		}
-	}()
-	return c.Check(vap)
 }

@@ -6,8 +6,12 @@ import (
 	"strings"
 	"time"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -49,6 +53,22 @@ type Settings struct {
 	Now time.Time
 	// Provider is the platform the manifests are for (Generic when empty).
 	Provider Provider
+	// TypeCheckPolicy runs the API server's policy type checker
+	// (internal/policytypes.Check); nil leaves admission-policy-types
+	// silent. The linter sets it; the go vet analyzer, which must not link
+	// the admission plugins, does not.
+	TypeCheckPolicy PolicyTypeChecker
+}
+
+// PolicyTypeChecker type-checks a ValidatingAdmissionPolicy's expressions
+// against the kinds and params schemas resolves.
+type PolicyTypeChecker func(*admissionv1.ValidatingAdmissionPolicy, PolicySchemas) []admissionv1.ExpressionWarning
+
+// PolicySchemas resolves kinds to resources and OpenAPI schemas, as a
+// cluster's discovery does for the type checker.
+type PolicySchemas interface {
+	meta.RESTMapper
+	ResolveSchema(gvk schema.GroupVersionKind) (*spec.Schema, error)
 }
 
 // DefaultSettings targets DefaultKubeVersion with default options.

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
-	policyvalidating "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -336,7 +335,7 @@ func (pc *policyCompiler) validateVariables(vars []admissionv1.Variable, fp *fie
 		}
 		if strings.TrimSpace(v.Expression) == "" {
 			errs = append(errs, field.Required(at.Child("expression"), "expression is not specified"))
-		} else if fe := pc.compileVariable(v, &policyvalidating.Variable{Name: v.Name, Expression: v.Expression}, at.Child("expression")); fe != nil {
+		} else if fe := pc.compileVariable(v, variableExpr{name: v.Name, expression: v.Expression}, at.Child("expression")); fe != nil {
 			errs = append(errs, fe)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/webhooklint/webhooklint/internal/policytypes"
 )
 
 // Test support for the practice rules' unit tests: decode YAML manifests
@@ -99,7 +101,13 @@ var fixedNow = time.Date(2026, time.June, 1, 12, 0, 0, 0, time.UTC)
 func testSettings() *Settings {
 	s := DefaultSettings()
 	s.Now = fixedNow
+	s.TypeCheckPolicy = typeCheckPolicy
 	return s
+}
+
+// typeCheckPolicy is what the linter hands the rules.
+func typeCheckPolicy(vap *admissionv1.ValidatingAdmissionPolicy, schemas PolicySchemas) []admissionv1.ExpressionWarning {
+	return policytypes.Check(vap, schemas)
 }
 
 func regexpMatch(re, s string) (bool, error) { return regexp.MatchString(re, s) }
