@@ -137,13 +137,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 			for _, n := range res.Notes {
 				fmt.Fprintln(stderr, "webhooklint cluster: note: "+n)
 			}
-			configs := map[string]*rules.Config{}
+			objects := liveObjects{configs: map[string]*rules.Config{}, policies: map[string]*rules.Policy{}}
 			for _, s := range res.Snapshots {
 				for _, c := range s.Configs {
-					configs[configKey(c)] = c
+					objects.configs[configKey(c)] = c
+				}
+				for _, pol := range s.Policies {
+					objects.policies[policyKey(pol)] = pol
 				}
 			}
-			p.result(res, configs)
+			p.result(res, objects)
 			ds = res.Diagnostics
 		}
 	}
@@ -164,7 +167,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 const clusterUsage = `Usage: webhooklint cluster [flags]
        webhooklint cluster simulate [flags]   which webhooks a request meets (see webhooklint help cluster simulate)
 
-Lints the webhook configurations a live API server holds, once or with --watch.
+Lints the webhook configurations, admission policies and policy bindings a
+live API server holds, once or with --watch.
 The kubeconfig is --kubeconfig, else $KUBECONFIG, else ~/.kube/config, else
 the in-cluster service account.
 

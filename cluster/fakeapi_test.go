@@ -27,7 +27,11 @@ import (
 // answer the test scripts: it records each request's query and hands it to
 // serve, which writes a list, a status or a watch stream.
 type fakeAPI struct {
-	t     *testing.T
+	t *testing.T
+	// resource is the one resource served (default
+	// validatingwebhookconfigurations).
+	resource string
+
 	mu    sync.Mutex
 	reqs  []url.Values
 	serve func(n int, q url.Values, w *fakeResponse)
@@ -40,7 +44,11 @@ type fakeResponse struct {
 }
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.URL.Path, "/validatingwebhookconfigurations") {
+	resource := f.resource
+	if resource == "" {
+		resource = "validatingwebhookconfigurations"
+	}
+	if !strings.HasSuffix(r.URL.Path, "/"+resource) {
 		http.NotFound(w, r)
 		return
 	}
@@ -290,11 +298,18 @@ func describe(us []update) string {
 			for _, c := range u.snapshot {
 				names = append(names, c.Meta.Name+"@"+c.Meta.ResourceVersion)
 			}
+			for _, p := range u.policies {
+				names = append(names, p.Meta.Name+"@"+p.Meta.ResourceVersion)
+			}
 			lines = append(lines, "snapshot "+strings.Join(names, ","))
 		case u.upsert != nil:
 			lines = append(lines, "upsert "+u.upsert.Meta.Name+"@"+u.upsert.Meta.ResourceVersion)
 		case u.remove != nil:
 			lines = append(lines, "remove "+u.remove.Meta.Name)
+		case u.upsertPolicy != nil:
+			lines = append(lines, "upsert "+u.upsertPolicy.Meta.Name+"@"+u.upsertPolicy.Meta.ResourceVersion)
+		case u.removePolicy != nil:
+			lines = append(lines, "remove "+u.removePolicy.Meta.Name)
 		}
 	}
 	return strings.Join(lines, "\n")

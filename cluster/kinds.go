@@ -2,35 +2,56 @@ package cluster
 
 import (
 	"context"
+	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/webhooklint/webhooklint/rules"
 )
 
-// kind is one of the two configuration kinds, with the calls the list and
-// watch loops need, independent of the Go type.
+// kind is one of the kinds the cluster command reads (the two webhook
+// configuration kinds, the four admission policy kinds), with the calls the
+// list and watch loops need, independent of the Go type. A list returns
+// configurations or policies, never both.
 type kind struct {
-	Kind     string // rules.Validating or rules.Mutating
+	Kind     string // rules.Validating, rules.Mutating or a policy kind
 	Resource string // plural resource name, as RBAC and URLs spell it
-	list     func(context.Context, metav1.ListOptions) ([]*rules.Config, metav1.ListMeta, error)
+	list     func(context.Context, metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error)
 	watch    func(context.Context, metav1.ListOptions) (watch.Interface, error)
 }
 
-// configOf converts a watched object. Bookmarks carry an object of the
-// same type holding only metadata, so the conversion also serves them.
-func configOf(o runtime.Object) (*rules.Config, bool) {
+// objectOf converts a watched object to a configuration or a policy.
+// Bookmarks carry an object of the same type holding only metadata, so the
+// conversion also serves them.
+func objectOf(o runtime.Object) (*rules.Config, *rules.Policy, bool) {
 	switch o := o.(type) {
 	case *admissionv1.ValidatingWebhookConfiguration:
-		return rules.FromValidating(rules.V1, o), true
+		return rules.FromValidating(rules.V1, o), nil, true
 	case *admissionv1.MutatingWebhookConfiguration:
-		return rules.FromMutating(rules.V1, o), true
+		return rules.FromMutating(rules.V1, o), nil, true
+	case *admissionv1.ValidatingAdmissionPolicy:
+		return nil, policyOf(o.ObjectMeta, rules.ValidatingPolicy, func(p *rules.Policy) { p.Validating = o }), true
+	case *admissionv1.ValidatingAdmissionPolicyBinding:
+		return nil, policyOf(o.ObjectMeta, rules.ValidatingPolicyBinding, func(p *rules.Policy) { p.ValidatingBinding = o }), true
+	case *admissionv1.MutatingAdmissionPolicy:
+		return nil, policyOf(o.ObjectMeta, rules.MutatingPolicy, func(p *rules.Policy) { p.Mutating = o }), true
+	case *admissionv1.MutatingAdmissionPolicyBinding:
+		return nil, policyOf(o.ObjectMeta, rules.MutatingPolicyBinding, func(p *rules.Policy) { p.MutatingBinding = o }), true
 	}
-	return nil, false
+	return nil, nil, false
+}
+
+// policyOf wraps a live policy object. The server's objects carry no
+// apiVersion and kind in lists, so both are set here.
+func policyOf(m metav1.ObjectMeta, kindName string, set func(*rules.Policy)) *rules.Policy {
+	p := &rules.Policy{APIVersion: rules.V1, Kind: kindName, Meta: m}
+	set(p)
+	return p
 }
 
 func kindsOf(c kubernetes.Interface) []*kind {
@@ -39,33 +60,134 @@ func kindsOf(c kubernetes.Interface) []*kind {
 	return []*kind{
 		{
 			Kind: rules.Validating, Resource: "validatingwebhookconfigurations",
-			list: func(ctx context.Context, o metav1.ListOptions) ([]*rules.Config, metav1.ListMeta, error) {
+			list: func(ctx context.Context, o metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error) {
 				l, err := v.List(ctx, o)
 				if err != nil {
-					return nil, metav1.ListMeta{}, err
+					return nil, nil, metav1.ListMeta{}, err
 				}
 				out := make([]*rules.Config, len(l.Items))
 				for i := range l.Items {
 					out[i] = rules.FromValidating(rules.V1, &l.Items[i])
 				}
-				return out, l.ListMeta, nil
+				return out, nil, l.ListMeta, nil
 			},
 			watch: v.Watch,
 		},
 		{
 			Kind: rules.Mutating, Resource: "mutatingwebhookconfigurations",
-			list: func(ctx context.Context, o metav1.ListOptions) ([]*rules.Config, metav1.ListMeta, error) {
+			list: func(ctx context.Context, o metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error) {
 				l, err := m.List(ctx, o)
 				if err != nil {
-					return nil, metav1.ListMeta{}, err
+					return nil, nil, metav1.ListMeta{}, err
 				}
 				out := make([]*rules.Config, len(l.Items))
 				for i := range l.Items {
 					out[i] = rules.FromMutating(rules.V1, &l.Items[i])
 				}
-				return out, l.ListMeta, nil
+				return out, nil, l.ListMeta, nil
 			},
 			watch: m.Watch,
 		},
 	}
+}
+
+// policyListOf makes the list call of one policy kind from a typed list
+// call and a conversion of its items.
+func policyListOf[L any](list func(context.Context, metav1.ListOptions) (L, error), items func(L) ([]*rules.Policy, metav1.ListMeta)) func(context.Context, metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error) {
+	return func(ctx context.Context, o metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error) {
+		l, err := list(ctx, o)
+		if err != nil {
+			return nil, nil, metav1.ListMeta{}, err
+		}
+		ps, meta := items(l)
+		return nil, ps, meta, nil
+	}
+}
+
+// allPolicyKinds are the four admission policy kinds, in output order.
+func allPolicyKinds(c kubernetes.Interface) []*kind {
+	a := c.AdmissionregistrationV1()
+	vp, vb := a.ValidatingAdmissionPolicies(), a.ValidatingAdmissionPolicyBindings()
+	mp, mb := a.MutatingAdmissionPolicies(), a.MutatingAdmissionPolicyBindings()
+	return []*kind{
+		{
+			Kind: rules.ValidatingPolicy, Resource: "validatingadmissionpolicies",
+			list: policyListOf(vp.List, func(l *admissionv1.ValidatingAdmissionPolicyList) ([]*rules.Policy, metav1.ListMeta) {
+				out := make([]*rules.Policy, len(l.Items))
+				for i := range l.Items {
+					out[i] = policyOf(l.Items[i].ObjectMeta, rules.ValidatingPolicy, func(p *rules.Policy) { p.Validating = &l.Items[i] })
+				}
+				return out, l.ListMeta
+			}),
+			watch: vp.Watch,
+		},
+		{
+			Kind: rules.ValidatingPolicyBinding, Resource: "validatingadmissionpolicybindings",
+			list: policyListOf(vb.List, func(l *admissionv1.ValidatingAdmissionPolicyBindingList) ([]*rules.Policy, metav1.ListMeta) {
+				out := make([]*rules.Policy, len(l.Items))
+				for i := range l.Items {
+					out[i] = policyOf(l.Items[i].ObjectMeta, rules.ValidatingPolicyBinding, func(p *rules.Policy) { p.ValidatingBinding = &l.Items[i] })
+				}
+				return out, l.ListMeta
+			}),
+			watch: vb.Watch,
+		},
+		{
+			Kind: rules.MutatingPolicy, Resource: "mutatingadmissionpolicies",
+			list: policyListOf(mp.List, func(l *admissionv1.MutatingAdmissionPolicyList) ([]*rules.Policy, metav1.ListMeta) {
+				out := make([]*rules.Policy, len(l.Items))
+				for i := range l.Items {
+					out[i] = policyOf(l.Items[i].ObjectMeta, rules.MutatingPolicy, func(p *rules.Policy) { p.Mutating = &l.Items[i] })
+				}
+				return out, l.ListMeta
+			}),
+			watch: mp.Watch,
+		},
+		{
+			Kind: rules.MutatingPolicyBinding, Resource: "mutatingadmissionpolicybindings",
+			list: policyListOf(mb.List, func(l *admissionv1.MutatingAdmissionPolicyBindingList) ([]*rules.Policy, metav1.ListMeta) {
+				out := make([]*rules.Policy, len(l.Items))
+				for i := range l.Items {
+					out[i] = policyOf(l.Items[i].ObjectMeta, rules.MutatingPolicyBinding, func(p *rules.Policy) { p.MutatingBinding = &l.Items[i] })
+				}
+				return out, l.ListMeta
+			}),
+			watch: mb.Watch,
+		},
+	}
+}
+
+// policyKindsOf is the policy kinds the server serves in
+// admissionregistration.k8s.io/v1, by discovery, and a note per kind it
+// does not serve (MutatingAdmissionPolicy before 1.36) or when discovery
+// fails: those kinds are skipped, not an error.
+func policyKindsOf(c kubernetes.Interface) ([]*kind, []string) {
+	served, err := servedIn(c.Discovery(), rules.V1)
+	all := allPolicyKinds(c)
+	if err != nil {
+		return nil, []string{"admission policies not read: discovery of " + rules.V1 + " failed: " + err.Error()}
+	}
+	var out []*kind
+	var notes []string
+	for _, k := range all {
+		if slices.Contains(served, k.Resource) {
+			out = append(out, k)
+		} else {
+			notes = append(notes, k.Resource+": not served by this server in "+rules.V1+"; skipped")
+		}
+	}
+	return out, notes
+}
+
+// servedIn lists the resources discovery reports for one group/version.
+func servedIn(d discovery.DiscoveryInterface, groupVersion string) ([]string, error) {
+	l, err := d.ServerResourcesForGroupVersion(groupVersion)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range l.APIResources {
+		out = append(out, r.Name)
+	}
+	return out, nil
 }

@@ -72,6 +72,9 @@ func ParseMatch(s string) (metav1.ResourceVersionMatch, error) {
 type Snapshot struct {
 	Resource string
 	Configs  []*rules.Config // sorted by name
+	// Policies are the admission policies or bindings of a policy kind,
+	// sorted by name (Configs is then empty).
+	Policies []*rules.Policy
 	// ResourceVersion is the list's resourceVersion: the state the
 	// snapshot shows, and where a watch continues from.
 	ResourceVersion string
@@ -148,7 +151,7 @@ func listOnce(ctx context.Context, k *kind, o ListOptions) (*Snapshot, error) {
 	snap := &Snapshot{Resource: k.Resource, MaybeStale: o.ResourceVersion == "0"}
 	opts := metav1.ListOptions{Limit: o.ChunkSize, ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch}
 	for {
-		items, meta, err := k.list(ctx, opts)
+		items, policies, meta, err := k.list(ctx, opts)
 		if err != nil {
 			switch {
 			case !isExpired(err):
@@ -166,6 +169,7 @@ func listOnce(ctx context.Context, k *kind, o ListOptions) (*Snapshot, error) {
 		}
 		snap.Pages++
 		snap.Configs = append(snap.Configs, items...)
+		snap.Policies = append(snap.Policies, policies...)
 		snap.ResourceVersion = meta.ResourceVersion
 		if o.afterPage != nil {
 			o.afterPage(k.Resource, snap.Pages)
@@ -178,6 +182,7 @@ func listOnce(ctx context.Context, k *kind, o ListOptions) (*Snapshot, error) {
 		opts = metav1.ListOptions{Limit: o.ChunkSize, Continue: meta.Continue}
 	}
 	slices.SortFunc(snap.Configs, func(a, b *rules.Config) int { return strings.Compare(a.Meta.Name, b.Meta.Name) })
+	slices.SortFunc(snap.Policies, func(a, b *rules.Policy) int { return strings.Compare(a.Meta.Name, b.Meta.Name) })
 	return snap, nil
 }
 

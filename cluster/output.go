@@ -36,6 +36,54 @@ func excerpt(c *rules.Config, path string) string {
 	if c.Mutating != nil {
 		obj = c.Mutating
 	}
+	return excerptOf(obj, path)
+}
+
+// policyExcerpt is excerpt for an admission policy or binding.
+func policyExcerpt(p *rules.Policy, path string) string {
+	if p == nil {
+		return ""
+	}
+	return excerptOf(policyObject(p), path)
+}
+
+// policyObject is the typed API object a policy wraps.
+func policyObject(p *rules.Policy) any {
+	switch {
+	case p.Validating != nil:
+		return p.Validating
+	case p.ValidatingBinding != nil:
+		return p.ValidatingBinding
+	case p.Mutating != nil:
+		return p.Mutating
+	}
+	return p.MutatingBinding
+}
+
+// changeExcerpt is the excerpt of a finding event's object.
+func changeExcerpt(c Change) string {
+	if c.Policy != nil {
+		return policyExcerpt(c.Policy, c.Diagnostic.Path)
+	}
+	return excerpt(c.Config, c.Diagnostic.Path)
+}
+
+// liveObjects are the objects of a one-shot lint, by objectKey, for
+// excerpts.
+type liveObjects struct {
+	configs  map[string]*rules.Config
+	policies map[string]*rules.Policy
+}
+
+func (o liveObjects) excerpt(d diag.Diagnostic) string {
+	key := objectKey(d.Object)
+	if p := o.policies[key]; p != nil {
+		return policyExcerpt(p, d.Path)
+	}
+	return excerpt(o.configs[key], d.Path)
+}
+
+func excerptOf(obj any, path string) string {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return ""
@@ -145,7 +193,7 @@ type jsonDiagnostic struct {
 }
 
 // result prints a one-shot lint.
-func (p *printer) result(r *Result, configs map[string]*rules.Config) {
+func (p *printer) result(r *Result, objects liveObjects) {
 	if p.json {
 		out := struct {
 			Diagnostics      []jsonDiagnostic  `json:"diagnostics"`
@@ -158,7 +206,7 @@ func (p *printer) result(r *Result, configs map[string]*rules.Config) {
 		for _, d := range r.Diagnostics {
 			jd := jsonDiagnostic{Diagnostic: d}
 			if p.excerpt {
-				jd.Excerpt = excerpt(configs[objectKey(d.Object)], d.Path)
+				jd.Excerpt = objects.excerpt(d)
 			}
 			out.Diagnostics = append(out.Diagnostics, jd)
 		}
@@ -173,7 +221,7 @@ func (p *printer) result(r *Result, configs map[string]*rules.Config) {
 	for _, d := range r.Diagnostics {
 		fmt.Fprintln(p.w, formatDiagnostic(d))
 		if p.excerpt {
-			if e := excerpt(configs[objectKey(d.Object)], d.Path); e != "" {
+			if e := objects.excerpt(d); e != "" {
 				fmt.Fprintln(p.w, indent(e, "    "))
 			}
 		}
@@ -193,7 +241,7 @@ func (p *printer) change(c Change) {
 		if c.Diagnostic != nil {
 			out.Diagnostic = &jsonDiagnostic{Diagnostic: *c.Diagnostic}
 			if p.excerpt && c.Type == Found {
-				out.Diagnostic.Excerpt = excerpt(c.Config, c.Diagnostic.Path)
+				out.Diagnostic.Excerpt = changeExcerpt(c)
 			}
 		}
 		b, _ := json.Marshal(out)
@@ -204,7 +252,7 @@ func (p *printer) change(c Change) {
 	case Found:
 		fmt.Fprintln(p.w, "+ "+formatDiagnostic(*c.Diagnostic))
 		if p.excerpt {
-			if e := excerpt(c.Config, c.Diagnostic.Path); e != "" {
+			if e := changeExcerpt(c); e != "" {
 				fmt.Fprintln(p.w, indent(e, "    "))
 			}
 		}

@@ -41,21 +41,24 @@ type Result struct {
 	Notes       []string
 }
 
-// Lint lists both kinds once and lints them.
+// Lint lists every kind once (the webhook configurations, and the
+// admission policies and bindings the server serves) and lints them.
 func Lint(ctx context.Context, c kubernetes.Interface, o Options) (*Result, error) {
 	if err := o.List.Validate(); err != nil {
 		return nil, err
 	}
 	res := &Result{}
 	st := newStateWith(o.lintOptions())
-	for _, k := range kindsOf(c) {
+	policyKinds, notes := policyKindsOf(c)
+	res.Notes = append(res.Notes, notes...)
+	for _, k := range append(kindsOf(c), policyKinds...) {
 		snap, err := list(ctx, k, o.List)
 		if err != nil {
 			return nil, err
 		}
 		res.Snapshots = append(res.Snapshots, snap)
 		res.Notes = append(res.Notes, snapshotNotes(snap)...)
-		st.sync(k.Kind, snap.Configs)
+		st.syncKind(k.Kind, snap.Configs, snap.Policies)
 	}
 	if o.Live {
 		live, notes := readLive(ctx, c, liveChunk(o.List.ChunkSize))
@@ -128,15 +131,20 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 		reportInternal(w.Sink, st)
 	}
 	updates := make(chan update)
-	errs := make(chan error, 2)
+	policyKinds, notes := policyKindsOf(w.Client)
+	for _, n := range notes {
+		w.Sink(Change{Type: Note, Reason: n})
+	}
+	kinds := append(kindsOf(w.Client), policyKinds...)
+	// Every kind's loop may fail once without waiting for the owner.
+	errs := make(chan error, len(kinds))
 	var wg sync.WaitGroup
-	kinds := kindsOf(w.Client)
 	pending := map[string]bool{}
 	for _, k := range kinds {
 		kw := &kindWatcher{k: k, list: o.List, mode: o.Stream, out: updates, backoff: w.backoff}
 		if seed := w.seeds[k.Resource]; seed != nil {
 			kw.seedRV = seed.ResourceVersion
-			publish(st.sync(k.Kind, seed.Configs))
+			publish(st.syncKind(k.Kind, seed.Configs, seed.Policies))
 		} else {
 			pending[k.Resource] = true
 		}
@@ -193,7 +201,7 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 			case u.note != "":
 				w.Sink(Change{Type: Note, Reason: u.note})
 			case u.isSnap:
-				publish(st.sync(u.kind, u.snapshot))
+				publish(st.syncKind(u.kind, u.snapshot, u.policies))
 				if pending[u.resource] {
 					delete(pending, u.resource)
 					if len(pending) == 0 {
@@ -207,6 +215,10 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 				publish(st.upsert(u.upsert))
 			case u.remove != nil:
 				publish(st.remove(u.remove))
+			case u.upsertPolicy != nil:
+				publish(st.upsertPolicy(u.upsertPolicy))
+			case u.removePolicy != nil:
+				publish(st.removePolicy(u.removePolicy))
 			}
 		}
 	}

@@ -40,6 +40,8 @@ type Change struct {
 	// Config is the configuration the change is about (the last known
 	// state for deletions), for excerpts.
 	Config *rules.Config
+	// Policy is the same for an admission policy or policy binding.
+	Policy *rules.Policy
 }
 
 // state is the known state of the cluster and of the findings on it. It
@@ -50,6 +52,7 @@ type Change struct {
 // replays).
 type state struct {
 	configs     map[string]*rules.Config // by objectKey
+	policies    map[string]*rules.Policy // by objectKey
 	findings    map[string]diag.Diagnostic
 	live        *rules.LiveInventory
 	lintOptions lint.Options
@@ -65,10 +68,79 @@ func newStateWith(o lint.Options) *state {
 	if o.Settings == nil {
 		o.Settings = rules.DefaultSettings()
 	}
-	return &state{configs: map[string]*rules.Config{}, findings: map[string]diag.Diagnostic{}, lintOptions: o}
+	return &state{configs: map[string]*rules.Config{}, policies: map[string]*rules.Policy{}, findings: map[string]diag.Diagnostic{}, lintOptions: o}
 }
 
 func configKey(c *rules.Config) string { return c.Kind + "/" + c.Meta.Name }
+
+func policyKey(p *rules.Policy) string { return p.Kind + "/" + p.Meta.Name }
+
+// syncPolicies is sync for one policy kind.
+func (s *state) syncPolicies(kindName string, policies []*rules.Policy) []Change {
+	var objs []Change
+	seen := map[string]bool{}
+	for _, p := range policies {
+		seen[policyKey(p)] = true
+		if ch, ok := s.putPolicy(p); ok {
+			objs = append(objs, ch)
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.policies)) {
+		p := s.policies[key]
+		if p.Kind == kindName && !seen[key] {
+			delete(s.policies, key)
+			objs = append(objs, Change{Type: Deleted, Object: p.Object(), ResourceVersion: p.Meta.ResourceVersion, Policy: p})
+		}
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	return append(objs, s.relint()...)
+}
+
+// upsertPolicy applies an added or modified policy or binding.
+func (s *state) upsertPolicy(p *rules.Policy) []Change {
+	ch, ok := s.putPolicy(p)
+	if !ok {
+		return nil
+	}
+	return append([]Change{ch}, s.relint()...)
+}
+
+// removePolicy applies the deletion of a policy or binding.
+func (s *state) removePolicy(p *rules.Policy) []Change {
+	key := policyKey(p)
+	old, ok := s.policies[key]
+	if !ok {
+		return nil
+	}
+	delete(s.policies, key)
+	return append([]Change{{Type: Deleted, Object: old.Object(), ResourceVersion: p.Meta.ResourceVersion, Policy: old}}, s.relint()...)
+}
+
+// putPolicy is put for a policy or binding.
+func (s *state) putPolicy(p *rules.Policy) (Change, bool) {
+	key := policyKey(p)
+	old, ok := s.policies[key]
+	switch {
+	case !ok:
+		s.policies[key] = p
+		return Change{Type: Added, Object: p.Object(), ResourceVersion: p.Meta.ResourceVersion, Policy: p}, true
+	case old.Meta.UID == p.Meta.UID && old.Meta.ResourceVersion == p.Meta.ResourceVersion:
+		return Change{}, false
+	default:
+		s.policies[key] = p
+		return Change{Type: Changed, Object: p.Object(), ResourceVersion: p.Meta.ResourceVersion, Policy: p}, true
+	}
+}
+
+// known reports whether the object a finding is on is still there.
+func (s *state) known(o *diag.Object) bool {
+	key := objectKey(o)
+	_, config := s.configs[key]
+	_, policy := s.policies[key]
+	return config || policy
+}
 
 // sync replaces the known state of one kind by a complete snapshot of it
 // and reports only what differs: the way a relist after 410 Gone carries
@@ -93,6 +165,15 @@ func (s *state) sync(kindName string, configs []*rules.Config) []Change {
 		return nil
 	}
 	return append(objs, s.relint()...)
+}
+
+// syncKind is sync for a webhook configuration kind and syncPolicies for
+// a policy kind.
+func (s *state) syncKind(kindName string, configs []*rules.Config, policies []*rules.Policy) []Change {
+	if rules.IsPolicyKind(rules.V1, kindName) {
+		return s.syncPolicies(kindName, policies)
+	}
+	return s.sync(kindName, configs)
 }
 
 // upsert applies an added or modified object.
@@ -144,7 +225,7 @@ func (s *state) put(c *rules.Config) (Change, bool) {
 func (s *state) relint() []Change {
 	configs := s.sortedConfigs()
 	next := map[string]diag.Diagnostic{}
-	ds, internal := lintConfigs(configs, s.live, s.lintOptions)
+	ds, internal := lintConfigs(configs, s.sortedPolicies(), s.live, s.lintOptions)
 	s.internal = internal
 	for _, d := range ds {
 		next[findingKey(d)] = d
@@ -156,8 +237,14 @@ func (s *state) relint() []Change {
 		}
 		d := s.findings[key]
 		reason := "fixed"
-		if _, exists := s.configs[objectKey(d.Object)]; !exists {
+		if !s.known(d.Object) {
 			reason = "configuration deleted"
+			switch {
+			case rules.PolicyKindOf(d.Object.Kind) != "":
+				reason = "binding deleted"
+			case rules.IsPolicyKind(d.Object.APIVersion, d.Object.Kind):
+				reason = "policy deleted"
+			}
 		}
 		out = append(out, Change{Type: Resolved, Object: d.Object, Diagnostic: &d, Reason: reason})
 	}
@@ -166,7 +253,7 @@ func (s *state) relint() []Change {
 			continue
 		}
 		d := next[key]
-		out = append(out, Change{Type: Found, Object: d.Object, Diagnostic: &d, Config: s.configs[objectKey(d.Object)]})
+		out = append(out, Change{Type: Found, Object: d.Object, Diagnostic: &d, Config: s.configs[objectKey(d.Object)], Policy: s.policies[objectKey(d.Object)]})
 	}
 	s.findings = next
 	slices.SortStableFunc(out, func(a, b Change) int { return compareDiag(*a.Diagnostic, *b.Diagnostic) })
@@ -177,6 +264,14 @@ func (s *state) sortedConfigs() []*rules.Config {
 	out := make([]*rules.Config, 0, len(s.configs))
 	for _, key := range slices.Sorted(maps.Keys(s.configs)) {
 		out = append(out, s.configs[key])
+	}
+	return out
+}
+
+func (s *state) sortedPolicies() []*rules.Policy {
+	out := make([]*rules.Policy, 0, len(s.policies))
+	for _, key := range slices.Sorted(maps.Keys(s.policies)) {
+		out = append(out, s.policies[key])
 	}
 	return out
 }
@@ -211,14 +306,24 @@ func compareDiag(a, b diag.Diagnostic) int {
 	)
 }
 
-// lintConfigs runs every rule over every configuration through the lint
-// engine, with the others and the live state as inventory. A rule that
-// panics is reported as an error, not a crash.
-func lintConfigs(configs []*rules.Config, live *rules.LiveInventory, o lint.Options) ([]diag.Diagnostic, []error) {
-	res := lint.Configs(configs, &rules.Inventory{Configs: configs, Live: live}, o)
+// lintConfigs runs every rule over every configuration and every
+// admission policy and binding through the lint engine, with the others
+// and the live state as inventory. A rule that panics is reported as an
+// error, not a crash.
+func lintConfigs(configs []*rules.Config, policies []*rules.Policy, live *rules.LiveInventory, o lint.Options) ([]diag.Diagnostic, []error) {
+	inv := &rules.Inventory{Configs: configs, Policies: policies, Live: live}
+	res := lint.Configs(configs, inv, o)
 	var errs []error
 	for _, e := range res.Internal {
 		errs = append(errs, e)
 	}
-	return res.Diagnostics, errs
+	ds := res.Diagnostics
+	if len(policies) > 0 {
+		pres := lint.Policies(policies, inv, o)
+		for _, e := range pres.Internal {
+			errs = append(errs, e)
+		}
+		ds = append(ds, pres.Diagnostics...)
+	}
+	return ds, errs
 }

@@ -47,10 +47,14 @@ type update struct {
 	resource string
 	kind     string
 	snapshot []*rules.Config // a complete state of the kind (after a list)
+	policies []*rules.Policy // the same, for a policy kind
 	isSnap   bool
 	upsert   *rules.Config
 	remove   *rules.Config
-	note     string
+	// upsertPolicy and removePolicy are upsert and remove for a policy kind.
+	upsertPolicy *rules.Policy
+	removePolicy *rules.Policy
+	note         string
 }
 
 // errGone signals a 410 on a running watch: the loop relists.
@@ -210,7 +214,7 @@ func (w *kindWatcher) listInitial(ctx context.Context, o ListOptions) (string, e
 		return "", err
 	}
 	w.noteSnapshot(ctx, snap)
-	w.send(ctx, update{snapshot: snap.Configs, isSnap: true})
+	w.send(ctx, update{snapshot: snap.Configs, policies: snap.Policies, isSnap: true})
 	return snap.ResourceVersion, nil
 }
 
@@ -245,6 +249,7 @@ func (w *kindWatcher) streamInitial(ctx context.Context, o ListOptions) (watch.I
 		return nil, "", err
 	}
 	byName := map[string]*rules.Config{}
+	policyByName := map[string]*rules.Policy{}
 	for {
 		var ev watch.Event
 		var ok bool
@@ -259,12 +264,18 @@ func (w *kindWatcher) streamInitial(ctx context.Context, o ListOptions) (watch.I
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified:
-			if c, ok := configOf(ev.Object); ok {
+			switch c, pol, _ := objectOf(ev.Object); {
+			case c != nil:
 				byName[c.Meta.Name] = c
+			case pol != nil:
+				policyByName[pol.Meta.Name] = pol
 			}
 		case watch.Deleted:
-			if c, ok := configOf(ev.Object); ok {
+			switch c, pol, _ := objectOf(ev.Object); {
+			case c != nil:
 				delete(byName, c.Meta.Name)
+			case pol != nil:
+				delete(policyByName, pol.Meta.Name)
 			}
 		case watch.Bookmark:
 			m, err := meta.Accessor(ev.Object)
@@ -276,10 +287,15 @@ func (w *kindWatcher) streamInitial(ctx context.Context, o ListOptions) (watch.I
 				configs = append(configs, c)
 			}
 			slices.SortFunc(configs, func(a, b *rules.Config) int { return strings.Compare(a.Meta.Name, b.Meta.Name) })
+			var policies []*rules.Policy
+			for _, p := range policyByName {
+				policies = append(policies, p)
+			}
+			slices.SortFunc(policies, func(a, b *rules.Policy) int { return strings.Compare(a.Meta.Name, b.Meta.Name) })
 			if o.ResourceVersion == "0" {
 				w.note(ctx, "%s: streamed at resourceVersion 0 (any version): the state shown may be stale", w.k.Resource)
 			}
-			w.send(ctx, update{snapshot: configs, isSnap: true})
+			w.send(ctx, update{snapshot: configs, policies: policies, isSnap: true})
 			return stream, m.GetResourceVersion(), nil
 		case watch.Error:
 			stream.Stop()
@@ -306,14 +322,20 @@ func (w *kindWatcher) consume(ctx context.Context, stream watch.Interface) (stri
 		}
 		switch ev.Type {
 		case watch.Added, watch.Modified, watch.Deleted:
-			c, ok := configOf(ev.Object)
+			c, pol, ok := objectOf(ev.Object)
 			if !ok {
 				return rv, fmt.Errorf("unexpected object %T in watch", ev.Object)
 			}
-			rv = c.Meta.ResourceVersion
-			u := update{upsert: c}
-			if ev.Type == watch.Deleted {
-				u = update{remove: c}
+			var u update
+			switch {
+			case c != nil && ev.Type == watch.Deleted:
+				rv, u = c.Meta.ResourceVersion, update{remove: c}
+			case c != nil:
+				rv, u = c.Meta.ResourceVersion, update{upsert: c}
+			case ev.Type == watch.Deleted:
+				rv, u = pol.Meta.ResourceVersion, update{removePolicy: pol}
+			default:
+				rv, u = pol.Meta.ResourceVersion, update{upsertPolicy: pol}
 			}
 			if !w.send(ctx, u) {
 				return rv, nil

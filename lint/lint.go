@@ -232,6 +232,35 @@ func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Resul
 	return res
 }
 
+// Policies lints typed admission policies and bindings that have no file
+// (a live cluster), as Configs lints configurations: diagnostics carry the
+// object and field path but no position.
+func Policies(policies []*rules.Policy, inv *rules.Inventory, opts Options) *Result {
+	opts = opts.withDefaults()
+	if inv == nil {
+		inv = &rules.Inventory{Policies: policies}
+	}
+	res := &Result{}
+	out := make([][]diag.Diagnostic, len(policies))
+	internal := make([][]*InternalError, len(policies))
+	parallel.For(len(policies), opts.Workers(), func(i int) {
+		pol := policies[i]
+		findings, errs := runPolicyRules(pol, inv, &opts, "")
+		for _, f := range findings {
+			out[i] = append(out[i], diag.Diagnostic{
+				Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path, Object: pol.Object(),
+			})
+		}
+		internal[i] = errs
+	})
+	for i := range policies {
+		res.Diagnostics = append(res.Diagnostics, out[i]...)
+		res.Internal = append(res.Internal, internal[i]...)
+	}
+	res.Diagnostics = finish(res.Diagnostics, &opts)
+	return res
+}
+
 func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]diag.Diagnostic, []*InternalError) {
 	var findings []rules.Finding
 	var errs []*InternalError

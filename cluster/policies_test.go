@@ -1,0 +1,173 @@
+package cluster
+
+import (
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+func vap(name, rv string) admissionv1.ValidatingAdmissionPolicy {
+	return admissionv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rules.V1, Kind: rules.ValidatingPolicy},
+		ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv, UID: types.UID("uid-" + name)},
+		Spec: admissionv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionv1.RuleWithOperations{
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule:       admissionv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+				},
+			}}},
+			Validations: []admissionv1.Validation{{Expression: "object.spec.replicas <= 5"}},
+		},
+	}
+}
+
+func vapBinding(name, rv, policy string) admissionv1.ValidatingAdmissionPolicyBinding {
+	return admissionv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rules.V1, Kind: rules.ValidatingPolicyBinding},
+		ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv, UID: types.UID("uid-" + name)},
+		Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy,
+			ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny},
+		},
+	}
+}
+
+func testPolicy(o admissionv1.ValidatingAdmissionPolicy) *rules.Policy {
+	_, p, _ := objectOf(&o)
+	return p
+}
+
+func testBinding(o admissionv1.ValidatingAdmissionPolicyBinding) *rules.Policy {
+	_, p, _ := objectOf(&o)
+	return p
+}
+
+func TestPolicyKindsFollowDiscovery(t *testing.T) {
+	c := fake.NewClientset()
+	c.Resources = []*metav1.APIResourceList{{
+		GroupVersion: rules.V1,
+		APIResources: []metav1.APIResource{
+			{Name: "validatingwebhookconfigurations"}, {Name: "validatingadmissionpolicies"},
+			{Name: "validatingadmissionpolicies/status"}, {Name: "validatingadmissionpolicybindings"},
+		},
+	}}
+	kinds, notes := policyKindsOf(c)
+	var got []string
+	for _, k := range kinds {
+		got = append(got, k.Kind)
+	}
+	if strings.Join(got, ",") != "ValidatingAdmissionPolicy,ValidatingAdmissionPolicyBinding" {
+		t.Errorf("kinds %v", got)
+	}
+	want := "mutatingadmissionpolicies: not served by this server in admissionregistration.k8s.io/v1; skipped\n" +
+		"mutatingadmissionpolicybindings: not served by this server in admissionregistration.k8s.io/v1; skipped"
+	if strings.Join(notes, "\n") != want {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(notes, "\n"), want)
+	}
+}
+
+// The policy kinds are listed and watched as the configurations are.
+func TestWatchPolicyBindings(t *testing.T) {
+	hold := make(chan struct{})
+	f := &fakeAPI{t: t, resource: "validatingadmissionpolicybindings", serve: func(n int, q url.Values, w *fakeResponse) {
+		switch {
+		case q.Get("sendInitialEvents") == "true":
+			end := vapBinding("", "12", "")
+			end.Annotations = map[string]string{metav1.InitialEventsAnnotationKey: "true"}
+			w.watch(nil, event("ADDED", vapBinding("b", "11", "p")), event("ADDED", vapBinding("a", "10", "p")),
+				event("BOOKMARK", end), event("MODIFIED", vapBinding("a", "13", "q")))
+		default:
+			w.watch(hold, event("DELETED", vapBinding("b", "14", "p")))
+		}
+	}}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	c, err := kubernetes.NewForConfig(&rest.Config{Host: srv.URL, ContentConfig: rest.ContentConfig{ContentType: "application/json"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { close(hold) }) // before the server closes: cleanups run last-in first-out
+	got := collect(t, &kindWatcher{k: allPolicyKinds(c)[1], mode: StreamAuto}, 3)
+	if want := "snapshot a@10,b@11\nupsert a@13\nremove b"; describe(got) != want {
+		t.Errorf("updates:\n%s\nwant:\n%s", describe(got), want)
+	}
+	if q := f.requests()[1]; q.Get("resourceVersion") != "13" || q.Get("watch") != "true" {
+		t.Errorf("resumed watch %v, want it from resourceVersion 13", q)
+	}
+	if got[0].kind != rules.ValidatingPolicyBinding || got[0].resource != "validatingadmissionpolicybindings" {
+		t.Errorf("update of kind %q resource %q", got[0].kind, got[0].resource)
+	}
+}
+
+// policySummary keeps the policy-binding-reference findings and object events.
+func policySummary(cs []Change) string {
+	var out []string
+	for _, c := range cs {
+		switch {
+		case c.Diagnostic == nil:
+			out = append(out, string(c.Type)+" "+objectKey(c.Object))
+		case c.Diagnostic.Rule == "policy-binding-reference":
+			s := string(c.Type) + " " + objectKey(c.Object) + " " + c.Diagnostic.Path
+			if c.Reason != "" {
+				s += " (" + c.Reason + ")"
+			}
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestStateLintsPolicies(t *testing.T) {
+	st := newState(nil)
+	steps := []struct {
+		name string
+		do   func() []Change
+		want string
+	}{
+		{"a policy and a binding naming another", func() []Change {
+			st.syncKind(rules.ValidatingPolicy, nil, []*rules.Policy{testPolicy(vap("p", "1"))})
+			return st.syncKind(rules.ValidatingPolicyBinding, nil, []*rules.Policy{testBinding(vapBinding("b", "2", "q"))})
+		}, "added ValidatingAdmissionPolicyBinding/b; " +
+			"found ValidatingAdmissionPolicy/p metadata.name; found ValidatingAdmissionPolicyBinding/b spec.policyName"},
+		{"the same binding replayed", func() []Change { return st.upsertPolicy(testBinding(vapBinding("b", "2", "q"))) }, ""},
+		{"the binding deleted", func() []Change { return st.removePolicy(testBinding(vapBinding("b", "3", "q"))) },
+			"deleted ValidatingAdmissionPolicyBinding/b; " +
+				"resolved ValidatingAdmissionPolicy/p metadata.name (fixed); resolved ValidatingAdmissionPolicyBinding/b spec.policyName (binding deleted)"},
+		{"the binding back", func() []Change { return st.upsertPolicy(testBinding(vapBinding("b", "4", "q"))) },
+			"added ValidatingAdmissionPolicyBinding/b; " +
+				"found ValidatingAdmissionPolicy/p metadata.name; found ValidatingAdmissionPolicyBinding/b spec.policyName"},
+		{"the fix", func() []Change { return st.upsertPolicy(testBinding(vapBinding("b", "5", "p"))) },
+			"changed ValidatingAdmissionPolicyBinding/b; " +
+				"resolved ValidatingAdmissionPolicy/p metadata.name (fixed); resolved ValidatingAdmissionPolicyBinding/b spec.policyName (fixed)"},
+		{"the policy deleted", func() []Change { return st.removePolicy(testPolicy(vap("p", "6"))) },
+			"deleted ValidatingAdmissionPolicy/p"},
+		{"a relist without the binding", func() []Change { return st.syncKind(rules.ValidatingPolicyBinding, nil, nil) },
+			"deleted ValidatingAdmissionPolicyBinding/b"},
+	}
+	for _, s := range steps {
+		if got := policySummary(s.do()); got != s.want {
+			t.Errorf("%s:\n got %s\nwant %s", s.name, got, s.want)
+		}
+	}
+	if ds := st.diagnostics(); len(ds) != 0 {
+		t.Errorf("findings left: %v", ds)
+	}
+}
+
+func TestPolicyExcerpt(t *testing.T) {
+	p := testBinding(vapBinding("b", "1", "missing"))
+	if got, want := policyExcerpt(p, "spec.policyName"), "spec.policyName: missing"; got != want {
+		t.Errorf("excerpt %q, want %q", got, want)
+	}
+}
