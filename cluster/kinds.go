@@ -179,6 +179,13 @@ func policyKindsOf(c kubernetes.Interface) ([]*kind, []string) {
 	return out, notes
 }
 
+// policiesForbidden is the note of a run whose RBAC does not grant a
+// policy kind (a ClusterRole from before webhooklint read policies).
+func policiesForbidden(resource string) string {
+	return "admission policies not read: listing " + resource + " is forbidden; " +
+		"grant get, list and watch on the four admission policy resources (deploy/rbac.yaml)"
+}
+
 // servedIn lists the resources discovery reports for one group/version.
 func servedIn(d discovery.DiscoveryInterface, groupVersion string) ([]string, error) {
 	l, err := d.ServerResourcesForGroupVersion(groupVersion)

@@ -1,17 +1,25 @@
 package cluster
 
 import (
+	"context"
+	"errors"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -169,5 +177,91 @@ func TestPolicyExcerpt(t *testing.T) {
 	p := testBinding(vapBinding("b", "1", "missing"))
 	if got, want := policyExcerpt(p, "spec.policyName"), "spec.policyName: missing"; got != want {
 		t.Errorf("excerpt %q, want %q", got, want)
+	}
+}
+
+// A ClusterRole from before webhooklint read policies forbids listing
+// them: the run lints the webhook configurations, says what to grant, and
+// judges no binding without its policies.
+func TestLintPoliciesForbidden(t *testing.T) {
+	b := vapBinding("b", "1", "missing")
+	c := fake.NewClientset(&b)
+	c.Resources = []*metav1.APIResourceList{{
+		GroupVersion: rules.V1,
+		APIResources: []metav1.APIResource{
+			{Name: "validatingwebhookconfigurations"}, {Name: "mutatingwebhookconfigurations"},
+			{Name: "validatingadmissionpolicies"}, {Name: "validatingadmissionpolicybindings"},
+		},
+	}}
+	c.PrependReactor("list", "validatingadmissionpolicies", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}, "", errors.New("RBAC"))
+	})
+	res, err := Lint(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "admission policies not read: listing validatingadmissionpolicies is forbidden") {
+		t.Errorf("notes: %v", res.Notes)
+	}
+	for _, d := range res.Diagnostics {
+		if rules.IsPolicyKind(d.Object.APIVersion, d.Object.Kind) {
+			t.Errorf("a finding on a policy object: %+v", d)
+		}
+	}
+	if len(res.Snapshots) != 2 {
+		t.Errorf("%d snapshots, want the two webhook configuration kinds", len(res.Snapshots))
+	}
+}
+
+// The same in a watch: a note, the run goes on synced, and no policy
+// object is judged.
+func TestWatchPoliciesForbidden(t *testing.T) {
+	b := vapBinding("b", "1", "missing")
+	c := fake.NewClientset(&b)
+	c.Resources = []*metav1.APIResourceList{{
+		GroupVersion: rules.V1,
+		APIResources: []metav1.APIResource{
+			{Name: "validatingwebhookconfigurations"}, {Name: "mutatingwebhookconfigurations"},
+			{Name: "validatingadmissionpolicies"}, {Name: "validatingadmissionpolicybindings"},
+		},
+	}}
+	forbidden := func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}, "", errors.New("RBAC"))
+	}
+	c.PrependReactor("list", "validatingadmissionpolicies", forbidden)
+	c.PrependWatchReactor("validatingadmissionpolicies", func(k8stesting.Action) (bool, watch.Interface, error) {
+		_, _, err := forbidden(nil)
+		return true, nil, err
+	})
+	changes := make(chan Change, 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Watcher{Client: c, Options: Options{Stream: StreamNever}, Sink: func(ch Change) { changes <- ch }}).Run(ctx)
+		done <- err
+	}()
+	var noted, synced bool
+	timeout := time.After(30 * time.Second)
+	for !noted || !synced {
+		select {
+		case ch := <-changes:
+			switch {
+			case ch.Type == Note && strings.Contains(ch.Reason, "listing validatingadmissionpolicies is forbidden"):
+				noted = true
+			case ch.Type == Synced:
+				synced = true
+			case ch.Diagnostic != nil && rules.IsPolicyKind(ch.Diagnostic.Object.APIVersion, ch.Diagnostic.Object.Kind):
+				t.Errorf("a finding on a policy object: %+v", ch.Diagnostic)
+			}
+		case err := <-done:
+			t.Fatalf("the watch stopped: %v", err)
+		case <-timeout:
+			t.Fatalf("no note and sync (noted %v, synced %v)", noted, synced)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -51,14 +52,37 @@ func Lint(ctx context.Context, c kubernetes.Interface, o Options) (*Result, erro
 	st := newStateWith(o.lintOptions())
 	policyKinds, notes := policyKindsOf(c)
 	res.Notes = append(res.Notes, notes...)
-	for _, k := range append(kindsOf(c), policyKinds...) {
+	type listed struct {
+		k    *kind
+		snap *Snapshot
+	}
+	var all []listed
+	for _, k := range kindsOf(c) {
 		snap, err := list(ctx, k, o.List)
 		if err != nil {
 			return nil, err
 		}
-		res.Snapshots = append(res.Snapshots, snap)
-		res.Notes = append(res.Notes, snapshotNotes(snap)...)
-		st.syncKind(k.Kind, snap.Configs, snap.Policies)
+		all = append(all, listed{k, snap})
+	}
+	webhookKinds := len(all)
+	for _, k := range policyKinds {
+		snap, err := list(ctx, k, o.List)
+		if apierrors.IsForbidden(err) {
+			// Policies and bindings are judged together (a binding names
+			// its policy): with one kind hidden by RBAC, none is read.
+			res.Notes = append(res.Notes, policiesForbidden(k.Resource))
+			all = all[:webhookKinds]
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, listed{k, snap})
+	}
+	for _, l := range all {
+		res.Snapshots = append(res.Snapshots, l.snap)
+		res.Notes = append(res.Notes, snapshotNotes(l.snap)...)
+		st.syncKind(l.k.Kind, l.snap.Configs, l.snap.Policies)
 	}
 	if o.Live {
 		live, notes := readLive(ctx, c, liveChunk(o.List.ChunkSize))
@@ -152,6 +176,13 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 		go func() {
 			defer wg.Done()
 			if err := kw.run(ctx); err != nil {
+				if rules.IsPolicyKind(rules.V1, k.Kind) && apierrors.IsForbidden(err) {
+					select {
+					case updates <- update{resource: k.Resource, kind: k.Kind, forbidden: true}:
+					case <-ctx.Done():
+					}
+					return
+				}
 				errs <- err
 				cancel()
 			}
@@ -182,6 +213,7 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 	if len(pending) == 0 {
 		w.Sink(Change{Type: Synced})
 	}
+	policiesOff := false
 
 	for {
 		select {
@@ -197,7 +229,23 @@ func (w *Watcher) Run(ctx context.Context) ([]diag.Diagnostic, error) {
 		case <-tick:
 			refreshLive()
 		case u := <-updates:
+			if policiesOff && rules.IsPolicyKind(rules.V1, u.kind) {
+				continue
+			}
 			switch {
+			case u.forbidden:
+				// As in Lint: with one policy kind hidden by RBAC, none
+				// is judged.
+				policiesOff = true
+				w.Sink(Change{Type: Note, Reason: policiesForbidden(u.resource)})
+				waited := len(pending) > 0
+				for _, k := range policyKinds {
+					publish(st.syncKind(k.Kind, nil, nil))
+					delete(pending, k.Resource)
+				}
+				if waited && len(pending) == 0 {
+					w.Sink(Change{Type: Synced})
+				}
 			case u.note != "":
 				w.Sink(Change{Type: Note, Reason: u.note})
 			case u.isSnap:

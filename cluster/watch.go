@@ -55,6 +55,9 @@ type update struct {
 	upsertPolicy *rules.Policy
 	removePolicy *rules.Policy
 	note         string
+	// forbidden reports that RBAC denies listing or watching a policy
+	// kind: the loop of that kind has stopped.
+	forbidden bool
 }
 
 // errGone signals a 410 on a running watch: the loop relists.
