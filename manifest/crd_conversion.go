@@ -5,9 +5,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-
-	"github.com/webhooklint/webhooklint/diag"
-	"github.com/webhooklint/webhooklint/rules"
 )
 
 // A CustomResourceDefinition with a spec.conversion is linted too (its
@@ -79,15 +76,7 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 	}
 	d.Positions = dec.index
 	for _, e := range errs {
-		at := e.at
-		if at.IsZero() {
-			at = d.Locate(e.path, e.atKey)
-		}
-		rule, sev := RuleSchema, diag.Error
-		if e.rule != "" {
-			rule, sev = e.rule, rules.MustLookup(e.rule).Severity
-		}
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, e.msg))
+		d.addDecodeError(e)
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()

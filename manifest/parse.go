@@ -624,19 +624,10 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		d.Config = rules.FromMutating(d.APIVersion, mwc)
 	}
 	for _, e := range dec.errs {
-		at := e.at
-		if at.IsZero() {
-			at = d.Locate(e.path, e.atKey)
-		}
-		msg := e.msg
 		if strings.HasSuffix(e.path, ".reinvocationPolicy") && d.Kind == rules.Validating {
-			msg = fmt.Sprintf("unknown field %q (reinvocationPolicy exists only on mutating webhooks)", e.path)
+			e.msg = fmt.Sprintf("unknown field %q (reinvocationPolicy exists only on mutating webhooks)", e.path)
 		}
-		rule, sev := RuleSchema, diag.Error
-		if e.rule != "" {
-			rule, sev = e.rule, rules.MustLookup(e.rule).Severity
-		}
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, msg))
+		d.addDecodeError(e)
 	}
 	if d.APIVersion == rules.V1beta1 {
 		at := d.Locate("apiVersion", false)
@@ -647,6 +638,21 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()
+}
+
+// addDecodeError reports a strict-decoding error at its position (or at
+// its path's, when the decoder had none): a schema error unless the
+// decoder named the rule.
+func (d *Document) addDecodeError(e decodeError) {
+	at := e.at
+	if at.IsZero() {
+		at = d.Locate(e.path, e.atKey)
+	}
+	rule, sev := RuleSchema, diag.Error
+	if e.rule != "" {
+		rule, sev = e.rule, rules.MustLookup(e.rule).Severity
+	}
+	d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, e.msg))
 }
 
 func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {

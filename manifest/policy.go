@@ -59,15 +59,7 @@ func (f *File) decodePolicy(d *Document, src *source, obj, docNode *yaml.Node, b
 	}
 	d.Policy = pol
 	for _, e := range dec.errs {
-		at := e.at
-		if at.IsZero() {
-			at = d.Locate(e.path, e.atKey)
-		}
-		rule, sev := RuleSchema, diag.Error
-		if e.rule != "" {
-			rule, sev = e.rule, rules.MustLookup(e.rule).Severity
-		}
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, e.msg))
+		d.addDecodeError(e)
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()
