@@ -91,16 +91,24 @@ func kindsOf(c kubernetes.Interface) []*kind {
 	}
 }
 
-// policyListOf makes the list call of one policy kind from a typed list
-// call and a conversion of its items.
-func policyListOf[L any](list func(context.Context, metav1.ListOptions) (L, error), items func(L) ([]*rules.Policy, metav1.ListMeta)) func(context.Context, metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error) {
+// policyListOf lists one policy kind: items picks the objects out of a
+// list, and objectOf, which also converts watched objects, makes them
+// policies.
+func policyListOf[L any, T any, PT interface {
+	*T
+	runtime.Object
+}](list func(context.Context, metav1.ListOptions) (L, error), items func(L) ([]T, metav1.ListMeta)) func(context.Context, metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error) {
 	return func(ctx context.Context, o metav1.ListOptions) ([]*rules.Config, []*rules.Policy, metav1.ListMeta, error) {
 		l, err := list(ctx, o)
 		if err != nil {
 			return nil, nil, metav1.ListMeta{}, err
 		}
-		ps, meta := items(l)
-		return nil, ps, meta, nil
+		objs, meta := items(l)
+		out := make([]*rules.Policy, len(objs))
+		for i := range objs {
+			_, out[i], _ = objectOf(PT(&objs[i]))
+		}
+		return nil, out, meta, nil
 	}
 }
 
@@ -112,45 +120,29 @@ func allPolicyKinds(c kubernetes.Interface) []*kind {
 	return []*kind{
 		{
 			Kind: rules.ValidatingPolicy, Resource: "validatingadmissionpolicies",
-			list: policyListOf(vp.List, func(l *admissionv1.ValidatingAdmissionPolicyList) ([]*rules.Policy, metav1.ListMeta) {
-				out := make([]*rules.Policy, len(l.Items))
-				for i := range l.Items {
-					out[i] = policyOf(l.Items[i].ObjectMeta, rules.ValidatingPolicy, func(p *rules.Policy) { p.Validating = &l.Items[i] })
-				}
-				return out, l.ListMeta
+			list: policyListOf(vp.List, func(l *admissionv1.ValidatingAdmissionPolicyList) ([]admissionv1.ValidatingAdmissionPolicy, metav1.ListMeta) {
+				return l.Items, l.ListMeta
 			}),
 			watch: vp.Watch,
 		},
 		{
 			Kind: rules.ValidatingPolicyBinding, Resource: "validatingadmissionpolicybindings",
-			list: policyListOf(vb.List, func(l *admissionv1.ValidatingAdmissionPolicyBindingList) ([]*rules.Policy, metav1.ListMeta) {
-				out := make([]*rules.Policy, len(l.Items))
-				for i := range l.Items {
-					out[i] = policyOf(l.Items[i].ObjectMeta, rules.ValidatingPolicyBinding, func(p *rules.Policy) { p.ValidatingBinding = &l.Items[i] })
-				}
-				return out, l.ListMeta
+			list: policyListOf(vb.List, func(l *admissionv1.ValidatingAdmissionPolicyBindingList) ([]admissionv1.ValidatingAdmissionPolicyBinding, metav1.ListMeta) {
+				return l.Items, l.ListMeta
 			}),
 			watch: vb.Watch,
 		},
 		{
 			Kind: rules.MutatingPolicy, Resource: "mutatingadmissionpolicies",
-			list: policyListOf(mp.List, func(l *admissionv1.MutatingAdmissionPolicyList) ([]*rules.Policy, metav1.ListMeta) {
-				out := make([]*rules.Policy, len(l.Items))
-				for i := range l.Items {
-					out[i] = policyOf(l.Items[i].ObjectMeta, rules.MutatingPolicy, func(p *rules.Policy) { p.Mutating = &l.Items[i] })
-				}
-				return out, l.ListMeta
+			list: policyListOf(mp.List, func(l *admissionv1.MutatingAdmissionPolicyList) ([]admissionv1.MutatingAdmissionPolicy, metav1.ListMeta) {
+				return l.Items, l.ListMeta
 			}),
 			watch: mp.Watch,
 		},
 		{
 			Kind: rules.MutatingPolicyBinding, Resource: "mutatingadmissionpolicybindings",
-			list: policyListOf(mb.List, func(l *admissionv1.MutatingAdmissionPolicyBindingList) ([]*rules.Policy, metav1.ListMeta) {
-				out := make([]*rules.Policy, len(l.Items))
-				for i := range l.Items {
-					out[i] = policyOf(l.Items[i].ObjectMeta, rules.MutatingPolicyBinding, func(p *rules.Policy) { p.MutatingBinding = &l.Items[i] })
-				}
-				return out, l.ListMeta
+			list: policyListOf(mb.List, func(l *admissionv1.MutatingAdmissionPolicyBindingList) ([]admissionv1.MutatingAdmissionPolicyBinding, metav1.ListMeta) {
+				return l.Items, l.ListMeta
 			}),
 			watch: mb.Watch,
 		},
