@@ -180,10 +180,11 @@ func TestPolicyExcerpt(t *testing.T) {
 	}
 }
 
-// A ClusterRole from before webhooklint read policies forbids listing
-// them: the run lints the webhook configurations, says what to grant, and
-// judges no binding without its policies.
-func TestLintPoliciesForbidden(t *testing.T) {
+// forbiddingPolicies is a cluster that serves the validating policy kinds,
+// holds a binding naming a missing policy, and forbids listing and
+// watching validatingadmissionpolicies, as a ClusterRole from before
+// webhooklint read policies does.
+func forbiddingPolicies() *fake.Clientset {
 	b := vapBinding("b", "1", "missing")
 	c := fake.NewClientset(&b)
 	c.Resources = []*metav1.APIResourceList{{
@@ -193,10 +194,21 @@ func TestLintPoliciesForbidden(t *testing.T) {
 			{Name: "validatingadmissionpolicies"}, {Name: "validatingadmissionpolicybindings"},
 		},
 	}}
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}, "", errors.New("RBAC"))
 	c.PrependReactor("list", "validatingadmissionpolicies", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}, "", errors.New("RBAC"))
+		return true, nil, forbidden
 	})
-	res, err := Lint(context.Background(), c, Options{})
+	c.PrependWatchReactor("validatingadmissionpolicies", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, forbidden
+	})
+	return c
+}
+
+// A ClusterRole from before webhooklint read policies forbids listing
+// them: the run lints the webhook configurations, says what to grant, and
+// judges no binding without its policies.
+func TestLintPoliciesForbidden(t *testing.T) {
+	res, err := Lint(context.Background(), forbiddingPolicies(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,23 +228,7 @@ func TestLintPoliciesForbidden(t *testing.T) {
 // The same in a watch: a note, the run goes on synced, and no policy
 // object is judged.
 func TestWatchPoliciesForbidden(t *testing.T) {
-	b := vapBinding("b", "1", "missing")
-	c := fake.NewClientset(&b)
-	c.Resources = []*metav1.APIResourceList{{
-		GroupVersion: rules.V1,
-		APIResources: []metav1.APIResource{
-			{Name: "validatingwebhookconfigurations"}, {Name: "mutatingwebhookconfigurations"},
-			{Name: "validatingadmissionpolicies"}, {Name: "validatingadmissionpolicybindings"},
-		},
-	}}
-	forbidden := func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies"}, "", errors.New("RBAC"))
-	}
-	c.PrependReactor("list", "validatingadmissionpolicies", forbidden)
-	c.PrependWatchReactor("validatingadmissionpolicies", func(k8stesting.Action) (bool, watch.Interface, error) {
-		_, _, err := forbidden(nil)
-		return true, nil, err
-	})
+	c := forbiddingPolicies()
 	changes := make(chan Change, 100)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
