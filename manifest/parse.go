@@ -608,13 +608,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	dec.decodeStruct(obj, target, "", 0, src.extent(obj))
 	d.Positions = dec.index
 	if b.exhausted {
-		// Half an object would make rules report what the bomb cut off.
-		d.Positions.freeze()
-		for _, e := range dec.errs {
-			if e.msg == budgetMessage {
-				d.Diagnostics = append(d.Diagnostics, d.diagAt(e.at, RuleSchema, diag.Error, e.path, e.msg))
-			}
-		}
+		d.abandon(dec.errs)
 		return
 	}
 
@@ -638,6 +632,18 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()
+}
+
+// abandon ends the decoding of an object whose aliases exhausted the
+// budget: half an object would make rules report what the bomb cut off,
+// so only the budget errors are reported and the object is not linted.
+func (d *Document) abandon(errs []decodeError) {
+	d.Positions.freeze()
+	for _, e := range errs {
+		if e.msg == budgetMessage {
+			d.Diagnostics = append(d.Diagnostics, d.diagAt(e.at, RuleSchema, diag.Error, e.path, e.msg))
+		}
+	}
 }
 
 // addDecodeError reports a strict-decoding error at its position (or at

@@ -6,7 +6,6 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -39,12 +38,7 @@ func (f *File) decodePolicy(d *Document, src *source, obj, docNode *yaml.Node, b
 	dec.decodeStruct(obj, reflect.ValueOf(target).Elem(), "", 0, src.extent(obj))
 	d.Positions = dec.index
 	if b.exhausted {
-		d.Positions.freeze()
-		for _, e := range dec.errs {
-			if e.msg == budgetMessage {
-				d.Diagnostics = append(d.Diagnostics, d.diagAt(e.at, RuleSchema, diag.Error, e.path, e.msg))
-			}
-		}
+		d.abandon(dec.errs)
 		return
 	}
 	switch {
