@@ -236,11 +236,17 @@ func (r *request) name(abs string) string {
 	return display(abs)
 }
 
+// lazySources is the most files a run may name for its kustomization
+// scopes to parse only what refers to them: pre-commit passes thousands,
+// and then parsing every kustomization once is cheaper.
+const lazySources = 32
+
 // discover finds the units of every requested file, each once, in a
 // stable order, and the units of each requested file. The entries the
 // user named come first: a file their build reads belongs to them alone.
 func discover(req *request, so Options, skip func(string) bool, jobs int) (units []*unit, unitsOf [][]*unit) {
 	d := newDiscovery(so, skip, jobs)
+	d.lazyKusts = len(req.dirs) == 0 && len(req.sources) <= lazySources
 	byKey := map[string]*unit{}
 	add := func(u *unit) *unit {
 		if have := byKey[u.key()]; have != nil {

@@ -153,12 +153,15 @@ func (u *unit) absFile() string {
 // files and Chart.yaml files only; nothing is built. Everything it learns
 // is cached for the run.
 type discovery struct {
-	so         Options
-	jobs       int               // how many kustomization files are read at once
-	skip       func(string) bool // the configuration's ignore globs
-	folders    map[string]*unit  // plain-folder units by folder
-	repoRoots  map[string]string // folder → repository root
-	kusts      map[string]*kustomize.Refs
+	so        Options
+	jobs      int               // how many kustomization files are read at once
+	skip      func(string) bool // the configuration's ignore globs
+	folders   map[string]*unit  // plain-folder units by folder
+	repoRoots map[string]string // folder → repository root
+	kusts     map[string]*kustomize.Refs
+	// lazyKusts: the run names a few files, so a kustomization scope
+	// parses only what may refer to them (kustScope).
+	lazyKusts  bool
 	kustScopes map[string]*kustScope
 	charts     map[string]*chartInfo
 	chartScope map[string][]string // scope root → chart folders under it
@@ -449,14 +452,33 @@ func (d *discovery) kustomizationsReading(abs string) []*kustomize.Refs {
 }
 
 // kustScope is the graph of the kustomizations under one scope root.
+//
+// A run that names a few files reads every kustomization's text but
+// parses only those that may refer to a folder whose consumers it asks
+// for (lazy); any other run, or one whose texts the scan cannot vouch
+// for, parses them all at once, on every CPU (complete). Both give the
+// same graph for what is asked.
 type kustScope struct {
 	d         *discovery
 	refs      map[string]*kustomize.Refs // by folder
-	consumers map[string][]string        // folder → folders that use it
+	consumers map[string][]string        // folder → folders that use it, sorted
 	effective map[string]int             // memo for isEffective: 1 yes, 2 no, 3 in progress
 	cycles    map[string][]string        // memo for cycle
 	units     map[string]*unit
+
+	complete bool
+	// walked are the folders the walk found a kustomization in, and texts
+	// their texts while the scope is lazy.
+	walked  map[string]bool
+	texts   []kustText
+	asked   map[string]bool // folders whose consumers are all known
+	lookups int
 }
+
+// lazyLookups is how many folders' consumers a lazy scope looks up in the
+// texts before it parses every kustomization instead: each lookup scans
+// every text, which pays only while the run asks about a few folders.
+const lazyLookups = 64
 
 func (d *discovery) kustScope(dir string) *kustScope {
 	root := d.scopeRoot(dir)
@@ -464,49 +486,88 @@ func (d *discovery) kustScope(dir string) *kustScope {
 		return s
 	}
 	s := &kustScope{d: d, refs: map[string]*kustomize.Refs{}, consumers: map[string][]string{},
-		effective: map[string]int{}, cycles: map[string][]string{}, units: map[string]*unit{}}
+		effective: map[string]int{}, cycles: map[string][]string{}, units: map[string]*unit{},
+		walked: map[string]bool{}, asked: map[string]bool{}}
+	d.kustScopes[root] = s
 	// The walk lists folders and reads nothing: only a folder whose
 	// listing has a kustomization file name can hold a kustomization, and
 	// those files, a small part of a repository, are read in parallel.
-	var found []string
-	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
+	found, charts := kustomizationFolders(root, d.jobs, d.lazyKusts)
+	for _, k := range found {
+		s.walked[k.dir] = true
+	}
+	if d.lazyKusts {
+		texts := make([]kustText, len(found))
+		parallel.For(len(found), d.jobs, func(i int) { texts[i] = readKustText(found[i], root, charts) })
+		if !slices.ContainsFunc(texts, func(t kustText) bool { return t.unwalked }) {
+			s.texts = texts
+			return s
 		}
-		if !e.IsDir() {
-			if isKustomizationName(e.Name()) {
-				found = append(found, filepath.Dir(p)) // readRefs drops repeats
-			}
-			return nil
-		}
-		if p != root && skipDir(e.Name()) {
-			return filepath.SkipDir
-		}
-		if helm.IsChart(p) {
-			return filepath.SkipDir // a chart is rendered, not built
-		}
-		return nil
-	})
-	d.readRefs(found)
-	for _, dir := range found { // a repeat sets the same entry
-		if r := d.refs(dir); r != nil {
+	}
+	s.readAll()
+	return s
+}
+
+// readAll parses every walked kustomization: the scope is complete.
+func (s *kustScope) readAll() {
+	s.complete, s.texts = true, nil
+	dirs := slices.Sorted(maps.Keys(s.walked))
+	s.d.readRefs(dirs)
+	for _, dir := range dirs {
+		if r := s.d.refs(dir); r != nil {
 			s.refs[dir] = r
 		}
 	}
 	// A kustomization reached only through bases outside the scope walk
 	// (../../other) is still part of the graph.
-	for _, dir := range slices.Sorted(maps.Keys(s.refs)) {
+	for _, dir := range dirs {
+		if s.refs[dir] != nil {
+			s.add(dir)
+		}
+	}
+}
+
+// ref is the kustomization in dir when it is part of the graph: walked,
+// or used by one that is. A lazy scope parses a walked one on first use.
+func (s *kustScope) ref(dir string) *kustomize.Refs {
+	if r, ok := s.refs[dir]; ok || s.complete || !s.walked[dir] {
+		return r
+	}
+	r := s.d.refs(dir)
+	s.refs[dir] = r
+	if r != nil {
 		s.add(dir)
 	}
-	d.kustScopes[root] = s
-	return s
+	return r
+}
+
+// consumersOf lists the kustomizations that use dir. The list is a copy:
+// the graph may grow while a caller walks it.
+func (s *kustScope) consumersOf(dir string) []string {
+	if s.complete || s.asked[dir] {
+		return slices.Clone(s.consumers[dir])
+	}
+	s.lookups++
+	if s.lookups > lazyLookups || strings.ContainsAny(dir, tokenBreaks) {
+		s.readAll()
+		return slices.Clone(s.consumers[dir])
+	}
+	for i := range s.texts {
+		t := &s.texts[i]
+		if within(t.dir, dir) || t.mayName(dir) {
+			s.ref(t.dir) // add records it as a consumer if it is one
+		}
+	}
+	s.asked[dir] = true
+	return slices.Clone(s.consumers[dir])
 }
 
 func (s *kustScope) add(dir string) {
 	r := s.refs[dir]
 	for _, sub := range r.Dirs {
-		if !slices.Contains(s.consumers[sub], dir) {
-			s.consumers[sub] = append(s.consumers[sub], dir)
+		cs := s.consumers[sub]
+		if i, found := slices.BinarySearch(cs, dir); !found {
+			s.consumers[sub] = slices.Insert(cs, i, dir)
 		}
 		if _, known := s.refs[sub]; !known {
 			if sr := s.d.refs(sub); sr != nil {
@@ -525,7 +586,7 @@ func (s *kustScope) broken(dir string, seen map[string]bool) bool {
 		return false
 	}
 	seen[dir] = true
-	r := s.refs[dir]
+	r := s.ref(dir)
 	if r == nil {
 		return true
 	}
@@ -553,7 +614,7 @@ func (s *kustScope) cycle(dir string) []string {
 	for len(queue) > 0 && found == nil {
 		k := queue[0]
 		queue = queue[1:]
-		r := s.refs[k]
+		r := s.ref(k)
 		if r == nil {
 			continue
 		}
@@ -567,7 +628,7 @@ func (s *kustScope) cycle(dir string) []string {
 				slices.Reverse(found)
 				break
 			}
-			if _, seen := from[sub]; !seen && s.refs[sub] != nil {
+			if _, seen := from[sub]; !seen && s.ref(sub) != nil {
 				from[sub] = k
 				queue = append(queue, sub)
 			}
@@ -588,7 +649,7 @@ func (s *kustScope) isEffective(dir string) bool {
 	}
 	s.effective[dir] = 3
 	ok := !s.ignored(dir) && !s.broken(dir, map[string]bool{})
-	if ok && s.refs[dir].Component {
+	if ok && s.ref(dir).Component {
 		ok = s.hasEffectiveConsumer(dir)
 	}
 	if ok {
@@ -600,7 +661,7 @@ func (s *kustScope) isEffective(dir string) bool {
 }
 
 func (s *kustScope) hasEffectiveConsumer(dir string) bool {
-	for _, c := range s.consumers[dir] {
+	for _, c := range s.consumersOf(dir) {
 		if s.isEffective(c) {
 			return true
 		}
@@ -616,7 +677,7 @@ func (s *kustScope) hasEffectiveConsumer(dir string) bool {
 // A kustomization in a cycle is a root too, even a component, so that
 // its cycle is reported and its files linted one by one.
 func (s *kustScope) isRoot(dir string) bool {
-	r := s.refs[dir]
+	r := s.ref(dir)
 	return r != nil && !s.ignored(dir) && (s.cycle(dir) != nil || (!r.Component && !s.hasEffectiveConsumer(dir)))
 }
 
@@ -627,7 +688,7 @@ func (s *kustScope) buildableReads(dir string) []string {
 	seen := map[string]bool{dir: true}
 	var down func(string)
 	down = func(k string) {
-		r := s.refs[k]
+		r := s.ref(k)
 		if r == nil {
 			return
 		}
@@ -636,7 +697,7 @@ func (s *kustScope) buildableReads(dir string) []string {
 				continue
 			}
 			seen[sub] = true
-			if sr := s.refs[sub]; sr != nil && !sr.Component && s.isEffective(sub) {
+			if sr := s.ref(sub); sr != nil && !sr.Component && s.isEffective(sub) {
 				out = append(out, sub)
 				continue
 			}
@@ -651,7 +712,7 @@ func (s *kustScope) buildableReads(dir string) []string {
 // ignored reports whether the configuration's ignore globs cover the
 // kustomization in dir: it is then not built, as if it were not there.
 func (s *kustScope) ignored(dir string) bool {
-	r := s.refs[dir]
+	r := s.ref(dir)
 	return r != nil && s.d.skip != nil && s.d.skip(r.File)
 }
 
@@ -668,7 +729,7 @@ func (s *kustScope) rootsUsing(dir string) []*unit {
 		if s.isRoot(k) {
 			out = append(out, s.unit(k))
 		}
-		for _, c := range s.consumers[k] {
+		for _, c := range s.consumersOf(k) {
 			up(c)
 		}
 	}
@@ -684,7 +745,7 @@ func (s *kustScope) unit(dir string) *unit {
 	u := &unit{kind: kustomizeUnit, dir: dir, reads: map[string]bool{}}
 	var walk func(string)
 	walk = func(k string) {
-		r := s.refs[k]
+		r := s.ref(k)
 		if r == nil || u.reads[r.File] {
 			return
 		}
@@ -699,8 +760,8 @@ func (s *kustScope) unit(dir string) *unit {
 	walk(dir)
 	if c := s.cycle(dir); c != nil {
 		u.cycle = c
-		u.cycleAt = s.refs[dir].DirAt[c[1]]
-		u.cycleAt.File = s.refs[dir].File
+		u.cycleAt = s.ref(dir).DirAt[c[1]]
+		u.cycleAt.File = s.ref(dir).File
 	}
 	s.units[dir] = u
 	return u

@@ -1,0 +1,329 @@
+package source
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/webhooklint/webhooklint/internal/parallel"
+	"github.com/webhooklint/webhooklint/source/kustomize"
+)
+
+// kustFolder is a folder whose listing holds a kustomization file, that
+// file when the listing tells which kustomize.FileIn would pick, and its
+// text when the walk was asked to read it.
+type kustFolder struct {
+	dir, file string
+	text      []byte
+}
+
+// kustomizationFolders lists the folders under root whose listing holds a
+// kustomization file, sorted, as filepath.WalkDir would find them: hidden,
+// vendor and node_modules folders are not entered, nor charts (a chart is
+// rendered, not built), nor links to folders. Each level of the tree is
+// listed on every CPU, and a kustomization file is read (withText) while
+// its folder is open: a monorepo has thousands of folders, and listing
+// them is most of what naming one file in it costs.
+//
+// charts are the chart folders the walk did not enter.
+func kustomizationFolders(root string, jobs int, withText bool) (found []kustFolder, charts []string) {
+	var mu sync.Mutex
+	level := []string{root}
+	for len(level) > 0 {
+		next := make([][]string, len(level))
+		parallel.For(len(level), jobs, func(i int) {
+			dir := level[i]
+			f, ok := openFolder(dir)
+			if !ok {
+				return
+			}
+			defer f.close()
+			var subs []string
+			var kinds map[string]os.FileMode
+			for _, e := range f.entries {
+				name := e.name
+				switch {
+				case e.mode.IsDir():
+					if !skipDir(name) {
+						subs = append(subs, filepath.Join(dir, name))
+					}
+				case name == "Chart.yaml" && isRegularFile(filepath.Join(dir, name), e.mode):
+					mu.Lock()
+					charts = append(charts, dir)
+					mu.Unlock()
+					return // nothing in a chart is found, as WalkDir skips it
+				case isKustomizationName(name):
+					if kinds == nil {
+						kinds = map[string]os.FileMode{}
+					}
+					kinds[name] = e.mode
+				}
+			}
+			if kinds != nil {
+				k := kustFolder{dir: dir}
+				if name := listedKustomization(kinds); name != "" {
+					k.file = filepath.Join(dir, name)
+					if withText {
+						k.text, _ = f.read(name)
+					}
+				}
+				mu.Lock()
+				found = append(found, k)
+				mu.Unlock()
+			}
+			next[i] = subs
+		})
+		level = slices.Concat(next...)
+	}
+	slices.SortFunc(found, func(a, b kustFolder) int { return strings.Compare(a.dir, b.dir) })
+	slices.Sort(charts)
+	return found, charts
+}
+
+// listedKustomization is the kustomization file name kustomize.FileIn
+// would pick, from the types of the names a folder's listing holds; ""
+// when only a stat can tell (a link, a name in another case).
+func listedKustomization(kinds map[string]os.FileMode) string {
+	for _, n := range kustomize.FileNames {
+		t, ok := kinds[n]
+		switch {
+		case !ok || t.IsDir():
+			continue
+		case t.IsRegular():
+			return n
+		}
+		return ""
+	}
+	return ""
+}
+
+// folderEntry is a name in a folder's listing and its type bits.
+type folderEntry struct {
+	name string
+	mode os.FileMode
+}
+
+// isRegularFile reports whether an entry of this type at p is a regular
+// file, following a link as helm.IsChart's stat does.
+func isRegularFile(p string, mode os.FileMode) bool {
+	if mode.IsRegular() {
+		return true
+	}
+	if mode&os.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// tokenBreaks are the bytes that end a path written in YAML or JSON. A
+// folder whose path holds one of them is never looked up in kustomization
+// texts: every kustomization is read instead.
+const tokenBreaks = " \t\r\n\"'[]{},\\"
+
+// kustText is a kustomization file's text, kept to tell which folders it
+// may refer to without parsing it.
+type kustText struct {
+	dir  string
+	text []byte
+	// dotTargets are where its paths ending in "." or ".." lead ("..",
+	// "../x/.."): their last element is not the name of what they name.
+	dotTargets []string
+	// unwalked: a path in it leads to a folder where the walk did not look
+	// (outside the scope root, a hidden or vendored folder, a chart), whose
+	// kustomization is in the graph only because something refers to it:
+	// who refers to what cannot then be told from the walked texts.
+	unwalked bool
+}
+
+func readKustText(k kustFolder, root string, charts []string) kustText {
+	t := kustText{dir: k.dir, text: k.text}
+	if k.file == "" {
+		file, ok := kustomize.FileIn(k.dir)
+		if !ok {
+			return t
+		}
+		t.text, _ = os.ReadFile(file)
+	}
+	if bytes.IndexByte(t.text, '\\') >= 0 {
+		t.unwalked = true // an escape can spell any path
+		return t
+	}
+	for start := 0; start < len(t.text); {
+		if isBreak(t.text[start]) {
+			start++
+			continue
+		}
+		end := start
+		for end < len(t.text) && !isBreak(t.text[end]) {
+			end++
+		}
+		tok := t.text[start:end]
+		if inComment(t.text, start) {
+			start = end
+			continue
+		}
+		dots := bytes.Contains(tok, []byte(".."))
+		if dots || len(charts) > 0 || hasSkippedElement(tok) {
+			p := filepath.Clean(filepath.Join(k.dir, string(tok)))
+			if leavesWalk(p, root, charts) && isDir(p) {
+				t.unwalked = true
+			}
+			if endsInDot(tok) {
+				t.dotTargets = append(t.dotTargets, p)
+			}
+		} else if endsInDot(tok) {
+			t.dotTargets = append(t.dotTargets, filepath.Join(k.dir, string(tok)))
+		}
+		start = end
+	}
+	return t
+}
+
+// leavesWalk reports whether p is where the walk of root does not look:
+// outside it, in a chart, or below a folder it skips.
+func leavesWalk(p, root string, charts []string) bool {
+	if !within(p, root) || slices.ContainsFunc(charts, func(c string) bool { return within(p, c) }) {
+		return true
+	}
+	rel, err := filepath.Rel(root, p)
+	return err != nil || hasSkippedElement([]byte(filepath.ToSlash(rel)))
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// hasSkippedElement reports whether a path has an element the walk does
+// not enter (skipDir).
+func hasSkippedElement(tok []byte) bool {
+	for len(tok) > 0 {
+		e, rest, _ := bytes.Cut(tok, []byte("/"))
+		if len(e) > 0 && (e[0] == '.' || string(e) == "vendor" || string(e) == "node_modules") && skipDir(string(e)) {
+			return true
+		}
+		tok = rest
+	}
+	return false
+}
+
+// endsInDot reports whether a path's last element is "." or "..".
+func endsInDot(tok []byte) bool {
+	tok = bytes.TrimRight(tok, "/")
+	return bytes.HasSuffix(tok, []byte("/.")) || bytes.HasSuffix(tok, []byte("/..")) ||
+		string(tok) == "." || string(tok) == ".."
+}
+
+// mayName reports whether the kustomization may refer to target: whether
+// its text writes a path that resolves to target, or writes one in a form
+// this byte scan cannot read as YAML would (an anchor or tag before it, a
+// plain word around it), which only a parse can tell. (A text with an
+// escape is never scanned: its scope parses everything.) A false "yes" costs
+// a parse; a false "no" would lose a build, so every doubt answers yes.
+// A path that resolves to target ends in target's name, unless its last
+// element is a dot (dotTargets).
+func (t *kustText) mayName(target string) bool {
+	if slices.Contains(t.dotTargets, target) {
+		return true
+	}
+	name := []byte(filepath.Base(target))
+	for off := 0; ; {
+		i := bytes.Index(t.text[off:], name)
+		if i < 0 {
+			return false
+		}
+		start, end := off+i, off+i+len(name)
+		off = end
+		for start > 0 && !isBreak(t.text[start-1]) {
+			start--
+		}
+		for end < len(t.text) && !isBreak(t.text[end]) {
+			end++
+		}
+		if inComment(t.text, start) {
+			continue
+		}
+		if !scalarStarts(t.text, start) || !scalarEnds(t.text, end) {
+			return true
+		}
+		if filepath.Clean(filepath.Join(t.dir, string(t.text[start:end]))) == target {
+			return true
+		}
+	}
+}
+
+// inComment reports whether i is inside a comment: after a "#" that starts
+// its line or follows a blank, with no quote before it on the line (which
+// could make the "#" part of a quoted scalar). Commented-out references
+// are common in kubebuilder's scaffolding ("#- ../prometheus"). A "#" in a
+// block scalar's text is taken as a comment too: a reference cannot be
+// written there, as a path with a newline is not one.
+func inComment(text []byte, i int) bool {
+	line := text[bytes.LastIndexByte(text[:i], '\n')+1 : i]
+	h := bytes.IndexByte(line, '#')
+	for h >= 0 {
+		if h == 0 || line[h-1] == ' ' || line[h-1] == '\t' {
+			return !bytes.ContainsAny(line[:h], `"'`)
+		}
+		next := bytes.IndexByte(line[h+1:], '#')
+		if next < 0 {
+			return false
+		}
+		h += 1 + next
+	}
+	return false
+}
+
+func isBreak(b byte) bool { return strings.IndexByte(tokenBreaks, b) >= 0 }
+
+// scalarStarts reports whether a scalar of YAML or JSON can begin at i:
+// what comes before it on its line, blanks aside, is nothing, a sequence
+// dash, a mapping colon or a flow bracket, comma or quote that itself
+// opens a scalar. After anything else (an anchor, a tag, a word) the bytes
+// at i may continue a longer scalar.
+func scalarStarts(text []byte, i int) bool {
+	if i > 0 && (text[i-1] == '"' || text[i-1] == '\'') {
+		i-- // the quote must open a scalar itself
+	}
+	j := i
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t') {
+		j--
+	}
+	if j == 0 {
+		return true
+	}
+	switch text[j-1] {
+	case '\n', '[', '{', ',', ':', '?':
+		return true
+	case '-':
+		return j-1 == 0 || strings.IndexByte(" \t\n", text[j-2]) >= 0
+	}
+	return false
+}
+
+// scalarEnds reports whether a scalar of YAML or JSON can end at i: what
+// follows on its line, blanks aside, is nothing, a comment, a flow bracket
+// or comma, a mapping colon, or a closing quote that itself ends there.
+func scalarEnds(text []byte, i int) bool {
+	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+		i++
+	}
+	j := i
+	for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+		j++
+	}
+	if j == len(text) {
+		return true
+	}
+	switch text[j] {
+	case '\r', '\n', ']', '}', ',', ':':
+		return true
+	case '#':
+		return j > i // a comment needs a blank before it
+	}
+	return false
+}
