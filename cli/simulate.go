@@ -46,7 +46,7 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	units = source.WithConfigs(units)
+	units = source.WithAdmissionObjects(units)
 	code := ExitOK
 	shown := 0
 	for _, u := range units {
@@ -60,7 +60,7 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		inv := manifest.Inventory(u.Files)
-		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels})
+		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels, Policies: inv.Policies})
 		// Each unit is one installation: its chain is its own.
 		if f.Format != "json" && len(units) > 1 {
 			if shown > 0 {
@@ -81,7 +81,7 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code = max(code, chain.ExitCode())
 	}
 	if shown == 0 {
-		fmt.Fprintln(stderr, "webhooklint simulate: note: no webhook configuration found in the input")
+		fmt.Fprintln(stderr, "webhooklint simulate: note: no webhook configuration or admission policy found in the input")
 		chain := simulate.Simulate(nil, req, simulate.Options{KubeVersion: kube})
 		if f.Format == "json" {
 			err = chain.WriteJSON(stdout)
