@@ -344,11 +344,8 @@ func (ch *Chain) decidePolicy(pair policyPair, rreq *rules.Request, ev *conditio
 func (ch *Chain) mutatingPolicies(pairs []policyPair, rreq *rules.Request, ev *conditionEvaluator) {
 	for _, pair := range pairs {
 		call, _ := ch.decidePolicy(pair, rreq, ev)
-		rp := pair.policy.Mutating.Spec.ReinvocationPolicy
-		if rp == "" {
-			rp = admissionv1.NeverReinvocationPolicy // the server's default
-		}
-		call.ReinvocationPolicy = string(rp)
+		// Required, with no default: an unset one is left out.
+		call.ReinvocationPolicy = string(pair.policy.Mutating.Spec.ReinvocationPolicy)
 		switch {
 		case ch.Rejected != "":
 			call.Decision, call.Reason = NotReached, "the request was rejected at "+ch.Rejected
