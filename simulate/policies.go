@@ -342,6 +342,7 @@ func (ch *Chain) decidePolicy(pair policyPair, rreq *rules.Request, ev *conditio
 // the server runs before any mutating webhook. Their mutations are not
 // applied by the simulation.
 func (ch *Chain) mutatingPolicies(pairs []policyPair, rreq *rules.Request, ev *conditionEvaluator) {
+	changed := false
 	for _, pair := range pairs {
 		call, _ := ch.decidePolicy(pair, rreq, ev)
 		// Required, with no default: an unset one is left out.
@@ -354,9 +355,13 @@ func (ch *Chain) mutatingPolicies(pairs []policyPair, rreq *rules.Request, ev *c
 		case call.reached() && ch.Request.ObjectState == Absent:
 			call.Mutations = "none applied: the request carries no object"
 		case call.reached():
+			changed = true
 			call.Mutations = fmt.Sprintf("%d, applied in order: their result is unknown (the simulation does not apply mutations)", len(pair.policy.Mutating.Spec.Mutations))
 		}
 		ch.MutatingPolicies = append(ch.MutatingPolicies, call)
+	}
+	if changed {
+		ch.Notes = append(ch.Notes, "the webhooks and validating policies see the object as the mutating admission policies leave it; the simulation matches and evaluates them on the object as given")
 	}
 }
 
@@ -365,7 +370,7 @@ func (ch *Chain) mutatingPolicies(pairs []policyPair, rreq *rules.Request, ev *c
 // ones. Every pair is evaluated; the request is rejected when any denies
 // (the server's message names the first denial it met).
 func (ch *Chain) validatingPolicies(pairs []policyPair, rreq *rules.Request, ev *conditionEvaluator) {
-	denied := ""
+	var denied []string
 	for _, pair := range pairs {
 		call, s := ch.decidePolicy(pair, rreq, ev)
 		b := pair.binding.ValidatingBinding
@@ -377,19 +382,21 @@ func (ch *Chain) validatingPolicies(pairs []policyPair, rreq *rules.Request, ev 
 			call.Decision, call.Reason = NotReached, "the request was rejected at "+ch.Rejected
 		case call.Decision == Rejects:
 			call.Effect = Denies
-			if denied == "" {
-				denied = call.id()
-			}
+			denied = append(denied, call.id())
 		case call.reached():
 			ch.validate(call, pair.policy.Validating, s, ev)
-			if call.Effect == Denies && call.Decision == Applies && denied == "" {
-				denied = call.id()
+			if call.Effect == Denies && call.Decision == Applies {
+				denied = append(denied, call.id())
 			}
 		}
 		ch.ValidatingPolicies = append(ch.ValidatingPolicies, call)
 	}
-	if denied != "" && ch.Rejected == "" {
-		ch.Rejected = "ValidatingAdmissionPolicy " + denied
+	if len(denied) > 0 && ch.Rejected == "" {
+		ch.Rejected = "ValidatingAdmissionPolicy " + denied[0]
+	}
+	if len(denied) > 1 {
+		ch.Notes = append(ch.Notes, fmt.Sprintf("%d policy bindings deny the request (%s): the server's message names the first it evaluates, and its order among policies is not defined",
+			len(denied), strings.Join(denied, "; ")))
 	}
 }
 
