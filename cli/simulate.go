@@ -100,17 +100,19 @@ const simulateUsage = `Usage: webhooklint simulate --operation OP --resource RES
        webhooklint cluster simulate …   (the same against a live cluster)
 
 Prints the admission chain the API server runs for one request: the mutating
-webhooks in order (with reinvocation), then the validating ones; for each,
-whether it is called and why, its timeout, failure policy and side effects;
-the worst-case latency and the outcome if a backend is down. PATHs are read
-as by webhooklint (default: the current folder); Namespace objects found
-there give namespace labels. Flags may come before or after the paths.
+admission policies, the mutating webhooks in order (with reinvocation), the
+validating admission policies, then the validating webhooks; for each webhook,
+whether it is called and why, its timeout, failure policy and side effects; for
+each policy binding, whether it applies and what its validations do; the
+worst-case latency and the outcome if a backend is down. PATHs are read as by
+webhooklint (default: the current folder); Namespace objects found there give
+namespace labels. Flags may come before or after the paths.
 
 Exit status: 0 the API server cannot reject the request without a webhook
 saying no; 1 it can (a fail-closed webhook is or may be called, so its backend
 being down rejects the request, or the request is rejected outright: a
 dry-run meeting side effects, a matchCondition error under failurePolicy
-Fail); 2 usage error.
+Fail, a validating admission policy that denies); 2 usage error.
 
 Flags:
 `
