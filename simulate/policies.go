@@ -66,6 +66,9 @@ type PolicyCall struct {
 	ValidationActions []string `json:"validationActions,omitempty"`
 	Validations       []Check  `json:"validations,omitempty"`
 	Effect            Effect   `json:"effect,omitempty"`
+	// Failures are the messages of the validations that certainly fail,
+	// as the server words them in a denial or a warning.
+	Failures []string `json:"failures,omitempty"`
 	// Warnings are the warning headers the server returns (Warn action).
 	Warnings []string `json:"warnings,omitempty"`
 	// ReinvocationPolicy and Mutations: mutating policies.
@@ -439,13 +442,16 @@ func (ch *Chain) validate(call *PolicyCall, p *admissionv1.ValidatingAdmissionPo
 			c.Result, c.Detail = Error, "evaluation error, ignored (failurePolicy Ignore): "+errs[j].Error()
 		case errs[j] != nil:
 			c.Result, c.Detail = Error, "evaluation error under failurePolicy Fail: "+errs[j].Error()
-			failed = append(failed, "expression '"+strings.TrimSpace(v.Expression)+"' resulted in error: "+errs[j].Error())
+			failed = append(failed, errs[j].Error()) // the server's message is the error's
 		case values[j]:
 			c.Result, c.Detail = Pass, "true"
 		default:
 			c.Result, c.Detail = Fail, "false: "+validationMessage(v)
 			failed = append(failed, validationMessage(v))
 		}
+	}
+	if len(failed) > 0 {
+		call.Failures = failed
 	}
 	actions := call.ValidationActions
 	switch {
@@ -481,7 +487,7 @@ func (ch *Chain) validate(call *PolicyCall, p *admissionv1.ValidatingAdmissionPo
 // its message, else "failed expression: " and the expression. A
 // messageExpression is not evaluated here.
 func validationMessage(v admissionv1.Validation) string {
-	m := v.Message
+	m := strings.TrimSpace(v.Message)
 	if m == "" {
 		m = "failed expression: " + strings.TrimSpace(v.Expression)
 	}

@@ -478,3 +478,25 @@ func TestPolicies(t *testing.T) {
 		t.Errorf("policy sections without policies:\n%s", text.String())
 	}
 }
+
+// An expression error counts as a failure under failurePolicy Fail and is
+// dropped under Ignore; a matchCondition error under Fail rejects.
+func TestPolicyErrors(t *testing.T) {
+	ch := run(t, []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--object=pod.yaml"}, "policy-errors.yaml")
+	got := policyDecisions(ch.ValidatingPolicies)
+	for id, want := range map[string]string{
+		"condition-error/condition-error": "rejects the request, denies",
+		"fail-closed/fail-closed":         "applies, denies",
+		"fail-open/fail-open":             "applies, admits",
+	} {
+		if got[id] != want {
+			t.Errorf("%s: %q, want %q", id, got[id], want)
+		}
+	}
+	if ch.Rejected != "ValidatingAdmissionPolicy condition-error with binding condition-error" || ch.ExitCode() != 1 {
+		t.Errorf("rejected at %q, exit %d", ch.Rejected, ch.ExitCode())
+	}
+	if v := ch.ValidatingPolicies[1].Validations[0]; v.Result != Error {
+		t.Errorf("fail-closed's validation: %+v", v)
+	}
+}
