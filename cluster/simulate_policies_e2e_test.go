@@ -121,7 +121,7 @@ type policyPrediction struct {
 	}
 	ValidatingPolicies []struct {
 		Policy, Binding, Decision, Reason, Effect string
-		Warnings                                  []string
+		Failures, Warnings                        []string
 	}
 }
 
@@ -180,6 +180,7 @@ func TestE2ESimulatePolicies(t *testing.T) {
 		pod("forbidden-probe", map[string]string{"team": "a", "strict": "yes"}, good),
 		pod("probe-team", nil, good),
 		pod("probe-owner", team, good),
+		pod("probe-templated", map[string]string{"team": "a", "templated": "yes"}, good),
 	})
 
 	dir := t.TempDir()
@@ -194,6 +195,7 @@ func TestE2ESimulatePolicies(t *testing.T) {
 		{"denied by the registry policy: the validating webhook is not reached", pod("nginx", team, "nginx"), 1},
 		{"denied by the strict binding's name check", pod("forbidden-one", map[string]string{"team": "a", "strict": "yes"}, good), 1},
 		{"denied by two policies", pod("forbidden-nginx", map[string]string{"team": "a", "strict": "yes"}, "nginx"), 2},
+		{"a validation error under failurePolicy Fail denies", pod("templated", map[string]string{"team": "a", "templated": "yes"}, good), 1},
 		{"excluded by name from the name check", pod("forbidden-but-excluded", map[string]string{"team": "a", "strict": "yes"}, good), 0},
 		{"not selected by the strict binding", pod("forbidden-two", team, good), 0},
 	} {
@@ -236,17 +238,23 @@ func TestE2ESimulatePolicies(t *testing.T) {
 			case p.RejectedAt != "" && err == nil:
 				t.Fatalf("the simulation says it is rejected at %s, the server admitted it\n%s", p.RejectedAt, dump)
 			case err != nil:
-				// The server's message names the first denial it met, in an
-				// order it does not define: any binding the simulation says
-				// denies will do.
+				// The server's message is the first failure of the first
+				// denial it met, in an order it does not define: any failure
+				// of a binding the simulation says denies will do.
 				var want []string
+				denials := 0
 				for _, v := range p.ValidatingPolicies {
-					if v.Effect == "denies" {
-						want = append(want, fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request", v.Policy, v.Binding))
+					if v.Effect != "denies" {
+						continue
+					}
+					denials++
+					prefix := fmt.Sprintf("ValidatingAdmissionPolicy '%s' with binding '%s' denied request: ", v.Policy, v.Binding)
+					for _, f := range v.Failures {
+						want = append(want, prefix+f)
 					}
 				}
-				if len(want) != sc.denials {
-					t.Errorf("the simulation has %d denying bindings, want %d\n%s", len(want), sc.denials, dump)
+				if denials != sc.denials {
+					t.Errorf("the simulation has %d denying bindings, want %d\n%s", denials, sc.denials, dump)
 				}
 				if !slices.ContainsFunc(want, func(w string) bool { return strings.Contains(err.Error(), w) }) {
 					t.Errorf("the server says %q; the simulation predicted one of %q", err, want)
@@ -303,6 +311,10 @@ func waitForPolicies(t *testing.T, ctx context.Context, pods interface {
 		_, err = pods.Create(ctx, probes[1], dry)
 		if err == nil || !strings.Contains(err.Error(), "'"+id+"-names-strict'") {
 			return false, fmt.Sprintf("names probe: %v", err)
+		}
+		_, err = pods.Create(ctx, probes[4], dry)
+		if err == nil || !strings.Contains(err.Error(), "'"+id+"-templates'") {
+			return false, fmt.Sprintf("templates probe: %v", err)
 		}
 		warnings.take()
 		_, err = pods.Create(ctx, probes[2], dry)
