@@ -383,6 +383,10 @@ func (ch *Chain) validatingPolicies(pairs []policyPair, rreq *rules.Request, ev 
 		switch {
 		case ch.Rejected != "":
 			call.Decision, call.Reason = NotReached, "the request was rejected at "+ch.Rejected
+		case call.Decision == Rejects && s.paramKind != nil:
+			// Evaluated once per param found: with none, parameterNotFoundAction decides.
+			call.Decision, call.Effect = Applies, UnknownEffect
+			call.Reason += ", for each param found"
 		case call.Decision == Rejects:
 			call.Effect = Denies
 			denied = append(denied, call.id())
@@ -465,6 +469,12 @@ func (ch *Chain) validate(call *PolicyCall, p *admissionv1.ValidatingAdmissionPo
 		call.Effect = UnknownEffect
 	default:
 		call.Effect = Admits
+	}
+	if s.paramKind != nil {
+		// The validations run once per param found, and with none
+		// parameterNotFoundAction decides: what they give is unknown.
+		call.Effect = UnknownEffect
+		return
 	}
 	if call.Decision != Applies {
 		// matchConditions are unknown: so is whatever the validations do.

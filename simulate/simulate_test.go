@@ -488,6 +488,7 @@ func TestPolicyErrors(t *testing.T) {
 		"condition-error/condition-error": "rejects the request, denies",
 		"fail-closed/fail-closed":         "applies, denies",
 		"fail-open/fail-open":             "applies, admits",
+		"with-params/with-params":         "applies, unknown",
 	} {
 		if got[id] != want {
 			t.Errorf("%s: %q, want %q", id, got[id], want)
