@@ -24,8 +24,9 @@ import (
 const clusterSimulateUsage = `Usage: webhooklint cluster simulate --operation OP --resource RESOURCE [flags]
 
 The admission chain the cluster's API server runs for one request (see
-webhooklint help simulate), from the webhook configurations, namespace labels
-and served versions the cluster reports. Exit status as for webhooklint
+webhooklint help simulate), from the webhook configurations, admission
+policies and bindings, namespace labels and served versions the cluster
+reports; when RBAC forbids reading the policies, they are shown as unknown. Exit status as for webhooklint
 simulate; 3 when the cluster cannot be read.
 
 Flags:
@@ -108,8 +109,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, r
 	return chain.ExitCode()
 }
 
-// readForSimulation reads both configuration kinds, the request's
-// namespace, the served versions and the server version.
+// readForSimulation reads both configuration kinds, the admission
+// policies and bindings, the request's namespace, the served versions and
+// the server version.
 func readForSimulation(ctx context.Context, c kubernetes.Interface, req *simulate.Request) ([]*rules.Config, simulate.Options, []string, error) {
 	var configs []*rules.Config
 	var notes []string
