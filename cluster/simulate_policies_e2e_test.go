@@ -28,6 +28,7 @@ import (
 
 	regv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -185,6 +186,13 @@ func TestE2ESimulatePolicies(t *testing.T) {
 
 	dir := t.TempDir()
 	user := []string{"--user=e2e-admin", "--group=system:masters", "--group=system:authenticated"}
+	t.Run("RBAC without the policy kinds: policies unknown", func(t *testing.T) {
+		data, err := yaml.Marshal(pod("web", team, good))
+		must(t, err)
+		file := filepath.Join(dir, "rbac-web.yaml")
+		must(t, os.WriteFile(file, data, 0o600))
+		testSimulateWithoutPolicyRBAC(t, ctx, c, cfg, id, ns, file)
+	})
 	for _, sc := range []struct {
 		name    string
 		pod     *corev1.Pod
@@ -340,6 +348,63 @@ func waitForPolicies(t *testing.T, ctx context.Context, pods interface {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("policies not in force after 60s: %s", why)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// A ClusterRole without the policy kinds: cluster simulate says the
+// policies are unknown instead of showing none, and still simulates the
+// webhooks.
+func testSimulateWithoutPolicyRBAC(t *testing.T, ctx context.Context, c kubernetes.Interface, cfg *rest.Config, id, ns, objectFile string) {
+	data, err := os.ReadFile(filepath.Join("testdata", "simulate-reader-without-policies.yaml"))
+	must(t, err)
+	bg := context.Background()
+	for _, doc := range strings.Split(strings.ReplaceAll(string(data), "ID", id), "\n---\n") {
+		var head metav1.TypeMeta
+		must(t, yaml.Unmarshal([]byte(doc), &head))
+		switch head.Kind {
+		case "ClusterRole":
+			var o rbacv1.ClusterRole
+			must(t, yaml.UnmarshalStrict([]byte(doc), &o))
+			_, err = c.RbacV1().ClusterRoles().Create(ctx, &o, metav1.CreateOptions{})
+			t.Cleanup(func() { _ = c.RbacV1().ClusterRoles().Delete(bg, o.Name, metav1.DeleteOptions{}) })
+		case "ClusterRoleBinding":
+			var o rbacv1.ClusterRoleBinding
+			must(t, yaml.UnmarshalStrict([]byte(doc), &o))
+			_, err = c.RbacV1().ClusterRoleBindings().Create(ctx, &o, metav1.CreateOptions{})
+			t.Cleanup(func() { _ = c.RbacV1().ClusterRoleBindings().Delete(bg, o.Name, metav1.DeleteOptions{}) })
+		default:
+			t.Fatalf("testdata: unexpected kind %q", head.Kind)
+		}
+		must(t, err)
+	}
+	reader := rest.CopyConfig(cfg)
+	reader.Impersonate = rest.ImpersonationConfig{UserName: id + "-reader"}
+	args := []string{"--operation=CREATE", "--resource=pods", "--namespace=" + ns, "--object=" + objectFile,
+		"--user=e2e-admin", "--group=system:masters", "--group=system:authenticated"}
+	// RBAC is enforced at once, but give the authorizer's cache a moment.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, append([]string{"simulate", "--format=json"}, args...), &stdout, &stderr, reader)
+		var out struct {
+			PoliciesUnknown    string
+			ValidatingPolicies []json.RawMessage
+			Validating         []struct{ Configuration, Decision string }
+		}
+		if code == exitClean || code == exitFindings {
+			must(t, json.Unmarshal(stdout.Bytes(), &out))
+			called := false
+			for _, v := range out.Validating {
+				called = called || (v.Configuration == id+"-validating" && v.Decision == "called")
+			}
+			if strings.Contains(out.PoliciesUnknown, "listing validatingadmissionpolicies is forbidden") && len(out.ValidatingPolicies) == 0 && called {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("as %s-reader: exit %d\nstdout %s\nstderr %s", id, code, stdout.String(), stderr.String())
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
