@@ -401,6 +401,9 @@ func (ch *Chain) validatingPolicies(pairs []policyPair, rreq *rules.Request, ev 
 	if len(denied) > 0 && ch.Rejected == "" {
 		ch.Rejected = "ValidatingAdmissionPolicy " + denied[0]
 	}
+	if note := ch.changedBeforeValidation(); note != "" {
+		ch.Notes = append(ch.Notes, note)
+	}
 	if len(denied) > 1 {
 		ch.Notes = append(ch.Notes, fmt.Sprintf("%d policy bindings deny the request (%s): the server's message names the first it evaluates, and its order among policies is not defined",
 			len(denied), strings.Join(denied, "; ")))
@@ -505,4 +508,30 @@ func validationMessage(v admissionv1.Validation) string {
 		m += " (unless messageExpression gives another)"
 	}
 	return m
+}
+
+// changedBeforeValidation warns that validations were evaluated on the
+// object as given while mutating webhooks called before them may change
+// it; --changes narrows that to the webhooks said to change it.
+func (ch *Chain) changedBeforeValidation() string {
+	evaluated := false
+	for _, p := range ch.ValidatingPolicies {
+		for _, v := range p.Validations {
+			evaluated = evaluated || v.Result == Pass || v.Result == Fail || v.Result == Error
+		}
+	}
+	if !evaluated || ch.Request.ObjectState != Given {
+		return ""
+	}
+	var changers []string
+	for _, call := range ch.Mutating {
+		if changes, known := ch.changes(call); call.reached() && (changes || !known) {
+			changers = append(changers, call.id())
+		}
+	}
+	if len(changers) == 0 {
+		return ""
+	}
+	return "validations are evaluated on the object as given, but " + strings.Join(changers, ", ") +
+		" may change it before they run (--changes says which webhooks do)"
 }
