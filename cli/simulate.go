@@ -46,7 +46,7 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	units = source.WithConfigs(units)
+	units = source.WithAdmissionObjects(units)
 	code := ExitOK
 	shown := 0
 	for _, u := range units {
@@ -60,7 +60,7 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		inv := manifest.Inventory(u.Files)
-		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels})
+		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels, Policies: inv.Policies})
 		// Each unit is one installation: its chain is its own.
 		if f.Format != "json" && len(units) > 1 {
 			if shown > 0 {
@@ -81,7 +81,7 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		code = max(code, chain.ExitCode())
 	}
 	if shown == 0 {
-		fmt.Fprintln(stderr, "webhooklint simulate: note: no webhook configuration found in the input")
+		fmt.Fprintln(stderr, "webhooklint simulate: note: no webhook configuration or admission policy found in the input")
 		chain := simulate.Simulate(nil, req, simulate.Options{KubeVersion: kube})
 		if f.Format == "json" {
 			err = chain.WriteJSON(stdout)
@@ -100,17 +100,19 @@ const simulateUsage = `Usage: webhooklint simulate --operation OP --resource RES
        webhooklint cluster simulate …   (the same against a live cluster)
 
 Prints the admission chain the API server runs for one request: the mutating
-webhooks in order (with reinvocation), then the validating ones; for each,
-whether it is called and why, its timeout, failure policy and side effects;
-the worst-case latency and the outcome if a backend is down. PATHs are read
-as by webhooklint (default: the current folder); Namespace objects found
-there give namespace labels. Flags may come before or after the paths.
+admission policies, the mutating webhooks in order (with reinvocation), the
+validating admission policies, then the validating webhooks; for each webhook,
+whether it is called and why, its timeout, failure policy and side effects; for
+each policy binding, whether it applies and what its validations do; the
+worst-case latency and the outcome if a backend is down. PATHs are read as by
+webhooklint (default: the current folder); Namespace objects found there give
+namespace labels. Flags may come before or after the paths.
 
 Exit status: 0 the API server cannot reject the request without a webhook
 saying no; 1 it can (a fail-closed webhook is or may be called, so its backend
 being down rejects the request, or the request is rejected outright: a
 dry-run meeting side effects, a matchCondition error under failurePolicy
-Fail); 2 usage error.
+Fail, a validating admission policy that denies); 2 usage error.
 
 Flags:
 `

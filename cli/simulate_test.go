@@ -25,6 +25,9 @@ func TestSimulateCommand(t *testing.T) {
 			stdout: "no webhook is called"},
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--format=json", fixtures + "reinvoke.yaml"}, code: 1,
 			stdout: `"schemaVersion": 1`},
+		// A unit of admission policies alone is simulated too: here one denies.
+		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--object=" + fixtures + "pod.yaml", fixtures + "policy-errors.yaml"}, code: 1,
+			stdout: "Outcome: the API server rejects the request at ValidatingAdmissionPolicy condition-error with binding condition-error."},
 		{args: []string{"--operation=CREATE", "--resource=pods"}, code: 2, stderr: "pods are namespaced: give --namespace", noStdout: true},
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--format=yaml"}, code: 2, stderr: "--format must be text or json", noStdout: true},
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--kube-version=one"}, code: 2, noStdout: true},

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -154,10 +155,20 @@ func allPolicyKinds(c kubernetes.Interface) []*kind {
 // does not serve (MutatingAdmissionPolicy before 1.36) or when discovery
 // fails: those kinds are skipped, not an error.
 func policyKindsOf(c kubernetes.Interface) ([]*kind, []string) {
+	kinds, notes, err := servedPolicyKinds(c)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	return kinds, notes
+}
+
+// servedPolicyKinds is policyKindsOf with the failure of discovery as an
+// error, for callers that must tell "none served" from "not known".
+func servedPolicyKinds(c kubernetes.Interface) ([]*kind, []string, error) {
 	served, err := servedIn(c.Discovery(), rules.V1)
 	all := allPolicyKinds(c)
 	if err != nil {
-		return nil, []string{"admission policies not read: discovery of " + rules.V1 + " failed: " + err.Error()}
+		return nil, nil, errors.New("admission policies not read: discovery of " + rules.V1 + " failed: " + err.Error())
 	}
 	var out []*kind
 	var notes []string
@@ -168,7 +179,7 @@ func policyKindsOf(c kubernetes.Interface) ([]*kind, []string) {
 			notes = append(notes, k.Resource+": not served by this server in "+rules.V1+"; skipped")
 		}
 	}
-	return out, notes
+	return out, notes, nil
 }
 
 // policiesForbidden is the note of a run whose RBAC does not grant a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,8 +24,9 @@ import (
 const clusterSimulateUsage = `Usage: webhooklint cluster simulate --operation OP --resource RESOURCE [flags]
 
 The admission chain the cluster's API server runs for one request (see
-webhooklint help simulate), from the webhook configurations, namespace labels
-and served versions the cluster reports. Exit status as for webhooklint
+webhooklint help simulate), from the webhook configurations, admission
+policies and bindings, namespace labels and served versions the cluster
+reports; when RBAC forbids reading the policies, they are shown as unknown. Exit status as for webhooklint
 simulate; 3 when the cluster cannot be read.
 
 Flags:
@@ -107,8 +109,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, r
 	return chain.ExitCode()
 }
 
-// readForSimulation reads both configuration kinds, the request's
-// namespace, the served versions and the server version.
+// readForSimulation reads both configuration kinds, the admission
+// policies and bindings, the request's namespace, the served versions and
+// the server version.
 func readForSimulation(ctx context.Context, c kubernetes.Interface, req *simulate.Request) ([]*rules.Config, simulate.Options, []string, error) {
 	var configs []*rules.Config
 	var notes []string
@@ -136,17 +139,15 @@ func readForSimulation(ctx context.Context, c kubernetes.Interface, req *simulat
 		}
 		opts.NamespaceLabels = func(string) *rules.Labels { return labels }
 	}
+	policies, unknown, policyNotes, err := readPolicies(ctx, c)
+	if err != nil {
+		return nil, simulate.Options{}, nil, err
+	}
+	notes = append(notes, policyNotes...)
+	opts.Policies, opts.PoliciesUnknown = policies, unknown
 	// Without a bound MutatingAdmissionPolicy only webhooks can trigger
 	// reinvocation.
-	bindings, err := c.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().List(ctx, metav1.ListOptions{Limit: 1})
-	switch {
-	case err == nil:
-		opts.NoMutatingPolicies = len(bindings.Items) == 0
-	case apierrors.IsNotFound(err):
-		opts.NoMutatingPolicies = true // not served: no policies
-	default:
-		notes = append(notes, fmt.Sprintf("cannot list MutatingAdmissionPolicyBindings (%v): reinvocation by a policy stays possible", err))
-	}
+	opts.NoMutatingPolicies = unknown == "" && !slices.ContainsFunc(policies, func(p *rules.Policy) bool { return p.Kind == rules.MutatingPolicyBinding })
 	served, unavailable, err := servedResources(c.Discovery())
 	switch {
 	case err != nil:
@@ -170,6 +171,29 @@ func readForSimulation(ctx context.Context, c kubernetes.Interface, req *simulat
 		}
 	}
 	return configs, opts, notes, nil
+}
+
+// readPolicies lists the admission policies and bindings of the kinds
+// discovery says the server serves (a kind it does not serve has none).
+// When discovery fails or RBAC forbids a kind, unknown says why and no
+// policy is returned: the chain then says the policies are unknown
+// instead of pretending there are none.
+func readPolicies(ctx context.Context, c kubernetes.Interface) (policies []*rules.Policy, unknown string, notes []string, err error) {
+	kinds, notes, err := servedPolicyKinds(c)
+	if err != nil {
+		return nil, err.Error(), nil, nil
+	}
+	for _, k := range kinds {
+		snap, err := list(ctx, k, ListOptions{ChunkSize: 500})
+		switch {
+		case apierrors.IsForbidden(err):
+			return nil, policiesForbidden(k.Resource), nil, nil
+		case err != nil:
+			return nil, "", nil, err
+		}
+		policies = append(policies, snap.Policies...)
+	}
+	return policies, "", notes, nil
 }
 
 // namespaceLabels reads the labels of ns. A namespace that does not exist

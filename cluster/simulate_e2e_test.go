@@ -59,10 +59,11 @@ type simBackend struct {
 	caPEM    []byte
 	patchers map[string]bool // webhooks whose response changes the object
 
-	mu    sync.Mutex
-	calls map[string]int // webhook name → calls since reset
-	seq   []string       // webhook names in call order since reset
-	dry   map[string]bool
+	mu     sync.Mutex
+	calls  map[string]int // webhook name → calls since reset
+	seq    []string       // webhook names in call order since reset
+	dry    map[string]bool
+	labels map[string]map[string]string // webhook name → labels of the last object it got
 }
 
 func newSimBackend(t *testing.T) *simBackend {
@@ -88,7 +89,7 @@ func newSimBackend(t *testing.T) *simBackend {
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &key.PublicKey, caKey)
 	must(t, err)
-	b := &simBackend{calls: map[string]int{}, dry: map[string]bool{}, patchers: map[string]bool{},
+	b := &simBackend{calls: map[string]int{}, dry: map[string]bool{}, patchers: map[string]bool{}, labels: map[string]map[string]string{},
 		caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})}
 	b.srv = httptest.NewUnstartedServer(http.HandlerFunc(b.serve))
 	b.srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: key}}}
@@ -114,6 +115,10 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 	b.calls[name]++
 	b.seq = append(b.seq, name)
 	b.dry[name] = review.Request.DryRun != nil && *review.Request.DryRun
+	var meta metav1.PartialObjectMetadata
+	if json.Unmarshal(review.Request.Object.Raw, &meta) == nil {
+		b.labels[name] = meta.Labels
+	}
 	patch := b.patchers[name]
 	b.mu.Unlock()
 	resp := &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
@@ -130,7 +135,7 @@ func (b *simBackend) serve(w http.ResponseWriter, r *http.Request) {
 func (b *simBackend) reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.calls, b.dry, b.seq = map[string]int{}, map[string]bool{}, nil
+	b.calls, b.dry, b.seq, b.labels = map[string]int{}, map[string]bool{}, nil, map[string]map[string]string{}
 }
 
 // sequence returns the calls to the given webhooks, in order.

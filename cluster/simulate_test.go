@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/simulate"
 )
 
@@ -101,5 +102,46 @@ func TestReadForSimulation(t *testing.T) {
 	}
 	if ch := simulate.Simulate(configs, req, opts); ch.Validating[0].Decision != simulate.Called {
 		t.Errorf("with autoscaling/v1 served: %+v", ch.Validating[0])
+	}
+}
+
+// cluster simulate reads the policies the server serves, and says they
+// are unknown when RBAC forbids reading them.
+func TestReadForSimulationPolicies(t *testing.T) {
+	p, b := vap("replicas", "1"), vapBinding("replicas", "1", "replicas")
+	c := fake.NewClientset(&p, &b)
+	c.Resources = []*metav1.APIResourceList{{
+		GroupVersion: rules.V1,
+		APIResources: []metav1.APIResource{{Name: "validatingadmissionpolicies"}, {Name: "validatingadmissionpolicybindings"}},
+	}}
+	req, err := simulate.Spec{Operation: "CREATE", Resource: "deployments.apps", Namespace: "shop"}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs, opts, _, err := readForSimulation(context.Background(), c, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !opts.NoMutatingPolicies || opts.PoliciesUnknown != "" {
+		t.Errorf("no mutating policy kind is served: %+v", opts)
+	}
+	ch := simulate.Simulate(configs, req, opts)
+	if len(ch.ValidatingPolicies) != 1 || ch.ValidatingPolicies[0].Decision != simulate.Applies || ch.ValidatingPolicies[0].Effect != simulate.UnknownEffect {
+		t.Errorf("validating policies: %+v", ch.ValidatingPolicies)
+	}
+
+	_, opts, _, err = readForSimulation(context.Background(), forbiddingPolicies(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(opts.PoliciesUnknown, "listing validatingadmissionpolicies is forbidden") || opts.Policies != nil || opts.NoMutatingPolicies {
+		t.Errorf("forbidden: %+v", opts)
+	}
+	var out bytes.Buffer
+	if err := simulate.Simulate(nil, req, opts).WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "  (unknown: admission policies not read: listing validatingadmissionpolicies is forbidden") {
+		t.Errorf("text output:\n%s", out.String())
 	}
 }

@@ -131,8 +131,14 @@ type Chain struct {
 	// Reinvocations is the second mutating round.
 	Reinvocations []*Reinvocation
 	Validating    []*Call
-	// Rejected names the webhook at which the request is certainly
-	// rejected without a backend answering, or "".
+	// MutatingPolicies and ValidatingPolicies are the admission policy
+	// bindings, each with its policy, sorted by policy and binding name.
+	MutatingPolicies   []*PolicyCall
+	ValidatingPolicies []*PolicyCall
+	// PoliciesUnknown is why the policies could not be read, or "".
+	PoliciesUnknown string
+	// Rejected names the webhook or policy at which the request is
+	// certainly rejected without a backend answering, or "".
 	Rejected    string
 	Latency     Latency
 	BackendDown BackendDown
@@ -147,6 +153,9 @@ type Chain struct {
 	Notes           []string
 
 	noPolicies bool
+	// withPolicies: the input had policies or could not tell; output
+	// without them stays as it was before policies were simulated.
+	withPolicies bool
 }
 
 // ExitCode is simulate's exit status: 1 when the API server can reject
@@ -173,6 +182,11 @@ type Options struct {
 	// NoMutatingPolicies says no MutatingAdmissionPolicy is bound (a
 	// cluster that has none), so none can trigger reinvocation.
 	NoMutatingPolicies bool
+	// Policies are the admission policies and bindings of the input.
+	Policies []*rules.Policy
+	// PoliciesUnknown says why the policies are not known (a cluster
+	// whose RBAC forbids reading them), or "".
+	PoliciesUnknown string
 }
 
 // Simulate runs req through configs (both kinds, in any order).
@@ -188,6 +202,12 @@ func Simulate(configs []*rules.Config, req *Request, o Options) *Chain {
 		ch.Notes = append(ch.Notes, ev.note)
 	}
 	ch.NeverSent = rules.NeverSentToWebhooks(req.Group, req.Resource, o.KubeVersion)
+	ch.PoliciesUnknown = o.PoliciesUnknown
+	ch.withPolicies = len(o.Policies) > 0 || o.PoliciesUnknown != ""
+	mutatingPairs, mutatingNotes := pairPolicies(o.Policies, true)
+	validatingPairs, validatingNotes := pairPolicies(o.Policies, false)
+	ch.Notes = append(append(ch.Notes, mutatingNotes...), validatingNotes...)
+	ch.mutatingPolicies(mutatingPairs, rreq, ev)
 
 	var mutating, validating []*rules.Config
 	for _, c := range configs {
@@ -215,6 +235,7 @@ func Simulate(configs []*rules.Config, req *Request, o Options) *Chain {
 		}
 	}
 	ch.reinvoke()
+	ch.validatingPolicies(validatingPairs, rreq, ev)
 
 	// The validating dispatcher decides for every webhook before calling
 	// any, and stops at the first matching error: then none is called.
@@ -364,7 +385,7 @@ func (ch *Chain) decide(w *rules.Webhook, rreq *rules.Request, ev *conditionEval
 					Detail: "the server evaluates matchConditions only when everything else matches"})
 			}
 		} else {
-			checks, outcome, why := ev.evaluate(w, m, rreq, call.InvokedAs)
+			checks, outcome, why := ev.evaluate(w, rreq, call.InvokedAs)
 			call.Checks = append(call.Checks, checks...)
 			switch outcome {
 			case NotCalled:

@@ -76,6 +76,12 @@ func (ev *conditionEvaluator) missing(vars []string, invokedAs *GroupVersionReso
 			converted(req.OldObjectState, "old object")
 		case "authorizer":
 			add("an authorizer (the simulation has none)")
+		case "params":
+			add("the policy's params (the simulation reads no param objects)")
+		case "namespaceObject":
+			add("the namespace object (the simulation knows only its labels)")
+		case "variables":
+			add("the policy's variables (the simulation does not compose them)")
 		case "request.userInfo", "request":
 			if !req.UserKnown {
 				add("the user (--user, --group)")
@@ -106,20 +112,44 @@ func (ev *conditionEvaluator) missing(vars []string, invokedAs *GroupVersionReso
 // matchconditions.Matcher: a false condition skips the webhook, else an
 // error rejects the request under failurePolicy Fail and skips the
 // webhook under Ignore.
-func (ev *conditionEvaluator) evaluate(w *rules.Webhook, m rules.RuleMatch, rreq *rules.Request, invokedAs *GroupVersionResourceKind) ([]Check, Decision, string) {
-	conds := w.MatchConditions
+func (ev *conditionEvaluator) evaluate(w *rules.Webhook, rreq *rules.Request, invokedAs *GroupVersionResourceKind) ([]Check, Decision, string) {
+	return ev.evaluateConditions(w.MatchConditions, w.EffectiveFailurePolicy(), rreq, invokedAs, ev.webhookVariables)
+}
+
+// webhookVariables is what a webhook's expression reads, once compiled
+// in the webhook environment (an expression that does not compile is an
+// evaluation error, as on the server).
+func (ev *conditionEvaluator) webhookVariables(expr string) []string {
+	return celcheck.Variables(ev.compiler.Compile(expr))
+}
+
+// policyVariables is what an admission policy's expression reads: the
+// parse also names params and variables, which the webhook environment
+// the evaluation compiles in does not declare.
+func (ev *conditionEvaluator) policyVariables(expr string) []string {
+	vars := ev.webhookVariables(expr)
+	for _, v := range celcheck.ParsedVariables(expr) {
+		if !slices.Contains(vars, v) {
+			vars = append(vars, v)
+		}
+	}
+	return vars
+}
+
+// evaluateConditions is evaluate for any list of matchConditions under
+// failurePolicy policy; variables says what an expression reads.
+func (ev *conditionEvaluator) evaluateConditions(conds []admissionv1.MatchCondition, policy admissionv1.FailurePolicyType, rreq *rules.Request,
+	invokedAs *GroupVersionResourceKind, variables func(string) []string) ([]Check, Decision, string) {
 	checks := make([]Check, len(conds))
 	var complete []admissionv1.MatchCondition
 	completeAt := map[int]int{}
 	for i, c := range conds {
-		vars := celcheck.Variables(ev.compiler.Compile(c.Expression))
-		checks[i] = Check{Check: conditionName(i, c), Missing: ev.missing(vars, invokedAs)}
+		checks[i] = Check{Check: conditionName(i, c), Missing: ev.missing(variables(c.Expression), invokedAs)}
 		if len(checks[i].Missing) == 0 {
 			completeAt[i] = len(complete)
 			complete = append(complete, c)
 		}
 	}
-	policy := w.EffectiveFailurePolicy()
 	var decision celcheck.Decision
 	if len(complete) > 0 {
 		decision = ev.eval.Evaluate(context.Background(), complete, policy, ev.attributes(invokedAs), nil)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -46,13 +47,17 @@ type jsonChain struct {
 	Mutating          []*Call         `json:"mutating"`
 	Reinvocations     []*Reinvocation `json:"reinvocations"`
 	Validating        []*Call         `json:"validating"`
-	RejectedAt        string          `json:"rejectedAt,omitempty"`
-	AdmissionPasses   int             `json:"admissionPasses"`
-	PassesReason      string          `json:"admissionPassesReason,omitempty"`
-	Latency           Latency         `json:"latency"`
-	BackendDown       BackendDown     `json:"ifBackendDown"`
-	Notes             []string        `json:"notes"`
-	ExitCode          int             `json:"exitCode"`
+	// The policy fields appear only when the input had policies.
+	MutatingPolicies   *[]*PolicyCall `json:"mutatingPolicies,omitempty"`
+	ValidatingPolicies *[]*PolicyCall `json:"validatingPolicies,omitempty"`
+	PoliciesUnknown    string         `json:"policiesUnknown,omitempty"`
+	RejectedAt         string         `json:"rejectedAt,omitempty"`
+	AdmissionPasses    int            `json:"admissionPasses"`
+	PassesReason       string         `json:"admissionPassesReason,omitempty"`
+	Latency            Latency        `json:"latency"`
+	BackendDown        BackendDown    `json:"ifBackendDown"`
+	Notes              []string       `json:"notes"`
+	ExitCode           int            `json:"exitCode"`
 }
 
 func (p Presence) String() string {
@@ -72,6 +77,13 @@ func (c *Chain) WriteJSON(w io.Writer) error {
 		NeverSent: c.NeverSent, Mutating: nonNil(c.Mutating), Reinvocations: nonNil(c.Reinvocations),
 		Validating: nonNil(c.Validating), RejectedAt: c.Rejected, AdmissionPasses: c.AdmissionPasses, PassesReason: c.PassesReason, Latency: c.Latency, BackendDown: c.BackendDown,
 		Notes: nonNil(c.Notes), ExitCode: c.ExitCode(),
+	}
+	if c.withPolicies {
+		mp, vp := nonNil(c.MutatingPolicies), nonNil(c.ValidatingPolicies)
+		for _, p := range slices.Concat(mp, vp) {
+			p.Checks = nonNil(p.Checks)
+		}
+		doc.MutatingPolicies, doc.ValidatingPolicies, doc.PoliciesUnknown = &mp, &vp, c.PoliciesUnknown
 	}
 	if r.UserKnown {
 		doc.Request.UserInfo = &jsonUser{Username: r.UserName, Groups: nonNil(r.UserGroups)}
@@ -114,6 +126,10 @@ func (c *Chain) WriteText(w io.Writer) error {
 	case c.AdmissionPasses > 1 || c.PassesReason != "":
 		fmt.Fprintf(&b, "Admission passes: %d: %s.\n", c.AdmissionPasses, c.PassesReason)
 	}
+	if c.withPolicies {
+		b.WriteString("\nMutating admission policies (before the mutating webhooks; the server's order among them is not defined, shown by name):\n")
+		c.writePolicies(&b, c.MutatingPolicies)
+	}
 	b.WriteString("\nMutating webhooks (one after the other: configurations by name, webhooks in order):\n")
 	writeCalls(&b, c.Mutating, true)
 	if len(c.Reinvocations) > 0 {
@@ -121,6 +137,10 @@ func (c *Chain) WriteText(w io.Writer) error {
 		for _, re := range c.Reinvocations {
 			fmt.Fprintf(&b, "  %s/%s: %s again: %s\n", re.Configuration, re.Webhook, strings.ToUpper(string(re.Decision)), re.Reason)
 		}
+	}
+	if c.withPolicies {
+		b.WriteString("\nValidating admission policies (before the validating webhooks; all are evaluated, in an order the server does not define, shown by name):\n")
+		c.writePolicies(&b, c.ValidatingPolicies)
 	}
 	b.WriteString("\nValidating webhooks (in parallel):\n")
 	writeCalls(&b, c.Validating, false)
@@ -194,6 +214,47 @@ func writeCalls(b *strings.Builder, calls []*Call, mutating bool) {
 		fmt.Fprintf(b, "       %s\n", settings)
 		if c.InvokedAs != nil {
 			fmt.Fprintf(b, "       sent as %s, kind %s\n", gvrText(c.InvokedAs.Group, c.InvokedAs.Version, c.InvokedAs.Resource, ""), c.InvokedAs.Kind)
+		}
+	}
+}
+
+func (c *Chain) writePolicies(b *strings.Builder, calls []*PolicyCall) {
+	switch {
+	case c.PoliciesUnknown != "":
+		fmt.Fprintf(b, "  (unknown: %s)\n", c.PoliciesUnknown)
+		return
+	case len(calls) == 0:
+		b.WriteString("  (none)\n")
+		return
+	}
+	for i, p := range calls {
+		fmt.Fprintf(b, "  %d. %s/%s: %s", i+1, p.Policy, p.Binding, strings.ToUpper(string(p.Decision)))
+		if p.Reason != "" {
+			fmt.Fprintf(b, ": %s", p.Reason)
+		}
+		if p.Effect != "" {
+			fmt.Fprintf(b, "; effect %s", strings.ToUpper(string(p.Effect)))
+		}
+		b.WriteString("\n")
+		for _, ch := range slices.Concat(p.Checks, p.Validations) {
+			fmt.Fprintf(b, "       - %s (%s): %s\n", ch.Check, ch.Result, ch.Detail)
+		}
+		settings := "failurePolicy " + p.FailurePolicy
+		if p.ValidationActions != nil {
+			settings += ", validationActions " + strings.Join(p.ValidationActions, ", ")
+		}
+		if p.ReinvocationPolicy != "" {
+			settings += ", reinvocationPolicy " + p.ReinvocationPolicy
+		}
+		fmt.Fprintf(b, "       %s\n", settings)
+		if p.Params != "" {
+			fmt.Fprintf(b, "       params: %s\n", p.Params)
+		}
+		if p.Mutations != "" {
+			fmt.Fprintf(b, "       mutations: %s\n", p.Mutations)
+		}
+		for _, w := range p.Warnings {
+			fmt.Fprintf(b, "       warning: %s\n", w)
 		}
 	}
 }

@@ -54,7 +54,7 @@ func run(t *testing.T, args []string, fixtures ...string) *Chain {
 		t.Fatal(err)
 	}
 	inv := load(t, fixtures...)
-	return Simulate(inv.Configs, req, Options{NamespaceLabels: inv.NamespaceLabels})
+	return Simulate(inv.Configs, req, Options{NamespaceLabels: inv.NamespaceLabels, Policies: inv.Policies})
 }
 
 // decisions maps "configuration/webhook" to its decision.
@@ -327,6 +327,7 @@ func TestGolden(t *testing.T) {
 		{"reinvoke", []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--changes=second.example.com"}, []string{"reinvoke.yaml"}},
 		{"cel-error", []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--object=pod.yaml"}, []string{"celerror.yaml"}},
 		{"exec", []string{"--operation=CONNECT", "--resource=pods/exec", "--namespace=shop", "--name=web"}, []string{"connect.yaml", "namespace.yaml"}},
+		{"policies", []string{"--operation=CREATE", "--resource=pods", "--namespace=shop", "--object=pod.yaml", "--user=alice"}, []string{"policies.yaml"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ch := run(t, tc.args, tc.fixtures...)
@@ -416,5 +417,87 @@ webhooks:
 		if got := Simulate(configs, req, Options{}).Validating[0]; got.Decision != tc.want {
 			t.Errorf("%+v: %q (%s), want %q", tc.spec, got.Decision, got.Reason, tc.want)
 		}
+	}
+}
+
+func policyDecisions(calls []*PolicyCall) map[string]string {
+	out := map[string]string{}
+	for _, c := range calls {
+		out[c.Policy+"/"+c.Binding] = string(c.Decision) + ", " + string(c.Effect)
+	}
+	return out
+}
+
+// Policies: which bindings meet the request, and what their validations do.
+func TestPolicies(t *testing.T) {
+	// In kube-system the matchCondition is false, the team-a binding's
+	// namespaceSelector is unknown (no Namespace object), and the pod
+	// named debug is excluded by name: nothing certainly denies.
+	ch := run(t, []string{"--operation=CREATE", "--resource=pods", "--namespace=kube-system", "--object=pod.yaml", "--name=debug"}, "policies.yaml")
+	got := policyDecisions(ch.ValidatingPolicies)
+	for id, want := range map[string]string{
+		"deployments-only/deployments-only":        "does not apply, ",
+		"not-in-kube-system/not-in-kube-system":    "does not apply, ",
+		"replica-limit/replica-limit":              "applies, unknown",
+		"team-label/team-label-warn":               "applies, warns",
+		"trusted-registry/trusted-registry-team-a": "may apply, unknown",
+	} {
+		if got[id] != want {
+			t.Errorf("%s: %q, want %q", id, got[id], want)
+		}
+	}
+	if ch.Rejected != "" || decisions(ch.Validating)["check/pods.example.com"] != Called {
+		t.Errorf("rejected at %q, validating webhooks %v: no policy certainly denies", ch.Rejected, decisions(ch.Validating))
+	}
+	if c := ch.ValidatingPolicies[1].Checks[2]; c.Check != "matchConstraints.excludeResourceRules" || c.Result != Match {
+		t.Errorf("the pod named debug is excluded: %+v", c)
+	}
+
+	// Without the object, validations reading it are unknown.
+	ch = run(t, []string{"--operation=CREATE", "--resource=pods", "--namespace=shop"}, "policies.yaml")
+	if got := policyDecisions(ch.ValidatingPolicies)["trusted-registry/trusted-registry-team-a"]; got != "applies, unknown" {
+		t.Errorf("trusted-registry without the object: %q", got)
+	}
+	if ch.Rejected != "" {
+		t.Errorf("rejected at %q without the object", ch.Rejected)
+	}
+
+	// A deletion carries no object: mutating policies apply nothing.
+	ch = run(t, []string{"--operation=DELETE", "--resource=pods", "--namespace=shop", "--name=web"}, "policies.yaml")
+	if len(ch.MutatingPolicies) != 1 || ch.MutatingPolicies[0].Decision != DoesNotApply {
+		t.Errorf("add-owner matches CREATE only: %+v", ch.MutatingPolicies)
+	}
+
+	// Without policies in the input the output has no policy sections.
+	ch = run(t, []string{"--operation=CREATE", "--resource=pods", "--namespace=shop"}, "reinvoke.yaml")
+	var text bytes.Buffer
+	if err := ch.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text.String(), "admission policies") {
+		t.Errorf("policy sections without policies:\n%s", text.String())
+	}
+}
+
+// An expression error counts as a failure under failurePolicy Fail and is
+// dropped under Ignore; a matchCondition error under Fail rejects.
+func TestPolicyErrors(t *testing.T) {
+	ch := run(t, []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--object=pod.yaml"}, "policy-errors.yaml")
+	got := policyDecisions(ch.ValidatingPolicies)
+	for id, want := range map[string]string{
+		"condition-error/condition-error": "rejects the request, denies",
+		"fail-closed/fail-closed":         "applies, denies",
+		"fail-open/fail-open":             "applies, admits",
+		"with-params/with-params":         "applies, unknown",
+	} {
+		if got[id] != want {
+			t.Errorf("%s: %q, want %q", id, got[id], want)
+		}
+	}
+	if ch.Rejected != "ValidatingAdmissionPolicy condition-error with binding condition-error" || ch.ExitCode() != 1 {
+		t.Errorf("rejected at %q, exit %d", ch.Rejected, ch.ExitCode())
+	}
+	if v := ch.ValidatingPolicies[1].Validations[0]; v.Result != Error {
+		t.Errorf("fail-closed's validation: %+v", v)
 	}
 }

@@ -100,10 +100,11 @@ func loadUnit(u *unit, stdin io.Reader, jobs int, patches *kustomize.PatchIndex)
 	return out
 }
 
-// WithConfigs keeps the units that hold webhook configurations, and those
-// that could not be loaded.
-func WithConfigs(units []Unit) []Unit {
+// WithAdmissionObjects keeps the units that hold webhook configurations
+// or admission policies, and those that could not be loaded.
+func WithAdmissionObjects(units []Unit) []Unit {
 	return slices.DeleteFunc(slices.Clone(units), func(u Unit) bool {
-		return u.Problem == nil && len(manifest.Inventory(u.Files).Configs) == 0
+		inv := manifest.Inventory(u.Files)
+		return u.Problem == nil && len(inv.Configs) == 0 && len(inv.Policies) == 0
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/google/cel-go/common"
 	celast "github.com/google/cel-go/common/ast"
 	celtypes "github.com/google/cel-go/common/types"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -135,6 +136,26 @@ func Variables(r Result) []string {
 	if r.AST == nil {
 		return nil
 	}
+	return variablesOf(r.AST.Expr())
+}
+
+// ParsedVariables is Variables of an expression that is only parsed, not
+// checked: it also names what the webhook environment does not declare
+// (params, variables), as an admission policy's expressions read them.
+// Nil when expr does not parse.
+func ParsedVariables(expr string) []string {
+	p := warmParser()
+	if p == nil {
+		return nil
+	}
+	parsed, errs := p.Parse(common.NewTextSource(expr))
+	if parsed == nil || (errs != nil && len(errs.GetErrors()) > 0) {
+		return nil
+	}
+	return variablesOf(parsed.Expr())
+}
+
+func variablesOf(root celast.Expr) []string {
 	seen := map[string]bool{}
 	var walk func(e celast.Expr)
 	walk = func(e celast.Expr) {
@@ -181,7 +202,7 @@ func Variables(r Result) []string {
 			walk(c.Result())
 		}
 	}
-	walk(r.AST.Expr())
+	walk(root)
 	out := make([]string, 0, len(seen))
 	for k := range seen {
 		out = append(out, k)

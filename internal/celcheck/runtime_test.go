@@ -36,6 +36,19 @@ func TestVariables(t *testing.T) {
 	}
 }
 
+func TestParsedVariables(t *testing.T) {
+	for expr, want := range map[string][]string{
+		`object.spec.replicas <= params.maxReplicas`:              {"object", "params"},
+		`variables.isProd && namespaceObject.metadata.name != ""`: {"namespaceObject", "variables"},
+		`request.operation == "CREATE"`:                           {"request.operation"},
+		`object.(`:                                                nil, // does not parse
+	} {
+		if got := ParsedVariables(expr); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", expr, got, want)
+		}
+	}
+}
+
 func TestEvaluate(t *testing.T) {
 	e, err := EvaluatorFor(MaxKubeMinor)
 	if err != nil {
