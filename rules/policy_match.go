@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 )
 
@@ -126,7 +128,7 @@ func (m *matchResourcesSimulator) simulate(req *Request, step func(Outcome, Unkn
 // namedRulesOutcome is matching.matchesResourceRules: every rule against
 // the request itself, then with matchPolicy Equivalent against its
 // equivalent resources. A rule that matches but lists resourceNames
-// matches only the objects so named, and requests carry no name here.
+// matches only the objects so named: unknown for a request without a name.
 func namedRulesOutcome(rules []admissionv1.NamedRuleWithOperations, equivalent bool, req *Request) (Outcome, int) {
 	out, at := NotCalled, -1
 	try := func(i int, r *Request, version string) bool {
@@ -137,6 +139,13 @@ func namedRulesOutcome(rules []admissionv1.NamedRuleWithOperations, equivalent b
 		if len(rules[i].ResourceNames) == 0 {
 			out, at = Called, i
 			return true
+		}
+		if r.Name != "" {
+			if slices.Contains(rules[i].ResourceNames, r.Name) {
+				out, at = Called, i
+				return true
+			}
+			return false
 		}
 		if out == NotCalled {
 			out, at = MaybeCalled, i

@@ -46,6 +46,17 @@ func TestPolicySimulator(t *testing.T) {
 		{"a named rule may match",
 			&admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{named("coordination.k8s.io", "leases", "node-1")}},
 			nil, nil, nodeLease, MaybeCalled, 0},
+		{"a named rule matches the named object",
+			&admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{named("coordination.k8s.io", "leases", "node-1")}},
+			nil, nil, named1(nodeLease, "node-1"), Called, 0},
+		{"a named exclusion excludes the named object",
+			&admissionv1.MatchResources{ResourceRules: leases.ResourceRules,
+				ExcludeResourceRules: []admissionv1.NamedRuleWithOperations{named("coordination.k8s.io", "leases", "node-1")}},
+			nil, nil, named1(nodeLease, "node-1"), NotCalled, 1},
+		{"and only it",
+			&admissionv1.MatchResources{ResourceRules: leases.ResourceRules,
+				ExcludeResourceRules: []admissionv1.NamedRuleWithOperations{named("coordination.k8s.io", "leases", "node-1")}},
+			nil, nil, named1(nodeLease, "node-2"), Called, 1},
 		{"matchConditions on the namespace",
 			leases, nil, []admissionv1.MatchCondition{{Name: "n", Expression: "request.namespace != 'kube-node-lease'"}},
 			nodeLease, NotCalled, 1},
@@ -68,4 +79,10 @@ func TestPolicySimulator(t *testing.T) {
 			t.Errorf("%s: %v (rule %d), want %v (rule %d)", tc.name, sim.Outcome, sim.Rule, tc.want, tc.rule)
 		}
 	}
+}
+
+func named1(r *Request, name string) *Request {
+	c := *r
+	c.Name = name
+	return &c
 }
