@@ -289,3 +289,13 @@ func TestSuppressions(t *testing.T) {
 	}
 	analysistest.Run(t, testdataModule(t), a, "./suppress")
 }
+
+// TestPolicyLiterals runs every registered rule on literals of the
+// admission policy kinds.
+func TestPolicyLiterals(t *testing.T) {
+	a, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, testdataModule(t), a, "./policies")
+}

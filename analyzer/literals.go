@@ -66,7 +66,7 @@ type litNode struct {
 	isStruct bool // a struct composite literal (missing fields can be judged)
 }
 
-func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.Settings) {
+func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Rule, s *rules.Settings) {
 	if !importsAdmission(pass.Pkg) {
 		return
 	}
@@ -87,6 +87,12 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			return true
 		}
 		kind, apiVersion := literalKind(pass.TypesInfo.TypeOf(lit))
+		if isPolicyLiteralKind(kind) {
+			if policyBeingBuilt(pass, lit, stack) {
+				checkPolicyLiteral(pass, r, policyRules, s, lit, kind, stack, done)
+			}
+			return true
+		}
 		if kind == "" || !beingBuilt(pass, lit, kind, stack) {
 			return true
 		}
@@ -283,7 +289,8 @@ func importsAdmission(p *types.Package) bool {
 }
 
 // literalKind names the admissionregistration type a literal builds, if it
-// is one of the four the front end judges, and its API version.
+// is one the front end judges (the webhook types in v1 and v1beta1, the
+// admission policy types in v1), and its API version.
 func literalKind(t types.Type) (kind, apiVersion string) {
 	if t == nil {
 		return "", ""
@@ -306,6 +313,10 @@ func literalKind(t types.Type) (kind, apiVersion string) {
 	switch name := n.Obj().Name(); name {
 	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingWebhook", "MutatingWebhook":
 		return name, apiVersion
+	case rules.ValidatingPolicy, rules.ValidatingPolicyBinding, rules.MutatingPolicy, rules.MutatingPolicyBinding:
+		if apiVersion == rules.V1 {
+			return name, apiVersion
+		}
 	}
 	return "", ""
 }
