@@ -67,6 +67,15 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 	obj := pol.Object()
 	obj.Name = fmt.Sprintf("%s@%d", obj.Name, lit.Pos())
 	done[lit] = true
+	if !s.KubeVersion.AtLeast(rules.PolicyServedFrom(kind)) {
+		// As in the CLI: the apply fails before validation, so there is
+		// nothing else to judge.
+		if rule, ok := rules.Lookup("unserved-api-version"); ok && lit.Type != nil {
+			r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
+				message: rules.UnservedPolicyMessage(kind, s.KubeVersion)}, obj, "apiVersion")
+		}
+		return
+	}
 	changed := changesAfter(pass, stack)
 	specKnown := e.complete("spec")
 	inv := &rules.Inventory{Policies: []*rules.Policy{pol}}
