@@ -136,8 +136,8 @@ func checkPolicySystemCriticalScope(p *Pass) {
 	}
 	for i, b := range bindings {
 		params, ok := paramsRequests(p.Input, spec.paramKind, b.paramRef)
-		if !ok {
-			continue
+		if !ok || (cs.msg != "" && (params.namespace == "kube-system" || params.namespace == "kube-node-lease")) {
+			continue // the finding above covers params in a system namespace, and its fix too
 		}
 		for _, r := range params.reqs {
 			sim := sims[i].Simulate(r)
@@ -153,8 +153,8 @@ func checkPolicySystemCriticalScope(p *Pass) {
 				unless = ", unless matchConditions exclude them"
 			}
 			p.Emit(Finding{Path: PathString(constraints.Child("resourceRules").Index(sim.Rule)), DependsOnOverlay: params.namespace != "",
-				Message: fmt.Sprintf("policy fails closed on writes to its own params (%s %s)%s: params that make it err cannot be fixed; "+
-					"exclude them with excludeResourceRules, or fail open", params.resource, where, unless)})
+				Message: fmt.Sprintf("policy fails closed on writes to its own params (%s %s)%s, so bad params cannot be fixed; "+
+					"exclude them by excludeResourceRules or fail open", params.resource, where, unless)})
 			return // one params finding per policy: the fix is the same
 		}
 	}
