@@ -131,7 +131,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Ru
 			reportUnserved(r, lit, kind, obj)
 		}
 		done[lit] = true
-		changed := changesAfter(pass, stack)
+		changed := changesAfter(pass, stack, assignedChange)
 		inv := &rules.Inventory{Configs: []*rules.Config{cfg}}
 		runRules(rs, cfg, inv, s, func(f rules.Finding) {
 			if d, ok := e.place(f, changed); ok {
@@ -820,7 +820,8 @@ var plumbingFields = map[string]bool{
 // changesAfter finds what happens to the literal at the top of stack
 // after it is built, by following the variable it is stored in through
 // the enclosing function (or the package, for a package-level variable).
-func changesAfter(pass *analysis.Pass, stack []ast.Node) change {
+// classify says what an assignment to a field of the literal changes.
+func changesAfter(pass *analysis.Pass, stack []ast.Node, classify func(lhs ast.Expr) change) change {
 	var obj types.Object
 	var fn ast.Node
 	for i := len(stack) - 2; i >= 0 && obj == nil; i-- {
@@ -889,7 +890,7 @@ func changesAfter(pass *analysis.Pass, stack []ast.Node) change {
 						continue // rebinding the variable does not change the literal
 					}
 					if rootObject(pass, lhs) == obj {
-						note(assignedChange(lhs))
+						note(classify(lhs))
 					}
 				}
 				if isPtr {

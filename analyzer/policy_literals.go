@@ -76,7 +76,7 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 		}
 		return
 	}
-	changed := changesAfter(pass, stack)
+	changed := changesAfter(pass, stack, policyAssignedChange)
 	specKnown := e.complete("spec")
 	inv := &rules.Inventory{Policies: []*rules.Policy{pol}}
 	at := func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 }
@@ -112,3 +112,31 @@ func policyBeingBuilt(pass *analysis.Pass, lit *ast.CompositeLit, stack []ast.No
 	}
 	return flowsToSink(pass, stack, 3)
 }
+
+// policyAssignedChange classifies an assignment to a policy literal's
+// x.A.B…: plumbing only when A is its metadata (ObjectMeta, or a field
+// promoted from it). Deeper names are not plumbing here, unlike in a
+// webhook: a binding's paramRef.name decides what it is bound to.
+func policyAssignedChange(lhs ast.Expr) change {
+	var first string
+	for x := ast.Unparen(lhs); ; {
+		switch y := x.(type) {
+		case *ast.SelectorExpr:
+			first = y.Sel.Name
+			x = ast.Unparen(y.X)
+		case *ast.IndexExpr:
+			x = ast.Unparen(y.X)
+		case *ast.StarExpr:
+			x = ast.Unparen(y.X)
+		default:
+			if metadataFields[first] {
+				return plumbingChanged
+			}
+			return semanticChanged
+		}
+	}
+}
+
+// metadataFields are ObjectMeta and the fields a policy type promotes
+// from it that operators set at start-up.
+var metadataFields = map[string]bool{"ObjectMeta": true, "Name": true, "Namespace": true, "Labels": true, "Annotations": true}

@@ -175,3 +175,31 @@ func Lookup() (any, any) {
 			},
 		}
 }
+
+// NamedLater names its params at run time: the missing name is not a
+// finding.
+func NamedLater(name string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "named-later"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        "clean",
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			ParamRef:          &admissionregistrationv1.ParamRef{ParameterNotFoundAction: ptr.To(admissionregistrationv1.DenyAction)},
+		},
+	}
+	b.Spec.ParamRef.Name = name
+	return b
+}
+
+// LabeledLater sets only metadata at run time: its spec is still judged.
+func LabeledLater(labels map[string]string) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "labeled-later"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        "clean",
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit, admissionregistrationv1.Audit}, // want `spec\.validationActions\[1\]: Duplicate value: "Audit"`
+		},
+	}
+	b.Labels = labels
+	return b
+}
