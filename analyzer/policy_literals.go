@@ -26,7 +26,8 @@ import (
 // A policy's fields depend on each other more than a webhook's do (params
 // are declared by paramKind, each variable is typed by the ones before
 // it), so a finding under spec is reported only when every value written
-// under spec is known.
+// under spec is known, and only metadata assigned later is plumbing
+// (policyAssignedChange).
 
 // isPolicyLiteralKind reports whether kind, from literalKind, is one of
 // the policy kinds.
