@@ -15,6 +15,8 @@ import (
 // simulation's selectors, rules and equivalent resources (match.go); only
 // resourceNames and excludeResourceRules are the policies' own.
 
+// policyResources are the admission policy kinds, which policies
+// registered through the API are never evaluated for (generic/plugin.go).
 var policyResources = map[string]bool{
 	"validatingadmissionpolicies": true, "validatingadmissionpolicybindings": true,
 	"mutatingadmissionpolicies": true, "mutatingadmissionpolicybindings": true,
@@ -60,7 +62,8 @@ type matchResourcesSimulator struct {
 	// emptyMatchesAll: no resourceRules match every resource. Only on a
 	// binding: the server never stores a policy without resourceRules.
 	emptyMatchesAll bool
-	nothing         bool
+	// nothing: the policy has no matchConstraints.
+	nothing bool
 }
 
 func prepareMatchResources(m *admissionv1.MatchResources, emptyMatchesAll bool) matchResourcesSimulator {
@@ -78,8 +81,7 @@ func prepareMatchResources(m *admissionv1.MatchResources, emptyMatchesAll bool) 
 func (s *PolicySimulator) Simulate(req *Request) Simulation {
 	sim := Simulation{Outcome: Called, Rule: -1}
 	if req.Group == GroupName && policyResources[req.Resource] {
-		// generic/plugin.go skips them for policies registered through
-		// the API; unlike webhooks, policies do see webhook configurations.
+		// Unlike webhooks, policies do see webhook configurations.
 		return Simulation{Outcome: NotCalled, Rule: -1}
 	}
 	step := func(o Outcome, u Unknown) {
