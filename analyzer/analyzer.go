@@ -139,8 +139,9 @@ webhooklint rules on them:
     parsed with controller-tools' own parser and turned into the
     Validating/MutatingWebhookConfiguration controller-gen would generate;
     findings point at the key=value inside the marker;
-  - composite literals of the admissionregistration/v1 webhook types
-    whose values are known at compile time; findings point at the field.
+  - composite literals of the admissionregistration/v1 webhook and
+    admission policy types whose values are known at compile time;
+    findings point at the field.
 
 Each diagnostic ends with the name of the rule, which is also its
 category. Run it with go vet -vettool=$(command -v webhookvet) or as the
@@ -191,7 +192,7 @@ func run(pass *analysis.Pass, o *Options) error {
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
 	}
-	checkLiterals(pass, r, rs, settings)
+	checkLiterals(pass, r, rs, enabledPolicyRules(o), settings)
 	r.flush()
 	return nil
 }
@@ -224,17 +225,21 @@ func generatesBase(cfgs []*markerConfig) bool {
 func runRules(rs []*rules.Rule, c *rules.Config, inv *rules.Inventory, s *rules.Settings,
 	report func(rules.Finding), r *reporter, at func() (token.Pos, token.Pos)) {
 	for _, rule := range rs {
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					pos, end := at()
-					r.report(diagnostic{pos: pos, end: end, severity: diag.Error, category: rule.Name,
-						message: fmt.Sprintf("internal error: rule %s panicked on this webhook configuration: %v (please report this bug)", rule.Name, p)})
-				}
-			}()
-			rules.NewPass(rule, c, inv, s, report).Run()
-		}()
+		runGuarded(rule, "webhook configuration", r, at, func() { rules.NewPass(rule, c, inv, s, report).Run() })
 	}
+}
+
+// runGuarded runs one rule on one object (what names it in the message),
+// reporting a panic at the object instead of crashing the build.
+func runGuarded(rule *rules.Rule, what string, r *reporter, at func() (token.Pos, token.Pos), run func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			pos, end := at()
+			r.report(diagnostic{pos: pos, end: end, severity: diag.Error, category: rule.Name,
+				message: fmt.Sprintf("internal error: rule %s panicked on this %s: %v (please report this bug)", rule.Name, what, p)})
+		}
+	}()
+	run()
 }
 
 func ruleSet(o *Options) []*rules.Rule {
@@ -251,6 +256,17 @@ func enabledRules(o *Options) []*rules.Rule {
 			continue
 		}
 		out = append(out, r)
+	}
+	return out
+}
+
+// enabledPolicyRules are the enabled rules on admission policies.
+func enabledPolicyRules(o *Options) []*rules.Rule {
+	var out []*rules.Rule
+	for _, r := range ruleSet(o) {
+		if r.CheckPolicy != nil && !containsString(o.Disabled, r.Name) {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -289,3 +289,23 @@ func TestSuppressions(t *testing.T) {
 	}
 	analysistest.Run(t, testdataModule(t), a, "./suppress")
 }
+
+// TestPolicyLiterals runs every registered rule on literals of the
+// admission policy kinds.
+func TestPolicyLiterals(t *testing.T) {
+	a, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, testdataModule(t), a, "./policies")
+}
+
+// TestUnservedPolicyLiterals: a policy kind the target version does not
+// serve gets the CLI's unserved-api-version error and nothing else.
+func TestUnservedPolicyLiterals(t *testing.T) {
+	a, err := New(Options{KubeVersion: "1.35"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.Run(t, testdataModule(t), a, "./oldpolicies")
+}

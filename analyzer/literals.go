@@ -66,7 +66,7 @@ type litNode struct {
 	isStruct bool // a struct composite literal (missing fields can be judged)
 }
 
-func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.Settings) {
+func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Rule, s *rules.Settings) {
 	if !importsAdmission(pass.Pkg) {
 		return
 	}
@@ -87,6 +87,12 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			return true
 		}
 		kind, apiVersion := literalKind(pass.TypesInfo.TypeOf(lit))
+		if isPolicyLiteralKind(kind) {
+			if policyBeingBuilt(pass, lit, stack) {
+				checkPolicyLiteral(pass, r, policyRules, s, lit, kind, stack, done)
+			}
+			return true
+		}
 		if kind == "" || !beingBuilt(pass, lit, kind, stack) {
 			return true
 		}
@@ -125,7 +131,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs []*rules.Rule, s *rules.
 			reportUnserved(r, lit, kind, obj)
 		}
 		done[lit] = true
-		changed := changesAfter(pass, stack)
+		changed := changesAfter(pass, stack, assignedChange)
 		inv := &rules.Inventory{Configs: []*rules.Config{cfg}}
 		runRules(rs, cfg, inv, s, func(f rules.Finding) {
 			if d, ok := e.place(f, changed); ok {
@@ -283,7 +289,8 @@ func importsAdmission(p *types.Package) bool {
 }
 
 // literalKind names the admissionregistration type a literal builds, if it
-// is one of the four the front end judges, and its API version.
+// is one the front end judges (the webhook types in v1 and v1beta1, the
+// admission policy types in v1), and its API version.
 func literalKind(t types.Type) (kind, apiVersion string) {
 	if t == nil {
 		return "", ""
@@ -306,6 +313,10 @@ func literalKind(t types.Type) (kind, apiVersion string) {
 	switch name := n.Obj().Name(); name {
 	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingWebhook", "MutatingWebhook":
 		return name, apiVersion
+	case rules.ValidatingPolicy, rules.ValidatingPolicyBinding, rules.MutatingPolicy, rules.MutatingPolicyBinding:
+		if apiVersion == rules.V1 {
+			return name, apiVersion
+		}
 	}
 	return "", ""
 }
@@ -809,7 +820,8 @@ var plumbingFields = map[string]bool{
 // changesAfter finds what happens to the literal at the top of stack
 // after it is built, by following the variable it is stored in through
 // the enclosing function (or the package, for a package-level variable).
-func changesAfter(pass *analysis.Pass, stack []ast.Node) change {
+// classify says what an assignment to a field of the literal changes.
+func changesAfter(pass *analysis.Pass, stack []ast.Node, classify func(lhs ast.Expr) change) change {
 	var obj types.Object
 	var fn ast.Node
 	for i := len(stack) - 2; i >= 0 && obj == nil; i-- {
@@ -878,7 +890,7 @@ func changesAfter(pass *analysis.Pass, stack []ast.Node) change {
 						continue // rebinding the variable does not change the literal
 					}
 					if rootObject(pass, lhs) == obj {
-						note(assignedChange(lhs))
+						note(classify(lhs))
 					}
 				}
 				if isPtr {

@@ -41,6 +41,9 @@ type Request struct {
 	// table (which also lists alpha and beta versions a default cluster may
 	// not serve, so a rule naming only those counts as matching).
 	EquivalentVersions []string
+	// Name is the object's name, when known; only the resourceNames of
+	// admission policies look at it.
+	Name string
 	// Namespace is the request's namespace: empty for cluster-scoped
 	// resources, the namespace's own name for namespaces objects.
 	Namespace string

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -184,7 +185,7 @@ func checkSystemCriticalScope(p *Pass) {
 		}
 		k := key{matchingSignature(w, p.Input), p.Settings.KubeVersion, ownedBySelfDeadlock}
 		compute := func() any {
-			return criticalScopeMessage(w, sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
+			return criticalScopeMessage(webhookCriticalSubject(w), sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
 		}
 		var cs criticalScope
 		if !p.Input.describesNamespaces() {
@@ -242,9 +243,6 @@ var noNamespaceTargets = boundedMemo{limit: 64}
 // matching of the webhooks in units without Namespaces.
 var noNamespaceMessages = boundedMemo{limit: 4096}
 
-// criticalScopeMessage simulates the catalog against one webhook and says
-// what it can intercept, or returns "" when it intercepts none of it.
-// Requests in namespace except are left to self-deadlock.
 // criticalScope is what system-critical-scope reports on a webhook: its
 // message, whether excluding namespaces is the whole fix, and whether it
 // hits what no kustomize overlay's namespace or names change (Nodes, node
@@ -254,8 +252,27 @@ type criticalScope struct {
 	exclude, clusterWide bool
 }
 
-func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) criticalScope {
-	simulator := w.Simulator()
+// criticalSubject is what the catalog is simulated against: a webhook, or
+// an admission policy through its bindings (policy-system-critical-scope).
+type criticalSubject struct {
+	noun     string // "webhook", "policy"
+	failing  string // when it fails closed: "is down", "errors"
+	simulate func(*Request) Simulation
+	// rules are the rules Simulation.Rule indexes.
+	rules []admissionv1.RuleWithOperations
+	// namespaceSelector is where opt-out labels are looked for.
+	namespaceSelector *metav1.LabelSelector
+}
+
+func webhookCriticalSubject(w *Webhook) criticalSubject {
+	return criticalSubject{noun: "webhook", failing: "is down", simulate: w.Simulator().Simulate,
+		rules: w.Rules, namespaceSelector: w.NamespaceSelector}
+}
+
+// criticalScopeMessage simulates the catalog against one subject and says
+// what it can intercept, or returns "" when it intercepts none of it.
+// Requests in namespace except are left to self-deadlock.
+func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except string) criticalScope {
 	var hits, short []string // short: without the parenthesized details
 	var effects []string
 	var fixes []string
@@ -269,16 +286,16 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 			if except != "" && r.Namespace == except {
 				continue
 			}
-			sim := simulator.Simulate(r)
+			sim := w.simulate(r)
 			if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
 				continue
 			}
-			if namedVirtualReview(w.Rules[sim.Rule], r) {
+			if sim.Rule >= 0 && namedVirtualReview(w.rules[sim.Rule], r) {
 				continue // never-sent-resources reports reviews named in a rule
 			}
 			conditional = conditional || sim.Outcome == MaybeCalled
 			if r.Namespace != "" && r.NamespaceLabels != nil && !r.NamespaceLabels.Partial && !slices.Contains(unlabeled, r.Namespace) {
-				if keys := unsetOptOutKeys(w.NamespaceSelector, r.NamespaceLabels); len(keys) > 0 && r.Namespace != "default" {
+				if keys := unsetOptOutKeys(w.namespaceSelector, r.NamespaceLabels); len(keys) > 0 && r.Namespace != "default" {
 					unlabeled = append(unlabeled, r.Namespace)
 					for _, k := range keys {
 						if !slices.Contains(unset, k) {
@@ -325,7 +342,7 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 	// Details only for one or two families: the fix is the same however
 	// many there are, and the line stays readable.
 	var msg strings.Builder
-	msg.WriteString("webhook fails closed on what the cluster needs: ")
+	msg.WriteString(w.noun + " fails closed on what the cluster needs: ")
 	if len(hits) > 2 {
 		msg.WriteString(strings.Join(short, ", "))
 	} else {
@@ -335,16 +352,16 @@ func criticalScopeMessage(w *Webhook, targets []criticalTarget, except string) c
 		msg.WriteString(", unless matchConditions exclude them")
 	}
 	if len(effects) > 0 {
-		msg.WriteString("; if it is down, " + effects[0])
+		msg.WriteString("; if it " + w.failing + ", " + effects[0])
 	}
-	if matchesEverything(w.Rules) && !slices.Contains(fixes, fixCluster) {
+	if matchesEverything(w.rules) && !slices.Contains(fixes, fixCluster) {
 		fixes = append(fixes, fixCluster) // rules for everything: narrowing them is the fix
 	}
 	// The first fix, namespaces before the rest, and failing open.
 	slices.SortStableFunc(fixes, func(a, b string) int { return fixOrder(a) - fixOrder(b) })
 	scope := criticalScope{
 		exclude:     len(fixes) == 1 && fixes[0] == fixNamespaces,
-		clusterWide: clusterWide || matchesEverything(w.Rules),
+		clusterWide: clusterWide || matchesEverything(w.rules),
 	}
 	if len(unlabeled) > 0 && fixes[0] == fixNamespaces {
 		// The selector means to exclude them, through a label that the
