@@ -157,6 +157,10 @@ type Unit struct {
 	// rules.Inventory.Base): findings that depend on the overlay are
 	// reported at info.
 	Base bool
+	// Located reports whether the caller is done with a webhook
+	// configuration's positions once its findings are located: LintUnit
+	// then drops them (manifest.Document.DropPositions). Nil keeps all.
+	Located func(*manifest.Document) bool
 }
 
 // Files lints already-parsed files as one unit.
@@ -193,6 +197,10 @@ func LintUnit(u Unit, opts Options) *Result {
 	internal := make([][]*InternalError, len(docs))
 	parallel.For(len(docs), opts.Workers(), func(i int) {
 		out[i], internal[i] = lintDocument(docs[i], inv, &opts)
+		// Only configurations: locateCauses below reads other kinds' positions.
+		if d := docs[i]; d.Config != nil && u.Located != nil && u.Located(d) {
+			d.DropPositions()
+		}
 	})
 	res.Diagnostics = gather(res.Diagnostics, out)
 	for i := range docs {

@@ -81,6 +81,12 @@ func (d *Document) Object() *diag.Object {
 	return &diag.Object{APIVersion: d.APIVersion, Kind: d.Kind, Name: d.Name, Namespace: d.Namespace}
 }
 
+// DropPositions drops what locates the object's fields (the position index
+// and the text kept to point inside strings) once nothing will ask: a unit
+// of thousands of configurations would otherwise hold every index until
+// its last rule has run. Locate then answers the document's first line.
+func (d *Document) DropPositions() { d.Positions, d.src = nil, nil }
+
 // IsWebhookConfig reports whether the document is a webhook configuration.
 func (d *Document) IsWebhookConfig() bool { return d.Config != nil }
 

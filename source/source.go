@@ -697,7 +697,9 @@ func lintLoose(loaded []*looseFile, lo lint.Options) *unitResult {
 		extra = append(extra, l.extra...)
 	}
 	base := isBase(files)
-	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)
+	// onlyStated reads a partial document's positions after the rules.
+	located := func(d *manifest.Document) bool { _, isPartial := partial[d]; return !isPartial }
+	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Located: located}, lo)
 	return &unitResult{
 		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
 		base:  base, configs: res.Configs, internal: res.Internal,
