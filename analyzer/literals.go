@@ -88,7 +88,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Ru
 		}
 		kind, apiVersion := literalKind(pass.TypesInfo.TypeOf(lit))
 		if isPolicyLiteralKind(kind) {
-			if policyBeingBuilt(pass, lit, stack) {
+			if beingBuilt(pass, lit, kind, stack) {
 				checkPolicyLiteral(pass, r, policyRules, s, lit, kind, stack, done)
 			}
 			return true
@@ -150,10 +150,11 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Ru
 // type token (a watch's source.Kind, For, Owns), a target to decode, convert
 // or read into, or a scheme registration, and judging it would report
 // the fields it lacks. A webhook literal with fields is always one being
-// built. A configuration literal is when it sets its webhooks, or when it
-// flows (through variables it is stored in, append calls, parentheses)
-// into a return, a create/update/apply/patch call or a serializer; one
-// that only names an object (metadata for a Get or a Delete) is not.
+// built. A configuration literal is when it sets its webhooks, a policy or
+// binding literal when it sets its spec, and either when it flows (through
+// variables it is stored in, append calls, parentheses) into a return, a
+// create/update/apply/patch call or a serializer; one that only names an
+// object (metadata for a Get or a Delete) is not.
 func beingBuilt(pass *analysis.Pass, lit *ast.CompositeLit, kind string, stack []ast.Node) bool {
 	if len(lit.Elts) == 0 {
 		return false
@@ -161,13 +162,17 @@ func beingBuilt(pass *analysis.Pass, lit *ast.CompositeLit, kind string, stack [
 	if kind == "ValidatingWebhook" || kind == "MutatingWebhook" {
 		return true
 	}
+	content := "Webhooks" // what a configuration holds; a policy's is its Spec
+	if isPolicyLiteralKind(kind) {
+		content = "Spec"
+	}
 	for _, el := range lit.Elts {
 		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Webhooks" {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == content {
 				return true
 			}
 		} else if len(lit.Elts) > 2 {
-			return true // positional: TypeMeta, ObjectMeta, Webhooks
+			return true // positional: TypeMeta, ObjectMeta, then Webhooks or Spec
 		}
 	}
 	return flowsToSink(pass, stack, 3)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/webhooklint/webhooklint/rules"
@@ -37,22 +36,7 @@ func isPolicyLiteralKind(kind string) bool {
 
 // policyOf builds the rules' view of a policy literal.
 func policyOf(e *evaluator, lit *ast.CompositeLit, kind string) *rules.Policy {
-	pol := &rules.Policy{APIVersion: rules.V1, Kind: kind}
-	var target any
-	switch kind {
-	case rules.ValidatingPolicy:
-		pol.Validating = &admissionv1.ValidatingAdmissionPolicy{}
-		target = pol.Validating
-	case rules.ValidatingPolicyBinding:
-		pol.ValidatingBinding = &admissionv1.ValidatingAdmissionPolicyBinding{}
-		target = pol.ValidatingBinding
-	case rules.MutatingPolicy:
-		pol.Mutating = &admissionv1.MutatingAdmissionPolicy{}
-		target = pol.Mutating
-	default:
-		pol.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{}
-		target = pol.MutatingBinding
-	}
+	pol, target := rules.NewPolicy(rules.V1, kind)
 	v := reflect.ValueOf(target).Elem()
 	e.eval(lit, v, nil)
 	pol.Meta = v.FieldByName("ObjectMeta").Interface().(metav1.ObjectMeta)
@@ -93,25 +77,6 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 			}).Run()
 		})
 	}
-}
-
-// policyBeingBuilt is beingBuilt for policy literals: one that sets its
-// spec is being built, one that only names an object is when it flows
-// into a return, a create/update/apply/patch call or a serializer.
-func policyBeingBuilt(pass *analysis.Pass, lit *ast.CompositeLit, stack []ast.Node) bool {
-	if len(lit.Elts) == 0 {
-		return false
-	}
-	for _, el := range lit.Elts {
-		if kv, ok := el.(*ast.KeyValueExpr); ok {
-			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == "Spec" {
-				return true
-			}
-		} else if len(lit.Elts) > 2 {
-			return true // positional: TypeMeta, ObjectMeta, Spec
-		}
-	}
-	return flowsToSink(pass, stack, 3)
 }
 
 // policyAssignedChange classifies an assignment to a policy literal's

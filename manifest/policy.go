@@ -4,7 +4,6 @@ import (
 	"reflect"
 
 	yaml "go.yaml.in/yaml/v3"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -18,22 +17,7 @@ func (f *File) decodePolicy(d *Document, src *source, obj, docNode *yaml.Node, b
 		return
 	}
 	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b}
-	pol := &rules.Policy{APIVersion: d.APIVersion, Kind: d.Kind}
-	var target any
-	switch d.Kind {
-	case rules.ValidatingPolicy:
-		pol.Validating = &admissionv1.ValidatingAdmissionPolicy{}
-		target = pol.Validating
-	case rules.ValidatingPolicyBinding:
-		pol.ValidatingBinding = &admissionv1.ValidatingAdmissionPolicyBinding{}
-		target = pol.ValidatingBinding
-	case rules.MutatingPolicy:
-		pol.Mutating = &admissionv1.MutatingAdmissionPolicy{}
-		target = pol.Mutating
-	default:
-		pol.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{}
-		target = pol.MutatingBinding
-	}
+	pol, target := rules.NewPolicy(d.APIVersion, d.Kind)
 	dec.index.set("", Range{}, src.extent(obj))
 	dec.decodeStruct(obj, reflect.ValueOf(target).Elem(), "", 0, src.extent(obj))
 	d.Positions = dec.index

@@ -43,6 +43,28 @@ type Policy struct {
 	MutatingBinding   *admissionv1.MutatingAdmissionPolicyBinding
 }
 
+// NewPolicy returns an empty policy object of the kind (one of the four
+// policy kinds; anything else is taken as a MutatingAdmissionPolicyBinding)
+// and the typed object in it, for a decoder to fill.
+func NewPolicy(apiVersion, kind string) (pol *Policy, target any) {
+	pol = &Policy{APIVersion: apiVersion, Kind: kind}
+	switch kind {
+	case ValidatingPolicy:
+		pol.Validating = &admissionv1.ValidatingAdmissionPolicy{}
+		target = pol.Validating
+	case ValidatingPolicyBinding:
+		pol.ValidatingBinding = &admissionv1.ValidatingAdmissionPolicyBinding{}
+		target = pol.ValidatingBinding
+	case MutatingPolicy:
+		pol.Mutating = &admissionv1.MutatingAdmissionPolicy{}
+		target = pol.Mutating
+	default:
+		pol.MutatingBinding = &admissionv1.MutatingAdmissionPolicyBinding{}
+		target = pol.MutatingBinding
+	}
+	return pol, target
+}
+
 // IsBinding reports whether the object is one of the two binding kinds.
 func (p *Policy) IsBinding() bool { return p.ValidatingBinding != nil || p.MutatingBinding != nil }
 
