@@ -10,11 +10,14 @@ import (
 
 // TestPolicyRuleDocExamples: the documentation examples of the rules on
 // admission policies are whole manifests; the Bad one must trigger its
-// rule and the Good one must stay clean (of every finding).
+// rule and the Good one must stay clean (of every finding). A rule that
+// checks webhook configurations too (match-condition-runtime) has webhook
+// examples, which the webhook rules' example test runs; its policy cases
+// are fixtures.
 func TestPolicyRuleDocExamples(t *testing.T) {
 	n := 0
 	for _, r := range rules.All() {
-		if r.CheckPolicy == nil {
+		if r.CheckPolicy == nil || r.Check != nil {
 			continue
 		}
 		n++

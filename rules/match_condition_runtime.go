@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/celcheck"
@@ -37,7 +38,14 @@ func init() {
 				"negations, ternary conditions and comprehensions, as in `object.metadata.labels['app'] == 'web'`): " +
 				"skipping the webhook is then exactly what the condition meant. Reads of " +
 				"other object fields (`object.spec.nodeName` on a pod that has none also fails) are not checked: the " +
-				"server compiles webhook conditions without schemas.",
+				"server compiles webhook conditions without schemas.\n\n" +
+				"ValidatingAdmissionPolicy and MutatingAdmissionPolicy `matchConditions` are evaluated by the same " +
+				"matcher, also without namespaceObject (only validations get it), so the same analysis applies, " +
+				"over the requests the policy's `matchConstraints` match, narrowed to what its bindings in the input " +
+				"match. A policy whose conditions read `params` or `variables` is not analyzed (a condition the " +
+				"analysis cannot evaluate may be false and hide the others' errors), nor one that excludes " +
+				"resources (`excludeResourceRules`), nor one whose bindings only warn or audit under " +
+				"`failurePolicy: Fail`. A policy's `validations` are not analyzed.",
 			Fix: "Guard reads: `request.operation != 'DELETE' && …` or `object != null && …` before reading object; " +
 				"`has(object.metadata.labels) && 'k' in object.metadata.labels && …` before a label; or read optional " +
 				"values with `.?` / `[?…]` and `orValue(…)`. Select namespaces with namespaceSelector, not namespaceObject.",
@@ -45,9 +53,12 @@ func init() {
 				docsWebhooks + "#matching-requests-matchconditions",
 				srcMatchConditions,
 				issueMatchConditionNull,
+				docsVAP + "#matching-requests-matchconditions",
+				srcPolicyMatchCondition,
 			},
 		},
-		Check: checkMatchConditionRuntime,
+		Check:       checkMatchConditionRuntime,
+		CheckPolicy: checkPolicyMatchConditionRuntime,
 	})
 }
 
@@ -76,7 +87,7 @@ func checkMatchConditionRuntime(p *Pass) {
 				continue
 			}
 			p.Reportf(w.Path().Child("matchConditions").Index(h.Condition).Child("expression"),
-				"%s", runtimeHazardMessage(w, w.MatchConditions[h.Condition].Name, h))
+				"%s", runtimeHazardMessage("webhooks", consequence(w), w.MatchConditions[h.Condition].Name, h))
 		}
 		for j, r := range results {
 			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
@@ -172,7 +183,9 @@ func requestShapes(rules []admissionv1.RuleWithOperations) []celcheck.RequestSha
 	return out
 }
 
-func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
+// runtimeHazardMessage words a hazard of a condition; who is "webhooks" or
+// "policy matchConditions", what never gets namespaceObject.
+func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) string {
 	h.Expr, h.Missing, h.Container = excerpt(h.Expr, maxQuoted), excerpt(h.Missing, maxQuoted), excerpt(h.Container, maxQuoted)
 	name = excerpt(name, maxQuoted)
 	var what, fix string
@@ -187,7 +200,7 @@ func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
 		what = fmt.Sprintf("errors on CONNECT, where object is an options object without metadata (`%s`)", h.Expr)
 		fix = "guard it with `request.operation != 'CONNECT' && …`"
 	case celcheck.NamespaceObject:
-		what = fmt.Sprintf("errors on every request: webhooks never get namespaceObject (`%s`)", h.Expr)
+		what = fmt.Sprintf("errors on every request: %s never get namespaceObject (`%s`)", who, h.Expr)
 		fix = "select namespaces with namespaceSelector"
 	case celcheck.MissingKey:
 		absent := "`" + h.Missing + "`"
@@ -197,7 +210,7 @@ func runtimeHazardMessage(w *Webhook, name string, h celcheck.Hazard) string {
 		what = fmt.Sprintf("errors when %s is absent", absent)
 		fix = "test it with `has(…)` or read it with `.?` and `orValue(…)`"
 	}
-	return fmt.Sprintf("condition %q %s; %s; %s", name, what, consequence(w), fix)
+	return fmt.Sprintf("condition %q %s; %s; %s", name, what, consequence, fix)
 }
 
 // consequence says what an evaluation error does to matching requests,
@@ -210,4 +223,114 @@ func consequence(w *Webhook) string {
 		return "failing open, those requests skip the webhook"
 	}
 	return "failing closed, those requests are rejected"
+}
+
+// checkPolicyMatchConditionRuntime runs the same analysis on an admission
+// policy's matchConditions: the API server evaluates them with the
+// webhooks' matcher (matchconditions.NewMatcher, given no namespace), so
+// every claim above holds for them, namespaceObject included. A condition
+// that reads params or variables does not compile in the webhooks'
+// environment; the policy is then left alone, as a condition the analysis
+// cannot see may be false and hide the others' errors. So is a policy
+// whose requests excludeResourceRules narrow, which request shapes cannot
+// follow.
+func checkPolicyMatchConditionRuntime(p *Pass) {
+	spec, ok := specOf(p.Policy)
+	if !ok || spec.constraints == nil || len(spec.conditions) == 0 || len(spec.constraints.ExcludeResourceRules) > 0 {
+		return
+	}
+	shapes, ok := policyRequestShapes(p.Input, p.Policy, spec.constraints)
+	if !ok {
+		return
+	}
+	target := matchConditionCompiler(p.Settings)
+	results := make([]celcheck.Result, len(spec.conditions))
+	for i, mc := range spec.conditions {
+		results[i] = compileForRuntime(target, strings.TrimSpace(mc.Expression))
+		if !results[i].OK() {
+			return
+		}
+	}
+	ignore := spec.failurePolicy != nil && *spec.failurePolicy == admissionv1.Ignore
+	consequence := "failing closed, those requests are rejected"
+	if ignore {
+		consequence = "failing open, those requests skip the policy"
+	} else if len(denyingBindings(p.Input, p.Policy)) == 0 && hasBinding(p.Input, p.Policy) {
+		return // its bindings only warn or audit: an error denies nothing
+	}
+	conditions := field.NewPath("spec", "matchConditions")
+	failsOnNamespace := map[int]bool{}
+	for _, h := range celcheck.RuntimeHazards(results, shapes) {
+		if h.Kind == celcheck.NamespaceObject {
+			failsOnNamespace[h.Condition] = true
+		} else if h.ErrorMeansFalse && ignore {
+			continue
+		}
+		p.Reportf(conditions.Index(h.Condition).Child("expression"),
+			"%s", runtimeHazardMessage("policy matchConditions", consequence, spec.conditions[h.Condition].Name, h))
+	}
+	for j, r := range results {
+		if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
+			p.Reportf(conditions.Index(j).Child("expression"),
+				"condition %q reads namespaceObject, which policy matchConditions never get, so `%s` is the same on every "+
+					"request; read it in a validation, or select namespaces with namespaceSelector", spec.conditions[j].Name, use)
+		}
+	}
+}
+
+// hasBinding reports whether the unit binds the policy.
+func hasBinding(in *Inventory, pol *Policy) bool {
+	return slices.ContainsFunc(in.Policies, func(b *Policy) bool {
+		return b.IsBinding() && PolicyKindOf(b.Kind) == pol.Kind && b.BindingPolicyName() == pol.Meta.Name
+	})
+}
+
+// policyRequestShapes lists the kinds of request a policy's conditions are
+// evaluated on: those of its matchConstraints, narrowed to what its
+// bindings in the unit match (all of them when the unit has none). ok is
+// false when a binding excludes resources.
+func policyRequestShapes(in *Inventory, pol *Policy, constraints *admissionv1.MatchResources) ([]celcheck.RequestShape, bool) {
+	policy := requestShapes(withOperations(constraints.ResourceRules))
+	var bound []celcheck.RequestShape
+	found := false
+	for _, b := range in.Policies {
+		if !b.IsBinding() || PolicyKindOf(b.Kind) != pol.Kind || b.BindingPolicyName() != pol.Meta.Name {
+			continue // another policy's
+		}
+		found = true
+		var m *admissionv1.MatchResources
+		if b.ValidatingBinding != nil {
+			m = b.ValidatingBinding.Spec.MatchResources
+		} else {
+			m = b.MutatingBinding.Spec.MatchResources
+		}
+		if m == nil || len(m.ResourceRules) == 0 {
+			if m != nil && len(m.ExcludeResourceRules) > 0 {
+				return nil, false
+			}
+			return policy, true // this binding does not narrow the policy
+		}
+		if len(m.ExcludeResourceRules) > 0 {
+			return nil, false
+		}
+		narrow := requestShapes(withOperations(m.ResourceRules))
+		for _, s := range policy {
+			if slices.Contains(narrow, s) && !slices.Contains(bound, s) {
+				bound = append(bound, s)
+			}
+		}
+	}
+	if !found {
+		return policy, true
+	}
+	// In the order requestShapes gives, as the analysis' cache key is.
+	return slices.DeleteFunc(slices.Clone(policy), func(s celcheck.RequestShape) bool { return !slices.Contains(bound, s) }), true
+}
+
+func withOperations(named []admissionv1.NamedRuleWithOperations) []admissionv1.RuleWithOperations {
+	out := make([]admissionv1.RuleWithOperations, len(named))
+	for i, r := range named {
+		out[i] = r.RuleWithOperations
+	}
+	return out
 }

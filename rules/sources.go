@@ -42,7 +42,10 @@ const (
 	docsGKEWebhooks   = "https://cloud.google.com/kubernetes-engine/docs/how-to/optimize-webhooks"
 	docsKEP3716       = "https://www.kubernetes.dev/resources/keps/3716/"
 	docsVAP           = "https://kubernetes.io/docs/reference/access-authn-authz/validating-admission-policy/"
-	docsMAP           = "https://kubernetes.io/docs/reference/access-authn-authz/mutating-admission-policy/"
+	// srcPolicyMatchCondition: a ValidatingAdmissionPolicy's matchConditions
+	// go to the webhooks' matcher, which is given no namespace.
+	srcPolicyMatchCondition = "https://github.com/kubernetes/kubernetes/blob/v1.37.2/staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating/plugin.go"
+	docsMAP                 = "https://kubernetes.io/docs/reference/access-authn-authz/mutating-admission-policy/"
 
 	// Incident and issue reports.
 	incidentGKEOutage       = "https://blog.jetstack.io/blog/gke-webhook-outage/"
