@@ -7,6 +7,9 @@
 #   error  the matchCondition failed ("... resulted in error: ...")
 #   skip   a condition was false: the webhook was not called, request allowed
 #   call   all conditions true: the server tried to call the webhook
+# Then the same for a ValidatingAdmissionPolicy's matchConditions (the
+# rule applies its analysis to them): a policy bound with Deny whose one
+# validation is false, so "call" is its denial ("failed expression").
 #
 #   hack/verify-match-condition-runtime.sh KUBECONFIG
 #
@@ -106,4 +109,57 @@ EOF
 scenario "request.name with generateName" call CREATE 'request.name != "x"' generated
 # With failurePolicy Ignore the same error silently skips the webhook.
 POLICY=Ignore scenario "missing labels map, Ignore" skip CREATE 'object.metadata.labels["name"] == "x"' create cm
+
+# policy_scenario NAME EXPECTED OPERATIONS EXPRESSION ACTION...: the same
+# claims for an admission policy's matchConditions.
+policy_scenario() {
+  local name="$1" want="$2" ops="$3" expr="$4"; shift 4
+  k apply -f - >/dev/null <<EOF
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: runtime-claims
+spec:
+  failurePolicy: ${POLICY:-Fail}
+  matchConstraints:
+    resourceRules:
+    - operations: [$ops]
+      apiGroups: [""]
+      apiVersions: [v1]
+      resources: [configmaps]
+  matchConditions:
+  - name: under-test
+    expression: '$expr'
+  validations:
+  - expression: "false"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: runtime-claims
+spec:
+  policyName: runtime-claims
+  validationActions: [Deny]
+EOF
+  sleep 3 # the policy informers catch up
+  local out got
+  out="$("$@" 2>&1)" || true
+  case "$out" in
+    *"failed expression"*) got=call ;;
+    *"resulted in error"*|*"no such key"*|*"no such"*) got=error ;;
+    *created*|*deleted*) got=skip ;;
+    *) got="unexpected: $out" ;;
+  esac
+  if [ "$got" = "$want" ]; then echo "ok    policy: $name: $got"; else echo "FAIL  policy: $name: got $got, want $want"; echo "      $out"; failed=1; fi
+  k delete validatingadmissionpolicybinding runtime-claims >/dev/null
+  k delete validatingadmissionpolicy runtime-claims >/dev/null
+}
+policy_scenario "missing labels map" error CREATE 'object.metadata.labels["name"] == "x"' create cm
+policy_scenario "guarded label read" skip CREATE 'has(object.metadata.labels) && "app" in object.metadata.labels && object.metadata.labels["app"] == "x"' create cm
+policy_scenario "object on DELETE" error DELETE 'object.metadata.name != "x"' delete
+policy_scenario "oldObject on CREATE" error CREATE 'oldObject.metadata.name != "x"' create cm
+policy_scenario "namespaceObject read (matchConditions never get it)" error CREATE 'namespaceObject.metadata.name == "default"' create cm
+policy_scenario "namespaceObject is null there" call CREATE 'namespaceObject == null' create cm
+policy_scenario "all conditions true" call CREATE 'request.namespace == "default"' create cm
+POLICY=Ignore policy_scenario "missing labels map, Ignore" skip CREATE 'object.metadata.labels["name"] == "x"' create cm
 exit "$failed"

@@ -40,7 +40,8 @@ func init() {
 				"other object fields (`object.spec.nodeName` on a pod that has none also fails) are not checked: the " +
 				"server compiles webhook conditions without schemas.\n\n" +
 				"ValidatingAdmissionPolicy and MutatingAdmissionPolicy `matchConditions` are evaluated by the same " +
-				"matcher, also without namespaceObject (only validations get it), so the same analysis applies, " +
+				"matcher, also without namespaceObject (only validations get it), so the same analysis applies " +
+				"(`hack/verify-match-condition-runtime.sh` checks its claims on a policy too), " +
 				"over the requests the policy's `matchConstraints` match, narrowed to what its bindings in the input " +
 				"match. A policy whose conditions read `params` or `variables` is not analyzed (a condition the " +
 				"analysis cannot evaluate may be false and hide the others' errors), nor one that excludes " +
