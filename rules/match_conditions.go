@@ -71,20 +71,28 @@ func checkMatchConditions(p *Pass) {
 					errs = append(errs, fe)
 				}
 			}
-			if mc.Name == "" {
-				errs = append(errs, field.Required(at.Child("name"), ""))
-			} else {
-				for _, msg := range validation.IsQualifiedName(mc.Name) {
-					errs = append(errs, field.Invalid(at.Child("name"), mc.Name, msg))
-				}
-				if names.Has(mc.Name) {
-					errs = append(errs, field.Duplicate(at.Child("name"), mc.Name))
-				}
-				names.Insert(mc.Name)
-			}
+			errs = append(errs, validateConditionName(mc.Name, names, at.Child("name"))...)
 		}
 		p.ReportFieldErrors(errs)
 	}
+}
+
+// validateConditionName checks a matchCondition's name as the API server
+// does for webhooks and admission policies alike: required, a qualified
+// name, unique among the conditions seen so far (names, which it extends).
+func validateConditionName(name string, names sets.Set[string], at *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(at, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(name) {
+		errs = append(errs, field.Invalid(at, name, msg))
+	}
+	if names.Has(name) {
+		errs = append(errs, field.Duplicate(at, name))
+	}
+	names.Insert(name)
+	return errs
 }
 
 func hasMatchConditions(c *Config) bool {

@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
@@ -297,7 +298,7 @@ func (pc *policyCompiler) validateMatchConditions(conds []admissionv1.MatchCondi
 	if len(conds) > maxMatchConditions {
 		errs = append(errs, field.TooMany(fp, len(conds), maxMatchConditions))
 	}
-	names := map[string]bool{}
+	names := sets.New[string]()
 	decls := plugincel.OptionalVariableDeclarations{HasParams: pc.hasParams, HasAuthorizer: true}
 	for i, mc := range conds {
 		at := fp.Index(i)
@@ -306,17 +307,7 @@ func (pc *policyCompiler) validateMatchConditions(conds []admissionv1.MatchCondi
 		} else if fe := pc.compile(pc.stateless, &matchconditions.MatchCondition{Expression: expr}, decls, at.Child("expression"), expr); fe != nil {
 			errs = append(errs, fe)
 		}
-		if mc.Name == "" {
-			errs = append(errs, field.Required(at.Child("name"), ""))
-		} else {
-			for _, msg := range validation.IsQualifiedName(mc.Name) {
-				errs = append(errs, field.Invalid(at.Child("name"), mc.Name, msg))
-			}
-			if names[mc.Name] {
-				errs = append(errs, field.Duplicate(at.Child("name"), mc.Name))
-			}
-			names[mc.Name] = true
-		}
+		errs = append(errs, validateConditionName(mc.Name, names, at.Child("name"))...)
 	}
 	return errs
 }
