@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
-	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -69,26 +68,8 @@ func checkAdmissionPolicy(p *Pass) {
 }
 
 // checkPolicyMeta reports the server's metadata checks of the four kinds,
-// on the object as create sees it (see checkObjectName), and the reserved
-// static suffix: a warning from 1.36, an error from 1.37.
-func checkPolicyMeta(p *Pass) {
-	meta := p.Policy.Meta
-	meta.Namespace = ""
-	meta.ManagedFields = nil
-	if meta.Name == "" && meta.GenerateName != "" {
-		meta.Name = generatedName(meta.GenerateName)
-	}
-	p.ReportFieldErrors(genericvalidation.ValidateObjectMeta(&meta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata")))
-	if !strings.HasSuffix(meta.Name, StaticConfigSuffix) || !p.Settings.KubeVersion.AtLeast(staticSuffixWarnMinor) {
-		return
-	}
-	namePath := field.NewPath("metadata", "name")
-	if p.Settings.KubeVersion.AtLeast(staticSuffixRejectMinor) {
-		p.ReportFieldErrors(field.ErrorList{field.Invalid(namePath, meta.Name, staticSuffixMessage())})
-		return
-	}
-	p.ReportSeverity(diag.Warning, namePath, namePath.String()+": "+staticSuffixMessage())
-}
+// as for webhook configurations.
+func checkPolicyMeta(p *Pass) { checkCreatedMeta(p, p.Policy.Meta) }
 
 // policyCommon is what both policy kinds share.
 type policyCommon struct {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -47,8 +48,13 @@ func init() {
 	})
 }
 
-func checkObjectName(p *Pass) {
-	meta := p.Config.Meta
+func checkObjectName(p *Pass) { checkCreatedMeta(p, p.Config.Meta) }
+
+// checkCreatedMeta reports the server's metadata checks on the object as
+// create sees it, and the reserved static suffix: a warning from 1.36, an
+// error from 1.37. Webhook configurations and the four admission policy
+// kinds share both.
+func checkCreatedMeta(p *Pass, meta metav1.ObjectMeta) {
 	// The REST create path clears the namespace of cluster-scoped objects
 	// before validation, so a stray namespace is dropped, not rejected.
 	meta.Namespace = ""
@@ -63,14 +69,10 @@ func checkObjectName(p *Pass) {
 		meta.Name = generatedName(meta.GenerateName)
 	}
 	p.ReportFieldErrors(genericvalidation.ValidateObjectMeta(&meta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata")))
-
-	if !strings.HasSuffix(meta.Name, StaticConfigSuffix) {
+	if !strings.HasSuffix(meta.Name, StaticConfigSuffix) || !p.Settings.KubeVersion.AtLeast(staticSuffixWarnMinor) {
 		return
 	}
 	namePath := field.NewPath("metadata", "name")
-	if !p.Settings.KubeVersion.AtLeast(staticSuffixWarnMinor) {
-		return
-	}
 	if p.Settings.KubeVersion.AtLeast(staticSuffixRejectMinor) {
 		p.ReportFieldErrors(field.ErrorList{field.Invalid(namePath, meta.Name, staticSuffixMessage())})
 		return
