@@ -390,53 +390,38 @@ func locateCauses(files []*manifest.File, ds []diag.Diagnostic) {
 	}
 }
 
-// runRules runs every enabled rule over one configuration, turning a
-// panicking rule into an InternalError instead of a crash.
-func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string) (findings []rules.Finding, errs []*InternalError) {
-	s := opts.Settings
-	report := func(f rules.Finding) { findings = append(findings, f) }
-	for _, r := range rules.All() {
-		if r.Check == nil || !opts.enabled(r.Name) {
-			continue
-		}
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
-				}
-			}()
-			rules.NewPass(r, c, inv, s, report).Run()
-		}()
-	}
-	return findings, errs
+// runRules runs every enabled rule over one configuration.
+func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string) ([]rules.Finding, []*InternalError) {
+	return runChecks(opts, file, func(r *rules.Rule) bool { return r.Check != nil },
+		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass { return rules.NewPass(r, c, inv, opts.Settings, report) })
 }
 
 // runCRDRules runs every enabled rule's CheckCRD over one
-// CustomResourceDefinition, as runRules does over a configuration.
-func runCRDRules(crd *apiextensionsv1.CustomResourceDefinition, inv *rules.Inventory, opts *Options, file string) (findings []rules.Finding, errs []*InternalError) {
-	report := func(f rules.Finding) { findings = append(findings, f) }
-	for _, r := range rules.All() {
-		if r.CheckCRD == nil || !opts.enabled(r.Name) {
-			continue
-		}
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
-				}
-			}()
-			rules.NewCRDPass(r, crd, inv, opts.Settings, report).Run()
-		}()
-	}
-	return findings, errs
+// CustomResourceDefinition.
+func runCRDRules(crd *apiextensionsv1.CustomResourceDefinition, inv *rules.Inventory, opts *Options, file string) ([]rules.Finding, []*InternalError) {
+	return runChecks(opts, file, func(r *rules.Rule) bool { return r.CheckCRD != nil },
+		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass {
+			return rules.NewCRDPass(r, crd, inv, opts.Settings, report)
+		})
 }
 
 // runPolicyRules runs every enabled rule's CheckPolicy over one admission
-// policy or policy binding, as runRules does over a configuration.
-func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file string) (findings []rules.Finding, errs []*InternalError) {
+// policy or policy binding.
+func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file string) ([]rules.Finding, []*InternalError) {
+	return runChecks(opts, file, func(r *rules.Rule) bool { return r.CheckPolicy != nil },
+		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass {
+			return rules.NewPolicyPass(r, pol, inv, opts.Settings, report)
+		})
+}
+
+// runChecks runs every enabled rule that checks the object (has) through
+// the pass newPass prepares, turning a panicking rule into an
+// InternalError instead of a crash.
+func runChecks(opts *Options, file string, has func(*rules.Rule) bool,
+	newPass func(*rules.Rule, func(rules.Finding)) *rules.Pass) (findings []rules.Finding, errs []*InternalError) {
 	report := func(f rules.Finding) { findings = append(findings, f) }
 	for _, r := range rules.All() {
-		if r.CheckPolicy == nil || !opts.enabled(r.Name) {
+		if !has(r) || !opts.enabled(r.Name) {
 			continue
 		}
 		func() {
@@ -445,7 +430,7 @@ func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file
 					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
 				}
 			}()
-			rules.NewPolicyPass(r, pol, inv, opts.Settings, report).Run()
+			newPass(r, report).Run()
 		}()
 	}
 	return findings, errs
