@@ -236,54 +236,46 @@ func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Resul
 	if inv == nil {
 		inv = &rules.Inventory{Configs: configs}
 	}
-	res := &Result{Configs: len(configs)}
-	out := make([][]diag.Diagnostic, len(configs))
-	internal := make([][]*InternalError, len(configs))
-	parallel.For(len(configs), opts.Workers(), func(i int) {
-		c := configs[i]
-		findings, errs := runRules(c, inv, &opts, "")
-		for _, f := range findings {
-			out[i] = append(out[i], diag.Diagnostic{
-				Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
-				Object: c.Object(), Webhook: f.Webhook,
-			})
-		}
-		internal[i] = errs
-	})
-	for i := range configs {
-		res.Diagnostics = append(res.Diagnostics, out[i]...)
-		res.Internal = append(res.Internal, internal[i]...)
-	}
-	res.Diagnostics = finish(res.Diagnostics, &opts)
+	res := lintUnlocated(configs, &opts, func(c *rules.Config) ([]rules.Finding, []*InternalError) {
+		return runRules(c, inv, &opts, "")
+	}, (*rules.Config).Object)
+	res.Configs = len(configs)
 	return res
 }
 
 // Policies lints typed admission policies and bindings that have no file
-// (a live cluster), as Configs lints configurations: diagnostics carry the
-// object and field path but no position.
+// (a live cluster), as Configs lints configurations.
 func Policies(policies []*rules.Policy, inv *rules.Inventory, opts Options) *Result {
 	opts = opts.withDefaults()
 	if inv == nil {
 		inv = &rules.Inventory{Policies: policies}
 	}
+	return lintUnlocated(policies, &opts, func(pol *rules.Policy) ([]rules.Finding, []*InternalError) {
+		return runPolicyRules(pol, inv, &opts, "")
+	}, (*rules.Policy).Object)
+}
+
+// lintUnlocated runs the rules over objects that have no file, in
+// parallel, and turns their findings into diagnostics on the object.
+func lintUnlocated[T any](objs []T, opts *Options, run func(T) ([]rules.Finding, []*InternalError), object func(T) *diag.Object) *Result {
 	res := &Result{}
-	out := make([][]diag.Diagnostic, len(policies))
-	internal := make([][]*InternalError, len(policies))
-	parallel.For(len(policies), opts.Workers(), func(i int) {
-		pol := policies[i]
-		findings, errs := runPolicyRules(pol, inv, &opts, "")
+	out := make([][]diag.Diagnostic, len(objs))
+	internal := make([][]*InternalError, len(objs))
+	parallel.For(len(objs), opts.Workers(), func(i int) {
+		findings, errs := run(objs[i])
 		for _, f := range findings {
 			out[i] = append(out[i], diag.Diagnostic{
-				Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path, Object: pol.Object(),
+				Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
+				Object: object(objs[i]), Webhook: f.Webhook,
 			})
 		}
 		internal[i] = errs
 	})
-	for i := range policies {
-		res.Diagnostics = append(res.Diagnostics, out[i]...)
+	res.Diagnostics = gather(nil, out)
+	for i := range objs {
 		res.Internal = append(res.Internal, internal[i]...)
 	}
-	res.Diagnostics = finish(res.Diagnostics, &opts)
+	res.Diagnostics = finish(res.Diagnostics, opts)
 	return res
 }
 
@@ -393,7 +385,9 @@ func locateCauses(files []*manifest.File, ds []diag.Diagnostic) {
 // runRules runs every enabled rule over one configuration.
 func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string) ([]rules.Finding, []*InternalError) {
 	return runChecks(opts, file, func(r *rules.Rule) bool { return r.Check != nil },
-		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass { return rules.NewPass(r, c, inv, opts.Settings, report) })
+		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass {
+			return rules.NewPass(r, c, inv, opts.Settings, report)
+		})
 }
 
 // runCRDRules runs every enabled rule's CheckCRD over one
