@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"weak"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
@@ -117,34 +115,37 @@ func describeCost(b budgetWebhook) string {
 
 // The worst chain depends only on the input and the deadline, but the rule
 // runs once per configuration (concurrently): compute it once per input.
-// The cache holds the last input weakly, so it never keeps a run alive.
-var budgetCache struct {
-	mu    sync.Mutex
-	entry *budgetEntry
-}
-
-type budgetEntry struct {
-	input    weak.Pointer[Inventory]
-	configs  int
-	deadline int
-	once     sync.Once
-	chain    budgetChain
-	ok       bool
-}
-
+// A configuration outside its input (the analyzer's, a live object checked
+// on its own) is part of the chain it is judged in, so that one is not
+// shared.
 func cachedWorstChain(p *Pass, deadline int) (budgetChain, bool) {
-	if p.Input == nil || !slices.Contains(p.Input.Configs, p.Config) {
+	if p.Input == nil || !inputHolds(p.Input, p.Config) {
 		return worstChain(inputConfigs(p), deadline)
 	}
-	budgetCache.mu.Lock()
-	e := budgetCache.entry
-	if e == nil || e.input.Value() != p.Input || e.configs != len(p.Input.Configs) || e.deadline != deadline {
-		e = &budgetEntry{input: weak.Make(p.Input), configs: len(p.Input.Configs), deadline: deadline}
-		budgetCache.entry = e
+	type key struct{ deadline int }
+	type result struct {
+		chain budgetChain
+		ok    bool
 	}
-	budgetCache.mu.Unlock()
-	e.once.Do(func() { e.chain, e.ok = worstChain(inputConfigs(p), deadline) })
-	return e.chain, e.ok
+	r := p.Input.Derived(key{deadline}, func() any {
+		chain, ok := worstChain(inputConfigs(p), deadline)
+		return result{chain, ok}
+	}).(result)
+	return r.chain, r.ok
+}
+
+// inputHolds reports whether c is one of the input's configurations; the
+// set is built once, since every configuration of a unit of thousands asks.
+func inputHolds(in *Inventory, c *Config) bool {
+	type key struct{}
+	set := in.Derived(key{}, func() any {
+		m := make(map[*Config]bool, len(in.Configs))
+		for _, c := range in.Configs {
+			m[c] = true
+		}
+		return m
+	}).(map[*Config]bool)
+	return set[c]
 }
 
 // inputConfigs is every configuration of the input, the current one
@@ -154,12 +155,16 @@ func cachedWorstChain(p *Pass, deadline int) (budgetChain, bool) {
 func inputConfigs(p *Pass) []*Config {
 	var out []*Config
 	seen := map[string]bool{}
+	added := map[*Config]bool{}
 	add := func(c *Config) {
-		if c == nil || slices.Contains(out, c) || seen[c.Kind+"/"+c.Meta.Name] {
+		key := ""
+		if c != nil {
+			key = c.Kind + "/" + c.Meta.Name
+		}
+		if c == nil || added[c] || seen[key] {
 			return
 		}
-		key := c.Kind + "/" + c.Meta.Name
-		seen[key] = true
+		seen[key], added[c] = true, true
 		out = append(out, c)
 	}
 	if p.Input != nil {
