@@ -469,39 +469,59 @@ func prunedBuiltinType(cat *openapi.Catalog, gvk openapi.GVK, names *celcheck.Fi
 // crdTypeKey names a custom resource version's type within one input.
 type crdTypeKey struct{ group, version, plural string }
 
-type crdTypesKey struct{}
+// crdTypes gives the type of a custom resource version of the input, or
+// nil when its CRD gives no schema.
+type crdTypes func(crdTypeKey) *celcheck.ObjectType
 
-// customResourceTypes builds, once per input, the types of the custom
-// resources its CustomResourceDefinitions define.
-func customResourceTypes(in *Inventory, cat *openapi.Catalog) map[crdTypeKey]*celcheck.ObjectType {
+type crdVersionsKey struct{}
+
+// crdVersion is the CRD and served version a crdTypeKey names.
+type crdVersion struct {
+	crd     *apiextensionsv1.CustomResourceDefinition
+	version string
+}
+
+// customResourceTypes gives the types of the custom resources the input's
+// CustomResourceDefinitions define. Each type is built once per input,
+// when a webhook's rules first target it: a unit of large CRDs whose
+// webhooks match a few of them pays for those few.
+func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
 	if in == nil || len(in.CRDs) == 0 {
-		return nil
+		return func(crdTypeKey) *celcheck.ObjectType { return nil }
 	}
-	return in.Derived(crdTypesKey{}, func() any {
-		meta, _ := cat.ObjectMeta()
-		out := map[crdTypeKey]*celcheck.ObjectType{}
+	versions := in.Derived(crdVersionsKey{}, func() any {
+		out := map[crdTypeKey]crdVersion{}
 		for _, crd := range in.CRDs {
 			for _, v := range crd.Spec.Versions {
 				if !v.Served {
 					continue
 				}
-				var t *celcheck.ObjectType
-				if s, ok := openapi.CRDVersionSchema(crd, v.Name); ok {
-					t = celcheck.NewObjectType(crd.Spec.Names.Kind, s, meta)
-				}
 				k := crdTypeKey{crd.Spec.Group, v.Name, crd.Spec.Names.Plural}
-				if _, dup := out[k]; !dup {
-					out[k] = t
+				if _, dup := out[k]; !dup { // the first CRD of the input defines it
+					out[k] = crdVersion{crd, v.Name}
 				}
 			}
 		}
 		return out
-	}).(map[crdTypeKey]*celcheck.ObjectType)
+	}).(map[crdTypeKey]crdVersion)
+	return func(k crdTypeKey) *celcheck.ObjectType {
+		cv, ok := versions[k]
+		if !ok {
+			return nil
+		}
+		return in.Derived(k, func() any {
+			meta, _ := cat.ObjectMeta()
+			if s, ok := openapi.CRDVersionSchema(cv.crd, cv.version); ok {
+				return celcheck.NewObjectType(cv.crd.Spec.Names.Kind, s, meta)
+			}
+			return (*celcheck.ObjectType)(nil)
+		}).(*celcheck.ObjectType)
+	}
 }
 
 // objectTargets lists what the webhook's rules match, with types; targets
 // without a known schema are left out (nothing is said about them).
-func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crdTypeKey]*celcheck.ObjectType,
+func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds crdTypes,
 	names *celcheck.FieldNames) []objectTarget {
 	var out []objectTarget
 	seen := map[string]int{}
@@ -547,7 +567,7 @@ func objectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crd
 // units that declare no CRD: the targets then follow from the webhook's
 // rules and the conditions' field names alone, and a folder of loose
 // files repeats both. Callers must not modify the result.
-func sharedObjectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds map[crdTypeKey]*celcheck.ObjectType,
+func sharedObjectTargets(w *Webhook, in *Inventory, cat *openapi.Catalog, crds crdTypes,
 	names *celcheck.FieldNames) []objectTarget {
 	if in != nil && len(in.CRDs) > 0 {
 		return objectTargets(w, in, cat, crds, names)
@@ -612,7 +632,7 @@ var crdOperations = []admissionv1.OperationType{admissionv1.Create, admissionv1.
 // that rule r matches: the resource itself, and its status and scale
 // subresources when enabled (scale requests carry an autoscaling/v1 Scale).
 func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat *openapi.Catalog,
-	crds map[crdTypeKey]*celcheck.ObjectType, names *celcheck.FieldNames) []objectTarget {
+	crds crdTypes, names *celcheck.FieldNames) []objectTarget {
 	var out []objectTarget
 	scope := EffectiveScope(r.Rule)
 	for _, crd := range in.CRDs {
@@ -645,7 +665,7 @@ func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat
 				}
 				if sub != "scale" {
 					gvk := openapi.GVK{Group: group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-					out = append(out, newTarget(group, v.Name, plural, sub, gvk, crds[crdTypeKey{group, v.Name, plural}], ops))
+					out = append(out, newTarget(group, v.Name, plural, sub, gvk, crds(crdTypeKey{group, v.Name, plural}), ops))
 					continue
 				}
 				scale := openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
