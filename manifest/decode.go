@@ -38,6 +38,9 @@ const aliasFactor = 32
 type budget struct {
 	left      int
 	exhausted bool
+	// plain is set when the document has no alias: reading it then visits
+	// each node a few times at most, far within the budget.
+	plain bool
 }
 
 // newBudget gives a document of treeNodes nodes (aliases not followed),
@@ -46,16 +49,26 @@ func newBudget(treeNodes, docs int) *budget {
 	return &budget{left: aliasFactor*treeNodes + maxNodes/max(docs, 1)}
 }
 
-// countNodes counts a tree's nodes without following aliases.
-func countNodes(n *yaml.Node) int {
+// docBudget is newBudget for a document's tree.
+func docBudget(root *yaml.Node, docs int) *budget {
+	nodes, aliases := countNodes(root)
+	b := newBudget(nodes, docs)
+	b.plain = !aliases
+	return b
+}
+
+// countNodes counts a tree's nodes without following aliases, and tells
+// whether it has any.
+func countNodes(n *yaml.Node) (nodes int, aliases bool) {
 	if n == nil {
-		return 0
+		return 0, false
 	}
-	c := 1
+	nodes, aliases = 1, n.Kind == yaml.AliasNode
 	for _, k := range n.Content {
-		c += countNodes(k)
+		c, a := countNodes(k)
+		nodes, aliases = nodes+c, aliases || a
 	}
-	return c
+	return nodes, aliases
 }
 
 // decodeError is a strict-decoding problem at a field path.

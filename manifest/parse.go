@@ -42,6 +42,10 @@ type File struct {
 	Docs []*Document
 	// Diagnostics are problems with the file itself (syntax errors, size).
 	Diagnostics []diag.Diagnostic
+
+	// alone is set by ParseAlone: no object of the file's unit reads what
+	// the file's other objects hold.
+	alone bool
 }
 
 // Document is one Kubernetes object: a YAML document, or an item of a List.
@@ -112,14 +116,49 @@ func Parse(name string, data []byte) *File { return ParseJobs(name, data, 1) }
 // for a file that is the whole of a run (a rendered bundle, a kustomize
 // build): decoding is most of a run's time, and its documents are
 // independent. The result is the same as Parse's, in the same order.
-func ParseJobs(name string, data []byte, jobs int) *File {
+func ParseJobs(name string, data []byte, jobs int) *File { return parseJobs(name, data, jobs, false) }
+
+// ParseAlone is ParseJobs for a file of a unit that holds no object the
+// rules judge (a webhook configuration, an admission policy, a
+// CustomResourceDefinition): nothing will read its other objects' labels,
+// workloads, Services or RBAC, nor locate a finding's cause in them, so
+// none of that is kept. Diagnostics are those of ParseJobs. Should the file
+// hold a judged object after all (HasJudged), its unit must be parsed with
+// ParseJobs instead.
+func ParseAlone(name string, data []byte, jobs int) *File { return parseJobs(name, data, jobs, true) }
+
+func parseJobs(name string, data []byte, jobs int, alone bool) *File {
 	f, chunks := Split(name, data)
 	parsed := make([]Parsed, len(chunks))
-	parallel.For(len(chunks), jobs, func(i int) { parsed[i] = chunks[i].Parse(name) })
+	parallel.For(len(chunks), jobs, func(i int) { parsed[i] = chunks[i].parse(name, alone) })
 	for _, p := range parsed {
 		f.Add(p)
 	}
 	return f
+}
+
+// judgedWords are in the kind of every object the rules judge.
+var judgedWords = [][]byte{[]byte("WebhookConfiguration"), []byte("AdmissionPolicy"), []byte("CustomResourceDefinition")}
+
+// MayHoldJudged reports whether a file's text may hold an object the rules
+// judge, to choose between ParseAlone and ParseJobs before parsing. It is a
+// guess either way: the words may be in a comment, and an escape
+// ("Validating\x57ebhookConfiguration") spells a kind without them; the
+// parse, not the guess, decides (HasJudged).
+func MayHoldJudged(data []byte) bool {
+	for _, w := range judgedWords {
+		if bytes.Contains(data, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasJudged reports whether the file holds an object the rules judge: a
+// webhook configuration, an admission policy or a CRD with a conversion
+// webhook.
+func (f *File) HasJudged() bool {
+	return slices.ContainsFunc(f.Docs, func(d *Document) bool { return d.Config != nil || d.Policy != nil || d.CRD != nil })
 }
 
 // MaxObjects bounds the objects (documents and List items) read from one
@@ -339,8 +378,10 @@ var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // Parse decodes the chunk's document. It is safe to call concurrently for
 // different chunks.
-func (c Chunk) Parse(file string) Parsed {
-	f := &File{Name: file}
+func (c Chunk) Parse(file string) Parsed { return c.parse(file, false) }
+
+func (c Chunk) parse(file string, alone bool) Parsed {
+	f := &File{Name: file, alone: alone}
 	f.parseDocument(c, c.index)
 	return Parsed{docs: f.Docs, diags: f.Diagnostics}
 }
@@ -361,7 +402,7 @@ func (f *File) parseDocument(c Chunk, docIndex int) {
 	top := root.Content[0]
 	src := newSource(c.data, c.firstLine-1)
 	p := &docParser{f: f, src: src, root: &root, docIndex: docIndex,
-		budget: newBudget(countNodes(&root), c.docs), items: c.itemShare()}
+		budget: docBudget(&root, c.docs), items: c.itemShare()}
 	switch top.Kind {
 	case yaml.MappingNode:
 	case yaml.SequenceNode:
@@ -556,6 +597,9 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), RuleUnservedAPIVersion, diag.Error, "apiVersion",
 			fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
 				kind, apiVersion, kind, apiVersion, rules.V1)))
+	case f.alone && kind != "CustomResourceDefinition" && b.plain:
+		// Nothing reads it (ParseAlone), and without aliases reading it
+		// cannot exhaust the budget, the one finding reading it gives.
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
 		d.inventory.labels = readLabels(obj)

@@ -1,6 +1,9 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -199,5 +202,43 @@ func TestMaxYAML11BoolIsLongestKey(t *testing.T) {
 	}
 	if longest != maxYAML11Bool {
 		t.Errorf("maxYAML11Bool = %d, the longest YAML 1.1 bool is %d bytes", maxYAML11Bool, longest)
+	}
+}
+
+// ParseAlone gives ParseJobs' documents and diagnostics, without the
+// cross-object data of objects nobody judges; an alias keeps the data
+// read, since reading it may be what exhausts the budget.
+func TestParseAlone(t *testing.T) {
+	for _, name := range []string{"alone/plain/backend.yaml", "alone/plain/webhook.yaml"} {
+		data, err := os.ReadFile(filepath.Join("../testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, alone := ParseJobs(name, data, 1), ParseAlone(name, data, 1)
+		if !reflect.DeepEqual(full.Diagnostics, alone.Diagnostics) || len(full.Docs) != len(alone.Docs) {
+			t.Fatalf("%s: ParseAlone differs: %v vs %v", name, alone.Diagnostics, full.Diagnostics)
+		}
+		for i, d := range full.Docs {
+			a := alone.Docs[i]
+			if a.Kind != d.Kind || a.Name != d.Name || a.Line != d.Line || !reflect.DeepEqual(a.Diagnostics, d.Diagnostics) {
+				t.Errorf("%s: document %d differs", name, i)
+			}
+			if judged := d.Config != nil; judged != (a.Config != nil) || judged != alone.HasJudged() {
+				t.Errorf("%s: document %d: judged %v, alone %v, HasJudged %v", name, i, judged, a.Config != nil, alone.HasJudged())
+			}
+			if d.Config == nil && (a.Positions != nil || !reflect.DeepEqual(a.inventory, inventoryItem{})) {
+				t.Errorf("%s: %s kept the positions of its causes", name, a.Kind)
+			}
+		}
+		if got, want := MayHoldJudged(data), full.HasJudged(); got != want {
+			t.Errorf("%s: MayHoldJudged %v, want %v", name, got, want)
+		}
+	}
+	aliased, err := os.ReadFile("../testdata/alone/aliased.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ParseAlone("aliased.yaml", aliased, 1).Docs[0]; d.inventory.service == nil {
+		t.Error("an aliased document was not read: reading it is what could exhaust its budget")
 	}
 }

@@ -69,7 +69,7 @@ func loadUnit(u *unit, stdin io.Reader, jobs int, patches *kustomize.PatchIndex)
 			out.Problem = fmt.Errorf("%s", cycleError(u).Message)
 			return out
 		}
-		_, _, f, err := buildKustomization(u, jobs)
+		_, _, f, err := buildKustomization(u, jobs, false)
 		if err != nil {
 			out.Problem = err
 			return out
@@ -90,7 +90,7 @@ func loadUnit(u *unit, stdin io.Reader, jobs int, patches *kustomize.PatchIndex)
 			sources = []manifest.Source{u.file}
 		}
 		for _, s := range sources {
-			l := loadLoose(s, stdin, jobs, patches)
+			l := loadLoose(s, stdin, jobs, patches, false)
 			// A patch is merged into what its kustomization builds; on its
 			// own it is no object the cluster receives.
 			l.file.Docs = slices.DeleteFunc(l.file.Docs, func(d *manifest.Document) bool { return l.partial[d] != "" })

@@ -24,7 +24,7 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 	if u.cycle != nil {
 		return &unitResult{failed: true, diags: []diag.Diagnostic{cycleError(u)}}
 	}
-	b, built, f, err := buildKustomization(u, lo.Workers())
+	b, built, f, err := buildKustomization(u, lo.Workers(), true)
 	if err != nil {
 		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
 	}
@@ -64,8 +64,10 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 }
 
 // buildKustomization builds a kustomize unit and parses its output as one
-// file: the objects kubectl would receive, in kustomize's order.
-func buildKustomization(u *unit, jobs int) (b *kustomize.Build, built []byte, f *manifest.File, err error) {
+// file: the objects kubectl would receive, in kustomize's order. With
+// alone, a build with no judged object is parsed alone
+// (manifest.ParseAlone): nothing reads its objects' cross-object data.
+func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, built []byte, f *manifest.File, err error) {
 	b, err = kustomize.Run(u.shown) // as the error message shows it
 	if err != nil {
 		return b, nil, nil, err
@@ -75,7 +77,13 @@ func buildKustomization(u *unit, jobs int) (b *kustomize.Build, built []byte, f 
 		buf.WriteString("---\n")
 		buf.Write(o.YAML)
 	}
-	return b, buf.Bytes(), manifest.ParseJobs(b.File+" (built)", buf.Bytes(), jobs), nil
+	built, name := buf.Bytes(), b.File+" (built)"
+	if alone && !manifest.MayHoldJudged(built) {
+		if f = manifest.ParseAlone(name, built, jobs); !f.HasJudged() {
+			return b, built, f, nil
+		}
+	}
+	return b, built, manifest.ParseJobs(name, built, jobs), nil
 }
 
 // locateBuilt maps a field of a built object to the line that wrote it;

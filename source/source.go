@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/parallel"
@@ -619,7 +620,7 @@ func isBase(files []*manifest.File) bool {
 // recognized, and partial objects (kustomize patches) are checked only for
 // what they state.
 func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
-	l := loadLoose(s, stdin, lo.Workers(), patches)
+	l := loadLoose(s, stdin, lo.Workers(), patches, true)
 	r := lintLoose([]*looseFile{l}, lo)
 	if s.Stdin {
 		r.stdin = l.data // the report shows snippets from it
@@ -629,19 +630,45 @@ func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kust
 
 // lintFolder lints the loose manifests of a folder together, as kubectl
 // applies them: a webhook in one file and its Service and Deployment in
-// others are one installation.
+// others are one installation. A folder with no object the rules judge (a
+// GitOps folder of Deployments and Services) is parsed alone, keeping no
+// cross-object data nothing would read.
 func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
-	loaded := make([]*looseFile, len(u.files))
 	inner := lo
 	if len(u.files) > 1 {
 		inner.Jobs = 1 // the files are the parallel work
 	}
-	parallel.For(len(u.files), lo.Workers(), func(i int) {
-		loaded[i] = loadLoose(u.files[i], nil, inner.Workers(), patches)
-	})
+	load := func(alone bool) []*looseFile {
+		loaded := make([]*looseFile, len(u.files))
+		parallel.For(len(u.files), lo.Workers(), func(i int) {
+			loaded[i] = loadLoose(u.files[i], nil, inner.Workers(), patches, alone)
+		})
+		return loaded
+	}
+	alone := !mayHoldJudged(u.files, lo.Workers())
+	loaded := load(alone)
+	if alone && slices.ContainsFunc(loaded, func(l *looseFile) bool { return l.judgedLate }) {
+		loaded = load(false) // the guess missed one: every file's objects are needed
+	}
 	r := lintLoose(loaded, lo)
 	r.base = r.base || u.base
 	return r
+}
+
+// mayHoldJudged reads the files' texts for the words of a judged kind
+// (manifest.MayHoldJudged), stopping at the first that has them.
+func mayHoldJudged(files []manifest.Source, jobs int) bool {
+	var found atomic.Bool
+	parallel.For(len(files), jobs, func(i int) {
+		if found.Load() {
+			return
+		}
+		// An unreadable file holds no object; loading it says why.
+		if data, err := manifest.Read(files[i], nil); err == nil && manifest.MayHoldJudged(data) {
+			found.Store(true)
+		}
+	})
+	return found.Load()
 }
 
 // looseFile is a loose manifest file as read: its documents, the findings
@@ -655,21 +682,35 @@ type looseFile struct {
 	// text is dropped once parsed, so a folder unit of thousands of files
 	// does not hold them all until its rules have run.
 	data []byte
+	// judgedLate is set when the file was to be parsed alone but holds a
+	// judged object: it was parsed again in full, and so must the other
+	// files of its unit be.
+	judgedLate bool
 }
 
-func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex) *looseFile {
+// loadLoose reads and parses a loose file. With alone, its unit is
+// thought to hold no judged object, and the file is parsed alone
+// (manifest.ParseAlone) unless its text says otherwise.
+func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool) *looseFile {
 	data, err := manifest.Read(s, stdin)
 	name := s.Name
 	if !s.Stdin {
 		name = absPath(s.Name)
 	}
 	var f *manifest.File
-	if err != nil {
+	judgedLate := false
+	switch {
+	case err != nil:
 		f = manifest.Unreadable(name, err) // one finding on that path
-	} else {
+	case alone && !manifest.MayHoldJudged(data):
+		f = manifest.ParseAlone(name, data, jobs)
+		if f.HasJudged() {
+			f, judgedLate = manifest.ParseJobs(name, data, jobs), true
+		}
+	default:
 		f = manifest.ParseJobs(name, data, jobs)
 	}
-	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
+	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}, judgedLate: judgedLate}
 	if s.Stdin {
 		l.data = data
 	}

@@ -412,3 +412,26 @@ func TestHelmTimeoutFromValues(t *testing.T) {
 		t.Errorf("want one info timeout-too-long finding naming the chart values:%s", dump(res.Diagnostics))
 	}
 }
+
+// A folder whose texts show no judged kind is parsed without cross-object
+// data; when the guess is wrong (a kind spelled with an escape), the folder
+// is parsed again in full and its findings are those of the plain spelling,
+// the ones that depend on the other files' objects (the Deployment the
+// webhook blocks, located in backend.yaml) included.
+func TestFolderParsedAloneWhenGuessMisses(t *testing.T) {
+	findings := func(dir string) []string {
+		var out []string
+		for _, d := range run(t, []string{filepath.Join("../testdata/alone", dir)}, source.Options{}).Diagnostics {
+			out = append(out, filepath.Base(d.File)+":"+itoa(d.Line)+":"+itoa(d.Column)+" ["+d.Rule+"] "+d.Message)
+		}
+		return out
+	}
+	plain, escaped := findings("plain"), findings("escaped")
+	if !slices.ContainsFunc(plain, func(s string) bool { return strings.HasPrefix(s, "backend.yaml:") }) ||
+		!slices.ContainsFunc(plain, func(s string) bool { return strings.Contains(s, "[self-deadlock]") }) {
+		t.Fatalf("the fixture lost its cross-object findings: %q", plain)
+	}
+	if !slices.Equal(plain, escaped) {
+		t.Errorf("escaped kind: got\n%q\nwant\n%q", escaped, plain)
+	}
+}
