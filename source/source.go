@@ -428,26 +428,18 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	}
 	out.Diagnostics = diag.Normalize(supersededByPlaceholders(finish(out.Diagnostics, lo)))
 
-	// The report counts the requested files and shows snippets of those
-	// with findings, read again from disk now rather than kept.
-	withFindings := map[string]bool{}
-	for _, d := range out.Diagnostics {
-		withFindings[d.File] = true
-	}
+	// The report counts the requested files. Snippets come from stdin's
+	// text, kept here, and from the other files, which the text report
+	// reads again from disk one at a time (report.FileSource).
 	listed := map[string]bool{}
-	var reread []*manifest.File
 	addFile := func(name string, stdin bool) {
 		if listed[name] {
 			return
 		}
 		listed[name] = true
 		f := &manifest.File{Name: name}
-		if withFindings[name] {
-			if stdin {
-				f.Data = stdinData[name]
-			} else {
-				reread = append(reread, f)
-			}
+		if stdin {
+			f.Data = stdinData[name]
 		}
 		out.Files = append(out.Files, f)
 	}
@@ -457,15 +449,6 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	for _, d := range out.Diagnostics {
 		addFile(d.File, stdinData[d.File] != nil)
 	}
-	parallel.For(len(reread), lo.Workers(), func(i int) {
-		f := reread[i]
-		// Only regular files: opening a named pipe again would block the run.
-		if fi, err := os.Stat(f.Name); err == nil && fi.Mode().IsRegular() {
-			if data, err := os.ReadFile(f.Name); err == nil {
-				f.Data = data
-			}
-		}
-	})
 	return out
 }
 
