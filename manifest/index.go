@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -51,9 +53,15 @@ func (n *node) name() string   { return stepNames.name(n.stepID()) }
 
 // Index maps API field paths (as the server prints them) to where they are
 // written. It is built while the document is decoded, then frozen into a
-// tree of path steps: no path string is kept per entry.
+// tree of path steps: no path string is kept per entry. Frozen, it is kept
+// packed (about a quarter of the size) until its first lookup: a unit
+// holds every document's index until its rules have run, and most are
+// looked up once, right after.
 type Index struct {
-	nodes []node // nodes[0] is the object itself (path "")
+	nodes []node // nodes[0] is the object itself (path ""); nil while packed
+
+	packed []byte
+	mu     sync.Mutex // a frozen index unpacks on the first lookup
 
 	// While building: each node's children as a linked list, and for
 	// nodes with many children (a map of labels) a map from (parent,
@@ -210,12 +218,77 @@ func (ix *Index) freeze() {
 			out = append(out, ix.nodes[k])
 		}
 	}
-	ix.nodes, ix.links, ix.wide = out, nil, nil
+	ix.packed, ix.nodes, ix.links, ix.wide = pack(out), nil, nil, nil
 }
 
-func (ix *Index) child(parent int32, step string) (int32, bool) {
-	n := ix.nodes[parent]
-	kids := ix.nodes[n.children : n.children+n.nChildren]
+// pack writes frozen nodes as varints. Children follow breadth-first, so
+// where a node's children start follows from the counts before it; lines
+// are stored as differences, most of them a byte.
+func pack(nodes []node) []byte {
+	out := make([]byte, 0, 16*len(nodes))
+	prev := int32(0)
+	putSpan := func(s span) {
+		out = binary.AppendVarint(out, int64(s.line)-int64(prev))
+		out = binary.AppendUvarint(out, uint64(uint32(s.col)))
+		out = binary.AppendVarint(out, int64(s.endLine)-int64(s.line))
+		out = binary.AppendUvarint(out, uint64(uint32(s.endCol)))
+		prev = s.line
+	}
+	for _, n := range nodes {
+		out = binary.AppendUvarint(out, uint64(n.step))
+		out = binary.AppendUvarint(out, uint64(n.nChildren))
+		putSpan(n.key)
+		putSpan(n.value)
+	}
+	return slices.Clip(out)
+}
+
+// frozen returns the frozen nodes, unpacking them on first use.
+func (ix *Index) frozen() []node {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.packed != nil {
+		ix.nodes, ix.packed = unpack(ix.packed), nil
+	}
+	return ix.nodes
+}
+
+func unpack(b []byte) []node {
+	var nodes []node
+	prev := int32(0)
+	next := int32(1) // where the next node's children start
+	uvarint := func() uint64 {
+		v, n := binary.Uvarint(b)
+		b = b[n:]
+		return v
+	}
+	varint := func() int64 {
+		v, n := binary.Varint(b)
+		b = b[n:]
+		return v
+	}
+	getSpan := func() span {
+		var s span
+		s.line = int32(int64(prev) + varint())
+		s.col = int32(uint32(uvarint()))
+		s.endLine = int32(int64(s.line) + varint())
+		s.endCol = int32(uint32(uvarint()))
+		prev = s.line
+		return s
+	}
+	for len(b) > 0 {
+		n := node{step: uint32(uvarint()), nChildren: int32(uvarint())}
+		n.children, next = next, next+n.nChildren
+		n.key = getSpan()
+		n.value = getSpan()
+		nodes = append(nodes, n)
+	}
+	return nodes
+}
+
+func child(nodes []node, parent int32, step string) (int32, bool) {
+	n := nodes[parent]
+	kids := nodes[n.children : n.children+n.nChildren]
 	i, found := slices.BinarySearchFunc(kids, step, func(k node, s string) int { return strings.Compare(k.name(), s) })
 	return n.children + int32(i), found
 }
@@ -225,11 +298,15 @@ func (ix *Index) child(parent int32, step string) (int32, bool) {
 // the mapping key over the value. ok is false only when nothing on the way
 // up is indexed.
 func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
-	if ix == nil || len(ix.nodes) == 0 {
+	if ix == nil {
 		return Range{}, false, false
 	}
 	if ix.links != nil {
 		return ix.lookupBuilding(path, atKey)
+	}
+	nodes := ix.frozen()
+	if len(nodes) == 0 {
+		return Range{}, false, false
 	}
 	// The steps of path, outermost first, cut the way the index was built.
 	var steps []string
@@ -237,24 +314,24 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 		steps = append(steps, p[len(parentPath(p)):])
 	}
 	best, depth := int32(-1), 0
-	if ix.nodes[0].written() {
+	if nodes[0].written() {
 		best = 0
 	}
 	cur := int32(0)
 	for d := len(steps) - 1; d >= 0; d-- {
-		next, found := ix.child(cur, steps[d])
+		next, found := child(nodes, cur, steps[d])
 		if !found {
 			break
 		}
 		cur = next
-		if ix.nodes[cur].written() {
+		if nodes[cur].written() {
 			best, depth = cur, len(steps)-d
 		}
 	}
 	if best < 0 {
 		return Range{}, false, false
 	}
-	return ix.nodes[best].pick(atKey, depth == len(steps))
+	return nodes[best].pick(atKey, depth == len(steps))
 }
 
 // lookupBuilding is Lookup on an index still being built (the decoder
