@@ -354,8 +354,22 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		abs   string
 		units []int
 	}
+	n := 0
+	for _, r := range results {
+		n += len(r.diags)
+	}
+	// One unit (a folder, a build) needs no merging: its findings are
+	// de-duplicated by sorting, which keeps the first of equal ones as the
+	// map below does, without a hundred thousand map entries and copies.
+	single := len(results) == 1
+	var kept []diag.Diagnostic
 	var found []*located
-	byID := map[findingID]*located{}
+	var byID map[findingID]*located
+	if single {
+		kept = make([]diag.Diagnostic, 0, n)
+	} else {
+		found, byID = make([]*located, 0, n), make(map[findingID]*located, n)
+	}
 	stdinData := map[string][]byte{}
 	for i, r := range results {
 		out.Configs += r.configs
@@ -400,6 +414,10 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 					}
 				}
 			}
+			if single {
+				kept = append(kept, d)
+				continue
+			}
 			id := identity(d)
 			if l := byID[id]; l != nil {
 				if !slices.Contains(l.units, i) {
@@ -411,6 +429,12 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 			byID[id] = l
 			found = append(found, l)
 		}
+		r.diags = nil // copied: drop the unit's own slice
+	}
+	if single {
+		// diag.Compare orders by exactly what identity holds.
+		slices.SortStableFunc(kept, diag.Compare)
+		out.Diagnostics = slices.CompactFunc(kept, func(a, b diag.Diagnostic) bool { return diag.Compare(a, b) == 0 })
 	}
 	readers := newReaderIndex(units, results)
 	for _, l := range found {
