@@ -43,9 +43,7 @@ type File struct {
 	// Diagnostics are problems with the file itself (syntax errors, size).
 	Diagnostics []diag.Diagnostic
 
-	// alone is set by ParseAlone: no object of the file's unit reads what
-	// the file's other objects hold.
-	alone bool
+	opts Options // how it is parsed
 }
 
 // Document is one Kubernetes object: a YAML document, or an item of a List.
@@ -76,8 +74,10 @@ type Document struct {
 
 	// Cross-object data, for rules that look beyond one configuration.
 	inventory inventoryItem
-	// src is the document's text, to point inside string values (LocateWithin).
-	src *source
+	// src is the document's text, to point inside string values
+	// (LocateWithin), or within where to read it again.
+	src    *source
+	within *textRef
 }
 
 // Object identifies the document in diagnostics.
@@ -89,7 +89,7 @@ func (d *Document) Object() *diag.Object {
 // and the text kept to point inside strings) once nothing will ask: a unit
 // of thousands of configurations would otherwise hold every index until
 // its last rule has run. Locate then answers the document's first line.
-func (d *Document) DropPositions() { d.Positions, d.src = nil, nil }
+func (d *Document) DropPositions() { d.Positions, d.src, d.within = nil, nil, nil }
 
 // IsWebhookConfig reports whether the document is a webhook configuration.
 func (d *Document) IsWebhookConfig() bool { return d.Config != nil }
@@ -116,21 +116,34 @@ func Parse(name string, data []byte) *File { return ParseJobs(name, data, 1) }
 // for a file that is the whole of a run (a rendered bundle, a kustomize
 // build): decoding is most of a run's time, and its documents are
 // independent. The result is the same as Parse's, in the same order.
-func ParseJobs(name string, data []byte, jobs int) *File { return parseJobs(name, data, jobs, false) }
+func ParseJobs(name string, data []byte, jobs int) *File {
+	return ParseWith(name, data, Options{Jobs: jobs})
+}
 
-// ParseAlone is ParseJobs for a file of a unit that holds no object the
-// rules judge (a webhook configuration, an admission policy, a
-// CustomResourceDefinition): nothing will read its other objects' labels,
-// workloads, Services or RBAC, nor locate a finding's cause in them, so
-// none of that is kept. Diagnostics are those of ParseJobs. Should the file
-// hold a judged object after all (HasJudged), its unit must be parsed with
-// ParseJobs instead.
-func ParseAlone(name string, data []byte, jobs int) *File { return parseJobs(name, data, jobs, true) }
+// Options say how ParseWith reads a file; the zero value is Parse's.
+type Options struct {
+	// Jobs is how many goroutines decode the documents (ParseJobs).
+	Jobs int
+	// Alone is for a file of a unit that holds no object the rules judge
+	// (a webhook configuration, an admission policy, a
+	// CustomResourceDefinition): nothing will read its other objects'
+	// labels, workloads, Services or RBAC, nor locate a finding's cause in
+	// them, so none of that is kept. Diagnostics are those of ParseJobs.
+	// Should the file hold a judged object after all (HasJudged), its unit
+	// must be parsed without Alone.
+	Alone bool
+	// OnDisk says data is the named file's text, which can be read again:
+	// documents then do not hold the text that findings inside strings
+	// (a CEL error in a matchCondition) are located in, and LocateWithin
+	// reads it again, checking it is unchanged.
+	OnDisk bool
+}
 
-func parseJobs(name string, data []byte, jobs int, alone bool) *File {
+// ParseWith is Parse with options.
+func ParseWith(name string, data []byte, o Options) *File {
 	f, chunks := Split(name, data)
 	parsed := make([]Parsed, len(chunks))
-	parallel.For(len(chunks), jobs, func(i int) { parsed[i] = chunks[i].parse(name, alone) })
+	parallel.For(len(chunks), max(o.Jobs, 1), func(i int) { parsed[i] = chunks[i].parse(name, o) })
 	for _, p := range parsed {
 		f.Add(p)
 	}
@@ -141,7 +154,7 @@ func parseJobs(name string, data []byte, jobs int, alone bool) *File {
 var judgedWords = [][]byte{[]byte("WebhookConfiguration"), []byte("AdmissionPolicy"), []byte("CustomResourceDefinition")}
 
 // MayHoldJudged reports whether a file's text may hold an object the rules
-// judge, to choose between ParseAlone and ParseJobs before parsing. It is a
+// judge, to choose Options.Alone before parsing. It is a
 // guess either way: the words may be in a comment, and an escape
 // ("Validating\x57ebhookConfiguration") spells a kind without them; the
 // parse, not the guess, decides (HasJudged).
@@ -260,7 +273,7 @@ func splitJSONStream(c Chunk) []Chunk {
 		line += bytes.Count(text[:lead], []byte{'\n'})
 		lineStart := bytes.LastIndexByte(c.data[:start+lead], '\n') + 1
 		pad := bytes.Repeat([]byte{' '}, utf8.RuneCount(c.data[lineStart:start+lead]))
-		out = append(out, Chunk{data: append(pad, text[lead:]...), firstLine: line})
+		out = append(out, Chunk{data: append(pad, text[lead:]...), offset: -1, firstLine: line})
 		line += bytes.Count(text[lead:], []byte{'\n'})
 		start = end
 	}
@@ -282,6 +295,7 @@ func (f *File) Add(p Parsed) {
 // Chunk is the text of one YAML document within its file.
 type Chunk struct {
 	data      []byte
+	offset    int // where data starts in the file's text, or -1: not a part of it
 	firstLine int // 1-based file line of the chunk's first line
 	index     int // position among the file's non-empty documents
 	docs      int // how many documents the file has
@@ -301,13 +315,13 @@ func splitDocuments(data []byte) []Chunk {
 		}
 		text := bytes.TrimRight(data[i:next], "\r\n")
 		if len(text) >= 3 && text[0] == '-' && text[1] == '-' && text[2] == '-' && separator.Match(text) {
-			out = append(out, Chunk{data: data[start:i], firstLine: startLine})
+			out = append(out, Chunk{data: data[start:i], offset: start, firstLine: startLine})
 			start, startLine = next, line+1
 		}
 		i = next
 		line++
 	}
-	return append(out, Chunk{data: data[start:], firstLine: startLine})
+	return append(out, Chunk{data: data[start:], offset: start, firstLine: startLine})
 }
 
 func blank(b []byte) bool {
@@ -378,10 +392,10 @@ var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // Parse decodes the chunk's document. It is safe to call concurrently for
 // different chunks.
-func (c Chunk) Parse(file string) Parsed { return c.parse(file, false) }
+func (c Chunk) Parse(file string) Parsed { return c.parse(file, Options{}) }
 
-func (c Chunk) parse(file string, alone bool) Parsed {
-	f := &File{Name: file, alone: alone}
+func (c Chunk) parse(file string, o Options) Parsed {
+	f := &File{Name: file, opts: o}
 	f.parseDocument(c, c.index)
 	return Parsed{docs: f.Docs, diags: f.Diagnostics}
 }
@@ -401,6 +415,7 @@ func (f *File) parseDocument(c Chunk, docIndex int) {
 	f.checkTrailing(c, dec)
 	top := root.Content[0]
 	src := newSource(c.data, c.firstLine-1)
+	src.fileOffset = c.offset
 	p := &docParser{f: f, src: src, root: &root, docIndex: docIndex,
 		budget: docBudget(&root, c.docs), items: c.itemShare()}
 	switch top.Kind {
@@ -597,8 +612,8 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), RuleUnservedAPIVersion, diag.Error, "apiVersion",
 			fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
 				kind, apiVersion, kind, apiVersion, rules.V1)))
-	case f.alone && kind != "CustomResourceDefinition" && b.plain:
-		// Nothing reads it (ParseAlone), and without aliases reading it
+	case f.opts.Alone && kind != "CustomResourceDefinition" && b.plain:
+		// Nothing reads it (Options.Alone), and without aliases reading it
 		// cannot exhaust the budget, the one finding reading it gives.
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
@@ -616,6 +631,8 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		// repository, and every configuration without conditions) is not
 		// kept.
 		d.src = nil
+	} else if f.opts.OnDisk && src.fileOffset >= 0 {
+		d.within, d.src = src.ref(f.Name), nil // read again when pointed inside
 	}
 	f.Docs = append(f.Docs, d)
 }

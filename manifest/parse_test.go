@@ -205,7 +205,7 @@ func TestMaxYAML11BoolIsLongestKey(t *testing.T) {
 	}
 }
 
-// ParseAlone gives ParseJobs' documents and diagnostics, without the
+// Options.Alone gives ParseJobs' documents and diagnostics, without the
 // cross-object data of objects nobody judges; an alias keeps the data
 // read, since reading it may be what exhausts the budget.
 func TestParseAlone(t *testing.T) {
@@ -214,9 +214,9 @@ func TestParseAlone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, alone := ParseJobs(name, data, 1), ParseAlone(name, data, 1)
+		full, alone := ParseJobs(name, data, 1), ParseWith(name, data, Options{Alone: true})
 		if !reflect.DeepEqual(full.Diagnostics, alone.Diagnostics) || len(full.Docs) != len(alone.Docs) {
-			t.Fatalf("%s: ParseAlone differs: %v vs %v", name, alone.Diagnostics, full.Diagnostics)
+			t.Fatalf("%s: Alone differs: %v vs %v", name, alone.Diagnostics, full.Diagnostics)
 		}
 		for i, d := range full.Docs {
 			a := alone.Docs[i]
@@ -238,7 +238,7 @@ func TestParseAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := ParseAlone("aliased.yaml", aliased, 1).Docs[0]; d.inventory.service == nil {
+	if d := ParseWith("aliased.yaml", aliased, Options{Alone: true}).Docs[0]; d.inventory.service == nil {
 		t.Error("an aliased document was not read: reading it is what could exhaust its budget")
 	}
 }

@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"bytes"
+	"hash/maphash"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -14,6 +16,7 @@ type source struct {
 	data       []byte
 	starts     []int // byte offset of each line start within data
 	lineOffset int   // file line of data's first line, minus one
+	fileOffset int   // where data starts in its file's text, or -1
 
 	// Where each code point of the last long line looked up starts, so
 	// that a minified one-line file is not re-scanned for every scalar.
@@ -58,7 +61,49 @@ func newSource(data []byte, lineOffset int) *source {
 			starts = append(starts, i+1)
 		}
 	}
-	return &source{data: data, starts: starts, lineOffset: lineOffset}
+	return &source{data: data, starts: starts, lineOffset: lineOffset, fileOffset: -1}
+}
+
+// textRef is where a document's text is in its file, to read it again
+// rather than hold it: a folder of thousands of configurations with
+// matchConditions would otherwise keep every file's text until its rules
+// have run, for the few findings located inside an expression.
+type textRef struct {
+	file                     string
+	offset, size, lineOffset int
+	sum                      uint64
+}
+
+var textSeed = maphash.MakeSeed()
+
+func (s *source) ref(file string) *textRef {
+	return &textRef{file: file, offset: s.fileOffset, size: len(s.data), lineOffset: s.lineOffset,
+		sum: maphash.Bytes(textSeed, s.data)}
+}
+
+// source reads the text again, as Split prepared it; nil when the file is
+// gone or has changed since.
+func (r *textRef) source() *source {
+	// Never open anything but a regular file again: a named pipe would
+	// block the run.
+	if fi, err := os.Stat(r.file); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	data, err := Read(Source{Name: r.file}, nil)
+	if err != nil {
+		return nil
+	}
+	if !utf8.Valid(data) {
+		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
+	if r.offset+r.size > len(data) {
+		return nil
+	}
+	text := data[r.offset : r.offset+r.size]
+	if maphash.Bytes(textSeed, text) != r.sum {
+		return nil
+	}
+	return newSource(text, r.lineOffset)
 }
 
 // line returns the text of a 1-based line of the document.

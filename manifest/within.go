@@ -11,14 +11,18 @@ import "unicode/utf8"
 // turn several source characters into one, which the scan accounts for.
 // ok is false when the path is not written as a scalar here.
 func (d *Document) LocateWithin(path string, start, end int) (Range, bool) {
-	if d.src == nil || start < 0 || end <= start {
+	src := d.src
+	if src == nil && d.within != nil && start >= 0 && end > start {
+		src = d.within.source()
+	}
+	if src == nil || start < 0 || end <= start {
 		return Range{}, false
 	}
 	at, exact, ok := d.Positions.Lookup(path, false)
 	if !ok || !exact {
 		return Range{}, false
 	}
-	s := &valueScanner{src: d.src, line: at.Line - d.src.lineOffset, col: at.Column}
+	s := &valueScanner{src: src, line: at.Line - src.lineOffset, col: at.Column}
 	first, ok := s.nth(start)
 	if !ok {
 		return Range{}, false
@@ -28,7 +32,7 @@ func (d *Document) LocateWithin(path string, start, end int) (Range, bool) {
 		// Keep the range on one line: the start is what matters.
 		last = first
 	}
-	off := d.src.lineOffset
+	off := src.lineOffset
 	return Range{Line: first.line + off, Column: first.col, EndLine: last.line + off, EndColumn: last.col + last.width}, true
 }
 

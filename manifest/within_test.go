@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,5 +43,57 @@ func TestLocateWithin(t *testing.T) {
 				t.Errorf("got %d:%d-%d, want %d:%d-%d", r.Line, r.Column, r.EndColumn, tc.line, tc.col, tc.col+4)
 			}
 		})
+	}
+}
+
+// A document parsed from a file on disk does not hold its text: pointing
+// inside an expression reads it again, with the same result as the held
+// text, and gives up once the file has changed.
+func TestLocateWithinReadsAgain(t *testing.T) {
+	data, err := os.ReadFile("../testdata/rules/match-conditions/server.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "server.yaml")
+	if err := os.WriteFile(name, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	held, again := ParseJobs(name, data, 1), ParseWith(name, data, Options{OnDisk: true})
+	type at struct {
+		r  Range
+		ok bool
+	}
+	var want []at
+	for i, d := range held.Docs {
+		if d.Config == nil || len(d.Config.Webhooks) == 0 || len(d.Config.Webhooks[0].MatchConditions) == 0 {
+			continue
+		}
+		a := again.Docs[i]
+		if a.src != nil || a.within == nil {
+			t.Fatalf("document %d holds its text", i)
+		}
+		path := "webhooks[0].matchConditions[0].expression"
+		r, ok := d.LocateWithin(path, 2, 5)
+		if !ok {
+			t.Fatalf("document %d: nothing located in %s", i, path)
+		}
+		if r2, ok2 := a.LocateWithin(path, 2, 5); r2 != r || !ok2 {
+			t.Errorf("document %d: read again %+v %v, held %+v", i, r2, ok2, r)
+		}
+		want = append(want, at{r, ok})
+	}
+	if len(want) == 0 {
+		t.Fatal("no document with matchConditions")
+	}
+	if err := os.WriteFile(name, append([]byte("# changed\n"), data...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range again.Docs {
+		if d.within == nil {
+			continue
+		}
+		if r, ok := d.LocateWithin("webhooks[0].matchConditions[0].expression", 2, 5); ok {
+			t.Errorf("located %+v in a changed file", r)
+		}
 	}
 }

@@ -66,7 +66,7 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 // buildKustomization builds a kustomize unit and parses its output as one
 // file: the objects kubectl would receive, in kustomize's order. With
 // alone, a build with no judged object is parsed alone
-// (manifest.ParseAlone): nothing reads its objects' cross-object data.
+// (manifest.Options.Alone): nothing reads its objects' cross-object data.
 func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, built []byte, f *manifest.File, err error) {
 	b, err = kustomize.Run(u.shown) // as the error message shows it
 	if err != nil {
@@ -79,7 +79,7 @@ func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, buil
 	}
 	built, name := buf.Bytes(), b.File+" (built)"
 	if alone && !manifest.MayHoldJudged(built) {
-		if f = manifest.ParseAlone(name, built, jobs); !f.HasJudged() {
+		if f = manifest.ParseWith(name, built, manifest.Options{Jobs: jobs, Alone: true}); !f.HasJudged() {
 			return b, built, f, nil
 		}
 	}

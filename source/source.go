@@ -697,7 +697,7 @@ type looseFile struct {
 
 // loadLoose reads and parses a loose file. With alone, its unit is
 // thought to hold no judged object, and the file is parsed alone
-// (manifest.ParseAlone) unless its text says otherwise.
+// (manifest.Options.Alone) unless its text says otherwise.
 func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool) *looseFile {
 	data, err := manifest.Read(s, stdin)
 	name := s.Name
@@ -706,16 +706,19 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 	}
 	var f *manifest.File
 	judgedLate := false
+	// A file's text is read again if a finding points inside a string.
+	o := manifest.Options{Jobs: jobs, OnDisk: !s.Stdin}
+	if err == nil && alone && !manifest.MayHoldJudged(data) {
+		o.Alone = true
+		if f = manifest.ParseWith(name, data, o); f.HasJudged() {
+			f, judgedLate, o.Alone = nil, true, false
+		}
+	}
 	switch {
 	case err != nil:
 		f = manifest.Unreadable(name, err) // one finding on that path
-	case alone && !manifest.MayHoldJudged(data):
-		f = manifest.ParseAlone(name, data, jobs)
-		if f.HasJudged() {
-			f, judgedLate = manifest.ParseJobs(name, data, jobs), true
-		}
-	default:
-		f = manifest.ParseJobs(name, data, jobs)
+	case f == nil:
+		f = manifest.ParseWith(name, data, o)
 	}
 	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}, judgedLate: judgedLate}
 	if s.Stdin {
