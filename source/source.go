@@ -360,14 +360,13 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	}
 	// One unit (a folder, a build) needs no merging: its findings are
 	// de-duplicated by sorting, which keeps the first of equal ones as the
-	// map below does, without a hundred thousand map entries and copies.
+	// map below does, without a hundred thousand map entries and copies
+	// (the findings are even kept in the unit's own slice).
 	single := len(results) == 1
 	var kept []diag.Diagnostic
 	var found []*located
 	var byID map[findingID]*located
-	if single {
-		kept = make([]diag.Diagnostic, 0, n)
-	} else {
+	if !single {
 		found, byID = make([]*located, 0, n), make(map[findingID]*located, n)
 	}
 	stdinData := map[string][]byte{}
@@ -382,6 +381,9 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 			ds = append(ds, baseNotes(ds)...)
 		}
 		stdinUnit := units[i].kind == fileUnit && units[i].file.Stdin
+		if single {
+			kept = ds[:0] // in place: each finding is written where it was or before
+		}
 		for _, d := range ds {
 			abs := d.File
 			if !stdinUnit {
