@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -61,10 +62,14 @@ func dropExplained(ds []diag.Diagnostic) []diag.Diagnostic {
 		byRule map[string][]int
 		errors []int
 	}
+	// Only findings that can be roots are indexed, and only findings that
+	// can be explained look for one: a unit of a hundred thousand findings
+	// has few of either.
 	perObject := map[objectOf]*roots{}
 	for i := range ds {
 		d := &ds[i]
-		if d.Object == nil {
+		isRoot, isError := rootRules()[d.Rule], isServerError(d) && d.Path != ""
+		if d.Object == nil || !isRoot && !isError {
 			continue
 		}
 		k := keyOf(d)
@@ -73,8 +78,10 @@ func dropExplained(ds []diag.Diagnostic) []diag.Diagnostic {
 			r = &roots{byRule: map[string][]int{}}
 			perObject[k] = r
 		}
-		r.byRule[d.Rule] = append(r.byRule[d.Rule], i)
-		if isServerError(d) && d.Path != "" {
+		if isRoot {
+			r.byRule[d.Rule] = append(r.byRule[d.Rule], i)
+		}
+		if isError {
 			r.errors = append(r.errors, i)
 		}
 	}
@@ -86,6 +93,9 @@ func dropExplained(ds []diag.Diagnostic) []diag.Diagnostic {
 			continue
 		}
 		r := perObject[keyOf(d)]
+		if r == nil {
+			continue // no root in its object
+		}
 		if root := explainingRoot(i, ds, r.byRule, r.errors); root >= 0 {
 			dropped[i] = true
 			explains[root] = append(explains[root], d.Rule)
@@ -107,6 +117,17 @@ func dropExplained(ds []diag.Diagnostic) []diag.Diagnostic {
 	}
 	return out
 }
+
+// rootRules are the rules that some rule's ExplainedBy names as a root.
+var rootRules = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for _, r := range All() {
+		for _, e := range r.ExplainedBy {
+			out[e.Root] = true
+		}
+	}
+	return out
+})
 
 // explainingRoot returns the index of the finding that explains ds[at], or
 // -1. A root is never itself explained (roots are unserved-api-version and
