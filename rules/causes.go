@@ -75,10 +75,13 @@ func dropExplained(ds []diag.Diagnostic) []diag.Diagnostic {
 		k := keyOf(d)
 		r := perObject[k]
 		if r == nil {
-			r = &roots{byRule: map[string][]int{}}
+			r = &roots{}
 			perObject[k] = r
 		}
 		if isRoot {
+			if r.byRule == nil {
+				r.byRule = map[string][]int{}
+			}
 			r.byRule[d.Rule] = append(r.byRule[d.Rule], i)
 		}
 		if isError {
@@ -234,6 +237,9 @@ func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
 		object objectOf
 		rule   string
 	}
+	if !overPerFile(ds) {
+		return ds
+	}
 	perRule := map[ruleOf]int{}
 	over := false
 	for i := range ds {
@@ -282,6 +288,27 @@ func capRepeats(ds []diag.Diagnostic) []diag.Diagnostic {
 		}
 	}
 	return out
+}
+
+// overPerFile reports whether some file has more than MaxPerCause findings
+// of one rule, which an object of it needs to have any capped. Sorted
+// findings (by file first, as diag.Normalize leaves them) are counted file
+// by file, without a map of every object of a unit.
+func overPerFile(ds []diag.Diagnostic) bool {
+	if !slices.IsSortedFunc(ds, func(a, b diag.Diagnostic) int { return strings.Compare(a.File, b.File) }) {
+		return true // the exact count decides
+	}
+	perRule := map[string]int{}
+	for i := range ds {
+		if i > 0 && ds[i].File != ds[i-1].File {
+			clear(perRule)
+		}
+		perRule[ds[i].Rule]++
+		if perRule[ds[i].Rule] > MaxPerCause {
+			return true
+		}
+	}
+	return false
 }
 
 // messageShape is a message with its numbers blanked: findings that differ
