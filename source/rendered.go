@@ -20,7 +20,8 @@ import (
 // builds together (cross-object rules see the build's Services and
 // workloads, and nothing else), then moves every finding to the patch or
 // resource line that wrote its field.
-func lintKustomization(u *unit, lo lint.Options) *unitResult {
+func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *unitResult {
+	defer origins.Done(u.reads)
 	if u.cycle != nil {
 		return &unitResult{failed: true, diags: []diag.Diagnostic{cycleError(u)}}
 	}
@@ -28,6 +29,7 @@ func lintKustomization(u *unit, lo lint.Options) *unitResult {
 	if err != nil {
 		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
 	}
+	b.Origins = origins
 	name := f.Name
 	files := []*manifest.File{f}
 	base := u.base || isBase(files)

@@ -109,7 +109,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
 	}
 	patches := kustomize.NewPatchIndex()
-	results := lintUnits(units, stdin, lo, patches)
+	results := lintUnits(units, stdin, lo, patches, sharedOrigins(units))
 	// A file whose every kustomization failed to build is linted on its
 	// own, as the build error says.
 	var alone []*unit
@@ -127,7 +127,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		}
 	}
 	units = append(units, alone...)
-	results = append(results, lintUnits(alone, stdin, lo, patches)...)
+	results = append(results, lintUnits(alone, stdin, lo, patches, nil)...)
 	return reportUnits(req, units, results, &lo), nil
 }
 
@@ -323,7 +323,7 @@ type unitResult struct {
 
 // lintUnits loads, lints and locates every unit, several at a time. Each
 // unit's objects are dropped once its findings are located.
-func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) []*unitResult {
+func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex, origins *kustomize.Origins) []*unitResult {
 	inner := lo
 	if len(units) > 1 {
 		inner.Jobs = 1 // units are the parallel work
@@ -332,7 +332,7 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 	parallel.For(len(units), lo.Workers(), func(i int) {
 		switch u := units[i]; u.kind {
 		case kustomizeUnit:
-			out[i] = lintKustomization(u, inner)
+			out[i] = lintKustomization(u, inner, origins)
 		case chartUnit:
 			out[i] = lintChart(u, inner)
 		case folderUnit:
@@ -342,6 +342,20 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 		}
 	})
 	return out
+}
+
+// sharedOrigins shares between kustomize units the files several of them
+// read, so that a base under many overlays is parsed for positions once.
+func sharedOrigins(units []*unit) *kustomize.Origins {
+	readers := map[string]int{}
+	for _, u := range units {
+		if u.kind == kustomizeUnit {
+			for abs := range u.reads {
+				readers[abs]++
+			}
+		}
+	}
+	return kustomize.NewOrigins(readers)
 }
 
 // reportUnits keeps the findings located in requested files, adds the

@@ -435,3 +435,20 @@ func TestFolderParsedAloneWhenGuessMisses(t *testing.T) {
 		t.Errorf("escaped kind: got\n%q\nwant\n%q", escaped, plain)
 	}
 }
+
+// Overlays of one base (dev and prod) locate their findings in the base's
+// files, which the run parses for positions once for both.
+func TestOverlaysShareTheirBase(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/overlays"}, source.Options{})
+	var got []string
+	for _, d := range res.Diagnostics {
+		got = append(got, filepath.ToSlash(d.File)+":"+itoa(d.Line)+" "+d.Rule)
+	}
+	want := []string{
+		"../testdata/sources/overlays/base/webhook.yaml:10 timeout-range",
+		"../testdata/sources/overlays/base/webhook.yaml:13 system-critical-scope",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

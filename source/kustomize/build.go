@@ -58,6 +58,10 @@ type Build struct {
 	// findings rather than raw text on stderr.
 	Warnings []Warning
 
+	// Origins, when set, are the resource files this build shares with the
+	// run's other builds.
+	Origins *Origins
+
 	tree  *kust
 	cache map[string][]*originDoc
 }

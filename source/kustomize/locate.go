@@ -85,7 +85,9 @@ func (b *Build) originDoc(o *Object) *originDoc {
 	}
 	docs, ok := b.cache[o.Origin]
 	if !ok {
-		docs = readDocs(o.Origin)
+		if docs, ok = b.Origins.docs(o.Origin); !ok {
+			docs = readDocs(o.Origin)
+		}
 		b.cache[o.Origin] = docs
 	}
 	var sameKind []*originDoc

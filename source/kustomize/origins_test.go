@@ -1,0 +1,40 @@
+package kustomize
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// A file several builds read is parsed once for all of them, and dropped
+// when the last of them is done; other files are not shared.
+func TestOriginsShared(t *testing.T) {
+	base, err := filepath.Abs("../../testdata/sources/overlays/base/webhook.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := filepath.Abs("../../testdata/sources/overlays/base/kustomization.yaml")
+	s := NewOrigins(map[string]int{base: 2, other: 1})
+	first, ok := s.docs(base)
+	if !ok || len(first) != 1 || first[0].kind != "ValidatingWebhookConfiguration" {
+		t.Fatalf("shared docs %v %v", first, ok)
+	}
+	if again, _ := s.docs(base); &again[0] != &first[0] {
+		t.Error("the second build parsed the file again")
+	}
+	if _, ok := s.docs(other); ok {
+		t.Error("a file one build reads is shared")
+	}
+	s.Done(map[string]bool{base: true, other: true})
+	if _, ok := s.docs(base); !ok {
+		t.Error("dropped while a build may still read it")
+	}
+	s.Done(map[string]bool{base: true})
+	if _, ok := s.docs(base); ok {
+		t.Error("kept after the last build is done")
+	}
+	var none *Origins
+	if _, ok := none.docs(base); ok {
+		t.Error("a nil Origins shares")
+	}
+	none.Done(map[string]bool{base: true})
+}
