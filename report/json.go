@@ -1,8 +1,8 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
+	"slices"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -37,16 +37,19 @@ func init() {
 
 func formatJSON(w io.Writer, run *Run) error {
 	c := diag.CountOf(run.Diagnostics)
-	ds := run.Diagnostics
-	if ds == nil {
-		ds = []diag.Diagnostic{}
+	report := func(ds []diag.Diagnostic) jsonReport {
+		return jsonReport{
+			Version:     JSONVersion,
+			Tool:        jsonTool{Name: "webhooklint", Version: run.ToolVersion},
+			Summary:     jsonSummary{Files: run.Files, Configs: run.Configs, Errors: c.Errors, Warnings: c.Warnings, Infos: c.Infos},
+			Diagnostics: ds,
+		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(jsonReport{
-		Version:     JSONVersion,
-		Tool:        jsonTool{Name: "webhooklint", Version: run.ToolVersion},
-		Summary:     jsonSummary{Files: run.Files, Configs: run.Configs, Errors: c.Errors, Warnings: c.Warnings, Infos: c.Infos},
-		Diagnostics: ds,
-	})
+	whole := func() any {
+		if run.Diagnostics == nil {
+			return report([]diag.Diagnostic{})
+		}
+		return report(run.Diagnostics)
+	}
+	return encodeStreamed(w, report([]diag.Diagnostic{}), "diagnostics", true, slices.Values(run.Diagnostics), whole)
 }

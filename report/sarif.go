@@ -3,8 +3,8 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
+	"iter"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,16 +38,25 @@ type SARIF struct {
 	Rules []*rules.Rule
 }
 
-// Format writes the log of run (sorted first, so output is reproducible).
+// Format writes the log of run (sorted first, so output is reproducible),
+// one result at a time.
 func (s SARIF) Format(w io.Writer, run *Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s.Log(run))
+	log, results := s.plan(run)
+	return encodeStreamed(w, log, "results", false, results, func() any { return s.Log(run) })
 }
 
 // Log builds the SARIF document.
 func (s SARIF) Log(in *Run) *SarifLog {
+	log, results := s.plan(in)
+	for r := range results {
+		log.Runs[0].Results = append(log.Runs[0].Results, r)
+	}
+	return log
+}
+
+// plan builds the SARIF document without its results, and the results in
+// order, built as they are asked for.
+func (s SARIF) plan(in *Run) (*SarifLog, iter.Seq[sarifResult]) {
 	ds := in.Diagnostics
 	base := s.BaseDir
 	if base == "" {
@@ -84,21 +93,31 @@ func (s SARIF) Log(in *Run) *SarifLog {
 		addRule(ruleDescriptor(r))
 	}
 
-	sorted := slices.Clone(ds)
-	slices.SortStableFunc(sorted, diag.Compare)
+	sorted := ds // a run's findings come sorted; a copy only when not
+	if !slices.IsSortedFunc(sorted, diag.Compare) {
+		sorted = slices.Clone(ds)
+		slices.SortStableFunc(sorted, diag.Compare)
+	}
+	// Rules the list does not know get their descriptor, in the order the
+	// results name them, before any result is written.
 	for _, d := range sorted {
-		i, ok := index[d.Rule]
-		if !ok {
-			i = addRule(sarifRule{ID: d.Rule, Name: friendlyName(d.Rule), ShortDescription: &sarifMessage{Text: d.Rule}})
+		if _, ok := index[d.Rule]; !ok {
+			addRule(sarifRule{ID: d.Rule, Name: friendlyName(d.Rule), ShortDescription: &sarifMessage{Text: d.Rule}})
 		}
-		run.Results = append(run.Results, s.result(d, i, absBase, in.Source))
 	}
 	run.Invocations = []sarifInvocation{{
 		ExecutionSuccessful: in.ExitCode == 0 || in.ExitCode == 1,
 		ExitCode:            in.ExitCode,
 		ExitCodeDescription: exitCodeDescription(in.ExitCode),
 	}}
-	return &SarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []*sarifRun{run}}
+	results := func(yield func(sarifResult) bool) {
+		for _, d := range sorted {
+			if !yield(s.result(d, index[d.Rule], absBase, in.Source)) {
+				return
+			}
+		}
+	}
+	return &SarifLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []*sarifRun{run}}, results
 }
 
 func exitCodeDescription(code int) string {
