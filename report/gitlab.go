@@ -3,8 +3,8 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -62,35 +62,37 @@ func gitlabSeverity(s diag.Severity) string {
 // Format writes the report, "[]" when there are no findings.
 func (g GitLab) Format(w io.Writer, run *Run) error {
 	base := ciBase(g.BaseDir)
-	issues := []gitlabIssue{}
-	seen := map[string]int{}
-	for _, d := range sortedDiagnostics(run.Diagnostics) {
-		fp := fingerprint(d, base)
-		// Two findings that differ only in position (the same message on
-		// the same field of two same-named objects in one file) keep
-		// distinct fingerprints, numbered in file order.
-		if n := seen[fp]; n > 0 {
-			seen[fp]++
-			h := sha256.Sum256([]byte(fp + "\x00" + strconv.Itoa(n)))
-			fp = hex.EncodeToString(h[:16])
-		} else {
-			seen[fp] = 1
+	sorted := sortedDiagnostics(run.Diagnostics)
+	issues := func(yield func(gitlabIssue) bool) {
+		seen := map[string]int{}
+		for _, d := range sorted {
+			fp := fingerprint(d, base)
+			// Two findings that differ only in position (the same message on
+			// the same field of two same-named objects in one file) keep
+			// distinct fingerprints, numbered in file order.
+			if n := seen[fp]; n > 0 {
+				seen[fp]++
+				h := sha256.Sum256([]byte(fp + "\x00" + strconv.Itoa(n)))
+				fp = hex.EncodeToString(h[:16])
+			} else {
+				seen[fp] = 1
+			}
+			issue := gitlabIssue{
+				Type:        "issue",
+				Description: fullMessage(d),
+				CheckName:   d.Rule,
+				Fingerprint: fp,
+				Severity:    gitlabSeverity(d.Severity),
+				Location:    gitlabLocation{Path: ciFile(base, d), Lines: gitlabLines{Begin: max(d.Line, 1)}},
+			}
+			if d.EndLine > d.Line && d.Line > 0 {
+				issue.Location.Lines.End = d.EndLine
+			}
+			if !yield(issue) {
+				return
+			}
 		}
-		issue := gitlabIssue{
-			Type:        "issue",
-			Description: fullMessage(d),
-			CheckName:   d.Rule,
-			Fingerprint: fp,
-			Severity:    gitlabSeverity(d.Severity),
-			Location:    gitlabLocation{Path: ciFile(base, d), Lines: gitlabLines{Begin: max(d.Line, 1)}},
-		}
-		if d.EndLine > d.Line && d.Line > 0 {
-			issue.Location.Lines.End = d.EndLine
-		}
-		issues = append(issues, issue)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(issues)
+	whole := func() any { return slices.AppendSeq([]gitlabIssue{}, issues) }
+	return encodeStreamed(w, []gitlabIssue{}, "", false, issues, whole)
 }

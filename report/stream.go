@@ -10,9 +10,10 @@ import (
 )
 
 // encodeStreamed writes what a json.Encoder indenting by two spaces writes
-// for whole(), but from doc, whose one array under key is empty, with the
-// elements encoded one at a time in that array's place: a report of a
-// hundred thousand findings is never held as one document, nor as its text.
+// for whole(), but from doc, whose one array under key (or doc itself, for
+// key "") is empty, with the elements encoded one at a time in that
+// array's place: a report of a hundred thousand findings is never held as
+// one document, nor as its text.
 func encodeStreamed[T any](w io.Writer, doc any, key string, escapeHTML bool, elems iter.Seq[T], whole func() any) error {
 	var head bytes.Buffer
 	enc := json.NewEncoder(&head)
@@ -25,6 +26,9 @@ func encodeStreamed[T any](w io.Writer, doc any, key string, escapeHTML bool, el
 	// matches; should it not be there exactly once, encode it whole.
 	text := head.Bytes()
 	marker := []byte(strconv.Quote(key) + ": []")
+	if key == "" {
+		marker = []byte("[]")
+	}
 	at := bytes.Index(text, marker)
 	if at < 0 || bytes.Count(text, marker) != 1 {
 		return encode(w, whole(), escapeHTML)

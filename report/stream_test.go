@@ -60,3 +60,18 @@ func TestEncodeStreamedIsEncode(t *testing.T) {
 		t.Errorf("without the key: got\n%s\nwant\n%s", got.String(), want.String())
 	}
 }
+
+// A document that is the array itself (GitLab's report) streams the same.
+func TestEncodeStreamedTopLevelArray(t *testing.T) {
+	for _, items := range [][]streamItem{{}, {{Name: "a"}, {Name: "b", Tags: []string{"<x>"}}}} {
+		var want, got bytes.Buffer
+		_ = encode(&want, items, false)
+		whole := func() any { return items }
+		if err := encodeStreamed(&got, []streamItem{}, "", false, slices.Values(items), whole); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
+		}
+	}
+}
