@@ -311,7 +311,7 @@ func firstCaller(in *Inventory, w *Webhook, c callers) (first bool, others int) 
 	seen := false
 	idx := webhooksCalling(in)
 	calling := idx.byService[ref.Namespace+"/"+ref.Name]
-	if !idx.configs[w.Config] {
+	if !in.holds(w.Config) {
 		calling = nil
 		for _, cfg := range append([]*Config{w.Config}, in.Configs...) {
 			for i := range cfg.Webhooks {
@@ -338,10 +338,9 @@ func firstCaller(in *Inventory, w *Webhook, c callers) (first bool, others int) 
 }
 
 // callIndex is the unit's webhooks by the Service they call
-// (namespace/name), in the unit's order, and the unit's configurations.
+// (namespace/name), in the unit's order.
 type callIndex struct {
 	byService map[string][]*Webhook
-	configs   map[*Config]bool
 }
 
 // webhooksCalling indexes the unit's webhooks once per unit, so that a
@@ -349,9 +348,8 @@ type callIndex struct {
 func webhooksCalling(in *Inventory) callIndex {
 	type key struct{}
 	return in.Derived(key{}, func() any {
-		x := callIndex{byService: map[string][]*Webhook{}, configs: map[*Config]bool{}}
+		x := callIndex{byService: map[string][]*Webhook{}}
 		for _, cfg := range in.Configs {
-			x.configs[cfg] = true
 			for i := range cfg.Webhooks {
 				if r := cfg.Webhooks[i].ClientConfig.Service; r != nil {
 					k := r.Namespace + "/" + r.Name

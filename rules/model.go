@@ -273,6 +273,21 @@ func (in *Inventory) Derived(key any, compute func() any) any {
 	return v.(func() any)()
 }
 
+// holds reports whether c is one of the input's configurations, from a
+// set built once: rules ask for every configuration of units of
+// thousands.
+func (in *Inventory) holds(c *Config) bool {
+	type key struct{}
+	set := in.Derived(key{}, func() any {
+		m := make(map[*Config]bool, len(in.Configs))
+		for _, c := range in.Configs {
+			m[c] = true
+		}
+		return m
+	}).(map[*Config]bool)
+	return set[c]
+}
+
 // boundedMemo is Derived for the whole process, for results that depend on
 // no unit: a folder of loose files is thousands of units that would each
 // compute them again. Past limit distinct keys it stops remembering, so

@@ -119,7 +119,7 @@ func describeCost(b budgetWebhook) string {
 // on its own) is part of the chain it is judged in, so that one is not
 // shared.
 func cachedWorstChain(p *Pass, deadline int) (budgetChain, bool) {
-	if p.Input == nil || !inputHolds(p.Input, p.Config) {
+	if p.Input == nil || !p.Input.holds(p.Config) {
 		return worstChain(inputConfigs(p), deadline)
 	}
 	type key struct{ deadline int }
@@ -132,20 +132,6 @@ func cachedWorstChain(p *Pass, deadline int) (budgetChain, bool) {
 		return result{chain, ok}
 	}).(result)
 	return r.chain, r.ok
-}
-
-// inputHolds reports whether c is one of the input's configurations; the
-// set is built once, since every configuration of a unit of thousands asks.
-func inputHolds(in *Inventory, c *Config) bool {
-	type key struct{}
-	set := in.Derived(key{}, func() any {
-		m := make(map[*Config]bool, len(in.Configs))
-		for _, c := range in.Configs {
-			m[c] = true
-		}
-		return m
-	}).(map[*Config]bool)
-	return set[c]
 }
 
 // inputConfigs is every configuration of the input, the current one
