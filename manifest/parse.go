@@ -124,13 +124,14 @@ func ParseJobs(name string, data []byte, jobs int) *File {
 type Options struct {
 	// Jobs is how many goroutines decode the documents (ParseJobs).
 	Jobs int
-	// Alone is for a file of a unit that holds no object the rules judge
-	// (a webhook configuration, an admission policy, a
+	// Alone is for a file of a unit thought to hold no object the rules
+	// judge (a webhook configuration, an admission policy, a
 	// CustomResourceDefinition): nothing will read its other objects'
 	// labels, workloads, Services or RBAC, nor locate a finding's cause in
 	// them, so none of that is kept. Diagnostics are those of ParseJobs.
-	// Should the file hold a judged object after all (HasJudged), its unit
-	// must be parsed without Alone.
+	// A file whose text names a judged kind (MayHoldJudged), or whose parse
+	// finds one after all, is parsed in full; HasJudged then tells its unit
+	// that its other files must be too.
 	Alone bool
 	// OnDisk says data is the named file's text, which can be read again:
 	// documents then do not hold the text that findings inside strings
@@ -141,6 +142,18 @@ type Options struct {
 
 // ParseWith is Parse with options.
 func ParseWith(name string, data []byte, o Options) *File {
+	o.Alone = o.Alone && !MayHoldJudged(data)
+	f := parseWith(name, data, o)
+	if o.Alone && f.HasJudged() {
+		// The text hid the kind (an escape): the guess, not the result,
+		// was wrong.
+		o.Alone = false
+		f = parseWith(name, data, o)
+	}
+	return f
+}
+
+func parseWith(name string, data []byte, o Options) *File {
 	f, chunks := Split(name, data)
 	parsed := make([]Parsed, len(chunks))
 	parallel.For(len(chunks), max(o.Jobs, 1), func(i int) { parsed[i] = chunks[i].parse(name, o) })
@@ -154,10 +167,9 @@ func ParseWith(name string, data []byte, o Options) *File {
 var judgedWords = [][]byte{[]byte("WebhookConfiguration"), []byte("AdmissionPolicy"), []byte("CustomResourceDefinition")}
 
 // MayHoldJudged reports whether a file's text may hold an object the rules
-// judge, to choose Options.Alone before parsing. It is a
-// guess either way: the words may be in a comment, and an escape
-// ("Validating\x57ebhookConfiguration") spells a kind without them; the
-// parse, not the guess, decides (HasJudged).
+// judge, before it is parsed. It is a guess either way: the words may be
+// in a comment, and an escape ("Validating\x57ebhookConfiguration") spells
+// a kind without them; the parse, not the guess, decides (HasJudged).
 func MayHoldJudged(data []byte) bool {
 	for _, w := range judgedWords {
 		if bytes.Contains(data, w) {

@@ -234,6 +234,18 @@ func TestParseAlone(t *testing.T) {
 			t.Errorf("%s: MayHoldJudged %v, want %v", name, got, want)
 		}
 	}
+	// A kind spelled with an escape hides from the text, not from the
+	// parse: the file is parsed in full, its Deployment's data kept.
+	bundle, err := os.ReadFile("../testdata/alone/escaped-bundle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if MayHoldJudged(bundle) {
+		t.Fatal("the fixture names its kind plainly")
+	}
+	if alone, full := ParseWith("b.yaml", bundle, Options{Alone: true}), ParseJobs("b.yaml", bundle, 1); !alone.HasJudged() || !reflect.DeepEqual(alone, full) {
+		t.Error("a file whose kind hides behind an escape was parsed alone")
+	}
 	aliased, err := os.ReadFile("../testdata/alone/aliased.yaml")
 	if err != nil {
 		t.Fatal(err)

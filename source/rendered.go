@@ -79,13 +79,8 @@ func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, buil
 		buf.WriteString("---\n")
 		buf.Write(o.YAML)
 	}
-	built, name := buf.Bytes(), b.File+" (built)"
-	if alone && !manifest.MayHoldJudged(built) {
-		if f = manifest.ParseWith(name, built, manifest.Options{Jobs: jobs, Alone: true}); !f.HasJudged() {
-			return b, built, f, nil
-		}
-	}
-	return b, built, manifest.ParseJobs(name, built, jobs), nil
+	built = buf.Bytes()
+	return b, built, manifest.ParseWith(b.File+" (built)", built, manifest.Options{Jobs: jobs, Alone: alone}), nil
 }
 
 // locateBuilt maps a field of a built object to the line that wrote it;

@@ -670,7 +670,7 @@ func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitRe
 	}
 	alone := !mayHoldJudged(u.files, lo.Workers())
 	loaded := load(alone)
-	if alone && slices.ContainsFunc(loaded, func(l *looseFile) bool { return l.judgedLate }) {
+	if alone && slices.ContainsFunc(loaded, func(l *looseFile) bool { return l.file.HasJudged() }) {
 		loaded = load(false) // the guess missed one: every file's objects are needed
 	}
 	r := lintLoose(loaded, lo)
@@ -705,15 +705,10 @@ type looseFile struct {
 	// text is dropped once parsed, so a folder unit of thousands of files
 	// does not hold them all until its rules have run.
 	data []byte
-	// judgedLate is set when the file was to be parsed alone but holds a
-	// judged object: it was parsed again in full, and so must the other
-	// files of its unit be.
-	judgedLate bool
 }
 
 // loadLoose reads and parses a loose file. With alone, its unit is
-// thought to hold no judged object, and the file is parsed alone
-// (manifest.Options.Alone) unless its text says otherwise.
+// thought to hold no judged object (manifest.Options.Alone).
 func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool) *looseFile {
 	data, err := manifest.Read(s, stdin)
 	name := s.Name
@@ -721,22 +716,13 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 		name = absPath(s.Name)
 	}
 	var f *manifest.File
-	judgedLate := false
-	// A file's text is read again if a finding points inside a string.
-	o := manifest.Options{Jobs: jobs, OnDisk: !s.Stdin}
-	if err == nil && alone && !manifest.MayHoldJudged(data) {
-		o.Alone = true
-		if f = manifest.ParseWith(name, data, o); f.HasJudged() {
-			f, judgedLate, o.Alone = nil, true, false
-		}
-	}
-	switch {
-	case err != nil:
+	if err != nil {
 		f = manifest.Unreadable(name, err) // one finding on that path
-	case f == nil:
-		f = manifest.ParseWith(name, data, o)
+	} else {
+		// A file's text is read again if a finding points inside a string.
+		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin})
 	}
-	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}, judgedLate: judgedLate}
+	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
 	if s.Stdin {
 		l.data = data
 	}
