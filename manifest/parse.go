@@ -209,9 +209,7 @@ func Split(name string, data []byte) (*File, []Chunk) {
 			fmt.Sprintf("file is %s encoded; UTF-16 is not supported: save it as UTF-8", enc)))
 		return f, nil
 	}
-	if !utf8.Valid(data) {
-		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
-	}
+	data = validUTF8(data)
 	var out []Chunk
 	for _, c := range splitDocuments(data) {
 		if blank(c.data) {
@@ -231,6 +229,15 @@ func Split(name string, data []byte) (*File, []Chunk) {
 		out[i].docs, out[i].fileSize = len(out), len(data)
 	}
 	return f, out
+}
+
+// validUTF8 is data with invalid bytes replaced, as the documents are
+// read; LocateWithin prepares text read again the same way.
+func validUTF8(data []byte) []byte {
+	if !utf8.Valid(data) {
+		return bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	}
+	return data
 }
 
 // utf16Encoding names the UTF-16 encoding of data ("UTF-16LE"), or "".

@@ -93,9 +93,7 @@ func (r *textRef) source() *source {
 	if err != nil {
 		return nil
 	}
-	if !utf8.Valid(data) {
-		data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
-	}
+	data = validUTF8(data)
 	if r.offset+r.size > len(data) {
 		return nil
 	}

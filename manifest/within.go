@@ -11,15 +11,18 @@ import "unicode/utf8"
 // turn several source characters into one, which the scan accounts for.
 // ok is false when the path is not written as a scalar here.
 func (d *Document) LocateWithin(path string, start, end int) (Range, bool) {
-	src := d.src
-	if src == nil && d.within != nil && start >= 0 && end > start {
-		src = d.within.source()
-	}
-	if src == nil || start < 0 || end <= start {
+	if start < 0 || end <= start {
 		return Range{}, false
 	}
 	at, exact, ok := d.Positions.Lookup(path, false)
 	if !ok || !exact {
+		return Range{}, false
+	}
+	src := d.src
+	if src == nil && d.within != nil {
+		src = d.within.source() // only now that there is a place to refine
+	}
+	if src == nil {
 		return Range{}, false
 	}
 	s := &valueScanner{src: src, line: at.Line - src.lineOffset, col: at.Column}
