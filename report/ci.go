@@ -76,8 +76,13 @@ func groupByFile(base string, run *Run) []ciFileGroup {
 	return out
 }
 
-// sortedDiagnostics returns ds in the canonical order, leaving ds alone.
+// sortedDiagnostics returns ds in the canonical order, leaving ds alone:
+// ds itself when it is sorted already, as a run's findings come, so that a
+// report of a hundred thousand is not copied. Callers must not modify it.
 func sortedDiagnostics(ds []diag.Diagnostic) []diag.Diagnostic {
+	if slices.IsSortedFunc(ds, diag.Compare) {
+		return ds
+	}
 	sorted := slices.Clone(ds)
 	slices.SortStableFunc(sorted, diag.Compare)
 	return sorted

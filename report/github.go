@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -30,8 +29,7 @@ func (g GitHub) Format(w io.Writer, run *Run) error {
 	if base == "" {
 		base = "."
 	}
-	sorted := slices.Clone(ds)
-	slices.SortStableFunc(sorted, diag.Compare)
+	sorted := sortedDiagnostics(ds)
 	var b strings.Builder
 	for _, d := range sorted {
 		b.WriteString("::")

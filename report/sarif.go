@@ -6,7 +6,6 @@ import (
 	"io"
 	"iter"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -93,11 +92,7 @@ func (s SARIF) plan(in *Run) (*SarifLog, iter.Seq[sarifResult]) {
 		addRule(ruleDescriptor(r))
 	}
 
-	sorted := ds // a run's findings come sorted; a copy only when not
-	if !slices.IsSortedFunc(sorted, diag.Compare) {
-		sorted = slices.Clone(ds)
-		slices.SortStableFunc(sorted, diag.Compare)
-	}
+	sorted := sortedDiagnostics(ds)
 	// Rules the list does not know get their descriptor, in the order the
 	// results name them, before any result is written.
 	for _, d := range sorted {
