@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -30,7 +31,7 @@ func (g GitHub) Format(w io.Writer, run *Run) error {
 		base = "."
 	}
 	sorted := sortedDiagnostics(ds)
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10) // one command at a time, not the whole report
 	for _, d := range sorted {
 		b.WriteString("::")
 		b.WriteString(githubCommand(d.Severity))
@@ -60,8 +61,7 @@ func (g GitHub) Format(w io.Writer, run *Run) error {
 		b.WriteString(escapeData(githubMessage(d)))
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 func githubCommand(s diag.Severity) string {
