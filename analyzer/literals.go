@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -937,19 +938,27 @@ func changesAfter(pass *analysis.Pass, stack []ast.Node, classify func(lhs ast.E
 // assignedChange classifies an assignment to x.A[i].B…: plumbing if the
 // chain goes through one of plumbingFields.
 func assignedChange(lhs ast.Expr) change {
+	if slices.ContainsFunc(assignedFields(lhs), func(f string) bool { return plumbingFields[f] }) {
+		return plumbingChanged
+	}
+	return semanticChanged
+}
+
+// assignedFields are the field names an assignment to x.A[i].B… goes
+// through, the last written first: [B A].
+func assignedFields(lhs ast.Expr) []string {
+	var out []string
 	for x := ast.Unparen(lhs); ; {
 		switch y := x.(type) {
 		case *ast.SelectorExpr:
-			if plumbingFields[y.Sel.Name] {
-				return plumbingChanged
-			}
+			out = append(out, y.Sel.Name)
 			x = ast.Unparen(y.X)
 		case *ast.IndexExpr:
 			x = ast.Unparen(y.X)
 		case *ast.StarExpr:
 			x = ast.Unparen(y.X)
 		default:
-			return semanticChanged
+			return out
 		}
 	}
 }

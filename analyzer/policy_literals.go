@@ -84,23 +84,10 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 // promoted from it). Deeper names are not plumbing here, unlike in a
 // webhook: a binding's paramRef.name decides what it is bound to.
 func policyAssignedChange(lhs ast.Expr) change {
-	var first string
-	for x := ast.Unparen(lhs); ; {
-		switch y := x.(type) {
-		case *ast.SelectorExpr:
-			first = y.Sel.Name
-			x = ast.Unparen(y.X)
-		case *ast.IndexExpr:
-			x = ast.Unparen(y.X)
-		case *ast.StarExpr:
-			x = ast.Unparen(y.X)
-		default:
-			if metadataFields[first] {
-				return plumbingChanged
-			}
-			return semanticChanged
-		}
+	if fields := assignedFields(lhs); len(fields) > 0 && metadataFields[fields[len(fields)-1]] {
+		return plumbingChanged
 	}
+	return semanticChanged
 }
 
 // metadataFields are ObjectMeta and the fields a policy type promotes
