@@ -159,6 +159,9 @@ type discovery struct {
 	folders   map[string]*unit  // plain-folder units by folder
 	repoRoots map[string]string // folder → repository root
 	kusts     map[string]*kustomize.Refs
+	// walked is what scopes' walks found of each kustomization folder, so
+	// that reading one does not look for its file (or read its text) again.
+	walked map[string]kustFolder
 	// lazyKusts: the run names a few files, so a kustomization scope
 	// parses only what may refer to them (kustScope).
 	lazyKusts  bool
@@ -171,7 +174,7 @@ type discovery struct {
 func newDiscovery(so Options, skip func(string) bool, jobs int) *discovery {
 	return &discovery{
 		so: so, skip: skip, jobs: jobs, folders: map[string]*unit{}, repoRoots: map[string]string{}, kusts: map[string]*kustomize.Refs{},
-		kustScopes: map[string]*kustScope{}, charts: map[string]*chartInfo{}, chartScope: map[string][]string{},
+		walked: map[string]kustFolder{}, kustScopes: map[string]*kustScope{}, charts: map[string]*chartInfo{}, chartScope: map[string][]string{},
 		holders: map[string]string{},
 	}
 }
@@ -415,9 +418,7 @@ func (d *discovery) readRefs(dirs []string) {
 		}
 	}
 	read := make([]*kustomize.Refs, len(todo))
-	parallel.For(len(todo), d.jobs, func(i int) {
-		read[i], _ = kustomize.ReadRefs(todo[i])
-	})
+	parallel.For(len(todo), d.jobs, func(i int) { read[i] = d.readRef(todo[i]) })
 	for i, dir := range todo {
 		d.kusts[dir] = read[i]
 	}
@@ -428,8 +429,20 @@ func (d *discovery) refs(dir string) *kustomize.Refs {
 	if r, ok := d.kusts[dir]; ok {
 		return r
 	}
-	r, _ := kustomize.ReadRefs(dir)
+	r := d.readRef(dir)
 	d.kusts[dir] = r
+	return r
+}
+
+// readRef reads the kustomization in dir, starting from what a scope's
+// walk found of it: its file, and its text when the walk read it.
+func (d *discovery) readRef(dir string) *kustomize.Refs {
+	var r *kustomize.Refs
+	if k, ok := d.walked[dir]; ok && k.file != "" {
+		r, _ = kustomize.RefsOf(dir, k.file, k.text)
+	} else {
+		r, _ = kustomize.ReadRefs(dir)
+	}
 	return r
 }
 
@@ -495,6 +508,7 @@ func (d *discovery) kustScope(dir string) *kustScope {
 	found, charts := kustomizationFolders(root, d.jobs, d.lazyKusts)
 	for _, k := range found {
 		s.walked[k.dir] = true
+		d.walked[k.dir] = k
 	}
 	if d.lazyKusts {
 		texts := make([]kustText, len(found))

@@ -44,9 +44,18 @@ func ReadRefs(dir string) (r *Refs, ok bool) {
 	if !found {
 		return nil, false
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, false
+	return RefsOf(abs, file, nil)
+}
+
+// RefsOf is ReadRefs for the kustomization file of the folder abs that the
+// caller found itself (a walk of the repository), with its text when the
+// caller read it too (nil: it is read here).
+func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(file); err != nil {
+			return nil, false
+		}
 	}
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
