@@ -31,10 +31,12 @@ func (g GitHub) Format(w io.Writer, run *Run) error {
 		base = "."
 	}
 	sorted := sortedDiagnostics(ds)
-	b := bufio.NewWriterSize(w, 64<<10) // one command at a time, not the whole report
+	// One command at a time, not the whole report; the writer keeps the
+	// first error for Flush.
+	b := bufio.NewWriterSize(w, 64<<10)
 	for _, d := range sorted {
-		b.WriteString("::")
-		b.WriteString(githubCommand(d.Severity))
+		_, _ = b.WriteString("::")
+		_, _ = b.WriteString(githubCommand(d.Severity))
 		var props []string
 		if d.File != "" && d.File != "-" {
 			rel, _ := relativeTo(base, d.File)
@@ -55,11 +57,11 @@ func (g GitHub) Format(w io.Writer, run *Run) error {
 			}
 		}
 		props = append(props, "title="+escapeProperty("webhooklint: "+d.Rule))
-		b.WriteString(" ")
-		b.WriteString(strings.Join(props, ","))
-		b.WriteString("::")
-		b.WriteString(escapeData(githubMessage(d)))
-		b.WriteString("\n")
+		_, _ = b.WriteString(" ")
+		_, _ = b.WriteString(strings.Join(props, ","))
+		_, _ = b.WriteString("::")
+		_, _ = b.WriteString(escapeData(githubMessage(d)))
+		_, _ = b.WriteString("\n")
 	}
 	return b.Flush()
 }
