@@ -6,12 +6,13 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+
+	"github.com/webhooklint/webhooklint/internal/gcstart"
 )
 
-// GCPercent is the garbage collector target the command line starts with:
-// a lint run allocates many short-lived YAML nodes and exits, so
-// collecting less often saves a third of its CPU time on small inputs.
-const GCPercent = 400
+// GCPercent is the garbage collector target the command line starts with,
+// set from package init on (see gcstart).
+const GCPercent = gcstart.Percent
 
 // gcHeadroom is how far the heap may grow past the live data between two
 // collections. A fixed GOGC of 400 would let a large input's heap reach five

@@ -6,6 +6,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/cli"
 	"github.com/webhooklint/webhooklint/cluster"
+	_ "github.com/webhooklint/webhooklint/internal/gcstart" // the collector's target, before the heavy package inits
 )
 
 func main() {
