@@ -3,7 +3,10 @@
 // result slice, so results keep their order however the work is scheduled.
 package parallel
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // For runs fn(0), ..., fn(n-1) on up to jobs goroutines, and on the
 // caller's goroutine when jobs is 1 or less. The goroutines live as long as
@@ -17,18 +20,17 @@ func For(n, jobs int, fn func(i int)) {
 		}
 		return
 	}
+	// Indices are claimed from a counter, not handed over a channel: a
+	// hand-over wakes a parked worker for every piece, which costs more
+	// than a small piece (listing one folder) itself.
 	var wg sync.WaitGroup
-	next := make(chan int)
+	var next atomic.Int64
 	for range jobs {
 		wg.Go(func() {
-			for i := range next {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				fn(i)
 			}
 		})
 	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 }
