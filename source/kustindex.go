@@ -164,35 +164,82 @@ func readKustText(k kustFolder, root string, charts []string) kustText {
 			end++
 		}
 		tok := t.text[start:end]
-		if inComment(t.text, start) {
-			start = end
+		start = end
+		// Most words lead nowhere the walk missed and end in no dot; only
+		// those that may are looked at further.
+		skipped := hasSkippedElement(tok)
+		leaves := skipped || len(charts) > 0 || bytes.Contains(tok, []byte(".."))
+		if !leaves && !endsInDot(tok) || inComment(t.text, end-len(tok)) {
 			continue
 		}
-		dots := bytes.Contains(tok, []byte(".."))
-		if dots || len(charts) > 0 || hasSkippedElement(tok) {
-			p := filepath.Clean(filepath.Join(k.dir, string(tok)))
-			if leavesWalk(p, root, charts) && isDir(p) {
-				t.unwalked = true
-			}
-			if endsInDot(tok) {
-				t.dotTargets = append(t.dotTargets, p)
-			}
-		} else if endsInDot(tok) {
-			t.dotTargets = append(t.dotTargets, filepath.Join(k.dir, string(tok)))
+		p := joinPath(k.dir, string(tok))
+		if leaves && leavesWalk(p, root, charts, skipped) && isDir(p) {
+			t.unwalked = true
 		}
-		start = end
+		if endsInDot(tok) {
+			t.dotTargets = append(t.dotTargets, p)
+		}
 	}
 	return t
 }
 
-// leavesWalk reports whether p is where the walk of root does not look:
-// outside it, in a chart, or below a folder it skips.
-func leavesWalk(p, root string, charts []string) bool {
+// leavesWalk reports whether p, a clean path that a kustomization in a
+// walked folder writes, is where the walk of root does not look: outside
+// it, in a chart, or below a folder it skips. Only a path written with a
+// skipped element (skipped) can lead below one: the folder it is written
+// in has none.
+func leavesWalk(p, root string, charts []string, skipped bool) bool {
 	if !within(p, root) || slices.ContainsFunc(charts, func(c string) bool { return within(p, c) }) {
 		return true
 	}
+	if !skipped {
+		return false
+	}
 	rel, err := filepath.Rel(root, p)
 	return err != nil || hasSkippedElement([]byte(filepath.ToSlash(rel)))
+}
+
+// joinPath is filepath.Join(dir, rel) for a clean absolute dir, built
+// without cleaning it again when rel is plain (see plainJoin): the scan
+// joins a path for every reference that climbs, in thousands of texts.
+func joinPath(dir, rel string) string {
+	if base, rest, ok := plainJoin(dir, rel); ok {
+		return base + string(filepath.Separator) + rest
+	}
+	return filepath.Join(dir, rel)
+}
+
+// joinsTo reports whether filepath.Join(dir, rel) is target, for a clean
+// absolute dir, without joining them when rel is plain.
+func joinsTo(dir, rel, target string) bool {
+	if base, rest, ok := plainJoin(dir, rel); ok {
+		return len(target) == len(base)+1+len(rest) && strings.HasPrefix(target, base) &&
+			target[len(base)] == filepath.Separator && strings.HasSuffix(target, rest)
+	}
+	return filepath.Join(dir, rel) == target
+}
+
+// plainJoin splits what joining rel to a clean absolute dir gives into an
+// ancestor of dir and names below it, when rel is plain: "../" some times
+// and then names, without "." or ".." among them, an empty name or a
+// trailing slash, and climbing no higher than the root's child.
+func plainJoin(dir, rel string) (base, rest string, ok bool) {
+	if filepath.Separator != '/' || len(dir) < 2 || dir[0] != '/' || dir[len(dir)-1] == '/' {
+		return "", "", false
+	}
+	for strings.HasPrefix(rel, "../") {
+		i := strings.LastIndexByte(dir, '/')
+		if i <= 0 {
+			return "", "", false
+		}
+		dir, rel = dir[:i], rel[3:]
+	}
+	for name := range strings.SplitSeq(rel, "/") {
+		if name == "" || name == "." || name == ".." {
+			return "", "", false
+		}
+	}
+	return dir, rel, true
 }
 
 func isDir(p string) bool {
@@ -215,6 +262,9 @@ func hasSkippedElement(tok []byte) bool {
 
 // endsInDot reports whether a path's last element is "." or "..".
 func endsInDot(tok []byte) bool {
+	if len(tok) == 0 || tok[len(tok)-1] != '.' && tok[len(tok)-1] != '/' {
+		return false
+	}
 	tok = bytes.TrimRight(tok, "/")
 	return bytes.HasSuffix(tok, []byte("/.")) || bytes.HasSuffix(tok, []byte("/..")) ||
 		string(tok) == "." || string(tok) == ".."
@@ -252,7 +302,7 @@ func (t *kustText) mayName(target string) bool {
 		if !scalarStarts(t.text, start) || !scalarEnds(t.text, end) {
 			return true
 		}
-		if filepath.Clean(filepath.Join(t.dir, string(t.text[start:end]))) == target {
+		if joinsTo(t.dir, string(t.text[start:end]), target) {
 			return true
 		}
 	}
@@ -280,7 +330,16 @@ func inComment(text []byte, i int) bool {
 	return false
 }
 
-func isBreak(b byte) bool { return strings.IndexByte(tokenBreaks, b) >= 0 }
+func isBreak(b byte) bool { return breaks[b] }
+
+// breaks marks the bytes of tokenBreaks: scanning thousands of texts asks
+// about every byte of them.
+var breaks = func() (t [256]bool) {
+	for i := range len(tokenBreaks) {
+		t[tokenBreaks[i]] = true
+	}
+	return t
+}()
 
 // scalarStarts reports whether a scalar of YAML or JSON can begin at i:
 // what comes before it on its line, blanks aside, is nothing, a sequence

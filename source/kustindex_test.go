@@ -203,13 +203,46 @@ func TestKustTextDotTargetsAndUnwalked(t *testing.T) {
 // a prod overlay each: 6,000 folders, 4,000 kustomization files), reading
 // the kustomization texts as a run that names one file does.
 func BenchmarkKustomizationFolders(b *testing.B) {
+	root := monorepo(b)
+	for b.Loop() {
+		if found, _ := kustomizationFolders(root, 2, true); len(found) != 4000 {
+			b.Fatalf("found %d kustomizations, want 4000", len(found))
+		}
+	}
+}
+
+// BenchmarkKustomizationTexts scans the monorepo's 4,000 kustomization
+// texts and looks up who uses one base and its overlay, as a run that
+// names one file of the base does.
+func BenchmarkKustomizationTexts(b *testing.B) {
+	root := monorepo(b)
+	found, charts := kustomizationFolders(root, 2, true)
+	base := filepath.Join(root, "apps", "app-0100", "base")
+	prod := filepath.Join(root, "apps", "app-0100", "prod")
+	for b.Loop() {
+		var users []string
+		for _, k := range found {
+			t := readKustText(k, root, charts)
+			if t.mayName(base) || t.mayName(prod) {
+				users = append(users, t.dir)
+			}
+		}
+		if !slices.Equal(users, []string{prod}) {
+			b.Fatalf("users of %s: %q", base, users)
+		}
+	}
+}
+
+// monorepo writes the tree of hack/bench.sh's monorepo, webhooks aside.
+func monorepo(b *testing.B) string {
 	root := b.TempDir()
 	for i := range 2000 {
 		app := filepath.Join(root, "apps", fmt.Sprintf("app-%04d", i))
 		files := map[string]string{
-			"base/kustomization.yaml": "resources:\n- app.yaml\n",
+			"base/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: app\nresources:\n- app.yaml\n",
 			"base/app.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n",
-			"prod/kustomization.yaml": "resources:\n- ../base\n",
+			"prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../base\n" +
+				"patches:\n- target: {kind: Deployment, name: app}\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
 		}
 		for name, text := range files {
 			p := filepath.Join(app, name)
@@ -221,9 +254,30 @@ func BenchmarkKustomizationFolders(b *testing.B) {
 			}
 		}
 	}
-	for b.Loop() {
-		if found, _ := kustomizationFolders(root, 2, true); len(found) != 4000 {
-			b.Fatalf("found %d kustomizations, want 4000", len(found))
-		}
+	return root
+}
+
+// joinsTo and joinPath answer as filepath.Join does, plain or not.
+func FuzzJoinsTo(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"/r/apps/a/prod", "../base"}, {"/r/apps/a/prod", "../../b/base"}, {"/r", "../x"}, {"/r", "../../x"},
+		{"/", "x"}, {"/r/", "x"}, {"r/a", "x"}, {"/r/a", "./x"}, {"/r/a", "x/../y"}, {"/r/a", "x//y"},
+		{"/r/a", "x/"}, {"/r/a", ""}, {"/r/a", ".."}, {"/r/a", "../"}, {"/r/a", "/abs"}, {"/r/a", "../.x/y"},
+	} {
+		f.Add(seed[0], seed[1])
 	}
+	f.Fuzz(func(t *testing.T, dir, rel string) {
+		if dir == "" || dir != filepath.Clean(dir) || !filepath.IsAbs(dir) {
+			t.Skip("dir is a clean absolute path")
+		}
+		want := filepath.Join(dir, rel)
+		if got := joinPath(dir, rel); got != want {
+			t.Errorf("joinPath(%q, %q) = %q, want %q", dir, rel, got, want)
+		}
+		for _, target := range []string{want, want + "x", filepath.Dir(want), "/" + rel, dir + "/" + rel} {
+			if got := joinsTo(dir, rel, target); got != (want == target) {
+				t.Errorf("joinsTo(%q, %q, %q) = %v, want %v", dir, rel, target, got, want == target)
+			}
+		}
+	})
 }

@@ -944,5 +944,5 @@ func exists(p string) bool {
 
 // within reports whether p is dir or below it (both absolute).
 func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == filepath.Separator)
 }
