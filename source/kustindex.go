@@ -44,13 +44,13 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 			}
 			defer f.close()
 			var subs []string
-			var kinds map[string]os.FileMode
+			var kinds []folderEntry
 			for _, e := range f.entries {
 				name := e.name
 				switch {
 				case e.mode.IsDir():
 					if !skipDir(name) {
-						subs = append(subs, filepath.Join(dir, name))
+						subs = append(subs, childPath(dir, name))
 					}
 				case name == "Chart.yaml" && isRegularFile(filepath.Join(dir, name), e.mode):
 					mu.Lock()
@@ -58,16 +58,13 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 					mu.Unlock()
 					return // nothing in a chart is found, as WalkDir skips it
 				case isKustomizationName(name):
-					if kinds == nil {
-						kinds = map[string]os.FileMode{}
-					}
-					kinds[name] = e.mode
+					kinds = append(kinds, e)
 				}
 			}
 			if kinds != nil {
 				k := kustFolder{dir: dir}
 				if name := listedKustomization(kinds); name != "" {
-					k.file = filepath.Join(dir, name)
+					k.file = childPath(dir, name)
 					if withText {
 						k.text, _ = f.read(name)
 					}
@@ -86,20 +83,30 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 }
 
 // listedKustomization is the kustomization file name kustomize.FileIn
-// would pick, from the types of the names a folder's listing holds; ""
-// when only a stat can tell (a link, a name in another case).
-func listedKustomization(kinds map[string]os.FileMode) string {
+// would pick, from the kustomization names a folder's listing holds and
+// their types; "" when only a stat can tell (a link, a name in another
+// case).
+func listedKustomization(kinds []folderEntry) string {
 	for _, n := range kustomize.FileNames {
-		t, ok := kinds[n]
+		i := slices.IndexFunc(kinds, func(e folderEntry) bool { return e.name == n })
 		switch {
-		case !ok || t.IsDir():
+		case i < 0 || kinds[i].mode.IsDir():
 			continue
-		case t.IsRegular():
+		case kinds[i].mode.IsRegular():
 			return n
 		}
 		return ""
 	}
 	return ""
+}
+
+// childPath is filepath.Join(dir, name) for a clean dir and a name from
+// its listing, which needs no cleaning.
+func childPath(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // folderEntry is a name in a folder's listing and its type bits.

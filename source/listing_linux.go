@@ -3,6 +3,7 @@ package source
 import (
 	"encoding/binary"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -40,21 +41,22 @@ func openFolder(dir string) (*folder, bool) {
 			return f, true
 		}
 		// linux_dirent64: inode (8), offset (8), record length (2), type (1), name.
+		// The names share one string: most are only compared, and a
+		// string of its own for each is most of a listing's allocations.
+		names := string(buf[:n])
 		for b := buf[:n]; len(b) >= 19; {
 			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
 			if reclen < 19 || reclen > len(b) {
 				return f, true
 			}
-			typ, name := b[18], b[19:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
+			at := n - len(b) + 19
+			typ, name := b[18], names[at:at+reclen-19]
+			if i := strings.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
 			}
 			b = b[reclen:]
-			if s := string(name); s != "." && s != ".." {
-				f.entries = append(f.entries, folderEntry{name: s, mode: direntMode(dir, s, typ)})
+			if name != "." && name != ".." {
+				f.entries = append(f.entries, folderEntry{name: name, mode: direntMode(dir, name, typ)})
 			}
 		}
 	}
