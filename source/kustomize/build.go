@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -83,17 +84,14 @@ func Run(dir string) (*Build, error) {
 		// Building would download something or expand an alias bomb.
 		return b, problems
 	}
-	opts := krusty.MakeDefaultOptions()
-	// Plugins (exec, Go plugins, helm inflation) run programs; a linter
-	// must not. kustomize's default already disables them; keep it so.
-	opts.PluginConfig = types.DisabledPluginConfig()
-	// Load restrictions stay RootOnly, kustomize's default: a build that
-	// works with `kustomize build` works here.
+	opts := buildOptions()
 	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
 	_, _, kusts := tree.files()
 	b.Warnings = deprecations(kusts)
 	var m resmap.ResMap
 	build := func() (err error) {
+		unlock := lockSchema(tree.setsOpenAPI())
+		defer unlock()
 		m, err = krusty.MakeKustomizer(opts).Run(fs, abs)
 		return err
 	}
@@ -133,6 +131,39 @@ func Run(dir string) (*Build, error) {
 		b.Objects = append(b.Objects, o)
 	}
 	return b, nil
+}
+
+// schemaMu keeps a build that brings its own OpenAPI schema apart from
+// every other. kustomize keeps the schema process-wide: a kustomization's
+// openapi field (a schema file, or another built-in version) becomes every
+// build's from then on, including builds running beside it, where
+// `kustomize build` runs one build per process.
+var schemaMu sync.RWMutex
+
+// lockSchema takes schemaMu for a build, alone if it sets its own schema,
+// and returns the unlock, which puts kustomize's default schema back after
+// such a build.
+func lockSchema(own bool) (unlock func()) {
+	if own {
+		schemaMu.Lock()
+		return func() {
+			openapi.ResetOpenAPI()
+			schemaMu.Unlock()
+		}
+	}
+	schemaMu.RLock()
+	return schemaMu.RUnlock
+}
+
+// buildOptions are krusty's options for every build.
+func buildOptions() *krusty.Options {
+	opts := krusty.MakeDefaultOptions()
+	// Plugins (exec, Go plugins, helm inflation) run programs; a linter
+	// must not. kustomize's default already disables them; keep it so.
+	opts.PluginConfig = types.DisabledPluginConfig()
+	// Load restrictions stay RootOnly, kustomize's default: a build that
+	// works with `kustomize build` works here.
+	return opts
 }
 
 // originFS is the on-disk file system with two changes: the root

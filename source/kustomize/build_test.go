@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -288,5 +289,53 @@ func TestModestAliasesAreBuilt(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "ok.yaml"), bomb(3))
 	if b, err := Run(dir); err != nil || len(b.Objects) != 1 {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A kustomization that brings its own OpenAPI schema (a merge key for a
+// custom resource's list) builds with it, and only it: a build without one,
+// of the same resource and patch, gets kustomize's default (the list is
+// replaced), before, after and beside it, as `kustomize build` does.
+func TestOwnSchemaStaysItsOwn(t *testing.T) {
+	// The patch merges item a by its name, so item b stays.
+	keepsB := func(dir string) bool {
+		t.Helper()
+		b, err := Run(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b.Objects) == 1 && strings.Contains(string(b.Objects[0].YAML), "name: b")
+	}
+	const own, plain = "testdata/openapi/own", "testdata/openapi/default"
+	for i, tc := range []struct {
+		dir  string
+		want bool
+	}{{plain, false}, {own, true}, {plain, false}, {own, true}} {
+		if got := keepsB(tc.dir); got != tc.want {
+			t.Fatalf("build %d of %s: item b kept %v, want %v", i, tc.dir, got, tc.want)
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					if keepsB(plain) {
+						t.Error("a build beside one with its own schema used that schema")
+						return
+					}
+				}
+			}
+		})
+	}
+	defer func() { close(stop); wg.Wait() }()
+	for i := range 40 {
+		if !keepsB(own) {
+			t.Fatalf("build %d of %s lost its schema beside other builds", i, own)
+		}
 	}
 }

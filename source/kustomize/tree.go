@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -41,6 +42,9 @@ type kust struct {
 	patches []*patch
 	// subs are nested kustomizations (bases, components).
 	subs []*kust
+	// openAPI is set when the kustomization names an OpenAPI schema of its
+	// own (the openapi field), which krusty makes the process's.
+	openAPI bool
 }
 
 // patch is one patch a kustomization applies.
@@ -100,7 +104,7 @@ func loadKust(dir string, seen map[string]bool, problems *Problems) (*kust, erro
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
-	k := &kust{dir: dir, file: file, resources: map[string]bool{}}
+	k := &kust{dir: dir, file: file, resources: map[string]bool{}, openAPI: mapNode(root, "openapi") != nil}
 	lines := bytes.Split(data, []byte{'\n'})
 	// Every reference kustomize would download, whatever field holds it.
 	*problems = append(*problems, remoteRefs(file, root)...)
@@ -390,6 +394,12 @@ func seqNodes(n *yaml.Node) []*yaml.Node {
 
 // files returns every file the tree consumes as a resource or a patch,
 // and every kustomization file in it.
+// setsOpenAPI reports whether k or a kustomization it includes names an
+// OpenAPI schema.
+func (k *kust) setsOpenAPI() bool {
+	return k.openAPI || slices.ContainsFunc(k.subs, (*kust).setsOpenAPI)
+}
+
 func (k *kust) files() (resources, patches, kusts map[string]bool) {
 	resources, patches, kusts = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var walk func(*kust)
