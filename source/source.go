@@ -100,6 +100,11 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if len(args) == 0 && len(so.Charts) == 0 {
 		args = []string{"."}
 	}
+	// kustomize's first build sets it up; on a CPU the walk leaves idle,
+	// that is done by the time a run that names one file builds its root.
+	if lo.Workers() > 1 {
+		go kustomize.Warm()
+	}
 	req, err := newRequest(append(slices.Clip(args), so.Charts...), stdinName, lo.Skip)
 	if err != nil {
 		return nil, err

@@ -324,6 +324,7 @@ func TestOwnSchemaStaysItsOwn(t *testing.T) {
 				case <-stop:
 					return
 				default:
+					Warm()
 					if keepsB(plain) {
 						t.Error("a build beside one with its own schema used that schema")
 						return
