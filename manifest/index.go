@@ -221,11 +221,12 @@ func (ix *Index) freeze() {
 	ix.packed, ix.nodes, ix.links, ix.wide = pack(out), nil, nil, nil
 }
 
-// pack writes frozen nodes as varints. Children follow breadth-first, so
-// where a node's children start follows from the counts before it; lines
-// are stored as differences, most of them a byte.
+// pack writes frozen nodes as varints, after their number. Children follow
+// breadth-first, so where a node's children start follows from the counts
+// before it; lines are stored as differences, most of them a byte.
 func pack(nodes []node) []byte {
 	out := make([]byte, 0, 16*len(nodes))
+	out = binary.AppendUvarint(out, uint64(len(nodes)))
 	prev := int32(0)
 	putSpan := func(s span) {
 		out = binary.AppendVarint(out, int64(s.line)-int64(prev))
@@ -254,7 +255,6 @@ func (ix *Index) frozen() []node {
 }
 
 func unpack(b []byte) []node {
-	var nodes []node
 	prev := int32(0)
 	next := int32(1) // where the next node's children start
 	uvarint := func() uint64 {
@@ -262,6 +262,9 @@ func unpack(b []byte) []node {
 		b = b[n:]
 		return v
 	}
+	// Sized from the start: every located finding unpacks an index, and
+	// growing one by appends made twice its size of garbage.
+	nodes := make([]node, 0, uvarint())
 	varint := func() int64 {
 		v, n := binary.Varint(b)
 		b = b[n:]
