@@ -48,15 +48,19 @@ func init() {
 }
 
 func checkSharedKindScope(p *Pass) {
+	// An ordinary namespace, carrying only its name label.
+	var ordinary *Labels
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if !w.FailsClosed() || len(w.MatchConditions) > 0 || !selectorEmpty(w.ObjectSelector) {
 			continue
 		}
+		if ordinary == nil {
+			ordinary = p.Input.AssumedNamespaceLabels("default")
+		}
 		for _, k := range sharedKinds {
-			// An ordinary namespace, carrying only its name label.
 			req := &Request{Operation: admissionv1.Create, Group: k.group, Version: "v1", Resource: k.resource,
-				Namespace: "default", NamespaceLabels: p.Input.AssumedNamespaceLabels("default"), Object: KnownLabels(nil)}
+				Namespace: "default", NamespaceLabels: ordinary, Object: KnownLabels(nil)}
 			sim := w.Simulate(req)
 			if sim.Outcome != Called || !namesResource(w.Rules[sim.Rule], k.group, k.resource) {
 				continue
