@@ -414,9 +414,13 @@ func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file
 func runChecks(opts *Options, file string, has func(*rules.Rule) bool,
 	newPass func(*rules.Rule, func(rules.Finding)) *rules.Pass) (findings []rules.Finding, errs []*InternalError) {
 	report := func(f rules.Finding) { findings = append(findings, f) }
+	var pass *rules.Pass
 	for _, r := range rules.All() {
 		if !has(r) || !opts.enabled(r.Name) {
 			continue
+		}
+		if pass == nil {
+			pass = newPass(r, report)
 		}
 		func() {
 			defer func() {
@@ -424,7 +428,7 @@ func runChecks(opts *Options, file string, has func(*rules.Rule) bool,
 					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
 				}
 			}()
-			newPass(r, report).Run()
+			pass.For(r).Run()
 		}()
 	}
 	return findings, errs

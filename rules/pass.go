@@ -211,6 +211,14 @@ func (p *Pass) Run() {
 // Rule is the rule being run.
 func (p *Pass) Rule() *Rule { return p.rule }
 
+// For turns p into the pass of rule r over the same object and returns it:
+// every enabled rule checks each object in turn, and a pass of its own for
+// each was a tenth of the rules' allocations on large inputs.
+func (p *Pass) For(r *Rule) *Pass {
+	p.rule = r
+	return p
+}
+
 // Reportf reports at path with the rule's default severity.
 func (p *Pass) Reportf(path *field.Path, format string, args ...any) {
 	p.ReportSeverity(p.rule.Severity, path, fmt.Sprintf(format, args...))
