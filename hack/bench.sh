@@ -182,22 +182,24 @@ row "3,000 broken configs (~5 findings)" "$work/broken1"
 row "24,000 broken configs (×8)" "$work/broken8"
 row "monorepo, 2,000 apps (krusty floor)" "$work/mono2000" "$work/krustyfloor"
 [ -d "$work/real10" ] && row "real corpus ×10" "$work/real10"
-# mean_ms DIR ARGS...: mean wall time of 20 runs in DIR, in ms.
+# mean_ms BIN DIR ARGS...: mean wall time of 20 runs of BIN in DIR, in ms.
 mean_ms() {
-  local d=$1 start; shift
+  local b=$1 d=$2 start; shift 2
   start=$(date +%s%N)
-  for _ in $(seq 20); do (cd "$d" && "$bin" --fail-on never "$@" >/dev/null) || true; done
+  for _ in $(seq 20); do (cd "$d" && "$b" --fail-on never "$@" >/dev/null) || true; done
   echo $(( ($(date +%s%N) - start) / 20000000 ))
 }
-printf "%-34s | %-15s | " "monorepo, one changed file named" "$(mean_ms "$work/isolated" app.yaml) ms alone"
+# The baseline's figures for the rows below are taken right after webhooklint's.
+printf "%-34s | %-15s | " "monorepo, one changed file named" "$(mean_ms "$bin" "$work/isolated" app.yaml) ms alone"
 read -r _ _ om <<<"$(cd "$work/mono2000" && measure "$bin" --fail-on never "$changed")"
-echo "$(mean_ms "$work/mono2000" "$changed") ms per run (mean of 20), $((om / 1024)) MB"
+b=""
+[ -n "${BASELINE:-}" ] && b=" | baseline $(mean_ms "$BASELINE" "$work/mono2000" "$changed") ms, $(mean_ms "$BASELINE" "$work/isolated" app.yaml) ms alone"
+echo "$(mean_ms "$bin" "$work/mono2000" "$changed") ms per run (mean of 20), $((om / 1024)) MB$b"
 printf "%-34s | %-15s | " "one small file, process start" "—"
-start=$(date +%s%N)
-for _ in $(seq 20); do "$bin" "$small" >/dev/null || true; done
-ms=$(( ($(date +%s%N) - start) / 20000000 ))
 read -r _ _ sm <<<"$(measure "$bin" "$small")"
-echo "$ms ms per run (mean of 20), $((sm / 1024)) MB"
+b=""
+[ -n "${BASELINE:-}" ] && b=" | baseline $(mean_ms "$BASELINE" . "$small") ms"
+echo "$(mean_ms "$bin" . "$small") ms per run (mean of 20), $((sm / 1024)) MB$b"
 printf "%-34s | %-15s | " "process floor: --version" "—"
 read -r vw _ vm <<<"$(measure "$bin" --version)"
 echo "$vw s, $((vm / 1024)) MB (the binary's own pages)"
