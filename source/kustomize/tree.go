@@ -392,14 +392,14 @@ func seqNodes(n *yaml.Node) []*yaml.Node {
 	return n.Content
 }
 
-// files returns every file the tree consumes as a resource or a patch,
-// and every kustomization file in it.
 // setsOpenAPI reports whether k or a kustomization it includes names an
 // OpenAPI schema.
 func (k *kust) setsOpenAPI() bool {
 	return k.openAPI || slices.ContainsFunc(k.subs, (*kust).setsOpenAPI)
 }
 
+// files returns every file the tree consumes as a resource or a patch,
+// and every kustomization file in it.
 func (k *kust) files() (resources, patches, kusts map[string]bool) {
 	resources, patches, kusts = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	var walk func(*kust)
