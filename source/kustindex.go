@@ -50,7 +50,7 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 				switch {
 				case e.mode.IsDir():
 					if !skipDir(name) {
-						subs = append(subs, childPath(dir, name))
+						subs = append(subs, joinPath(dir, name))
 					}
 				case name == "Chart.yaml" && isRegularFile(filepath.Join(dir, name), e.mode):
 					mu.Lock()
@@ -64,7 +64,7 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 			if kinds != nil {
 				k := kustFolder{dir: dir}
 				if name := listedKustomization(kinds); name != "" {
-					k.file = childPath(dir, name)
+					k.file = joinPath(dir, name)
 					if withText {
 						k.text, _ = f.read(name)
 					}
@@ -98,15 +98,6 @@ func listedKustomization(kinds []folderEntry) string {
 		return ""
 	}
 	return ""
-}
-
-// childPath is filepath.Join(dir, name) for a clean dir and a name from
-// its listing, which needs no cleaning.
-func childPath(dir, name string) string {
-	if strings.HasSuffix(dir, string(filepath.Separator)) {
-		return dir + name
-	}
-	return dir + string(filepath.Separator) + name
 }
 
 // folderEntry is a name in a folder's listing and its type bits.
