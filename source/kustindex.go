@@ -167,14 +167,15 @@ func readKustText(k kustFolder, root string, charts []string) kustText {
 		// those that may are looked at further.
 		skipped := hasSkippedElement(tok)
 		leaves := skipped || len(charts) > 0 || bytes.Contains(tok, []byte(".."))
-		if !leaves && !endsInDot(tok) || inComment(t.text, end-len(tok)) {
+		dotted := endsInDot(tok)
+		if !leaves && !dotted || inComment(t.text, end-len(tok)) {
 			continue
 		}
 		p := joinPath(k.dir, string(tok))
 		if leaves && leavesWalk(p, root, charts, skipped) && isDir(p) {
 			t.unwalked = true
 		}
-		if endsInDot(tok) {
+		if dotted {
 			t.dotTargets = append(t.dotTargets, p)
 		}
 	}
