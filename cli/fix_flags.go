@@ -79,7 +79,7 @@ func (f *fixFlags) lint(rc *runContext, lintOnce func() (*lint.Result, error)) (
 	}
 	if !f.unsafe {
 		if _, n := fix.Select(res.Diagnostics, true); n > 0 {
-			fmt.Fprintf(rc.stderr, "webhooklint: %s more with --unsafe-fixes\n", plural(n, "fix"))
+			fmt.Fprintf(rc.stderr, "webhooklint: %d more %s with --unsafe-fixes\n", n, strings.TrimPrefix(plural(n, "fix"), fmt.Sprint(n)+" "))
 		}
 	}
 	return res, nil

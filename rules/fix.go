@@ -1,6 +1,10 @@
 package rules
 
-import "github.com/webhooklint/webhooklint/diag"
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
 
 // FixDoc declares a fix a rule offers: the registry is the single source
 // for the rule's docs, --explain and the applicability every front end
@@ -59,4 +63,16 @@ func (r *Rule) Fix(name string) (FixDoc, bool) {
 // that fix resolves.
 func (p *Pass) ReportFix(path string, msg string, fix FieldFix) {
 	p.emit(Finding{Severity: p.rule.Severity, Path: path, Message: msg, Fixes: []FieldFix{fix}})
+}
+
+// ReportFieldErrorsWith is ReportFieldErrors with the fix fixFor gives each
+// error (nil for none).
+func (p *Pass) ReportFieldErrorsWith(errs field.ErrorList, fixFor func(*field.Error) *FieldFix) {
+	for _, e := range errs {
+		f := Finding{Severity: p.rule.Severity, Path: e.Field, Message: ConciseServerMessage(e.Error())}
+		if fix := fixFor(e); fix != nil {
+			f.Fixes = []FieldFix{*fix}
+		}
+		p.emit(f)
+	}
 }
