@@ -1,0 +1,256 @@
+package fix_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/fix"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+// The corpus tests apply every fix offered on the conformance corpus (the
+// documents whose API server verdicts testdata/conformance/verdicts
+// records) one at a time and check that (1) the finding is gone and no new
+// error appears, (2) every byte outside the fix's edits is unchanged, and,
+// with a kube-apiserver at hand (fixes_e2e_test.go), (3) the server
+// accepts the fixed document where it rejected the original for that
+// finding's field alone.
+
+const corpusDir = "../testdata/conformance"
+
+// fixCase is one fix of one finding of the corpus, applied.
+type fixCase struct {
+	file   string // corpus file name
+	d      diag.Diagnostic
+	fix    diag.Fix
+	before []byte // the file
+	after  []byte // the file with the fix made
+}
+
+// corpusFixes lints each corpus file from a copy on disk (only files on
+// disk get fixes), applies each fix alone and checks (1) and (2). It
+// returns the cases and the number of fixable findings per rule.
+func corpusFixes(t *testing.T) []fixCase {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	dir := t.TempDir()
+	var cases []fixCase
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(dir, filepath.Base(p))
+		write(t, name, data)
+		before := lintFile(t, name)
+		for _, d := range before {
+			for _, f := range d.Fixes {
+				after, err := fix.Apply(data, f.Edits)
+				if err != nil {
+					t.Fatalf("%s: %s: %v", p, f.Message, err)
+				}
+				if err := outsideUnchanged(data, after, f.Edits); err != nil {
+					t.Errorf("%s:%d: %s: %v", p, d.Line, f.Message, err)
+				}
+				write(t, name, after)
+				if err := sameOrBetter(before, lintFile(t, name), d); err != nil {
+					t.Errorf("%s:%d: [%s] fix %q: %v", p, d.Line, d.Rule, f.Message, err)
+				}
+				cases = append(cases, fixCase{file: filepath.Base(p), d: d, fix: f, before: data, after: after})
+			}
+		}
+		write(t, name, data)
+	}
+	return cases
+}
+
+func write(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lintFile(t *testing.T, name string) []diag.Diagnostic {
+	t.Helper()
+	res, err := source.Lint([]string{name}, nil, "", lint.Options{Jobs: 1}, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Diagnostics
+}
+
+// outsideUnchanged checks every byte of before outside the edits is in
+// after, in order, with only the edits' new text between.
+func outsideUnchanged(before, after []byte, edits []diag.Edit) error {
+	at, prev := 0, 0
+	for _, e := range edits {
+		gap := before[prev:e.Offset]
+		if !bytes.Equal(after[at:min(at+len(gap), len(after))], gap) {
+			return fmt.Errorf("bytes %d..%d changed", prev, e.Offset)
+		}
+		at += len(gap)
+		if !bytes.HasPrefix(after[at:], []byte(e.NewText)) {
+			return fmt.Errorf("edit at %d is not its new text", e.Offset)
+		}
+		at += len(e.NewText)
+		prev = e.EndOffset
+	}
+	if !bytes.Equal(after[at:], before[prev:]) {
+		return fmt.Errorf("bytes after %d changed", prev)
+	}
+	return nil
+}
+
+// key is what a finding is compared by across a fix: list indices shift
+// when an entry is deleted, so neither path nor message can be.
+type key struct{ rule, object string }
+
+func keyOf(d diag.Diagnostic) key {
+	k := key{rule: d.Rule}
+	if d.Object != nil {
+		k.object = d.Object.Kind + "/" + d.Object.Name
+	}
+	return k
+}
+
+// sameOrBetter checks that after a fix the fixed finding's rule reports
+// fewer findings on its object, and that no object has more errors of any
+// rule than before.
+func sameOrBetter(before, after []diag.Diagnostic, fixed diag.Diagnostic) error {
+	count := func(ds []diag.Diagnostic, errorsOnly bool) map[key]int {
+		m := map[key]int{}
+		for _, d := range ds {
+			if !errorsOnly || d.Severity == diag.Error {
+				m[keyOf(d)]++
+			}
+		}
+		return m
+	}
+	all0, all1 := count(before, false), count(after, false)
+	if k := keyOf(fixed); all1[k] >= all0[k] {
+		return fmt.Errorf("still %d %s findings on %s", all1[k], k.rule, k.object)
+	}
+	err0, err1 := count(before, true), count(after, true)
+	for k, n := range err1 {
+		if n > err0[k] {
+			return fmt.Errorf("new error: %d %s errors on %s, %d before", n, k.rule, k.object, err0[k])
+		}
+	}
+	return nil
+}
+
+func TestCorpusFixes(t *testing.T) {
+	cases := corpusFixes(t)
+	perRule := map[string]int{}
+	for _, c := range cases {
+		perRule[c.d.Rule+" ("+string(c.fix.Applicability)+")"]++
+	}
+	if len(cases) == 0 {
+		t.Fatal("no fixable finding in the corpus")
+	}
+	for _, r := range slices.Sorted(mapKeys(perRule)) {
+		t.Logf("%-40s %d fixes verified", r, perRule[r])
+	}
+}
+
+// TestFixTwiceChangesNothing runs the --fix loop over the whole corpus and
+// checks that a second pass finds nothing left to fix.
+func TestFixTwiceChangesNothing(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
+	dir := t.TempDir()
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(dir, filepath.Base(p))
+		write(t, name, data)
+		for round := 0; ; round++ {
+			edits, n := fix.Select(lintFile(t, name), true)
+			if n == 0 {
+				break
+			}
+			if round == 5 {
+				t.Fatalf("%s: still %d fixes after %d rounds", p, n, round)
+			}
+			text, _ := os.ReadFile(name)
+			out, err := fix.Apply(text, edits[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, name, out)
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// verdict is a line of testdata/conformance/verdicts/*.jsonl.
+type verdict struct {
+	Kind     string `json:"kind"`
+	Name     string `json:"name"`
+	Accepted bool   `json:"accepted"`
+	Code     int    `json:"code"`
+	Causes   []struct {
+		Field string `json:"field"`
+	} `json:"causes"`
+}
+
+// recordedVerdicts reads the verdicts of a corpus file by kind and name.
+func recordedVerdicts(t *testing.T, file string) map[string]verdict {
+	t.Helper()
+	f, err := os.Open(filepath.Join(corpusDir, "verdicts", strings.TrimSuffix(file, ".yaml")+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]verdict{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var v verdict
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out[v.Kind+"/"+v.Name] = v
+	}
+	return out
+}
+
+var separator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+
+// documentAt is the YAML document of data that holds byte off.
+func documentAt(data []byte, off int) []byte {
+	start, end := 0, len(data)
+	for _, m := range separator.FindAllIndex(data, -1) {
+		switch {
+		case m[1] <= off:
+			start = m[1]
+		case m[0] > off && end == len(data):
+			end = m[0]
+		}
+	}
+	return data[start:end]
+}
