@@ -189,6 +189,7 @@ func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string, source f
 	if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
 		res.Locations = []sarifLocation{loc}
 	}
+	res.Fixes = sarifFixes(d.Fixes, absBase)
 	res.PartialFingerprints = map[string]string{"webhooklintFinding/v1": fingerprint(d, absBase)}
 	props := &sarifResultProperties{Path: d.Path, Webhook: d.Webhook, Origin: d.Origin, Object: d.Object}
 	if *props != (sarifResultProperties{}) {
@@ -360,6 +361,7 @@ type sarifResult struct {
 	RelatedLocations    []sarifRelatedLocation `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string      `json:"partialFingerprints,omitempty"`
 	Properties          *sarifResultProperties `json:"properties,omitempty"`
+	Fixes               []sarifFix             `json:"fixes,omitempty"`
 }
 
 type sarifResultProperties struct {
