@@ -213,9 +213,12 @@ type verdict struct {
 	Name     string `json:"name"`
 	Accepted bool   `json:"accepted"`
 	Code     int    `json:"code"`
-	Causes   []struct {
-		Field string `json:"field"`
-	} `json:"causes"`
+	Causes   []cause `json:"causes"`
+}
+
+// cause is a field error of a verdict.
+type cause struct {
+	Field string `json:"field"`
 }
 
 // recordedVerdicts reads the verdicts of a corpus file by kind and name.

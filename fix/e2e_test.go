@@ -49,9 +49,7 @@ func TestFixesAcceptedByAPIServer(t *testing.T) {
 		}
 		v, ok := verdicts[c.file][c.d.Object.Kind+"/"+c.d.Object.Name]
 		if !ok || v.Accepted || v.Code != 422 || len(v.Causes) == 0 ||
-			slices.ContainsFunc(v.Causes, func(cause struct {
-				Field string `json:"field"`
-			}) bool { return cause.Field != c.d.Path }) {
+			slices.ContainsFunc(v.Causes, func(c0 cause) bool { return c0.Field != c.d.Path }) {
 			continue // accepted already, or rejected for more than this finding
 		}
 		// The first edit starts at the same offset in both texts.
