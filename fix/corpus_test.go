@@ -209,10 +209,10 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 
 // verdict is a line of testdata/conformance/verdicts/*.jsonl.
 type verdict struct {
-	Kind     string `json:"kind"`
-	Name     string `json:"name"`
-	Accepted bool   `json:"accepted"`
-	Code     int    `json:"code"`
+	Kind     string  `json:"kind"`
+	Name     string  `json:"name"`
+	Accepted bool    `json:"accepted"`
+	Code     int     `json:"code"`
 	Causes   []cause `json:"causes"`
 }
 
