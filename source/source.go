@@ -435,6 +435,9 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 					}
 				}
 			}
+			if len(d.Fixes) > 0 && !stdinUnit {
+				d.Fixes = displayFixes(d.Fixes, req)
+			}
 			if single {
 				kept = append(kept, d)
 				continue
