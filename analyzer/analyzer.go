@@ -184,7 +184,8 @@ func run(pass *analysis.Pass, o *Options) error {
 					}
 				}
 				s, e, _ := mc.locate(f.Path)
-				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message}
+				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message,
+					fixes: mc.ruleFixes(pass, f)}
 				if inv.Base && f.DependsOnOverlay {
 					d.severity, d.message = diag.Info, d.message+baseNote
 				}
@@ -326,6 +327,9 @@ type suggestedFix struct {
 	message  string
 	pos, end token.Pos
 	newText  string
+	// rest are further edits made with the first (a rule's fix that
+	// changes several values).
+	rest []analysis.TextEdit
 }
 
 // reporter turns diagnostics into analysis diagnostics, dropping exact
@@ -353,7 +357,7 @@ type reporter struct {
 func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 	r.findings = append(r.findings, diag.Diagnostic{
 		Line: int(d.pos), EndLine: int(d.end), Severity: d.severity, Rule: d.category, Message: d.message,
-		Path: path, Object: obj,
+		Path: path, Object: obj, Fixes: heldFixes(d.fixes),
 	})
 }
 
@@ -361,7 +365,8 @@ func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 // cause, and the suppressions that covered nothing.
 func (r *reporter) flush() {
 	for _, d := range rules.ExplainCauses(r.suppress(r.findings, r.enabled)) {
-		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message})
+		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message,
+			fixes: unheldFixes(d.Fixes)})
 	}
 	r.findings = nil
 }
@@ -392,7 +397,7 @@ func (r *reporter) report(d diagnostic) {
 	for _, f := range d.fixes {
 		ad.SuggestedFixes = append(ad.SuggestedFixes, analysis.SuggestedFix{
 			Message:   f.message,
-			TextEdits: []analysis.TextEdit{{Pos: f.pos, End: f.end, NewText: []byte(f.newText)}},
+			TextEdits: append([]analysis.TextEdit{{Pos: f.pos, End: f.end, NewText: []byte(f.newText)}}, f.rest...),
 		})
 	}
 	r.pass.Report(ad)

@@ -309,3 +309,13 @@ func TestUnservedPolicyLiterals(t *testing.T) {
 	}
 	analysistest.Run(t, testdataModule(t), a, "./oldpolicies")
 }
+
+// TestRuleFixes: a rule's safe fix (review-versions-order's v1 first)
+// becomes a SuggestedFix on the marker that writes the field.
+func TestRuleFixes(t *testing.T) {
+	a, err := New(Options{Rules: []*rules.Rule{rules.MustLookup("review-versions-order")}, MinSeverity: diag.Info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.RunWithSuggestedFixes(t, testdataModule(t), a, "./rulefix")
+}
