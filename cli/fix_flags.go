@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,7 +64,7 @@ func (f *fixFlags) lint(rc *runContext, lintOnce func() (*lint.Result, error)) (
 		if n == 0 {
 			break
 		}
-		for _, name := range slices.Sorted(mapsKeys(edits)) {
+		for _, name := range slices.Sorted(maps.Keys(edits)) {
 			if err := applyFile(name, edits[name]); err != nil {
 				return nil, err
 			}
@@ -89,7 +90,7 @@ func (f *fixFlags) lint(rc *runContext, lintOnce func() (*lint.Result, error)) (
 func (f *fixFlags) writeDiff(w io.Writer, res *lint.Result) error {
 	edits, _ := fix.Select(res.Diagnostics, f.unsafe)
 	cwd, _ := os.Getwd()
-	for _, name := range slices.Sorted(mapsKeys(edits)) {
+	for _, name := range slices.Sorted(maps.Keys(edits)) {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			return err
@@ -147,16 +148,6 @@ func plural(n int, noun string) string {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // diffReport is the report of --diff: the fixes instead of the findings.

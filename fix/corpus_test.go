@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,7 +163,7 @@ func TestCorpusFixes(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatal("no fixable finding in the corpus")
 	}
-	for _, r := range slices.Sorted(mapKeys(perRule)) {
+	for _, r := range slices.Sorted(maps.Keys(perRule)) {
 		t.Logf("%-40s %d fixes verified", r, perRule[r])
 	}
 }
@@ -193,16 +194,6 @@ func TestFixTwiceChangesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			write(t, name, out)
-		}
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }

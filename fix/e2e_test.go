@@ -2,6 +2,7 @@ package fix_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"slices"
 	"testing"
@@ -72,7 +73,7 @@ func TestFixesAcceptedByAPIServer(t *testing.T) {
 	if len(accepted) == 0 {
 		t.Fatal("no fix was checked against the API server")
 	}
-	for _, r := range slices.Sorted(mapKeys(accepted)) {
+	for _, r := range slices.Sorted(maps.Keys(accepted)) {
 		t.Logf("%-30s %d fixed documents accepted by the API server", r, accepted[r])
 	}
 }
