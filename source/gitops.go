@@ -253,7 +253,6 @@ func relocateGitops(u *unit, b *kustomize.Build, uses map[string][]gitops.Use, d
 			d.Origin = e.Label() + " (" + gitopsBuildWord(u) + ")"
 			continue
 		}
-		d.Origin = strings.Replace(d.Origin, u.label(), e.Label(), 1)
 		var objUses []gitops.Use
 		if d.Object != nil {
 			objUses = uses[d.Object.Kind+"/"+d.Object.Namespace+"/"+d.Object.Name]

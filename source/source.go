@@ -325,7 +325,7 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 				u.entry = true
 			}
 		}
-		if len(so.Deployed) > 0 && (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
+		if len(so.Deployed) > 0 && u.gitops == nil && (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
 			u.base = true
 		}
 	}
@@ -557,6 +557,8 @@ func newReaderIndex(units []*unit, results []*unitResult) *readerIndex {
 			for _, f := range u.files {
 				x.byFile[f.Name] = append(x.byFile[f.Name], i)
 			}
+		case u.kind == noteUnit:
+			x.byFile[u.gitops.At.File] = append(x.byFile[u.gitops.At.File], i)
 		case !u.file.Stdin:
 			abs := u.absFile()
 			x.byFile[abs] = append(x.byFile[abs], i)
