@@ -323,3 +323,17 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 	d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.Line, at.Column+1
 	return fmt.Sprintf(" (chart value %s, set by %s)", key, from), true
 }
+
+// onEntry moves the findings on a kustomization file that is not on disk
+// (the one Flux generates) to the entry, naming it: that is where the
+// build the entry asked for is written.
+func onEntry(e *gitops.Entry, ds []diag.Diagnostic) {
+	for i := range ds {
+		d := &ds[i]
+		if exists(d.File) {
+			continue
+		}
+		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = e.At.File, e.At.Line, e.At.Column, e.At.Line, e.At.Column+1
+		d.Message = e.Label() + ": " + d.Message
+	}
+}

@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -138,5 +139,39 @@ func TestArgoApplications(t *testing.T) {
 	}
 	if len(find(other.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook.yaml")) != 2 {
 		t.Errorf("want one gitops-source note per Application of another repository:%s", dump(other.Diagnostics))
+	}
+}
+
+// A folder Flux cannot build (a file that is no Kubernetes object in the
+// kustomization it generates) is a positioned error on the entry, and its
+// files are linted one by one.
+func TestFluxGeneratedBuildFails(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel, text string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(".git/HEAD", "ref: refs/heads/main\n")
+	mk("clusters/app.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: app
+  namespace: flux-system
+spec:
+  path: ./app
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+`)
+	mk("app/settings.yaml", "replicas: 1\n")
+	res := run(t, []string{root}, source.Options{})
+	ds := find(res.Diagnostics, rules.KustomizeBuildRule, "clusters/app.yaml")
+	if len(ds) != 1 || ds[0].Line != 2 || !strings.HasPrefix(ds[0].Message, "Flux Kustomization flux-system/app: ") {
+		t.Errorf("want one kustomize-build error on the entry's kind line:%s", dump(res.Diagnostics))
 	}
 }

@@ -28,7 +28,11 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	}
 	b, built, f, uses, err := buildKustomization(u, lo.Workers(), true)
 	if err != nil {
-		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
+		ds := kustomizeErrors(u.dir, b, err)
+		if u.gitops != nil {
+			onEntry(u.gitops, ds)
+		}
+		return &unitResult{failed: true, diags: ds}
 	}
 	b.Origins = origins
 	name := f.Name

@@ -154,3 +154,50 @@ spec:
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// Entries of the wrong shape are read as far as they go, never a panic.
+func TestFindHostile(t *testing.T) {
+	root := t.TempDir()
+	f := write(t, root, "bad.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+spec: [1, 2]
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: x}
+spec:
+  sourceRef: {kind: GitRepository, name: flux-system}
+  path: {a: b}
+  postBuild: {substitute: [a], substituteFrom: {kind: ConfigMap}}
+  patches: "x"
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+spec:
+  chart: {spec: {chart: ./nowhere, sourceRef: {kind: GitRepository, name: flux-system}}}
+  valuesFrom: [{kind: ConfigMap, name: v, targetPath: ""}, 3]
+  values: [1]
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+spec: {source: [1], sources: {a: 1}, destination: [x]}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+spec:
+  generators: [{list: {elements: [1, {a: [b]}]}}, {git: {directories: [{path: "[" }]}}]
+  template: {spec: {source: {path: "{{a}}"}}}
+---
+kind: Kustomization
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+metadata: &a {name: *a}
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	for _, e := range Find([]string{f}, read, Options{}) {
+		for _, p := range e.Problems {
+			if p.At.Line == 0 || p.At.File != f {
+				t.Errorf("%s: problem not positioned: %+v", e.Label(), p)
+			}
+		}
+	}
+}
