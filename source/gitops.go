@@ -10,6 +10,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/parallel"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source/gitops"
 	"github.com/webhooklint/webhooklint/source/helm"
@@ -46,10 +47,7 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 	// Secrets an entry reads are read again when one does.
 	texts := make([][]byte, len(files))
 	parallel.For(len(files), d.jobs, func(i int) {
-		if !isYAMLName(files[i]) {
-			return
-		}
-		if data, err := os.ReadFile(files[i]); err == nil && gitops.MayHold(data) {
+		if data := readManifest(files[i]); gitops.MayHold(data) {
 			texts[i] = data
 		}
 	})
@@ -69,11 +67,7 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 		if t, ok := kept[f]; ok {
 			return t
 		}
-		if !isYAMLName(f) {
-			return nil
-		}
-		data, _ := os.ReadFile(f)
-		return data
+		return readManifest(f)
 	}
 	var out []*unit
 	for _, root := range slices.Sorted(mapsKeys(byRepo)) {
@@ -87,9 +81,20 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 	return out
 }
 
-func isYAMLName(f string) bool {
+// readManifest reads a YAML file that may hold entries, ConfigMaps or
+// Secrets; nil for anything else. Only regular files are opened: a named
+// pipe among the linted files would block (the linter reports it).
+func readManifest(f string) []byte {
 	ext := strings.ToLower(filepath.Ext(f))
-	return ext == ".yaml" || ext == ".yml"
+	if ext != ".yaml" && ext != ".yml" {
+		return nil
+	}
+	fi, err := os.Stat(f)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > manifest.MaxFileSize {
+		return nil
+	}
+	data, _ := os.ReadFile(f)
+	return data
 }
 
 func mapsKeys[V any](m map[string]V) func(func(string) bool) {

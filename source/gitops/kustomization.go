@@ -121,6 +121,10 @@ func generatedResources(dir string) []any {
 			}
 			return nil
 		}
+		// Only regular files: kustomize would block reading a named pipe.
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
 		if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {
 			out = append(out, rel)
 		}
@@ -129,8 +133,8 @@ func generatedResources(dir string) []any {
 	return out
 }
 
-// Reads lists the files (absolute) a generated kustomization reads
-// directly, and the folders it uses as resources.
+// GeneratedReads lists the files (absolute) the kustomization Flux
+// generates for dir reads directly, and the folders it uses as resources.
 func GeneratedReads(dir string) (files, dirs []string) {
 	for _, r := range generatedResources(dir) {
 		p := filepath.Join(dir, filepath.FromSlash(r.(string)))
