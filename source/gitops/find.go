@@ -40,9 +40,13 @@ func Find(files []string, read func(string) []byte, o Options) []*Entry {
 	for _, obj := range objs {
 		switch {
 		case obj.group() == "kustomize.toolkit.fluxcd.io" && obj.kind == "Kustomization":
-			out = append(out, f.fluxKustomization(obj))
+			if e := f.fluxKustomization(obj); e != nil {
+				out = append(out, e)
+			}
 		case obj.group() == "helm.toolkit.fluxcd.io" && obj.kind == "HelmRelease":
-			out = append(out, f.helmRelease(obj))
+			if e := f.helmRelease(obj); e != nil {
+				out = append(out, e)
+			}
 		case obj.group() == "argoproj.io" && obj.kind == "Application":
 			out = append(out, f.application(obj, obj.root)...)
 		case obj.group() == "argoproj.io" && obj.kind == "ApplicationSet":
@@ -100,11 +104,16 @@ func (f *finder) base(obj *object, kind string) *Entry {
 	return &Entry{Kind: kind, Name: obj.name, Namespace: obj.namespace, At: obj.kindAt}
 }
 
-// fluxKustomization reads a kustomize.toolkit.fluxcd.io Kustomization.
+// fluxKustomization reads a kustomize.toolkit.fluxcd.io Kustomization;
+// nil for one without a sourceRef kind: a kustomize patch of one (an
+// overlay's dev-team-patch.yaml), not an object Flux applies.
 func (f *finder) fluxKustomization(obj *object) *Entry {
+	spec := obj.spec()
+	if str(get(spec, "sourceRef"), "kind") == "" {
+		return nil
+	}
 	e := f.base(obj, "Flux Kustomization")
 	e.How = Kustomize
-	spec := obj.spec()
 	path := str(spec, "path")
 	if path == "" {
 		path = "./"
@@ -256,11 +265,15 @@ func dataOf(o *object) map[string]datum {
 	return out
 }
 
-// helmRelease reads a helm.toolkit.fluxcd.io HelmRelease.
+// helmRelease reads a helm.toolkit.fluxcd.io HelmRelease; nil for one
+// that names no chart: a kustomize patch of one (an overlay's values).
 func (f *finder) helmRelease(obj *object) *Entry {
+	spec := obj.spec()
+	if str(get(get(spec, "chart"), "spec"), "chart") == "" && get(spec, "chartRef") == nil {
+		return nil
+	}
 	e := f.base(obj, "Flux HelmRelease")
 	e.How = Helm
-	spec := obj.spec()
 	c := &e.Chart
 	c.Namespace = obj.namespace
 	if t := str(spec, "targetNamespace"); t != "" {

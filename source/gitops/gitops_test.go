@@ -201,3 +201,31 @@ metadata: &a {name: *a}
 		}
 	}
 }
+
+// A kustomize patch of a HelmRelease or a Kustomization (an overlay's
+// podinfo-values.yaml in fluxcd/flux2-kustomize-helm-example) is no
+// entry: it names no chart or source.
+func TestPatchesAreNoEntries(t *testing.T) {
+	root := t.TempDir()
+	f := write(t, root, "apps/production/podinfo-values.yaml", `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: podinfo
+spec:
+  values:
+    replicaCount: 1
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: dev-team
+  namespace: apps
+spec:
+  path: ./production
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	if es := Find([]string{f}, read, Options{}); len(es) != 0 {
+		t.Errorf("patches read as entries: %+v", es)
+	}
+}
