@@ -492,7 +492,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	for _, l := range found {
 		d := l.d
 		using := readers.of(l.abs)
-		if len(using) > 1 && !containsAll(l.units, using) {
+		// A GitOps entry's note names the entry already.
+		if len(using) > 1 && !containsAll(l.units, using) && d.Rule != rules.GitOpsSourceRule {
 			var labels []string
 			for _, i := range l.units {
 				labels = append(labels, units[i].label())
