@@ -107,6 +107,9 @@ func applyConfig(rc *runContext, fset *pflag.FlagSet, path string) error {
 		})
 	}
 	rc.sources.Deployed = append(rc.sources.Deployed, c.Units.Entries...)
+	rc.sources.NoGitOps = c.Units.GitOps.Off
+	rc.sources.GitOpsFiles = c.Units.GitOps.Entries
+	rc.sources.RepoURLs = append(rc.sources.RepoURLs, c.Units.GitOps.RepoURLs...)
 	for _, f := range c.Units.Folders {
 		rc.sources.Folders = append(rc.sources.Folders, source.FolderUnits{Dir: f.Path, Recursive: f.Recursive, Split: f.Split})
 	}

@@ -21,6 +21,11 @@ type sourceFlags struct {
 	helm, values, set, setString []string
 	noKustomize                  bool
 	placeholders                 string
+	// GitOps entries: discovery off, the repository's other URLs, a
+	// folder of unpacked remote charts.
+	noGitOps   bool
+	repoURLs   []string
+	chartCache string
 }
 
 func (s *sourceFlags) register(fs *pflag.FlagSet) {
@@ -34,6 +39,10 @@ func (s *sourceFlags) register(fs *pflag.FlagSet) {
 	cliflag.File(fs, "helm")
 	cliflag.File(fs, "values")
 	fs.BoolVar(&s.noKustomize, "no-kustomize", false, "lint folders with a kustomization.yaml file by file instead of building them")
+	fs.BoolVar(&s.noGitOps, "no-gitops", false, "do not build the Flux Kustomizations and HelmReleases and Argo CD Applications found as their controllers do")
+	fs.Func("repo-url", "`URL` that names the linted repository in Argo CD and Flux sources, besides its Git remotes; repeatable", appendTo(&s.repoURLs))
+	fs.StringVar(&s.chartCache, "chart-cache", "", "folder of unpacked charts (`DIR`/CHART or DIR/CHART-VERSION) for the remote charts GitOps entries install")
+	cliflag.File(fs, "chart-cache")
 	fs.StringVar(&s.placeholders, "placeholders", "", "severity of unsubstituted placeholders (${CA_BUNDLE}, __X__): error, warning, info or off (default warning)")
 	cliflag.Enum(fs, "placeholders", "error", "warning", "info", "off")
 }
@@ -57,6 +66,11 @@ func (s *sourceFlags) apply(rc *runContext) error {
 	rc.sources.Set = s.set
 	rc.sources.SetString = s.setString
 	rc.sources.NoKustomize = s.noKustomize
+	rc.sources.NoGitOps = rc.sources.NoGitOps || s.noGitOps
+	rc.sources.RepoURLs = append(rc.sources.RepoURLs, s.repoURLs...)
+	if s.chartCache != "" {
+		rc.sources.ChartCache = s.chartCache
+	}
 	return nil
 }
 

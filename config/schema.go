@@ -123,6 +123,22 @@ func JSONSchema() []byte {
 							},
 						},
 					},
+					"gitops": map[string]any{
+						"description":          "Flux and Argo CD entries, built as their controllers build them.",
+						"type":                 []string{"object", "null"},
+						"additionalProperties": false,
+						"properties": map[string]any{
+							"discovery": map[string]any{"description": "Look for entries among the linted files (default true).", "type": "boolean"},
+							"entries": map[string]any{
+								"description": "Files holding entries, read in every run whatever is linted, relative to the configuration file's folder.",
+								"type":        []string{"array", "null"}, "items": map[string]any{"type": "string", "minLength": 1},
+							},
+							"repoURLs": map[string]any{
+								"description": "URLs that name this repository in entries' sources, besides its Git remotes.",
+								"type":        []string{"array", "null"}, "items": map[string]any{"type": "string", "minLength": 1},
+							},
+						},
+					},
 				},
 			},
 			"rules": map[string]any{

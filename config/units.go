@@ -17,6 +17,19 @@ type Units struct {
 	// Folders group loose manifests into units: by default the files of
 	// one folder are one unit, as kubectl apply -f DIR applies them.
 	Folders []FolderUnits
+	// GitOps says how Flux and Argo CD entries are found (units.gitops).
+	GitOps GitOps
+}
+
+// GitOps is the units.gitops mapping.
+type GitOps struct {
+	// Off turns the discovery of entries among the linted files off.
+	Off bool
+	// Entries are files holding entries (resolved like chart paths), read
+	// in every run.
+	Entries []string
+	// RepoURLs name this repository in entries' sources.
+	RepoURLs []string
 }
 
 // FolderUnits is one units.folders entry.
@@ -73,9 +86,37 @@ func (p *parser) units(n *yaml.Node, dir string) Units {
 					u.Folders = append(u.Folders, f)
 				}
 			})
+		case "gitops":
+			u.GitOps = p.gitops(v, resolve)
 		default:
-			p.errorf(k, "unknown key %q in units (want entries or folders)", k.Value)
+			p.errorf(k, "unknown key %q in units (want entries, folders or gitops)", k.Value)
 		}
 	})
 	return u
+}
+
+// gitops reads the units.gitops mapping.
+func (p *parser) gitops(n *yaml.Node, resolve func(string) string) GitOps {
+	var g GitOps
+	p.mapping(n, "units gitops", func(k, v *yaml.Node) {
+		switch k.Value {
+		case "discovery":
+			if s, ok := p.scalar(v, "units gitops discovery", "!!bool"); ok {
+				g.Off = s == "false"
+			}
+		case "entries", "repoURLs":
+			p.sequence(v, "units gitops "+k.Value, func(e *yaml.Node) {
+				if s, ok := p.scalar(e, "units gitops "+k.Value+" entry", "!!str"); ok {
+					if k.Value == "entries" {
+						g.Entries = append(g.Entries, resolve(s))
+					} else {
+						g.RepoURLs = append(g.RepoURLs, s)
+					}
+				}
+			})
+		default:
+			p.errorf(k, "unknown key %q in units gitops (want discovery, entries or repoURLs)", k.Value)
+		}
+	})
+	return g
 }

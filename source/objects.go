@@ -69,7 +69,7 @@ func loadUnit(u *unit, stdin io.Reader, jobs int, patches *kustomize.PatchIndex)
 			out.Problem = fmt.Errorf("%s", cycleError(u).Message)
 			return out
 		}
-		_, _, f, err := buildKustomization(u, jobs, false)
+		_, _, f, _, err := buildKustomization(u, jobs, false)
 		if err != nil {
 			out.Problem = err
 			return out

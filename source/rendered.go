@@ -12,6 +12,7 @@ import (
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source/gitops"
 	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
@@ -25,9 +26,13 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	if u.cycle != nil {
 		return &unitResult{failed: true, diags: []diag.Diagnostic{cycleError(u)}}
 	}
-	b, built, f, err := buildKustomization(u, lo.Workers(), true)
+	b, built, f, uses, err := buildKustomization(u, lo.Workers(), true)
 	if err != nil {
-		return &unitResult{failed: true, diags: kustomizeErrors(u.dir, b, err)}
+		ds := kustomizeErrors(u.dir, b, err)
+		if u.gitops != nil {
+			onEntry(u.gitops, ds)
+		}
+		return &unitResult{failed: true, diags: ds}
 	}
 	b.Origins = origins
 	name := f.Name
@@ -62,6 +67,9 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
+	if u.gitops != nil {
+		relocateGitops(u, b, uses, res.Diagnostics)
+	}
 	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
 }
 
@@ -69,10 +77,24 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 // file: the objects kubectl would receive, in kustomize's order. With
 // alone, a build with no judged object is parsed alone
 // (manifest.Options.Alone): nothing reads its objects' cross-object data.
-func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, built []byte, f *manifest.File, err error) {
-	b, err = kustomize.Run(u.shown) // as the error message shows it
+//
+// A GitOps entry's unit is built as its controller builds it (gitopsRoot,
+// applyGitops); uses are then the postBuild variables each object read.
+func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, built []byte, f *manifest.File, uses map[string][]gitops.Use, err error) {
+	var root *kustomize.Root
+	if u.gitops != nil {
+		if root, err = gitopsRoot(u); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	b, err = kustomize.RunAs(u.shown, root) // as the error message shows it
 	if err != nil {
-		return b, nil, nil, err
+		return b, nil, nil, nil, err
+	}
+	if u.gitops != nil {
+		if uses, err = applyGitops(u.gitops, b); err != nil {
+			return b, nil, nil, nil, err
+		}
 	}
 	var buf bytes.Buffer
 	for _, o := range b.Objects {
@@ -80,7 +102,7 @@ func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, buil
 		buf.Write(o.YAML)
 	}
 	built = buf.Bytes()
-	return b, built, manifest.ParseWith(b.File+" (built)", built, manifest.Options{Jobs: jobs, Alone: alone}), nil
+	return b, built, manifest.ParseWith(b.File+" (built)", built, manifest.Options{Jobs: jobs, Alone: alone}), uses, nil
 }
 
 // locateBuilt maps a field of a built object to the line that wrote it;
@@ -197,7 +219,10 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 		files = append(files, manifest.Parse(t.File, t.Rendered))
 		byName[t.File] = t
 	}
-	markValueDriven(files, byName)
+	if u.gitops == nil {
+		// An entry gives the values: they are chosen, not defaults.
+		markValueDriven(files, byName)
+	}
 	markRegeneratedCABundles(files, byName)
 	res := lint.LintUnit(lint.Unit{Files: files}, lo)
 	docsOf := map[string]*manifest.File{}
@@ -235,6 +260,11 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 			if tr.File != t.File {
 				break // a named template's line: its source is another file's
 			}
+			// A value the GitOps entry gives is changed in the entry.
+			if s, ok := moveToEntryValue(u, d, t.Source, tr.Line); ok {
+				how += s
+				break
+			}
 			// Name the values key to change, where it is set.
 			if vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line); ok {
 				how += fmt.Sprintf(" (chart value %s)", vs.Key)
@@ -262,7 +292,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 // renderChart renders a chart unit with its values, as helm template would.
 func renderChart(u *unit, kubeVersion string) (*helm.Chart, error) {
 	return helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
-		ValuesFiles: u.chart.ValuesFiles, Set: u.chart.Set, SetString: u.chart.SetString,
+		ValuesFiles: u.chart.ValuesFiles, Values: u.chart.Values, Set: u.chart.Set, SetString: u.chart.SetString,
 		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kubeVersion,
 	})
 }

@@ -55,6 +55,18 @@ type Options struct {
 	// kustomization and chart folders); when set, the other roots are
 	// linted as bases, their findings that an overlay changes at info.
 	Deployed []string
+	// NoGitOps turns off the discovery of GitOps entries (Flux
+	// Kustomizations and HelmReleases, Argo CD Applications) among the
+	// files linted; GitOpsFiles are files of entries read in every run
+	// (gitops.entries), whatever is linted.
+	NoGitOps    bool
+	GitOpsFiles []string
+	// RepoURLs are URLs that name the repository linted, besides its Git
+	// remotes (--repo-url): sources with one of them are read here.
+	RepoURLs []string
+	// ChartCache is a folder of unpacked charts standing in for the
+	// remote charts GitOps entries name (--chart-cache).
+	ChartCache string
 }
 
 // FolderUnits says how the loose manifests under Dir are applied.
@@ -73,6 +85,9 @@ type Chart struct {
 	Dir                         string
 	ValuesFiles, Set, SetString []string
 	ReleaseName, Namespace      string
+	// Values are merged after the values files, in order (a GitOps
+	// entry's values).
+	Values []map[string]any
 }
 
 // Lint lints args as they are deployed, in five steps:
@@ -264,7 +279,20 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 		return u
 	}
 	var named []*unit // named kustomizations, which claim the files they read
+	gitopsUnits := d.gitopsUnits(req)
+	for _, u := range gitopsUnits {
+		u = add(u)
+		if _, asked := req.display(u.gitops.At.File); asked {
+			u.entry = true
+		}
+		if u.kind == kustomizeUnit {
+			named = append(named, u)
+		}
+	}
 	for _, u := range d.entries(req) {
+		if u.kind == kustomizeUnit && coveredByGitops(u, gitopsUnits) {
+			continue // built as the entry builds it
+		}
 		u = add(u)
 		u.entry = true
 		if u.kind == kustomizeUnit {
@@ -297,7 +325,7 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 				u.entry = true
 			}
 		}
-		if len(so.Deployed) > 0 && (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
+		if len(so.Deployed) > 0 && u.gitops == nil && (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
 			u.base = true
 		}
 	}
@@ -342,9 +370,12 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 			out[i] = lintChart(u, inner)
 		case folderUnit:
 			out[i] = lintFolder(u, inner, patches)
+		case noteUnit:
+			out[i] = &unitResult{}
 		default:
 			out[i] = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
 		}
+		out[i].diags = append(out[i].diags, units[i].notes...)
 	})
 	return out
 }
@@ -464,7 +495,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	for _, l := range found {
 		d := l.d
 		using := readers.of(l.abs)
-		if len(using) > 1 && !containsAll(l.units, using) {
+		// A GitOps entry's note names the entry already.
+		if len(using) > 1 && !containsAll(l.units, using) && d.Rule != rules.GitOpsSourceRule {
 			var labels []string
 			for _, i := range l.units {
 				labels = append(labels, units[i].label())
@@ -529,6 +561,8 @@ func newReaderIndex(units []*unit, results []*unitResult) *readerIndex {
 			for _, f := range u.files {
 				x.byFile[f.Name] = append(x.byFile[f.Name], i)
 			}
+		case u.kind == noteUnit:
+			x.byFile[u.gitops.At.File] = append(x.byFile[u.gitops.At.File], i)
 		case !u.file.Stdin:
 			abs := u.absFile()
 			x.byFile[abs] = append(x.byFile[abs], i)

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -10,8 +11,10 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/source/gitops"
 	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
@@ -24,6 +27,7 @@ const (
 	chartUnit                         // a chart, rendered with its values
 	folderUnit                        // the loose manifests of a folder, applied together
 	fileUnit                          // a loose manifest file on its own (stdin, a split folder)
+	noteUnit                          // a GitOps entry with nothing to lint here: its notes only
 )
 
 // A unit is what is installed together, and so what cross-object rules
@@ -66,6 +70,11 @@ type unit struct {
 	// folder again. cycleAt is its entry that starts the cycle.
 	cycle   []string
 	cycleAt kustomize.Pos
+	// gitops is the GitOps entry the unit is built as (a Flux
+	// Kustomization, an Argo CD Application…), and notes what is said
+	// about the entry itself (a source not available offline).
+	gitops *gitops.Entry
+	notes  []diag.Diagnostic
 	// fileAbs is file's absolute path, once computed (covers is asked for
 	// every finding and unit: filepath.Abs each time was most of a run).
 	fileAbs string
@@ -74,6 +83,10 @@ type unit struct {
 // key identifies a unit: the same chart rendered with other values is
 // another unit.
 func (u *unit) key() string {
+	if u.gitops != nil {
+		e := u.gitops
+		return fmt.Sprintf("g\x00%s\x00%s\x00%d\x00%s", e.At.File, e.Label(), e.At.Line, u.dir)
+	}
 	switch u.kind {
 	case kustomizeUnit:
 		return "k\x00" + u.dir
@@ -89,6 +102,9 @@ func (u *unit) key() string {
 
 // label names the unit in findings that not every unit using a file shares.
 func (u *unit) label() string {
+	if u.gitops != nil {
+		return u.gitops.Label()
+	}
 	switch u.kind {
 	case kustomizeUnit:
 		return "kustomize build " + display(u.dir)
@@ -131,6 +147,8 @@ func (u *unit) covers(abs string) bool {
 			}
 		}
 		return false
+	case noteUnit:
+		return abs == u.gitops.At.File
 	case folderUnit:
 		_, found := slices.BinarySearchFunc(u.files, abs, func(s manifest.Source, abs string) int { return strings.Compare(s.Name, abs) })
 		return found
@@ -169,6 +187,9 @@ type discovery struct {
 	charts     map[string]*chartInfo
 	chartScope map[string][]string // scope root → chart folders under it
 	holders    map[string]string   // folder → chartHolding's answer ("": none)
+	// gitopsCharts are the chart units of GitOps entries, by chart folder:
+	// a chart an entry deploys is rendered as the entry renders it.
+	gitopsCharts map[string][]*unit
 }
 
 func newDiscovery(so Options, skip func(string) bool, jobs int) *discovery {
@@ -905,6 +926,9 @@ func (d *discovery) chartsInScope(c string) []string {
 // the options that names it (each with its own values), else one with the
 // run's values.
 func (d *discovery) chartUnits(dir string) []*unit {
+	if us := d.gitopsCharts[dir]; len(us) > 0 {
+		return us
+	}
 	var out []*unit
 	for _, c := range d.so.ChartConfigs {
 		if absPath(c.Dir) == dir {

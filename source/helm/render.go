@@ -44,6 +44,9 @@ type Options struct {
 	// Set and SetString are --set and --set-string values (Helm's strvals
 	// syntax: a.b=c,d[0]=e), applied over the values files in order.
 	Set, SetString []string
+	// Values are merged over the values files, in order, before Set: the
+	// values a GitOps entry gives (a HelmRelease's valuesFrom and values).
+	Values []map[string]any
 	// ReleaseName and Namespace are .Release.Name and .Release.Namespace;
 	// empty means what `helm template` uses.
 	ReleaseName, Namespace string
@@ -133,6 +136,9 @@ func Render(dir string, opts Options) (*Chart, error) {
 		if err != nil {
 			return nil, &Error{File: f, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", f, err)}
 		}
+		vals = loader.MergeMaps(vals, v)
+	}
+	for _, v := range opts.Values {
 		vals = loader.MergeMaps(vals, v)
 	}
 	for _, s := range opts.Set {

@@ -23,15 +23,10 @@ type ValuesSetting struct {
 // source reads, and where it is set. A line reading several values names
 // the first; false when it reads none, or no values file sets it.
 func ValuesAt(chartDir string, valuesFiles []string, source []byte, line int) (ValuesSetting, bool) {
-	lines := strings.Split(string(source), "\n")
-	if line < 1 || line > len(lines) {
+	key, ok := ValuesKeyAt(source, line)
+	if !ok {
 		return ValuesSetting{}, false
 	}
-	m := valuesRef.FindStringSubmatch(lines[line-1])
-	if m == nil {
-		return ValuesSetting{}, false
-	}
-	key := strings.TrimPrefix(m[1], ".")
 	files := append([]string{filepath.Join(chartDir, "values.yaml")}, valuesFiles...)
 	for i := len(files) - 1; i >= 0; i-- {
 		if l, c, ok := valuesKeyLine(files[i], strings.Split(key, ".")); ok {
@@ -39,4 +34,18 @@ func ValuesAt(chartDir string, valuesFiles []string, source []byte, line int) (V
 		}
 	}
 	return ValuesSetting{}, false
+}
+
+// ValuesKeyAt returns the first chart value (dotted) that the template
+// action on line (1-based) of source reads.
+func ValuesKeyAt(source []byte, line int) (string, bool) {
+	lines := strings.Split(string(source), "\n")
+	if line < 1 || line > len(lines) {
+		return "", false
+	}
+	m := valuesRef.FindStringSubmatch(lines[line-1])
+	if m == nil {
+		return "", false
+	}
+	return strings.TrimPrefix(m[1], "."), true
 }

@@ -71,11 +71,29 @@ type Build struct {
 // read but the build fails, the Build (without objects) is returned with
 // the error, so callers still know which files are patches.
 func Run(dir string) (*Build, error) {
+	return RunAs(dir, nil)
+}
+
+// Root is the text a root kustomization is built with instead of its
+// file's: what a GitOps controller makes of it (its settings merged in,
+// or generated for a folder that has none). File is where it stands, on
+// disk or not; it is the build's File.
+type Root struct {
+	File string
+	Text []byte
+	// AnyFile lifts kustomize's default load restriction, as Flux's
+	// kustomize-controller does: resources may be outside the folder.
+	AnyFile bool
+}
+
+// RunAs builds the kustomization in dir as Run does, with root (when not
+// nil) as the text of its kustomization file.
+func RunAs(dir string, root *Root) (*Build, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	tree, problems, err := load(abs)
+	tree, problems, err := load(abs, root)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +104,12 @@ func Run(dir string) (*Build, error) {
 	}
 	opts := buildOptions()
 	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
+	if root != nil {
+		fs.text = root.Text
+		if root.AnyFile {
+			opts.LoadRestrictions = types.LoadRestrictionsNone
+		}
+	}
 	_, _, kusts := tree.files()
 	b.Warnings = deprecations(kusts)
 	var m resmap.ResMap
@@ -175,9 +199,15 @@ type originFS struct {
 	filesys.FileSystem
 	root     string
 	problems Problems
+	// text, when set, is the root kustomization's text, whether or not
+	// its file exists.
+	text []byte
 }
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
+	if f.text != nil && samePath(path, f.root) {
+		return f.withOrigins(f.text)
+	}
 	data, err := f.FileSystem.ReadFile(path)
 	if err != nil {
 		return data, err
@@ -189,6 +219,25 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 	if !samePath(path, f.root) {
 		return data, nil
 	}
+	return f.withOrigins(data)
+}
+
+// CleanedAbs answers for a root kustomization that has only a text, as
+// the loader asks before reading it.
+func (f *originFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
+	if f.text != nil && samePath(path, f.root) {
+		return filesys.ConfirmedDir(filepath.Dir(f.root)), filepath.Base(f.root), nil
+	}
+	return f.FileSystem.CleanedAbs(path)
+}
+
+// Exists answers for a root kustomization that has only a text.
+func (f *originFS) Exists(path string) bool {
+	return (f.text != nil && samePath(path, f.root)) || f.FileSystem.Exists(path)
+}
+
+// withOrigins adds origin annotations to the root kustomization's text.
+func (f *originFS) withOrigins(data []byte) ([]byte, error) {
 	var k map[string]any
 	if err := sigsyaml.Unmarshal(data, &k); err != nil || k == nil {
 		return data, nil // let kustomize report it

@@ -71,16 +71,24 @@ type selector struct {
 // load reads the kustomization tree rooted at dir.
 // Problems with its inputs (remote references, alias bombs) are collected
 // in problems rather than stopping the walk, so each is reported.
-func load(dir string) (*kust, Problems, error) {
+// With root, the root kustomization's text is root rather than its file's
+// (a GitOps controller's version of it, which may have no file).
+func load(dir string, root *Root) (*kust, Problems, error) {
 	var problems Problems
-	k, err := loadKust(dir, map[string]bool{}, &problems)
+	k, err := loadKust(dir, map[string]bool{}, &problems, root)
 	return k, problems, err
 }
 
-func loadKust(dir string, seen map[string]bool, problems *Problems) (*kust, error) {
-	file, ok := FileIn(dir)
-	if !ok {
-		return nil, fmt.Errorf("%s: no kustomization file", dir)
+func loadKust(dir string, seen map[string]bool, problems *Problems, override *Root) (*kust, error) {
+	var file string
+	var data []byte
+	if override != nil {
+		file, data = override.File, override.Text
+	} else {
+		var ok bool
+		if file, ok = FileIn(dir); !ok {
+			return nil, fmt.Errorf("%s: no kustomization file", dir)
+		}
 	}
 	if seen[file] {
 		return nil, fmt.Errorf("%s: kustomization cycle: it is its own base", file)
@@ -88,9 +96,11 @@ func loadKust(dir string, seen map[string]bool, problems *Problems) (*kust, erro
 	seen[file] = true
 	defer delete(seen, file)
 
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(file); err != nil {
+			return nil, err
+		}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -117,7 +127,7 @@ func loadKust(dir string, seen map[string]bool, problems *Problems) (*kust, erro
 			case isRemote(e.Value):
 				// Reported above.
 			case statErr == nil && fi.IsDir():
-				sub, err := loadKust(p, seen, problems)
+				sub, err := loadKust(p, seen, problems, nil)
 				if err != nil {
 					return nil, err
 				}
@@ -157,7 +167,7 @@ func loadKust(dir string, seen map[string]bool, problems *Problems) (*kust, erro
 			switch {
 			case err != nil:
 			case fi.IsDir():
-				if sub, err := loadKust(p, seen, problems); err == nil {
+				if sub, err := loadKust(p, seen, problems, nil); err == nil {
 					for f := range sub.resources {
 						checkPlugin(f, problems)
 					}
@@ -478,7 +488,7 @@ func (x *PatchIndex) dir(dir string) *patchDir {
 func readPatchDir(dir string) *patchDir {
 	d := &patchDir{}
 	if _, ok := FileIn(dir); ok {
-		if k, _, err := load(dir); err == nil {
+		if k, _, err := load(dir, nil); err == nil {
 			_, d.patches, _ = k.files()
 			d.kustomization = k.file
 		}
@@ -497,7 +507,7 @@ func Nested(dir string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, _, err := load(abs)
+	k, _, err := load(abs, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,36 @@
+package rules
+
+import "github.com/webhooklint/webhooklint/diag"
+
+// GitOpsSourceRule names the finding on a GitOps entry whose source or
+// inputs cannot be read offline.
+const GitOpsSourceRule = "gitops-source"
+
+func init() {
+	register(&Rule{
+		Name:     GitOpsSourceRule,
+		Summary:  "a Flux or Argo CD entry applies something that is not in the repository, so it was not checked",
+		Severity: diag.Warning,
+		Category: Input,
+		Since:    "0.3.0",
+		Doc: Doc{
+			Why: "A Flux `Kustomization` or `HelmRelease` and an Argo CD `Application` say what the cluster receives: " +
+				"which folder, built how, into which namespace, with which values and `${var}` substitutions. " +
+				"webhooklint builds each entry whose source is this repository (Flux's `flux-system` GitRepository, a " +
+				"GitRepository or Argo CD `repoURL` equal to a remote of the repository or to `--repo-url`) as its " +
+				"controller does, offline. A chart from a Helm or OCI repository, a folder of another Git repository, " +
+				"or a `substituteFrom`/`valuesFrom` object that is not among the linted files would have to be fetched: " +
+				"its webhooks are not checked, and this finding says so once, on the line that names it, rather than " +
+				"letting the run pass silently. An entry path that is not a folder of the repository is reported too " +
+				"(info): the controller fails on it.",
+			Fix: "Vendor the chart or folder into the repository, or pass `--chart-cache DIR` with the chart unpacked in " +
+				"`DIR/CHART`; pass `--repo-url URL` when the entry names this repository under another URL; lint the " +
+				"folder that holds the ConfigMap or Secret the entry reads.",
+			Sources: []string{
+				"https://fluxcd.io/flux/components/kustomize/kustomizations/",
+				"https://fluxcd.io/flux/components/helm/helmreleases/",
+				"https://argo-cd.readthedocs.io/en/stable/user-guide/application-specification/",
+			},
+		},
+	})
+}

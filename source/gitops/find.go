@@ -1,0 +1,703 @@
+package gitops
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Options say where entries are looked for and how their sources resolve.
+type Options struct {
+	// Repo is the repository linted.
+	Repo *Repository
+	// ChartCache is a folder of unpacked charts (CHART/Chart.yaml or
+	// CHART-VERSION/Chart.yaml) that stand in for remote ones.
+	ChartCache string
+}
+
+// Find reads the GitOps entries in files (absolute paths). read returns a
+// file's text (nil when it cannot be read). Entries are sorted by file and
+// line.
+func Find(files []string, read func(string) []byte, o Options) []*Entry {
+	if o.Repo == nil {
+		o.Repo = &Repository{}
+	}
+	var objs []*object
+	for _, f := range files {
+		data := read(f)
+		if data == nil || !MayHold(data) {
+			continue
+		}
+		objs = append(objs, readObjects(f, data)...)
+	}
+	f := &finder{o: o, objs: objs, files: files, read: read}
+	var out []*Entry
+	for _, obj := range objs {
+		switch {
+		case obj.group() == "kustomize.toolkit.fluxcd.io" && obj.kind == "Kustomization":
+			if e := f.fluxKustomization(obj); e != nil {
+				out = append(out, e)
+			}
+		case obj.group() == "helm.toolkit.fluxcd.io" && obj.kind == "HelmRelease":
+			if e := f.helmRelease(obj); e != nil {
+				out = append(out, e)
+			}
+		case obj.group() == "argoproj.io" && obj.kind == "Application":
+			out = append(out, f.application(obj, obj.root)...)
+		case obj.group() == "argoproj.io" && obj.kind == "ApplicationSet":
+			out = append(out, f.applicationSet(obj)...)
+		}
+	}
+	return out
+}
+
+type finder struct {
+	o     Options
+	objs  []*object
+	files []string
+	read  func(string) []byte
+	// data are the ConfigMaps and Secrets of every file, read on first use.
+	data []*object
+}
+
+// source finds a Flux source object by kind and name.
+func (f *finder) source(kind, namespace, name string) *object {
+	for _, o := range f.objs {
+		if o.kind == kind && o.name == name && (o.namespace == namespace || o.namespace == "") && strings.HasSuffix(o.group(), "toolkit.fluxcd.io") {
+			return o
+		}
+	}
+	return nil
+}
+
+// ref reads a sourceRef: kind, namespace (defaulting to the entry's) and
+// name.
+func ref(n *yaml.Node, ns string) (kind, namespace, name string) {
+	kind, namespace, name = str(n, "kind"), str(n, "namespace"), str(n, "name")
+	if namespace == "" {
+		namespace = ns
+	}
+	return kind, namespace, name
+}
+
+// selfGit reports whether a Flux GitRepository is this repository: the
+// one `flux bootstrap` creates (flux-system), or one whose URL is a remote
+// of the repository or a --repo-url.
+func (f *finder) selfGit(namespace, name string) (bool, string) {
+	src := f.source("GitRepository", namespace, name)
+	url := ""
+	if src != nil {
+		url = str(src.spec(), "url")
+	}
+	if name == "flux-system" || (url != "" && f.o.Repo.Is(url)) {
+		return true, url
+	}
+	return false, url
+}
+
+func (f *finder) base(obj *object, kind string) *Entry {
+	return &Entry{Kind: kind, Name: obj.name, Namespace: obj.namespace, At: obj.kindAt}
+}
+
+// fluxKustomization reads a kustomize.toolkit.fluxcd.io Kustomization;
+// nil for one without a sourceRef kind: a kustomize patch of one (an
+// overlay's dev-team-patch.yaml), not an object Flux applies.
+func (f *finder) fluxKustomization(obj *object) *Entry {
+	spec := obj.spec()
+	if str(get(spec, "sourceRef"), "kind") == "" {
+		return nil
+	}
+	e := f.base(obj, "Flux Kustomization")
+	e.How = Kustomize
+	path := str(spec, "path")
+	if path == "" {
+		path = "./"
+	}
+	srcNode := get(spec, "sourceRef")
+	kind, ns, name := ref(srcNode, obj.namespace)
+	where := e.At
+	if srcNode != nil {
+		where = at(obj.file, srcNode)
+	}
+	if self, url := f.selfGit(ns, name); kind != "GitRepository" || !self {
+		from := kind + " " + ns + "/" + name
+		if url != "" {
+			from += " (" + url + ")"
+		}
+		e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, from), where
+		return e
+	}
+	dir, ok := dirIn(f.o.Repo, obj.file, path)
+	if !ok {
+		p := e.At
+		if n := get(spec, "path"); n != nil {
+			p = at(obj.file, n)
+		}
+		e.Problems = append(e.Problems, errorf(p, "%s: path %s is not a folder of this repository; Flux fails to build it; fix spec.path", e.Label(), path))
+		return e
+	}
+	e.Dir = dir
+	k := &e.Kustomization
+	if n := get(spec, "targetNamespace"); n != nil {
+		k.Namespace, k.NamespaceAt = n.Value, at(obj.file, n)
+	}
+	k.NamePrefix, k.NameSuffix = str(spec, "namePrefix"), str(spec, "nameSuffix")
+	for _, p := range items(get(spec, "patches")) {
+		if m := decodeMap(p); m != nil {
+			k.Patches = append(k.Patches, m)
+		}
+	}
+	for _, im := range items(get(spec, "images")) {
+		if m := decodeMap(im); m != nil {
+			k.Images = append(k.Images, m)
+		}
+	}
+	for _, c := range items(get(spec, "components")) {
+		k.Components = append(k.Components, c.Value)
+	}
+	if cm := get(spec, "commonMetadata"); cm != nil {
+		k.Labels, k.Annotations, k.MetadataOnly = stringMap(get(cm, "labels")), stringMap(get(cm, "annotations")), true
+	}
+	for _, d := range items(get(spec, "dependsOn")) {
+		ns := str(d, "namespace")
+		if ns == "" {
+			ns = obj.namespace
+		}
+		e.DependsOn = append(e.DependsOn, ns+"/"+str(d, "name"))
+	}
+	if pb := get(spec, "postBuild"); pb != nil {
+		f.vars(e, obj, pb)
+	}
+	return e
+}
+
+// vars reads postBuild: the variables of substituteFrom in order (each
+// overriding the earlier), then substitute, which overrides them all, as
+// kustomize-controller loads them. Newlines are removed from values, as
+// Flux does.
+func (f *finder) vars(e *Entry, obj *object, pb *yaml.Node) {
+	e.Vars = map[string]Var{}
+	for _, r := range items(get(pb, "substituteFrom")) {
+		kind, name, optional := str(r, "kind"), str(r, "name"), str(r, "optional") == "true"
+		src := f.dataObject(kind, obj.namespace, name)
+		if src == nil {
+			if !optional {
+				e.Problems = append(e.Problems, Problem{At: at(obj.file, r), Warning: true,
+					Msg: fmt.Sprintf("%s: substituteFrom %s %s/%s is not in the linted files, so its variables are left as written; lint the folder that holds it, or add it to postBuild.substitute", e.Label(), kind, obj.namespace, name)})
+			}
+			e.Substitute = true
+			continue
+		}
+		e.Substitute = true
+		from := kind + " " + src.namespace + "/" + name
+		for key, v := range dataOf(src) {
+			e.Vars[key] = Var{Value: strings.ReplaceAll(v.value, "\n", ""), At: v.at, Secret: kind == "Secret", From: from}
+		}
+	}
+	if sub := get(pb, "substitute"); sub != nil && sub.Kind == yaml.MappingNode {
+		e.Substitute = true
+		for i := 0; i+1 < len(sub.Content); i += 2 {
+			k, v := sub.Content[i], sub.Content[i+1]
+			e.Vars[k.Value] = Var{Value: strings.ReplaceAll(v.Value, "\n", ""), At: at(obj.file, v), From: "substitute"}
+		}
+	}
+}
+
+// dataObject finds a ConfigMap or Secret by name among the files.
+func (f *finder) dataObject(kind, namespace, name string) *object {
+	if f.data == nil {
+		f.data = []*object{}
+		for _, file := range f.files {
+			data := f.read(file)
+			if data == nil || (!strings.Contains(string(data), "ConfigMap") && !strings.Contains(string(data), "Secret")) {
+				continue
+			}
+			for _, o := range readObjects(file, data) {
+				if (o.kind == "ConfigMap" || o.kind == "Secret") && o.apiVersion == "v1" {
+					f.data = append(f.data, o)
+				}
+			}
+		}
+	}
+	for _, o := range f.data {
+		if o.kind == kind && o.name == name && (o.namespace == namespace || o.namespace == "") {
+			if kind == "Secret" && get(o.root, "sops") != nil {
+				return nil // encrypted: its values are not known here
+			}
+			return o
+		}
+	}
+	return nil
+}
+
+type datum struct {
+	value string
+	at    Pos
+}
+
+// dataOf returns a ConfigMap's data or a Secret's decoded data and
+// stringData, with where each key is written.
+func dataOf(o *object) map[string]datum {
+	out := map[string]datum{}
+	for _, field := range []string{"data", "stringData"} {
+		n := get(o.root, field)
+		if n == nil || n.Kind != yaml.MappingNode {
+			continue
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			val := v.Value
+			if o.kind == "Secret" && field == "data" {
+				b, err := base64.StdEncoding.DecodeString(val)
+				if err != nil {
+					continue
+				}
+				val = string(b)
+			}
+			out[k.Value] = datum{value: val, at: at(o.file, k)}
+		}
+	}
+	return out
+}
+
+// helmRelease reads a helm.toolkit.fluxcd.io HelmRelease; nil for one
+// that names no chart: a kustomize patch of one (an overlay's values).
+func (f *finder) helmRelease(obj *object) *Entry {
+	spec := obj.spec()
+	if str(get(get(spec, "chart"), "spec"), "chart") == "" && get(spec, "chartRef") == nil {
+		return nil
+	}
+	e := f.base(obj, "Flux HelmRelease")
+	e.How = Helm
+	c := &e.Chart
+	c.Namespace = obj.namespace
+	if t := str(spec, "targetNamespace"); t != "" {
+		c.Namespace = t
+	}
+	// helm-controller's release name: releaseName, else
+	// [targetNamespace-]name.
+	c.ReleaseName = str(spec, "releaseName")
+	if c.ReleaseName == "" {
+		c.ReleaseName = obj.name
+		if t := str(spec, "targetNamespace"); t != "" {
+			c.ReleaseName = t + "-" + obj.name
+		}
+	}
+	for _, d := range items(get(spec, "dependsOn")) {
+		ns := str(d, "namespace")
+		if ns == "" {
+			ns = obj.namespace
+		}
+		e.DependsOn = append(e.DependsOn, ns+"/"+str(d, "name"))
+	}
+	chartSpec := get(get(spec, "chart"), "spec")
+	chart, version := str(chartSpec, "chart"), str(chartSpec, "version")
+	srcNode := get(chartSpec, "sourceRef")
+	kind, ns, name := ref(srcNode, obj.namespace)
+	if cr := get(spec, "chartRef"); cr != nil {
+		srcNode = cr
+		kind, ns, name = ref(cr, obj.namespace)
+		chart = name
+	}
+	where := e.At
+	if srcNode != nil {
+		where = at(obj.file, srcNode)
+	}
+	if self, _ := f.selfGit(ns, name); kind == "GitRepository" && self {
+		dir, ok := dirIn(f.o.Repo, obj.file, chart)
+		if !ok || !isChart(dir) {
+			e.Problems = append(e.Problems, errorf(where, "%s: chart %s is not a chart folder of this repository; fix spec.chart.spec.chart", e.Label(), chart))
+			return e
+		}
+		e.Dir = dir
+	} else {
+		from := kind + " " + ns + "/" + name
+		if src := f.source(kind, ns, name); src != nil && str(src.spec(), "url") != "" {
+			from += " (" + str(src.spec(), "url") + ")"
+		}
+		if dir, ok := f.cached(chart, version); ok {
+			e.Dir = dir
+		} else {
+			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, from), where
+			return e
+		}
+	}
+	for _, vf := range items(get(spec, "valuesFrom")) {
+		f.valuesFrom(e, obj, vf)
+	}
+	if v := get(spec, "values"); v != nil {
+		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "HelmRelease values", node: v, file: obj.file})
+	}
+	return e
+}
+
+// valuesFrom adds one valuesFrom entry: the valuesKey of a ConfigMap or
+// Secret of the repository, as YAML, or one value at targetPath.
+func (f *finder) valuesFrom(e *Entry, obj *object, vf *yaml.Node) {
+	kind, name, optional := str(vf, "kind"), str(vf, "name"), str(vf, "optional") == "true"
+	key, target := str(vf, "valuesKey"), str(vf, "targetPath")
+	if key == "" {
+		key = "values.yaml"
+	}
+	src := f.dataObject(kind, obj.namespace, name)
+	if src == nil {
+		if !optional {
+			e.Problems = append(e.Problems, Problem{At: at(obj.file, vf), Warning: true,
+				Msg: fmt.Sprintf("%s: valuesFrom %s %s/%s is not in the linted files, so the chart is rendered without it; lint the folder that holds it", e.Label(), kind, obj.namespace, name)})
+		}
+		return
+	}
+	d, ok := dataOf(src)[key]
+	if !ok {
+		return
+	}
+	from := kind + " " + src.namespace + "/" + name
+	if target != "" {
+		path := strings.Split(target, ".")
+		m := map[string]any{}
+		cur := m
+		for _, p := range path[:len(path)-1] {
+			next := map[string]any{}
+			cur[p] = next
+			cur = next
+		}
+		cur[path[len(path)-1]] = d.value
+		e.Chart.Values = append(e.Chart.Values, Values{Map: m, From: from})
+		return
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal([]byte(d.value), &doc) != nil || len(doc.Content) == 0 {
+		return
+	}
+	// A Secret's values are not located: their lines would be base64.
+	v := Values{Map: decodeMap(doc.Content[0]), From: from}
+	e.Chart.Values = append(e.Chart.Values, v)
+}
+
+// cached finds a remote chart in the chart cache folder.
+func (f *finder) cached(chart, version string) (string, bool) {
+	if f.o.ChartCache == "" || chart == "" {
+		return "", false
+	}
+	for _, n := range []string{chart + "-" + version, chart} {
+		if d := filepath.Join(f.o.ChartCache, n); isChart(d) {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+func isChart(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// application reads an Argo CD Application (or an ApplicationSet's
+// rendered template, root being its Application): one entry per source.
+func (f *finder) application(obj *object, root *yaml.Node) []*Entry {
+	spec := get(root, "spec")
+	name := obj.name
+	if md := get(root, "metadata"); md != nil && str(md, "name") != "" {
+		name = str(md, "name")
+	}
+	dest := get(spec, "destination")
+	var sources []*yaml.Node
+	if s := get(spec, "source"); s != nil {
+		sources = append(sources, s)
+	}
+	sources = append(sources, items(get(spec, "sources"))...)
+	var out []*Entry
+	for _, src := range sources {
+		e := &Entry{Kind: "Argo CD Application", Name: name, Namespace: obj.namespace, At: obj.kindAt}
+		if n := get(dest, "namespace"); n != nil && n.Value != "" {
+			e.DefaultNamespace, e.DefaultNamespaceAt = n.Value, at(obj.file, n)
+		}
+		f.argoSource(e, obj.file, src)
+		if e.Dir != "" || e.Remote != "" || len(e.Problems) > 0 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// argoSource reads one source of an Application: a path of this
+// repository (kustomize, helm or directory, as Argo CD detects it when
+// the source does not say), or a chart of a Helm repository.
+func (f *finder) argoSource(e *Entry, file string, src *yaml.Node) {
+	repoURL, path, chart := str(src, "repoURL"), str(src, "path"), str(src, "chart")
+	where := at(file, src)
+	if chart != "" {
+		if dir, ok := f.cached(chart, str(src, "targetRevision")); ok {
+			e.Dir, e.How = dir, Helm
+		} else {
+			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, repoURL), where
+			return
+		}
+	} else {
+		if !f.o.Repo.Is(repoURL) {
+			if src := get(src, "ref"); src != nil && path == "" {
+				return // a values-only source ($ref)
+			}
+			e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
+			return
+		}
+		dir, ok := dirIn(f.o.Repo, file, path)
+		if !ok {
+			e.Problems = append(e.Problems, errorf(where, "%s: path %s is not a folder of this repository; fix source.path", e.Label(), path))
+			return
+		}
+		e.Dir = dir
+		switch {
+		case get(src, "helm") != nil || (get(src, "kustomize") == nil && get(src, "directory") == nil && isChart(dir)):
+			e.How = Helm
+		case get(src, "directory") != nil:
+			e.How = Directory
+		case get(src, "kustomize") != nil || hasKustomization(dir):
+			e.How = Kustomize
+		default:
+			e.How = Directory
+		}
+	}
+	switch e.How {
+	case Helm:
+		h := get(src, "helm")
+		c := &e.Chart
+		c.ReleaseName, c.Namespace = str(h, "releaseName"), e.DefaultNamespace
+		if c.ReleaseName == "" {
+			c.ReleaseName = e.Name
+		}
+		for _, vf := range items(get(h, "valueFiles")) {
+			p := filepath.Join(e.Dir, filepath.FromSlash(vf.Value))
+			if _, err := os.Stat(p); err != nil {
+				if str(h, "ignoreMissingValueFiles") != "true" {
+					e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in the chart folder; Argo CD fails to render it", e.Label(), vf.Value))
+				}
+				continue
+			}
+			c.ValuesFiles = append(c.ValuesFiles, p)
+		}
+		if v := get(h, "valuesObject"); v != nil {
+			c.Values = append(c.Values, Values{Map: decodeMap(v), From: "Application helm.valuesObject", node: v, file: file})
+		} else if v := get(h, "values"); v != nil && v.Kind == yaml.ScalarNode {
+			var doc yaml.Node
+			if yaml.Unmarshal([]byte(v.Value), &doc) == nil && len(doc.Content) > 0 {
+				c.Values = append(c.Values, Values{Map: decodeMap(doc.Content[0]), From: "Application helm.values"})
+			}
+		}
+		for _, p := range items(get(h, "parameters")) {
+			c.Set = append(c.Set, str(p, "name")+"="+str(p, "value"))
+		}
+	case Kustomize:
+		k := get(src, "kustomize")
+		ks := &e.Kustomization
+		ks.NamePrefix, ks.NameSuffix = str(k, "namePrefix"), str(k, "nameSuffix")
+		if n := get(k, "namespace"); n != nil {
+			ks.Namespace, ks.NamespaceAt = n.Value, at(file, n)
+		}
+		ks.Labels, ks.Annotations = stringMap(get(k, "commonLabels")), stringMap(get(k, "commonAnnotations"))
+		for _, im := range items(get(k, "images")) {
+			ks.Images = append(ks.Images, argoImage(im.Value))
+		}
+		for _, p := range items(get(k, "patches")) {
+			if m := decodeMap(p); m != nil {
+				ks.Patches = append(ks.Patches, m)
+			}
+		}
+		for _, c := range items(get(k, "components")) {
+			ks.Components = append(ks.Components, c.Value)
+		}
+	case Directory:
+		e.Kustomization.Recurse = str(get(src, "directory"), "recurse") == "true"
+	}
+}
+
+// argoImage reads Argo CD's image override, `[old=]new[:tag|@digest]`,
+// as a kustomize images entry.
+func argoImage(s string) map[string]any {
+	old, img, hasOld := strings.Cut(s, "=")
+	if !hasOld {
+		img = old
+	}
+	m := map[string]any{}
+	name, digest, hasDigest := strings.Cut(img, "@")
+	tag := ""
+	if i := strings.LastIndexByte(name, ':'); i > strings.LastIndexByte(name, '/') {
+		name, tag = name[:i], name[i+1:]
+	}
+	if hasOld {
+		m["name"], m["newName"] = old, name
+	} else {
+		m["name"] = name
+	}
+	if tag != "" {
+		m["newTag"] = tag
+	}
+	if hasDigest {
+		m["digest"] = digest
+	}
+	return m
+}
+
+func hasKustomization(dir string) bool {
+	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
+		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// applicationSet renders an ApplicationSet's template for each parameter
+// set of its list and Git directory generators (others are not read
+// offline) and reads each result as an Application.
+func (f *finder) applicationSet(obj *object) []*Entry {
+	spec := obj.spec()
+	tmpl := get(spec, "template")
+	if tmpl == nil {
+		return nil
+	}
+	text, err := yaml.Marshal(tmpl)
+	if err != nil {
+		return nil
+	}
+	goTemplate := str(spec, "goTemplate") == "true"
+	var out []*Entry
+	for _, g := range items(get(spec, "generators")) {
+		for _, params := range f.generate(obj, g) {
+			var doc yaml.Node
+			if yaml.Unmarshal([]byte(fill(string(text), params, goTemplate)), &doc) != nil || len(doc.Content) == 0 {
+				continue
+			}
+			out = append(out, f.application(obj, doc.Content[0])...)
+		}
+	}
+	// Positions of a rendered template are those of the template text, not
+	// of the file: the entries point at the ApplicationSet.
+	for _, e := range out {
+		e.Kind = "Argo CD ApplicationSet " + obj.name + " Application"
+		e.DefaultNamespaceAt, e.RemoteAt, e.Kustomization.NamespaceAt = e.At, e.At, e.At
+		for i := range e.Problems {
+			e.Problems[i].At = e.At
+		}
+		for i := range e.Chart.Values {
+			e.Chart.Values[i].node = nil
+		}
+	}
+	return out
+}
+
+// generate returns the parameter sets of a list or Git directory
+// generator.
+func (f *finder) generate(obj *object, g *yaml.Node) []map[string]string {
+	var out []map[string]string
+	if l := get(g, "list"); l != nil {
+		for _, el := range items(get(l, "elements")) {
+			out = append(out, stringMap(el))
+		}
+	}
+	if gitGen := get(g, "git"); gitGen != nil && get(gitGen, "directories") != nil && f.o.Repo.Is(str(gitGen, "repoURL")) {
+		var include, exclude []string
+		for _, d := range items(get(gitGen, "directories")) {
+			if str(d, "exclude") == "true" {
+				exclude = append(exclude, str(d, "path"))
+			} else {
+				include = append(include, str(d, "path"))
+			}
+		}
+		root := f.o.Repo.Root
+		if root == "" {
+			root = guessRoot(obj.file, include)
+		}
+		seen := map[string]bool{}
+		for _, pat := range include {
+			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
+			slices.Sort(matches)
+			for _, m := range matches {
+				rel, err := filepath.Rel(root, m)
+				if err != nil || !isDir(m) || seen[rel] || excluded(filepath.ToSlash(rel), exclude) {
+					continue
+				}
+				seen[rel] = true
+				out = append(out, dirParams(filepath.ToSlash(rel)))
+			}
+		}
+	}
+	return out
+}
+
+// guessRoot is, without .git, the nearest folder above file where one of
+// the patterns matches a folder.
+func guessRoot(file string, patterns []string) string {
+	for dir := filepath.Dir(file); ; {
+		for _, p := range patterns {
+			if m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(p))); len(m) > 0 {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return filepath.Dir(file)
+		}
+		dir = parent
+	}
+}
+
+func excluded(rel string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := filepath.Match(p, rel); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// dirParams are a Git directory generator's parameters for one folder.
+func dirParams(rel string) map[string]string {
+	base := filepath.Base(rel)
+	p := map[string]string{
+		"path": rel, "path.path": rel, "path.basename": base,
+		"path.basenameNormalized": normalizeName(base),
+	}
+	for i, s := range strings.Split(rel, "/") {
+		p[fmt.Sprintf("path[%d]", i)] = s
+	}
+	return p
+}
+
+// normalizeName is Argo CD's basenameNormalized: a DNS-1123 name.
+func normalizeName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '-' || r == '.' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// fill replaces a template's parameters: {{name}} (fasttemplate) or, with
+// goTemplate, {{.name}} and {{.path.basename}}.
+func fill(text string, params map[string]string, goTemplate bool) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	// Longer keys first: path.basename before path.
+	slices.SortFunc(keys, func(a, b string) int { return len(b) - len(a) })
+	for _, k := range keys {
+		for _, form := range []string{"{{" + k + "}}", "{{ " + k + " }}"} {
+			if goTemplate {
+				form = strings.Replace(form, k, "."+k, 1)
+			}
+			text = strings.ReplaceAll(text, form, params[k])
+		}
+	}
+	return text
+}

@@ -1,0 +1,334 @@
+// Package gitops reads the objects GitOps controllers deploy a repository
+// with — Flux Kustomizations and HelmReleases and their sources, Argo CD
+// Applications and ApplicationSets — and says what each one applies: which
+// folder of this repository, built how (kustomize, Helm, a plain folder),
+// into which namespace, with which values and substitutions.
+//
+// Nothing here talks to a cluster or the network: an entry whose source is
+// not this repository (another Git repository, a Helm or OCI repository)
+// is reported as not available offline, and substituteFrom and valuesFrom
+// are looked up among the ConfigMaps and Secrets of the files read.
+package gitops
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Pos is a place in a file (1-based line and column).
+type Pos struct {
+	File         string
+	Line, Column int
+}
+
+// How says how an entry's folder is turned into objects.
+type How int
+
+const (
+	// Kustomize: built with kustomize; Flux generates a kustomization
+	// listing the folder's manifests when it has none.
+	Kustomize How = iota + 1
+	// Helm: a chart rendered with the entry's values.
+	Helm
+	// Directory: an Argo CD directory source, the folder's manifests.
+	Directory
+)
+
+// Entry is one GitOps object that applies part of the repository.
+type Entry struct {
+	// Kind is the controller's kind: "Flux Kustomization", "Flux
+	// HelmRelease", "Argo CD Application".
+	Kind            string
+	Name, Namespace string
+	At              Pos // the object's kind line
+	How             How
+	// Dir is the folder (absolute) it applies: the kustomization or plain
+	// folder, or the chart. Empty when its source is not this repository.
+	Dir string
+	// Remote says what could not be read offline, when Dir is empty:
+	// `chart podinfo from HelmRepository flux-system/podinfo
+	// (https://stefanprodan.github.io/podinfo)`.
+	Remote   string
+	RemoteAt Pos
+
+	Kustomization Kustomization
+	Chart         Chart
+	// Namespace the objects without one are applied in: Argo CD's
+	// destination.namespace (Flux's targetNamespace is a kustomize
+	// namespace, in Kustomization).
+	DefaultNamespace   string
+	DefaultNamespaceAt Pos
+
+	// Vars are Flux's postBuild variables, and SubstituteFrom the objects
+	// they are read from; Substitute is set when postBuild asks for
+	// substitution at all (Flux substitutes nothing without variables).
+	Vars       map[string]Var
+	Substitute bool
+	// DependsOn names the entries applied before this one (namespace/name).
+	DependsOn []string
+	// Problems are what the entry names that is not there (a substituteFrom
+	// object, a values file): reported on the entry.
+	Problems []Problem
+}
+
+// Var is one postBuild variable: its value and where it is set.
+type Var struct {
+	Value string
+	At    Pos
+	// Secret is set when the value comes from a Secret: it is never shown.
+	Secret bool
+	From   string // "substitute" or "ConfigMap ns/name", "Secret ns/name"
+}
+
+// Problem is something wrong with an entry, at the line that says it.
+type Problem struct {
+	At  Pos
+	Msg string
+	// Warning rather than info: a part of the entry is not checked.
+	Warning bool
+}
+
+// Kustomization is what a Flux Kustomization or an Argo CD kustomize
+// source adds to the folder's own kustomization.
+type Kustomization struct {
+	Namespace              string
+	NamespaceAt            Pos
+	NamePrefix, NameSuffix string
+	// Patches and Images are kustomization entries, as kustomize reads them.
+	Patches []map[string]any
+	Images  []map[string]any
+	// Components are folders relative to the kustomization.
+	Components []string
+	// Labels and Annotations: Flux's commonMetadata (set on each object's
+	// metadata after the build) or Argo CD's commonLabels and
+	// commonAnnotations (kustomize's, selectors included).
+	Labels, Annotations map[string]string
+	MetadataOnly        bool
+	// Recurse: an Argo CD directory source with recurse.
+	Recurse bool
+}
+
+// Chart is how a HelmRelease or an Argo CD Helm source renders its chart.
+type Chart struct {
+	ReleaseName, Namespace string
+	// ValuesFiles are files (absolute) merged over the chart's values,
+	// in order (Argo CD valueFiles).
+	ValuesFiles []string
+	// Values are merged after them, in order: valuesFrom, then the inline
+	// values. ValuesAt locates their keys.
+	Values []Values
+	// Set are Argo CD parameters, as helm --set.
+	Set []string
+}
+
+// Values is one layer of chart values and where its keys are written.
+type Values struct {
+	Map  map[string]any
+	From string // "HelmRelease values", "ConfigMap ns/name", …
+	node *yaml.Node
+	file string
+	// prefix is the path under which the layer's keys sit in node (a
+	// valuesFrom targetPath sets one value).
+	prefix []string
+}
+
+// Label names the entry in messages: `Flux Kustomization flux-system/apps`.
+func (e *Entry) Label() string {
+	if e.Namespace == "" {
+		return e.Kind + " " + e.Name
+	}
+	return e.Kind + " " + e.Namespace + "/" + e.Name
+}
+
+// ValueAt returns where the last values layer that sets key (dotted, as
+// helm.ValuesAt names it) writes it, and which layer that is.
+func (c *Chart) ValueAt(key string) (Pos, string, bool) {
+	path := strings.Split(key, ".")
+	for i := len(c.Values) - 1; i >= 0; i-- {
+		v := c.Values[i]
+		if v.node == nil {
+			continue
+		}
+		rest, ok := cutPrefix(path, v.prefix)
+		if !ok {
+			continue
+		}
+		if n := lookup(v.node, rest); n != nil {
+			return Pos{File: v.file, Line: n.Line, Column: n.Column}, v.From, true
+		}
+	}
+	return Pos{}, "", false
+}
+
+func cutPrefix(path, prefix []string) ([]string, bool) {
+	if len(path) < len(prefix) || !slices.Equal(path[:len(prefix)], prefix) {
+		return nil, false
+	}
+	return path[len(prefix):], true
+}
+
+// lookup finds the value node at path below a mapping node.
+func lookup(n *yaml.Node, path []string) *yaml.Node {
+	for _, k := range path {
+		n = get(n, k)
+		if n == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// object is one document of a file, as read for discovery.
+type object struct {
+	file             string
+	apiVersion, kind string
+	name, namespace  string
+	root             *yaml.Node
+	kindAt           Pos
+}
+
+func (o *object) group() string {
+	g, _, _ := strings.Cut(o.apiVersion, "/")
+	return g
+}
+
+func (o *object) spec() *yaml.Node { return get(o.root, "spec") }
+
+// MayHold reports whether a file's text can hold a GitOps object or a
+// ConfigMap or Secret an entry reads: a cheap test before parsing.
+func MayHold(data []byte) bool {
+	return bytes.Contains(data, []byte("toolkit.fluxcd.io")) || bytes.Contains(data, []byte("argoproj.io"))
+}
+
+// readObjects parses the documents of a file; a file that does not parse
+// holds no entry (the linter reports its syntax).
+func readObjects(file string, data []byte) []*object {
+	var out []*object
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			break
+		}
+		if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		root := doc.Content[0]
+		o := &object{file: file, root: root, apiVersion: str(root, "apiVersion"), kind: str(root, "kind")}
+		if md := get(root, "metadata"); md != nil {
+			o.name, o.namespace = str(md, "name"), str(md, "namespace")
+		}
+		o.kindAt = Pos{File: file, Line: root.Line, Column: root.Column}
+		if k := keyNode(root, "kind"); k != nil {
+			o.kindAt = Pos{File: file, Line: k.Line, Column: k.Column}
+		}
+		if o.kind != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// get returns the value of key in a mapping node.
+func get(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func keyNode(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
+		}
+	}
+	return nil
+}
+
+func str(n *yaml.Node, key string) string {
+	if v := get(n, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
+func items(n *yaml.Node) []*yaml.Node {
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}
+
+func at(file string, n *yaml.Node) Pos { return Pos{File: file, Line: n.Line, Column: n.Column} }
+
+// decodeMap decodes a mapping node; anything else is nil.
+func decodeMap(n *yaml.Node) map[string]any {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	var m map[string]any
+	if n.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
+
+func stringMap(n *yaml.Node) map[string]string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out[n.Content[i].Value] = n.Content[i+1].Value
+	}
+	return out
+}
+
+// dirIn resolves a folder an entry names relative to the repository root
+// (Flux's spec.path, Argo CD's source.path): the folder holding .git. A
+// path not found there, or a copy without .git (a GitOps repository kept
+// inside another, a test fixture, a tarball), is resolved at the nearest
+// folder above the entry's file where it exists, as the controller would
+// find it at its root.
+func dirIn(repo *Repository, from, rel string) (string, bool) {
+	rel = filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(rel, "./"), "/"))
+	if repo.Root != "" {
+		if d := filepath.Join(repo.Root, rel); isDir(d) {
+			return d, true
+		}
+	}
+	for dir := filepath.Dir(from); ; {
+		if d := filepath.Join(dir, rel); isDir(d) {
+			return d, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func errorf(p Pos, format string, args ...any) Problem {
+	return Problem{At: p, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,231 @@
+package gitops
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Substitution follows kustomize-controller's postBuild (drone/envsubst,
+// not strict), as its documentation describes it.
+func TestSubstitute(t *testing.T) {
+	vars := map[string]Var{"a": {Value: "1"}, "empty": {Value: ""}}
+	for _, c := range []struct{ in, want string }{
+		{"x: ${a}", "x: 1"},
+		{"x: ${missing}", "x: "},
+		{"x: ${missing:=d}", "x: d"},
+		{"x: ${missing:-d}", "x: d"},
+		{"x: ${missing=d}", "x: d"},
+		{"x: ${a:=d}", "x: 1"},
+		{"x: ${empty:=d}", "x: d"},
+		{"x: ${empty}", "x: "},
+		{"x: $${a}", "x: ${a}"},
+		{"x: $a", "x: $a"},
+		{"x: ${#a}", "x: ${#a}"},
+		{"x: ${a", "x: ${a"},
+		{"${a}-${a}", "1-1"},
+	} {
+		if got, _ := Substitute(c.in, vars, nil); got != c.want {
+			t.Errorf("Substitute(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// A variable whose source is not known is left as written.
+	if got, uses := Substitute("x: ${b}", vars, func(string) bool { return true }); got != "x: ${b}" || len(uses) != 0 {
+		t.Errorf("unknown source: %q %v", got, uses)
+	}
+	if _, uses := Substitute("${a} ${missing}", vars, nil); !reflect.DeepEqual(uses, []Use{{Name: "a", Set: true}, {Name: "missing"}}) {
+		t.Errorf("uses = %v", uses)
+	}
+}
+
+func TestNormalizeURL(t *testing.T) {
+	want := "github.com/example/fleet"
+	for _, u := range []string{
+		"https://github.com/example/fleet.git", "ssh://git@github.com/example/fleet", "git@github.com:example/fleet.git",
+		"https://GitHub.com/example/fleet/", "ssh://git@github.com:22/example/fleet",
+	} {
+		if got := normalizeURL(u); got != want {
+			t.Errorf("normalizeURL(%q) = %q, want %q", u, got, want)
+		}
+	}
+	if normalizeURL("https://github.com/example/other") == want {
+		t.Error("another repository matches")
+	}
+}
+
+func TestArgoImage(t *testing.T) {
+	for in, want := range map[string]map[string]any{
+		"nginx:1.25":                   {"name": "nginx", "newTag": "1.25"},
+		"nginx=registry.local/nginx:2": {"name": "nginx", "newName": "registry.local/nginx", "newTag": "2"},
+		"registry:5000/app@sha256:abc": {"name": "registry:5000/app", "digest": "sha256:abc"},
+	} {
+		if got := argoImage(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("argoImage(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func write(t *testing.T, root, rel, text string) string {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A folder without a kustomization gets the one Flux generates: every
+// manifest below it, a subfolder with a kustomization as one resource,
+// hidden folders left out; the entry's settings are set over it.
+func TestGeneratedKustomization(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.yaml", "kind: ConfigMap\n")
+	write(t, root, "sub/b.yml", "kind: ConfigMap\n")
+	write(t, root, "base/kustomization.yaml", "resources: []\n")
+	write(t, root, "base/c.yaml", "kind: ConfigMap\n")
+	write(t, root, ".hidden/d.yaml", "kind: ConfigMap\n")
+	write(t, root, "notes.txt", "x")
+	e := &Entry{Dir: root, Kustomization: Kustomization{Namespace: "prod", NamePrefix: "p-", Components: []string{"../comp"}}}
+	text, generated, err := e.KustomizationText()
+	if err != nil || !generated {
+		t.Fatalf("generated=%v err=%v", generated, err)
+	}
+	for _, want := range []string{"- ./a.yaml", "- ./base\n", "- ./sub/b.yml", "namespace: prod", "namePrefix: p-", "- ../comp"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("missing %q in\n%s", want, text)
+		}
+	}
+	for _, not := range []string{"hidden", "base/c.yaml", "notes.txt"} {
+		if strings.Contains(string(text), not) {
+			t.Errorf("%q should not be listed in\n%s", not, text)
+		}
+	}
+}
+
+// An ApplicationSet's list and Git directory generators give one
+// Application each; the Git generator reads this repository's folders.
+func TestApplicationSet(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "apps/one/cm.yaml", "kind: ConfigMap\n")
+	write(t, root, "apps/two/cm.yaml", "kind: ConfigMap\n")
+	write(t, root, "apps/skip/cm.yaml", "kind: ConfigMap\n")
+	set := write(t, root, "argocd/appset.yaml", `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: apps
+  namespace: argocd
+spec:
+  generators:
+    - git:
+        repoURL: https://github.com/example/fleet.git
+        revision: HEAD
+        directories:
+          - path: apps/*
+          - path: apps/skip
+            exclude: true
+    - list:
+        elements:
+          - path: apps/one
+            path.basename: listed
+  template:
+    metadata:
+      name: '{{path.basename}}'
+    spec:
+      source:
+        repoURL: https://github.com/example/fleet.git
+        path: '{{path}}'
+      destination:
+        namespace: '{{path.basename}}'
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	es := Find([]string{set}, read, Options{Repo: OpenRepository("", []string{"https://github.com/example/fleet"})})
+	var got []string
+	for _, e := range es {
+		rel, _ := filepath.Rel(root, e.Dir)
+		got = append(got, e.Name+" "+filepath.ToSlash(rel)+" "+e.DefaultNamespace)
+	}
+	want := []string{"one apps/one one", "two apps/two two", "listed apps/one listed"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Entries of the wrong shape are read as far as they go, never a panic.
+func TestFindHostile(t *testing.T) {
+	root := t.TempDir()
+	f := write(t, root, "bad.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+spec: [1, 2]
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: x}
+spec:
+  sourceRef: {kind: GitRepository, name: flux-system}
+  path: {a: b}
+  postBuild: {substitute: [a], substituteFrom: {kind: ConfigMap}}
+  patches: "x"
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+spec:
+  chart: {spec: {chart: ./nowhere, sourceRef: {kind: GitRepository, name: flux-system}}}
+  valuesFrom: [{kind: ConfigMap, name: v, targetPath: ""}, 3]
+  values: [1]
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+spec: {source: [1], sources: {a: 1}, destination: [x]}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+spec:
+  generators: [{list: {elements: [1, {a: [b]}]}}, {git: {directories: [{path: "[" }]}}]
+  template: {spec: {source: {path: "{{a}}"}}}
+---
+kind: Kustomization
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+metadata: &a {name: *a}
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	for _, e := range Find([]string{f}, read, Options{}) {
+		for _, p := range e.Problems {
+			if p.At.Line == 0 || p.At.File != f {
+				t.Errorf("%s: problem not positioned: %+v", e.Label(), p)
+			}
+		}
+	}
+}
+
+// A kustomize patch of a HelmRelease or a Kustomization (an overlay's
+// podinfo-values.yaml in fluxcd/flux2-kustomize-helm-example) is no
+// entry: it names no chart or source.
+func TestPatchesAreNoEntries(t *testing.T) {
+	root := t.TempDir()
+	f := write(t, root, "apps/production/podinfo-values.yaml", `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: podinfo
+  namespace: podinfo
+spec:
+  values:
+    replicaCount: 1
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: dev-team
+  namespace: apps
+spec:
+  path: ./production
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	if es := Find([]string{f}, read, Options{}); len(es) != 0 {
+		t.Errorf("patches read as entries: %+v", es)
+	}
+}
