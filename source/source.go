@@ -55,6 +55,9 @@ type Options struct {
 	// kustomization and chart folders); when set, the other roots are
 	// linted as bases, their findings that an overlay changes at info.
 	Deployed []string
+	// Namespace is the release namespace of every rendered chart whose
+	// own settings give none (--namespace).
+	Namespace string
 }
 
 // FolderUnits says how the loose manifests under Dir are applied.
@@ -73,6 +76,10 @@ type Chart struct {
 	Dir                         string
 	ValuesFiles, Set, SetString []string
 	ReleaseName, Namespace      string
+	// GivenBy names what gave these settings, as findings name it
+	// (`charts: in .webhooklint.yaml`, `--namespace`, a GitOps entry such
+	// as `HelmRelease flux-system/podinfo`); see Context.
+	GivenBy string
 }
 
 // Lint lints args as they are deployed, in five steps:

@@ -922,6 +922,9 @@ func (d *discovery) newChartUnit(dir string, c Chart) *unit {
 	c.ValuesFiles = append(slices.Clip(c.ValuesFiles), d.so.ValuesFiles...)
 	c.Set = append(slices.Clip(c.Set), d.so.Set...)
 	c.SetString = append(slices.Clip(c.SetString), d.so.SetString...)
+	if c.Namespace == "" && d.so.Namespace != "" {
+		c.Namespace, c.GivenBy = d.so.Namespace, "--namespace"
+	}
 	u := &unit{kind: chartUnit, dir: dir, chart: c}
 	var add func(string)
 	add = func(p string) {
