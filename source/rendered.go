@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -155,11 +156,59 @@ func cycleError(u *unit) diag.Diagnostic {
 	}
 }
 
-// lintChart renders a chart and lints its manifests together, moving each
+// probeNamespace is a release namespace no chart expects: a finding the
+// chart has in "default" but not there rests on the namespace.
+const probeNamespace = "webhooklint-release"
+
+// lintChart renders a chart and lints its manifests together (lintRendered).
+// When nothing gave the release namespace, the chart is rendered again into
+// each namespace its values name and into probeNamespace: a warning or error
+// that one of those renders lacks holds only under the assumed namespace,
+// and is info that names the assumption and how to state it.
+func lintChart(u *unit, lo lint.Options) *unitResult {
+	r := lintRendered(u, lo)
+	ns := chartContext(u.chart).Namespace
+	if r.failed || ns.Known() || !slices.ContainsFunc(r.diags, func(d diag.Diagnostic) bool { return d.Severity > diag.Info }) {
+		return r
+	}
+	held := make([]bool, len(r.diags))
+	for i := range held {
+		held[i] = true
+	}
+	for _, other := range append(helm.ValuesNamespaces(u.dir, u.chart.ValuesFiles, 3), probeNamespace) {
+		v := *u
+		v.chart.Namespace = other
+		there := map[string]bool{}
+		for _, d := range lintRendered(&v, lo).diags {
+			there[namespaceFree(d, other)] = true
+		}
+		for i, d := range r.diags {
+			held[i] = held[i] && there[namespaceFree(d, ns.Value)]
+		}
+	}
+	note := "; " + assumption("release namespace", ns)
+	for i := range r.diags {
+		if d := &r.diags[i]; !held[i] && d.Severity > diag.Info {
+			// DependsOnOverlay: a severity override does not raise it again.
+			d.Severity, d.Message, d.DependsOnOverlay = diag.Info, d.Message+note, true
+		}
+	}
+	return r
+}
+
+// namespaceFree identifies a finding of a chart rendered into namespace ns
+// across renders into other namespaces: where it is and what it says, with
+// the namespace where messages quote it.
+func namespaceFree(d diag.Diagnostic, ns string) string {
+	msg := strings.NewReplacer(`"`+ns+`"`, `"\x00"`, `"`+ns+`/`, `"\x00/`).Replace(d.Message)
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", d.Rule, d.File, d.Line, d.Column, msg)
+}
+
+// lintRendered renders a chart and lints its manifests together, moving each
 // finding to the template that produced the document and the line its
 // field was traced to. A dependency that would have to be downloaded is
 // left out, with a note; the rest of the chart is still linted.
-func lintChart(u *unit, lo lint.Options) *unitResult {
+func lintRendered(u *unit, lo lint.Options) *unitResult {
 	kv := ""
 	if lo.Settings != nil {
 		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)

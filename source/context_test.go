@@ -1,0 +1,103 @@
+package source_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+// nsChart is a chart whose webhook exempts the namespace its values name
+// (fluid's charts/fluid/fluid: `namespace: fluid-system`, installed with
+// `helm install -n fluid-system`), while its backend runs in the release
+// namespace: whether the webhook blocks its own backend depends on the
+// namespace it is installed into.
+func nsChart() map[string]string {
+	return map[string]string{
+		"chart/Chart.yaml":  "apiVersion: v2\nname: ns\nversion: 0.1.0\n",
+		"chart/values.yaml": "namespace: fluid-system\n",
+		"chart/templates/webhook.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: pods
+webhooks:
+- name: pods.example.com
+  clientConfig:
+    service: {name: backend, namespace: {{ .Release.Namespace }}, path: /mutate}
+    caBundle: Zm9v
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  namespaceSelector:
+    matchExpressions:
+    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [{{ .Values.namespace }}, kube-system, kube-node-lease]}
+  failurePolicy: Fail
+  timeoutSeconds: 5
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`,
+		"chart/templates/backend.yaml": `apiVersion: v1
+kind: Service
+metadata:
+  name: backend
+  namespace: {{ .Release.Namespace }}
+spec:
+  selector: {app: backend}
+  ports: [{port: 443, targetPort: 9443}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: backend
+  namespace: {{ .Release.Namespace }}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: backend}}
+  template:
+    metadata: {labels: {app: backend}}
+    spec:
+      containers:
+      - name: server
+        image: example.com/backend:1
+        ports: [{containerPort: 9443}]
+        readinessProbe: {httpGet: {path: /readyz, port: 9443}}
+`,
+	}
+}
+
+// With no namespace given, a finding that holds only in the assumed
+// "default" is info and says how to state the namespace; given the
+// namespace the values name, it is gone; given another, it is a warning.
+func TestChartNamespaceAssumed(t *testing.T) {
+	root := writeTree(t, nsChart())
+	chart := filepath.Join(root, "chart")
+	got := find(run(t, []string{chart}, source.Options{}).Diagnostics, "self-deadlock", "templates/webhook.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info ||
+		!strings.HasSuffix(got[0].Message, `; assuming release namespace "default": set charts[].namespace in .webhooklint.yaml or --namespace`) {
+		t.Fatalf("want one info self-deadlock naming the assumption:%s", dump(got))
+	}
+	if got := find(run(t, []string{chart}, source.Options{Namespace: "fluid-system"}).Diagnostics, "self-deadlock", ""); len(got) != 0 {
+		t.Errorf("installed into fluid-system, the webhook exempts its backend:%s", dump(got))
+	}
+	for _, so := range []source.Options{
+		{Namespace: "apps"},
+		{ChartConfigs: []source.Chart{{Dir: chart, Namespace: "apps"}}},
+	} {
+		got := find(run(t, []string{chart}, so).Diagnostics, "self-deadlock", "templates/webhook.yaml")
+		if len(got) != 1 || got[0].Severity != diag.Warning || strings.Contains(got[0].Message, "assuming") {
+			t.Errorf("%+v: a given namespace is a fact, want a warning:%s", so, dump(got))
+		}
+	}
+}
+
+// A finding that holds in every namespace keeps its level and message.
+func TestChartNamespaceIndependentFinding(t *testing.T) {
+	files := nsChart()
+	files["chart/templates/backend.yaml"] = strings.Replace(files["chart/templates/backend.yaml"], "replicas: 2", "replicas: 1", 1)
+	root := writeTree(t, files)
+	got := find(run(t, []string{filepath.Join(root, "chart")}, source.Options{}).Diagnostics, "backend-availability", "templates/backend.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Warning || strings.Contains(got[0].Message, "assuming") {
+		t.Fatalf("want the 1-replica warning as it is:%s", dump(got))
+	}
+}
