@@ -1,6 +1,13 @@
 package source
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/source/kustomize"
+)
 
 // The context model: every fact a rule uses that depends on how a unit is
 // deployed — a chart's release namespace and name, whether a kustomization
@@ -76,4 +83,47 @@ func chartContext(c Chart) Context {
 // ends with: what was assumed and how to state it.
 func assumption(what string, f Fact) string {
 	return fmt.Sprintf("assuming %s %q: %s", what, f.Value, f.By)
+}
+
+// disabledReader finds the kustomization that reads dir in an entry its
+// author commented out (kubebuilder's config/default: `#- ../webhook`,
+// "uncomment to enable the webhook"): dir is a root only because that
+// switch is off, and by its project's own graph a base. It looks in the
+// kustomizations of dir's parent folder and of that folder's other
+// subfolders, where kubebuilder and operator-sdk keep them, and returns
+// why (for the kustomize-base note), or "".
+func disabledReader(dir string) string {
+	parent := filepath.Dir(dir)
+	folders := []string{parent}
+	if entries, err := os.ReadDir(parent); err == nil {
+		for _, e := range entries {
+			if p := filepath.Join(parent, e.Name()); e.IsDir() && p != dir {
+				folders = append(folders, p)
+			}
+		}
+	}
+	for _, f := range folders {
+		file, ok := kustomize.FileIn(f)
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for n, line := range strings.Split(string(data), "\n") {
+			t, commented := strings.CutPrefix(strings.TrimSpace(line), "#")
+			if !commented {
+				continue
+			}
+			t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimLeft(t, "#")), "-"))
+			if t == "" || strings.ContainsAny(t, " :#") || filepath.IsAbs(t) {
+				continue
+			}
+			if filepath.Join(f, t) == dir {
+				return fmt.Sprintf("%s reads it in an entry commented out at line %d", display(file), n+1)
+			}
+		}
+	}
+	return ""
 }

@@ -33,8 +33,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	b.Origins = origins
 	name := f.Name
 	files := []*manifest.File{f}
-	base := u.base || isBase(files)
-	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)
+	res := lint.LintUnit(lint.Unit{Files: files, Base: u.base}, lo)
 	origin := u.label()
 	for i := range res.Diagnostics {
 		d := &res.Diagnostics[i]
@@ -63,7 +62,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
-	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
+	return &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, internal: res.Internal}
 }
 
 // buildKustomization builds a kustomize unit and parses its output as one
