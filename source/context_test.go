@@ -101,3 +101,29 @@ func TestChartNamespaceIndependentFinding(t *testing.T) {
 		t.Fatalf("want the 1-replica warning as it is:%s", dump(got))
 	}
 }
+
+// A template that fails because a dependency that is not vendored would
+// have set the values it reads (external-secrets' bitwarden-sdk-server
+// from an OCI registry) is not an error at the template line: the
+// dependency's note at its Chart.yaml entry says what is missing.
+func TestMissingDependencyFillsTemplate(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"chart/Chart.yaml":          "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sdk-server\n  alias: sdk\n  version: 1.x\n  repository: oci://ghcr.io/example/charts\n",
+		"chart/values.yaml":         "replicas: 1\n",
+		"chart/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  port: {{ .Values.sdk.service.port | quote }}\n",
+		"chart/templates/own.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: own\ndata:\n  x: {{ .Values.own.x | quote }}\n",
+		"chart/templates/fine.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n",
+	})
+	res := run(t, []string{filepath.Join(root, "chart")}, source.Options{})
+	filled := find(res.Diagnostics, "helm-render", "templates/cm.yaml")
+	if len(filled) != 1 || filled[0].Severity != diag.Info || !strings.Contains(filled[0].Message, "missing dependency sdk-server") {
+		t.Errorf("want the template the dependency would fill at info:%s", dump(res.Diagnostics))
+	}
+	if own := find(res.Diagnostics, "helm-render", "templates/own.yaml"); len(own) != 1 || own[0].Severity != diag.Error {
+		t.Errorf("a failure of the chart's own values stays an error:%s", dump(res.Diagnostics))
+	}
+	note := find(res.Diagnostics, "helm-render", "Chart.yaml")
+	if len(note) != 1 || note[0].Line != 5 || !strings.Contains(note[0].Message, "sdk-server") {
+		t.Errorf("want one note at the dependency's entry (line 5):%s", dump(res.Diagnostics))
+	}
+}

@@ -236,7 +236,14 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	// rest of the chart is linted.
 	var problems []diag.Diagnostic
 	for _, e := range c.Skipped {
-		problems = append(problems, renderDiag(e))
+		d := renderDiag(e)
+		if dep, ok := fillsFailure(c.MissingDeps, e); ok {
+			// Not the chart's fault: with the dependency vendored, its values
+			// would be there (the dependency's note says it is missing).
+			d.Severity = diag.Info
+			d.Message += fmt.Sprintf("; the missing dependency %s may set what this reads", dep)
+		}
+		problems = append(problems, d)
 	}
 	origin := u.label()
 	var files []*manifest.File
@@ -305,6 +312,26 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		})
 	}
 	return &unitResult{diags: res.Diagnostics, configs: res.Configs, internal: res.Internal}
+}
+
+// fillsFailure reports which missing dependency a failed template reads
+// the values of (`.Values.<name or alias>`, a `required` key under it),
+// when one does: rendered with the dependency vendored, those values
+// would be set.
+func fillsFailure(missing []helm.Dependency, err error) (string, bool) {
+	var he *helm.Error
+	if !errors.As(err, &he) {
+		return "", false
+	}
+	for _, dep := range missing {
+		for _, key := range []string{dep.Alias, dep.Name} {
+			if key != "" && (strings.Contains(he.Msg, ".Values."+key+".") || strings.Contains(he.Msg, " "+key+".") ||
+				strings.Contains(he.Msg, ".Values."+key+">")) {
+				return dep.Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // renderChart renders a chart unit with its values, as helm template would.
