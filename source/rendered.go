@@ -167,8 +167,9 @@ const probeNamespace = "webhooklint-release"
 func lintChart(u *unit, lo lint.Options) *unitResult {
 	r := lintRendered(u, lo)
 	ns := chartContext(u.chart).Namespace
-	if r.failed || ns.Known() || !slices.ContainsFunc(r.diags, func(d diag.Diagnostic) bool { return d.Severity > diag.Info }) {
-		return r
+	judged := func(d diag.Diagnostic) bool { return d.Severity > diag.Info && namespaceRules[d.Rule] }
+	if r.failed || ns.Known() || !slices.ContainsFunc(r.diags, judged) {
+		return r // a render is costly (linkerd's takes seconds): only when it can change a level
 	}
 	held := make([]bool, len(r.diags))
 	for i := range held {
@@ -187,12 +188,23 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 	}
 	note := "; " + assumption("release namespace", ns)
 	for i := range r.diags {
-		if d := &r.diags[i]; !held[i] && d.Severity > diag.Info {
+		if d := &r.diags[i]; !held[i] && judged(*d) {
 			// DependsOnOverlay: a severity override does not raise it again.
 			d.Severity, d.Message, d.DependsOnOverlay = diag.Info, d.Message+note, true
 		}
 	}
 	return r
+}
+
+// namespaceRules are the rules whose findings compare namespaces or what
+// lives in them (the backend's namespace, the Service a webhook calls, who
+// may write the caBundle): those of rules.Rule.DependsOnOverlay and those
+// that mark some findings so. The others (replicas, probes, timeouts) read
+// nothing the release namespace changes.
+var namespaceRules = map[string]bool{
+	"self-deadlock": true, "system-critical-scope": true, "policy-system-critical-scope": true,
+	"service-reference": true, "unresolved-reference": true, "ca-bundle": true,
+	"certificate-cycle": true, "conversion-webhook": true,
 }
 
 // namespaceFree identifies a finding of a chart rendered into namespace ns
