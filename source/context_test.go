@@ -127,3 +127,34 @@ func TestMissingDependencyFillsTemplate(t *testing.T) {
 		t.Errorf("want one note at the dependency's entry (line 5):%s", dump(res.Diagnostics))
 	}
 }
+
+// twinWebhook is one webhook configuration of a chart that writes a
+// validating and a mutating twin (the same webhook text) in one template.
+const twinWebhook = `webhooks:
+- name: twin.example.com
+  clientConfig:
+    url: https://twin.example.com/hook
+  rules:
+  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  failurePolicy: Fail
+  timeoutSeconds: 30
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`
+
+// When a conditional drops one twin, the other's findings are traced into
+// its own text, not the first identical text of the template.
+func TestTwinTemplatesTraceToTheirOwnText(t *testing.T) {
+	tpl := "{{- if .Values.mutating }}\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: twin\n" +
+		twinWebhook + "---\n{{- end }}\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: twin\n" + twinWebhook
+	root := writeTree(t, map[string]string{
+		"chart/Chart.yaml":             "apiVersion: v2\nname: twins\nversion: 0.1.0\n",
+		"chart/values.yaml":            "mutating: false\n",
+		"chart/templates/webhook.yaml": tpl,
+	})
+	got := find(run(t, []string{filepath.Join(root, "chart")}, source.Options{}).Diagnostics, "timeout-too-long", "templates/webhook.yaml")
+	// The validating twin's timeoutSeconds is on line 29 (the mutating one's on 13).
+	if len(got) != 1 || got[0].Line != 29 {
+		t.Fatalf("want the validating twin's timeoutSeconds (line 29):%s", dump(got))
+	}
+}

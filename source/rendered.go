@@ -364,7 +364,12 @@ func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path s
 	}
 	doc, docs := renderedDoc(f, line)
 	if docs != templateChunks(t) {
-		doc = -1 // conditionals changed the document count
+		// Conditionals changed the document count: the chunk that writes
+		// the document's kind (or name), if only one does.
+		doc = -1
+		if d := docAt(f.Docs, line); d != nil {
+			doc = helm.ChunkOf(t.Source, d.Kind, d.Name)
+		}
 	}
 	tr := t.Trace(doc, path)
 	if tr.File == "" {
