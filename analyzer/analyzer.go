@@ -204,15 +204,23 @@ func run(pass *analysis.Pass, o *Options) error {
 const baseNote = "; markers generate the kustomize base config/webhook: make the change in a kustomize patch, not in the marker"
 
 // generatesBase reports whether the markers generate what kubebuilder
-// projects keep as a kustomize base: a webhook whose Service is the
-// scaffold's webhook-service in namespace system (the markers' defaults),
-// which config/default renames, moves and patches. The CLI judges a base
+// projects keep as a kustomize base: a webhook whose marker leaves its
+// Service's name or namespace to controller-gen's defaults
+// (webhook-service in system), which nothing states and config/default
+// renames, moves and patches. What the markers state (serviceName and
+// serviceNamespace both given) is judged as written. The CLI judges a base
 // linted without its overlay the same way: findings that depend on the
 // overlay are info.
 func generatesBase(cfgs []*markerConfig) bool {
 	for _, mc := range cfgs {
-		for _, w := range mc.config.Webhooks {
-			if s := w.ClientConfig.Service; s != nil && (s.Namespace == "system" || s.Name == "webhook-service") {
+		for i, w := range mc.config.Webhooks {
+			if w.ClientConfig.Service == nil || i >= len(mc.hooks) {
+				continue
+			}
+			m := mc.hooks[i].m
+			_, name := m.arg("serviceName")
+			_, namespace := m.arg("serviceNamespace")
+			if !name || !namespace {
 				return true
 			}
 		}

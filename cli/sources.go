@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cliflag"
@@ -19,6 +20,7 @@ import (
 // their values, kustomize, and how serious an unsubstituted placeholder is.
 type sourceFlags struct {
 	helm, values, set, setString []string
+	namespace                    string
 	noKustomize                  bool
 	placeholders                 string
 	// GitOps entries: discovery off, the repository's other URLs, a
@@ -36,6 +38,7 @@ func (s *sourceFlags) register(fs *pflag.FlagSet) {
 	fs.Func("values", "values `FILE` merged over the charts' values.yaml, as helm --values; repeatable", appendTo(&s.values))
 	fs.Func("set", "set a chart value, as helm --set (`K=V`: a.b=c,list[0]=d); repeatable", appendTo(&s.set))
 	fs.Func("set-string", "set a chart value as a string, as helm --set-string (`K=V`); repeatable", appendTo(&s.setString))
+	fs.StringVar(&s.namespace, "namespace", "", "release `NAMESPACE` of the charts whose charts: entry names none, as helm --namespace (without it, findings that depend on the namespace are info)")
 	cliflag.File(fs, "helm")
 	cliflag.File(fs, "values")
 	fs.BoolVar(&s.noKustomize, "no-kustomize", false, "lint folders with a kustomization.yaml file by file instead of building them")
@@ -61,7 +64,13 @@ func (s *sourceFlags) apply(rc *runContext) error {
 			return fmt.Errorf("--values: %w", err)
 		}
 	}
+	if s.namespace != "" {
+		if errs := validation.IsDNS1123Label(s.namespace); len(errs) > 0 {
+			return fmt.Errorf("--namespace %q: %s", s.namespace, strings.Join(errs, "; "))
+		}
+	}
 	rc.sources.Charts = s.helm
+	rc.sources.Namespace = s.namespace
 	rc.sources.ValuesFiles = s.values
 	rc.sources.Set = s.set
 	rc.sources.SetString = s.setString

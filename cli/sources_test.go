@@ -21,6 +21,8 @@ func TestSourceFlags(t *testing.T) {
 		{[]string{"--helm", chart, "--set", "webhook.=x"}, ExitFindings, "error: --set webhook.=x:"},
 		{[]string{"--helm", "../examples"}, ExitUsage, "no Chart.yaml"},
 		{[]string{"--placeholders=loud", "../examples"}, ExitUsage, "--placeholders: want error, warning, info or off"},
+		{[]string{"--helm", chart, "--namespace", "Policy_System"}, ExitUsage, `--namespace "Policy_System": a lowercase RFC 1123 label`},
+		{[]string{"--helm", chart, "--namespace", "policy-system"}, ExitOK, ""},
 		{[]string{"../testdata/sources/kubebuilder/config"}, ExitFindings, "config/default/webhook_failurepolicy_patch.yaml:8:3: error: unknown field"},
 		{[]string{"--no-kustomize", "../testdata/sources/kubebuilder/config/default/webhook_failurepolicy_patch.yaml"}, ExitFindings, "webhook_failurepolicy_patch.yaml:8:3"},
 	}

@@ -17,7 +17,9 @@ func init() {
 			Why: "kubebuilder and operator-sdk projects keep their webhook configurations in a base (`config/webhook`) " +
 				"whose Service is `webhook-service` in namespace `system`: placeholders. The overlay that deploys it " +
 				"(`config/default`) sets the real namespace and name prefix, adds the CA injector annotation and often " +
-				"patches selectors. When the input holds the base but no overlay that uses it, findings about the " +
+				"patches selectors. A kustomization is a base when another kustomization that builds reads it, when " +
+				"`units.entries` does not name it, or when an entry that reads it does not build offline; never because " +
+				"of its names. When the input holds the base but no overlay that uses it, findings about the " +
 				"backend's namespace, the Service, selectors or an empty caBundle describe the placeholders, not what " +
 				"reaches the cluster; webhooklint shows them at info with this note instead of as warnings. A fix such " +
 				"as `namespaceSelector: NotIn [system]` would also be wrong there: kustomize's namespace transformer " +

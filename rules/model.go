@@ -248,9 +248,10 @@ type Inventory struct {
 	// cluster`); nil when linting files.
 	Live *LiveInventory
 	// Base is set when the unit is a kustomize base linted without the
-	// overlay that deploys it (kubebuilder's namespace "system" and
-	// webhook-service): its namespaces, names, selectors and CA injection
-	// are placeholders an overlay rewrites. Rules whose findings depend on
+	// overlay that deploys it (another kustomization reads it; the caller
+	// knows from the graph, not from names such as "system"): its
+	// namespaces, names, selectors and CA injection are placeholders an
+	// overlay rewrites. Rules whose findings depend on
 	// them mark those findings DependsOnOverlay, and avoid suggesting fixes
 	// the overlay would break.
 	Base bool

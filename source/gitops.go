@@ -132,7 +132,7 @@ func (d *discovery) gitopsUnit(e *gitops.Entry) *unit {
 	case gitops.Kustomize:
 		u.kind, u.dir, u.reads = kustomizeUnit, e.Dir, d.gitopsReads(e)
 	case gitops.Helm:
-		c := Chart{Dir: e.Dir, ValuesFiles: e.Chart.ValuesFiles, Set: e.Chart.Set, ReleaseName: e.Chart.ReleaseName, Namespace: e.Chart.Namespace}
+		c := Chart{Dir: e.Dir, ValuesFiles: e.Chart.ValuesFiles, Set: e.Chart.Set, ReleaseName: e.Chart.ReleaseName, Namespace: e.Chart.Namespace, GivenBy: e.Label()}
 		for _, v := range e.Chart.Values {
 			c.Values = append(c.Values, v.Map)
 		}

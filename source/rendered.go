@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -37,8 +38,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	b.Origins = origins
 	name := f.Name
 	files := []*manifest.File{f}
-	base := u.base || isBase(files)
-	res := lint.LintUnit(lint.Unit{Files: files, Base: base}, lo)
+	res := lint.LintUnit(lint.Unit{Files: files, Base: u.base}, lo)
 	origin := u.label()
 	for i := range res.Diagnostics {
 		d := &res.Diagnostics[i]
@@ -70,7 +70,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	if u.gitops != nil {
 		relocateGitops(u, b, uses, res.Diagnostics)
 	}
-	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
+	return &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, internal: res.Internal}
 }
 
 // buildKustomization builds a kustomize unit and parses its output as one
@@ -177,11 +177,71 @@ func cycleError(u *unit) diag.Diagnostic {
 	}
 }
 
-// lintChart renders a chart and lints its manifests together, moving each
+// probeNamespace is a release namespace no chart expects: a finding the
+// chart has in "default" but not there rests on the namespace.
+const probeNamespace = "webhooklint-release"
+
+// lintChart renders a chart and lints its manifests together (lintRendered).
+// When nothing gave the release namespace, the chart is rendered again into
+// each namespace its values name and into probeNamespace: a warning or error
+// that one of those renders lacks holds only under the assumed namespace,
+// and is info that names the assumption and how to state it.
+func lintChart(u *unit, lo lint.Options) *unitResult {
+	r := lintRendered(u, lo)
+	ns := chartContext(u.chart).Namespace
+	judged := func(d diag.Diagnostic) bool { return d.Severity > diag.Info && namespaceRules[d.Rule] }
+	if r.failed || ns.Known() || !slices.ContainsFunc(r.diags, judged) {
+		return r // a render is costly (linkerd's takes seconds): only when it can change a level
+	}
+	held := make([]bool, len(r.diags))
+	for i := range held {
+		held[i] = true
+	}
+	for _, other := range append(helm.ValuesNamespaces(u.dir, u.chart.ValuesFiles, 3), probeNamespace) {
+		v := *u
+		v.chart.Namespace = other
+		there := map[string]bool{}
+		for _, d := range lintRendered(&v, lo).diags {
+			there[namespaceFree(d, other)] = true
+		}
+		for i, d := range r.diags {
+			held[i] = held[i] && there[namespaceFree(d, ns.Value)]
+		}
+	}
+	note := "; " + assumption("release namespace", ns)
+	for i := range r.diags {
+		if d := &r.diags[i]; !held[i] && judged(*d) {
+			// DependsOnOverlay: a severity override does not raise it again.
+			d.Severity, d.Message, d.DependsOnOverlay = diag.Info, d.Message+note, true
+		}
+	}
+	return r
+}
+
+// namespaceRules are the rules whose findings compare namespaces or what
+// lives in them (the backend's namespace, the Service a webhook calls, who
+// may write the caBundle): those of rules.Rule.DependsOnOverlay and those
+// that mark some findings so. The others (replicas, probes, timeouts) read
+// nothing the release namespace changes.
+var namespaceRules = map[string]bool{
+	"self-deadlock": true, "system-critical-scope": true, "policy-system-critical-scope": true,
+	"service-reference": true, "unresolved-reference": true, "ca-bundle": true,
+	"certificate-cycle": true, "conversion-webhook": true,
+}
+
+// namespaceFree identifies a finding of a chart rendered into namespace ns
+// across renders into other namespaces: where it is and what it says, with
+// the namespace where messages quote it.
+func namespaceFree(d diag.Diagnostic, ns string) string {
+	msg := strings.NewReplacer(`"`+ns+`"`, `"\x00"`, `"`+ns+`/`, `"\x00/`).Replace(d.Message)
+	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", d.Rule, d.File, d.Line, d.Column, msg)
+}
+
+// lintRendered renders a chart and lints its manifests together, moving each
 // finding to the template that produced the document and the line its
 // field was traced to. A dependency that would have to be downloaded is
 // left out, with a note; the rest of the chart is still linted.
-func lintChart(u *unit, lo lint.Options) *unitResult {
+func lintRendered(u *unit, lo lint.Options) *unitResult {
 	kv := ""
 	if lo.Settings != nil {
 		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
@@ -210,7 +270,14 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 	// rest of the chart is linted.
 	var problems []diag.Diagnostic
 	for _, e := range c.Skipped {
-		problems = append(problems, renderDiag(e))
+		d := renderDiag(e)
+		if dep, ok := fillsFailure(c.MissingDeps, e); ok {
+			// Not the chart's fault: with the dependency vendored, its values
+			// would be there (the dependency's note says it is missing).
+			d.Severity = diag.Info
+			d.Message += fmt.Sprintf("; the missing dependency %s may set what this reads", dep)
+		}
+		problems = append(problems, d)
 	}
 	origin := u.label()
 	var files []*manifest.File
@@ -289,6 +356,26 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 	return &unitResult{diags: res.Diagnostics, configs: res.Configs, internal: res.Internal}
 }
 
+// fillsFailure reports which missing dependency a failed template reads
+// the values of (`.Values.<name or alias>`, a `required` key under it),
+// when one does: rendered with the dependency vendored, those values
+// would be set.
+func fillsFailure(missing []helm.Dependency, err error) (string, bool) {
+	var he *helm.Error
+	if !errors.As(err, &he) {
+		return "", false
+	}
+	for _, dep := range missing {
+		for _, key := range []string{dep.Alias, dep.Name} {
+			if key != "" && (strings.Contains(he.Msg, ".Values."+key+".") || strings.Contains(he.Msg, " "+key+".") ||
+				strings.Contains(he.Msg, ".Values."+key+">")) {
+				return dep.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
 // renderChart renders a chart unit with its values, as helm template would.
 func renderChart(u *unit, kubeVersion string) (*helm.Chart, error) {
 	return helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
@@ -307,7 +394,12 @@ func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path s
 	}
 	doc, docs := renderedDoc(f, line)
 	if docs != templateChunks(t) {
-		doc = -1 // conditionals changed the document count
+		// Conditionals changed the document count: the chunk that writes
+		// the document's kind (or name), if only one does.
+		doc = -1
+		if d := docAt(f.Docs, line); d != nil {
+			doc = helm.ChunkOf(t.Source, d.Kind, d.Name)
+		}
 	}
 	tr := t.Trace(doc, path)
 	if tr.File == "" {

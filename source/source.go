@@ -67,6 +67,9 @@ type Options struct {
 	// ChartCache is a folder of unpacked charts standing in for the
 	// remote charts GitOps entries name (--chart-cache).
 	ChartCache string
+	// Namespace is the release namespace of every rendered chart whose
+	// own settings give none (--namespace).
+	Namespace string
 }
 
 // FolderUnits says how the loose manifests under Dir are applied.
@@ -88,6 +91,10 @@ type Chart struct {
 	// Values are merged after the values files, in order (a GitOps
 	// entry's values).
 	Values []map[string]any
+	// GivenBy names what gave these settings, as findings name it
+	// (`charts: in .webhooklint.yaml`, `--namespace`, a GitOps entry such
+	// as `HelmRelease flux-system/podinfo`); see Context.
+	GivenBy string
 }
 
 // Lint lints args as they are deployed, in five steps:
@@ -325,8 +332,18 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 				u.entry = true
 			}
 		}
-		if len(so.Deployed) > 0 && u.gitops == nil && (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
-			u.base = true
+		switch {
+		case u.gitops != nil:
+			// A GitOps entry is deployed by its controller, whatever
+			// units.entries or a commented-out reader says.
+		case len(so.Deployed) > 0:
+			if (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
+				u.base, u.baseBy = true, "not named in units.entries"
+			}
+		case u.kind == kustomizeUnit && !u.base:
+			if by := disabledReader(u.dir); by != "" {
+				u.base, u.baseBy = true, by
+			}
 		}
 	}
 	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
@@ -428,7 +445,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		}
 		ds := r.diags
 		if r.base {
-			ds = append(ds, baseNotes(ds)...)
+			ds = append(ds, baseNotes(ds, units[i].baseBy)...)
 		}
 		stdinUnit := units[i].kind == fileUnit && units[i].file.Stdin
 		if single {
@@ -630,8 +647,9 @@ func finish(ds []diag.Diagnostic, lo *lint.Options) []diag.Diagnostic {
 }
 
 // baseNotes adds, for each file with findings demoted because the unit is
-// a kustomize base without its overlay, one note saying so.
-func baseNotes(ds []diag.Diagnostic) []diag.Diagnostic {
+// a kustomize base without its overlay, one note saying so and why it is
+// a base (by).
+func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 	first := map[string]diag.Diagnostic{}
 	count := map[string]int{}
 	for _, d := range ds {
@@ -653,7 +671,7 @@ func baseNotes(ds []diag.Diagnostic) []diag.Diagnostic {
 		out = append(out, diag.Diagnostic{
 			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
 			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
-			Message: "kustomize base without its overlay (Service in \"system\" or named webhook-service): " +
+			Message: "kustomize base linted without its overlay (" + by + "): " +
 				what + " info; lint the overlay that deploys it",
 			Object: f.Object, Origin: f.Origin,
 		})
@@ -661,32 +679,12 @@ func baseNotes(ds []diag.Diagnostic) []diag.Diagnostic {
 	return out
 }
 
-// isBase reports whether the webhook configurations among files are those
-// of a kustomize base: kubebuilder's scaffold names their Service
-// webhook-service in namespace system, and the overlay (config/default)
-// sets the real namespace and a name prefix.
-func isBase(files []*manifest.File) bool {
-	for _, f := range files {
-		for _, d := range f.Docs {
-			if d.Config == nil {
-				continue
-			}
-			for _, w := range d.Config.Webhooks {
-				if s := w.ClientConfig.Service; s != nil && (s.Namespace == "system" || s.Name == "webhook-service") {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
 // lintFile lints a loose file on its own: unrendered templates are
 // recognized, and partial objects (kustomize patches) are checked only for
 // what they state.
 func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
 	l := loadLoose(s, stdin, lo.Workers(), patches, true)
-	r := lintLoose([]*looseFile{l}, lo)
+	r := lintLoose([]*looseFile{l}, false, lo)
 	if s.Stdin {
 		r.stdin = l.data // the report shows snippets from it
 	}
@@ -715,8 +713,7 @@ func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitRe
 	if alone && slices.ContainsFunc(loaded, func(l *looseFile) bool { return l.file.HasJudged() }) {
 		loaded = load(false) // the guess missed one: every file's objects are needed
 	}
-	r := lintLoose(loaded, lo)
-	r.base = r.base || u.base
+	r := lintLoose(loaded, u.base, lo)
 	return r
 }
 
@@ -781,8 +778,9 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 	return l
 }
 
-// lintLoose lints loose files as one unit.
-func lintLoose(loaded []*looseFile, lo lint.Options) *unitResult {
+// lintLoose lints loose files as one unit; base says it is a kustomize
+// base linted without the overlay that deploys it.
+func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
 	files := make([]*manifest.File, len(loaded))
 	partial := map[*manifest.Document]string{}
 	var extra []diag.Diagnostic
@@ -791,7 +789,6 @@ func lintLoose(loaded []*looseFile, lo lint.Options) *unitResult {
 		maps.Copy(partial, l.partial)
 		extra = append(extra, l.extra...)
 	}
-	base := isBase(files)
 	// onlyStated reads a partial document's positions after the rules.
 	located := func(d *manifest.Document) bool { _, isPartial := partial[d]; return !isPartial }
 	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Located: located}, lo)

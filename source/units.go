@@ -52,6 +52,9 @@ type unit struct {
 	// root the configuration does not name as deployed (units.entries).
 	// Findings that depend on an overlay are shown at info.
 	base bool
+	// baseBy says what makes it a base (context model: a fact of the
+	// graph or the configuration, never of names), as its note says it.
+	baseBy string
 	// chart holds the render settings of a chart unit.
 	chart Chart
 	// file is the loose file.
@@ -253,6 +256,11 @@ func (d *discovery) folderUnitOf(abs string) *unit {
 	u, ok := d.folders[root]
 	if !ok {
 		u = &unit{kind: folderUnit, dir: root, recursive: recursive, files: d.looseFiles(root, recursive)}
+		// With --no-kustomize, a kustomization's own files are what it
+		// builds from: a base, whatever it then changes.
+		if d.so.NoKustomize && !recursive && d.refs(dir) != nil {
+			u.base, u.baseBy = true, "--no-kustomize lints the files its kustomization builds from"
+		}
 		d.folders[root] = u
 	}
 	if !u.covers(abs) {
@@ -335,11 +343,17 @@ func (d *discovery) entries(req *request) []*unit {
 			out = append(out, s.rootsUsing(dir)...)
 			continue
 		}
-		out = append(out, s.unit(dir))
+		u := s.unit(dir)
+		// Built as named, but a kustomization that another one reads is a
+		// base: that one deploys it, changed.
+		if !u.base && u.cycle == nil && !s.isRoot(dir) {
+			u.base, u.baseBy = true, "read by "+s.readersOf(dir)
+		}
+		out = append(out, u)
 		if s.broken(dir, map[string]bool{}) {
 			for _, b := range s.buildableReads(dir) {
 				u := s.unit(b)
-				u.base = true
+				u.base, u.baseBy = true, "read by "+display(dir)+", which does not build offline"
 				out = append(out, u)
 			}
 		}
@@ -695,6 +709,25 @@ func (s *kustScope) isEffective(dir string) bool {
 	return ok
 }
 
+// readersOf names the kustomizations that read dir and build, as
+// messages show them: the first, and how many others.
+func (s *kustScope) readersOf(dir string) string {
+	var rs []string
+	for _, c := range s.consumersOf(dir) {
+		if s.isEffective(c) {
+			rs = append(rs, display(c))
+		}
+	}
+	slices.Sort(rs)
+	switch len(rs) {
+	case 0:
+		return "no kustomization that builds"
+	case 1:
+		return rs[0]
+	}
+	return fmt.Sprintf("%s and %d others", rs[0], len(rs)-1)
+}
+
 func (s *kustScope) hasEffectiveConsumer(dir string) bool {
 	for _, c := range s.consumersOf(dir) {
 		if s.isEffective(c) {
@@ -946,6 +979,9 @@ func (d *discovery) newChartUnit(dir string, c Chart) *unit {
 	c.ValuesFiles = append(slices.Clip(c.ValuesFiles), d.so.ValuesFiles...)
 	c.Set = append(slices.Clip(c.Set), d.so.Set...)
 	c.SetString = append(slices.Clip(c.SetString), d.so.SetString...)
+	if c.Namespace == "" && d.so.Namespace != "" {
+		c.Namespace, c.GivenBy = d.so.Namespace, "--namespace"
+	}
 	u := &unit{kind: chartUnit, dir: dir, chart: c}
 	var add func(string)
 	add = func(p string) {

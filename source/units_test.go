@@ -148,9 +148,11 @@ func TestBrokenOverlayPromotesBase(t *testing.T) {
 	}
 }
 
-// kubebuilder's base (Service webhook-service in namespace system) linted
-// without an overlay: the findings that depend on the overlay are info,
-// with one note, and no NotIn [system] fix is suggested.
+// kubebuilder's base linted without its overlay: named on its own while
+// config/default reads it, or with the entry that reads it commented out
+// (fluid's config/default: `#- ../webhook`). The findings that depend on
+// the overlay are info, with one note that says why it is a base, and no
+// NotIn [system] fix is suggested.
 func TestBaseWithoutOverlay(t *testing.T) {
 	files := map[string]string{}
 	for _, name := range []string{"kustomization.yaml", "kustomizeconfig.yaml", "manifests.yaml", "patch_manifests.yaml", "service.yaml"} {
@@ -160,28 +162,62 @@ func TestBaseWithoutOverlay(t *testing.T) {
 		}
 		files["config/webhook/"+name] = string(data)
 	}
-	res := run(t, []string{writeTree(t, files)}, source.Options{})
-	notes := 0
-	for _, d := range res.Diagnostics {
-		switch d.Rule {
-		case rules.KustomizeBaseRule:
-			notes++
-		case "self-deadlock", "system-critical-scope":
-			if d.Severity != diag.Info {
-				t.Errorf("overlay-dependent finding not at info: %s", dump([]diag.Diagnostic{d}))
-			}
-			if strings.Contains(d.Message, "NotIn [system]") {
-				t.Errorf("fix the namespace transformer would break: %s", d.Message)
+	files["config/default/kustomization.yaml"] = "namespace: project-system\nresources:\n- ../manager\n# uncomment to enable the webhook\n#- ../webhook\n"
+	files["config/manager/kustomization.yaml"] = "resources:\n- cm.yaml\n"
+	files["config/manager/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\n"
+	checkBase := func(res *lint.Result, by string) {
+		t.Helper()
+		notes := find(res.Diagnostics, rules.KustomizeBaseRule, "")
+		if len(notes) != 1 || !strings.Contains(notes[0].Message, by) {
+			t.Errorf("want one base note saying %q:%s", by, dump(res.Diagnostics))
+		}
+		for _, d := range res.Diagnostics {
+			switch d.Rule {
+			case "self-deadlock", "system-critical-scope":
+				if d.Severity != diag.Info {
+					t.Errorf("overlay-dependent finding not at info: %s", dump([]diag.Diagnostic{d}))
+				}
+				if strings.Contains(d.Message, "NotIn [system]") {
+					t.Errorf("fix the namespace transformer would break: %s", d.Message)
+				}
 			}
 		}
 	}
-	if notes != 1 {
-		t.Errorf("%d base notes, want 1:%s", notes, dump(res.Diagnostics))
-	}
+	checkBase(run(t, []string{writeTree(t, files)}, source.Options{}), "config/default/kustomization.yaml reads it in an entry commented out at line 5")
+	// Named on its own in the kubebuilder tree, whose overlay reads it.
+	checkBase(run(t, []string{filepath.Join(kubebuilderDir, "webhook")}, source.Options{}), "read by ")
 	// Linted with the overlay, there is no base.
-	res = run(t, []string{kubebuilderDir}, source.Options{})
+	res := run(t, []string{kubebuilderDir}, source.Options{})
 	if len(find(res.Diagnostics, rules.KustomizeBaseRule, "")) != 0 {
 		t.Errorf("base note with the overlay present:%s", dump(res.Diagnostics))
+	}
+}
+
+// A root kustomization is deployed as built, whatever its names: an
+// install overlay that leaves its Service named webhook-service in
+// namespace system (kubebuilder's scaffold with no namespace: or
+// namePrefix:) keeps its findings at their level.
+func TestRootWithScaffoldNamesIsDeployed(t *testing.T) {
+	files := map[string]string{}
+	for _, name := range []string{"kustomization.yaml", "kustomizeconfig.yaml", "manifests.yaml", "patch_manifests.yaml", "service.yaml"} {
+		data, err := os.ReadFile(filepath.Join(kubebuilderDir, "webhook", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["config/webhook/"+name] = string(data)
+	}
+	res := run(t, []string{writeTree(t, files)}, source.Options{})
+	if notes := find(res.Diagnostics, rules.KustomizeBaseRule, ""); len(notes) != 0 {
+		t.Errorf("a root taken for a base:%s", dump(notes))
+	}
+	warned := false
+	for _, d := range res.Diagnostics {
+		if (d.Rule == "self-deadlock" || d.Rule == "system-critical-scope") && d.Severity == diag.Warning {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("want the root's findings at warning:%s", dump(res.Diagnostics))
 	}
 }
 

@@ -29,6 +29,7 @@ import (
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
 	"helm.sh/helm/v4/pkg/strvals"
+	"sigs.k8s.io/yaml"
 )
 
 // ReleaseName and Namespace are what `helm template` uses by default.
@@ -58,6 +59,8 @@ type Options struct {
 // Dependency is a dependency Chart.yaml declares.
 type Dependency struct {
 	Name, Repository string
+	// Alias is the name its values and templates go by, when it has one.
+	Alias string
 	// Line and Column locate its entry in Chart.yaml (0 when unknown).
 	Line, Column int
 }
@@ -281,14 +284,37 @@ func missingDependencies(c *chart.Chart, chartFile string) []Dependency {
 	for _, d := range c.Dependencies() {
 		have[d.Name()] = true
 	}
+	// Helm renames an aliased dependency to its alias as it processes
+	// them; Chart.yaml, read again, has the name that is its folder.
+	written := writtenDependencies(chartFile)
 	var out []Dependency
-	for _, d := range c.Metadata.Dependencies {
-		if d != nil && !have[d.Name] {
-			line, col := dependencyLine(chartFile, d.Name)
-			out = append(out, Dependency{Name: d.Name, Repository: d.Repository, Line: line, Column: col})
+	for i, d := range c.Metadata.Dependencies {
+		if d == nil || have[d.Name] {
+			continue
 		}
+		dep := Dependency{Name: d.Name, Repository: d.Repository, Alias: d.Alias}
+		if len(written) == len(c.Metadata.Dependencies) && written[i].Name != "" {
+			dep.Name, dep.Alias = written[i].Name, written[i].Alias
+		}
+		dep.Line, dep.Column = dependencyLine(chartFile, dep.Name)
+		out = append(out, dep)
 	}
 	return out
+}
+
+// writtenDependencies reads the dependencies of a Chart.yaml as written.
+func writtenDependencies(chartFile string) []Dependency {
+	data, err := os.ReadFile(chartFile)
+	if err != nil {
+		return nil
+	}
+	var meta struct {
+		Dependencies []Dependency `json:"dependencies"`
+	}
+	if yaml.Unmarshal(data, &meta) != nil {
+		return nil
+	}
+	return meta.Dependencies
 }
 
 // dependencyLine finds the "name: X" line of a dependency in Chart.yaml.

@@ -228,6 +228,47 @@ func chunks(lines [][]byte) [][2]int {
 	return out
 }
 
+// ChunkOf returns the chunk of a template that wrote a rendered document
+// when the ranks of chunks and documents do not agree (a conditional
+// dropped one): the only chunk that writes the document's kind
+// literally, else the only one of those that writes its name literally
+// (validating and mutating twins, whose fields are the same text).
+// It is -1 when no chunk, or more than one, fits.
+func ChunkOf(src []byte, kind, name string) int {
+	lines := bytes.Split(src, []byte{'\n'})
+	var byKind []int
+	for i, c := range chunks(lines) {
+		if k := findKey(lines, c[0], c[1], -1, false, "kind"); k.line >= 0 && keyValue(lines[k.line]) == kind {
+			byKind = append(byKind, i)
+		}
+	}
+	if len(byKind) == 1 {
+		return byKind[0]
+	}
+	found := -1
+	cs := chunks(lines)
+	for _, i := range byKind {
+		for l := cs[i][0]; l < cs[i][1]; l++ {
+			if name != "" && keyValue(lines[l]) == name && bytes.HasPrefix(bytes.TrimSpace(lines[l]), []byte("name:")) {
+				if found >= 0 && found != i {
+					return -1
+				}
+				found = i
+			}
+		}
+	}
+	return found
+}
+
+// keyValue is the literal value of a "key: value" line, unquoted.
+func keyValue(line []byte) string {
+	_, v, ok := bytes.Cut(line, []byte(":"))
+	if !ok {
+		return ""
+	}
+	return strings.Trim(strings.TrimSpace(string(v)), `"'`)
+}
+
 // Chunks counts the YAML documents a template writes literally, for
 // matching rendered documents to template chunks.
 func Chunks(src []byte) int { return len(chunks(bytes.Split(src, []byte{'\n'}))) }

@@ -1,0 +1,129 @@
+package source
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/source/kustomize"
+)
+
+// The context model: every fact a rule uses that depends on how a unit is
+// deployed — a chart's release namespace and name, whether a kustomization
+// is a base — has a source. It is stated in the unit (a kustomization's
+// namespace:, a Service the build contains), given from outside it (the
+// configuration's charts:, a flag, a GitOps entry that installs the unit),
+// or assumed by webhooklint because nothing states or gives it. Warnings
+// and errors rest on stated or given facts; a finding that holds only
+// under an assumption is info and names the assumption and how to state it
+// (docs/sources.md, "Deployment context").
+
+// FactSource says where a deployment fact comes from.
+type FactSource int
+
+const (
+	// Assumed: nothing states or gives the fact; webhooklint uses what
+	// `helm template` or `kustomize build` would (namespace "default").
+	Assumed FactSource = iota
+	// Stated: the unit itself says it.
+	Stated
+	// Given: the run was told it (the configuration, a flag, a GitOps
+	// entry).
+	Given
+)
+
+// Fact is one deployment fact: its value and where it comes from.
+type Fact struct {
+	Value  string
+	Source FactSource
+	// By names what stated or gave the fact (`--namespace`, `charts: in
+	// .webhooklint.yaml`, `HelmRelease flux-system/podinfo`) or, for an
+	// assumed fact, how to state it (`set charts[].namespace or
+	// --namespace`).
+	By string
+}
+
+// Known reports whether the fact was stated or given, not assumed.
+func (f Fact) Known() bool { return f.Source != Assumed }
+
+// Context holds the deployment facts of one unit that findings may rest on.
+type Context struct {
+	// Namespace is a chart's release namespace (.Release.Namespace).
+	Namespace Fact
+	// ReleaseName is a chart's release name (.Release.Name).
+	ReleaseName Fact
+}
+
+// namespaceHow says how to state a chart's release namespace.
+const namespaceHow = "set charts[].namespace in .webhooklint.yaml or --namespace"
+
+// chartContext returns the deployment facts of a chart unit: those its
+// settings give (with what gave them), the rest assumed as `helm template`
+// assumes them.
+func chartContext(c Chart) Context {
+	by := c.GivenBy
+	if by == "" {
+		by = "charts: in .webhooklint.yaml"
+	}
+	ctx := Context{
+		Namespace:   Fact{Value: "default", Source: Assumed, By: namespaceHow},
+		ReleaseName: Fact{Value: "release-name", Source: Assumed, By: "set charts[].releaseName in .webhooklint.yaml"},
+	}
+	if c.Namespace != "" {
+		ctx.Namespace = Fact{Value: c.Namespace, Source: Given, By: by}
+	}
+	if c.ReleaseName != "" {
+		ctx.ReleaseName = Fact{Value: c.ReleaseName, Source: Given, By: by}
+	}
+	return ctx
+}
+
+// assumption is the note a finding that holds only under an assumed fact
+// ends with: what was assumed and how to state it.
+func assumption(what string, f Fact) string {
+	return fmt.Sprintf("assuming %s %q: %s", what, f.Value, f.By)
+}
+
+// disabledReader finds the kustomization that reads dir in an entry its
+// author commented out (kubebuilder's config/default: `#- ../webhook`,
+// "uncomment to enable the webhook"): dir is a root only because that
+// switch is off, and by its project's own graph a base. It looks in the
+// kustomizations of dir's parent folder and of that folder's other
+// subfolders, where kubebuilder and operator-sdk keep them, and returns
+// why (for the kustomize-base note), or "".
+func disabledReader(dir string) string {
+	parent := filepath.Dir(dir)
+	folders := []string{parent}
+	if entries, err := os.ReadDir(parent); err == nil {
+		for _, e := range entries {
+			if p := filepath.Join(parent, e.Name()); e.IsDir() && p != dir {
+				folders = append(folders, p)
+			}
+		}
+	}
+	for _, f := range folders {
+		file, ok := kustomize.FileIn(f)
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for n, line := range strings.Split(string(data), "\n") {
+			t, commented := strings.CutPrefix(strings.TrimSpace(line), "#")
+			if !commented {
+				continue
+			}
+			t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimLeft(t, "#")), "-"))
+			if t == "" || strings.ContainsAny(t, " :#") || filepath.IsAbs(t) {
+				continue
+			}
+			if filepath.Join(f, t) == dir {
+				return fmt.Sprintf("%s reads it in an entry commented out at line %d", display(file), n+1)
+			}
+		}
+	}
+	return ""
+}

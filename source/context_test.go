@@ -1,0 +1,160 @@
+package source_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+// nsChart is a chart whose webhook exempts the namespace its values name
+// (fluid's charts/fluid/fluid: `namespace: fluid-system`, installed with
+// `helm install -n fluid-system`), while its backend runs in the release
+// namespace: whether the webhook blocks its own backend depends on the
+// namespace it is installed into.
+func nsChart() map[string]string {
+	return map[string]string{
+		"chart/Chart.yaml":  "apiVersion: v2\nname: ns\nversion: 0.1.0\n",
+		"chart/values.yaml": "namespace: fluid-system\n",
+		"chart/templates/webhook.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: pods
+webhooks:
+- name: pods.example.com
+  clientConfig:
+    service: {name: backend, namespace: {{ .Release.Namespace }}, path: /mutate}
+    caBundle: Zm9v
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  namespaceSelector:
+    matchExpressions:
+    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [{{ .Values.namespace }}, kube-system, kube-node-lease]}
+  failurePolicy: Fail
+  timeoutSeconds: 5
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`,
+		"chart/templates/backend.yaml": `apiVersion: v1
+kind: Service
+metadata:
+  name: backend
+  namespace: {{ .Release.Namespace }}
+spec:
+  selector: {app: backend}
+  ports: [{port: 443, targetPort: 9443}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: backend
+  namespace: {{ .Release.Namespace }}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: backend}}
+  template:
+    metadata: {labels: {app: backend}}
+    spec:
+      containers:
+      - name: server
+        image: example.com/backend:1
+        ports: [{containerPort: 9443}]
+        readinessProbe: {httpGet: {path: /readyz, port: 9443}}
+`,
+	}
+}
+
+// With no namespace given, a finding that holds only in the assumed
+// "default" is info and says how to state the namespace; given the
+// namespace the values name, it is gone; given another, it is a warning.
+func TestChartNamespaceAssumed(t *testing.T) {
+	root := writeTree(t, nsChart())
+	chart := filepath.Join(root, "chart")
+	got := find(run(t, []string{chart}, source.Options{}).Diagnostics, "self-deadlock", "templates/webhook.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info ||
+		!strings.HasSuffix(got[0].Message, `; assuming release namespace "default": set charts[].namespace in .webhooklint.yaml or --namespace`) {
+		t.Fatalf("want one info self-deadlock naming the assumption:%s", dump(got))
+	}
+	if got := find(run(t, []string{chart}, source.Options{Namespace: "fluid-system"}).Diagnostics, "self-deadlock", ""); len(got) != 0 {
+		t.Errorf("installed into fluid-system, the webhook exempts its backend:%s", dump(got))
+	}
+	for _, so := range []source.Options{
+		{Namespace: "apps"},
+		{ChartConfigs: []source.Chart{{Dir: chart, Namespace: "apps"}}},
+	} {
+		got := find(run(t, []string{chart}, so).Diagnostics, "self-deadlock", "templates/webhook.yaml")
+		if len(got) != 1 || got[0].Severity != diag.Warning || strings.Contains(got[0].Message, "assuming") {
+			t.Errorf("%+v: a given namespace is a fact, want a warning:%s", so, dump(got))
+		}
+	}
+}
+
+// A finding that holds in every namespace keeps its level and message.
+func TestChartNamespaceIndependentFinding(t *testing.T) {
+	files := nsChart()
+	files["chart/templates/backend.yaml"] = strings.Replace(files["chart/templates/backend.yaml"], "replicas: 2", "replicas: 1", 1)
+	root := writeTree(t, files)
+	got := find(run(t, []string{filepath.Join(root, "chart")}, source.Options{}).Diagnostics, "backend-availability", "templates/backend.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Warning || strings.Contains(got[0].Message, "assuming") {
+		t.Fatalf("want the 1-replica warning as it is:%s", dump(got))
+	}
+}
+
+// A template that fails because a dependency that is not vendored would
+// have set the values it reads (external-secrets' bitwarden-sdk-server
+// from an OCI registry) is not an error at the template line: the
+// dependency's note at its Chart.yaml entry says what is missing.
+func TestMissingDependencyFillsTemplate(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"chart/Chart.yaml":          "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sdk-server\n  alias: sdk\n  version: 1.x\n  repository: oci://ghcr.io/example/charts\n",
+		"chart/values.yaml":         "replicas: 1\n",
+		"chart/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  port: {{ .Values.sdk.service.port | quote }}\n",
+		"chart/templates/own.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: own\ndata:\n  x: {{ .Values.own.x | quote }}\n",
+		"chart/templates/fine.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fine\n",
+	})
+	res := run(t, []string{filepath.Join(root, "chart")}, source.Options{})
+	filled := find(res.Diagnostics, "helm-render", "templates/cm.yaml")
+	if len(filled) != 1 || filled[0].Severity != diag.Info || !strings.Contains(filled[0].Message, "missing dependency sdk-server") {
+		t.Errorf("want the template the dependency would fill at info:%s", dump(res.Diagnostics))
+	}
+	if own := find(res.Diagnostics, "helm-render", "templates/own.yaml"); len(own) != 1 || own[0].Severity != diag.Error {
+		t.Errorf("a failure of the chart's own values stays an error:%s", dump(res.Diagnostics))
+	}
+	note := find(res.Diagnostics, "helm-render", "Chart.yaml")
+	if len(note) != 1 || note[0].Line != 5 || !strings.Contains(note[0].Message, "sdk-server") {
+		t.Errorf("want one note at the dependency's entry (line 5):%s", dump(res.Diagnostics))
+	}
+}
+
+// twinWebhook is one webhook configuration of a chart that writes a
+// validating and a mutating twin (the same webhook text) in one template.
+const twinWebhook = `webhooks:
+- name: twin.example.com
+  clientConfig:
+    url: https://twin.example.com/hook
+  rules:
+  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  failurePolicy: Fail
+  timeoutSeconds: 30
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`
+
+// When a conditional drops one twin, the other's findings are traced into
+// its own text, not the first identical text of the template.
+func TestTwinTemplatesTraceToTheirOwnText(t *testing.T) {
+	tpl := "{{- if .Values.mutating }}\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: twin\n" +
+		twinWebhook + "---\n{{- end }}\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: twin\n" + twinWebhook
+	root := writeTree(t, map[string]string{
+		"chart/Chart.yaml":             "apiVersion: v2\nname: twins\nversion: 0.1.0\n",
+		"chart/values.yaml":            "mutating: false\n",
+		"chart/templates/webhook.yaml": tpl,
+	})
+	got := find(run(t, []string{filepath.Join(root, "chart")}, source.Options{}).Diagnostics, "timeout-too-long", "templates/webhook.yaml")
+	// The validating twin's timeoutSeconds is on line 29 (the mutating one's on 13).
+	if len(got) != 1 || got[0].Line != 29 {
+		t.Fatalf("want the validating twin's timeoutSeconds (line 29):%s", dump(got))
+	}
+}
