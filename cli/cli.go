@@ -285,9 +285,9 @@ manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs (** for
 any number of folders), and - for stdin. With no PATH it lints the current
 folder. Flags may come before or after the paths; -- ends them.
 
-Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or
-configuration error (a named path with nothing to lint too), 3 internal error
-or a run that cannot go on (memory).
+Exit status: 0 nothing at or above --fail-on (files without any webhook too:
+the summary says so), 1 findings, 2 usage or configuration error (a named path
+with nothing to lint too), 3 internal error or a run that cannot go on (memory).
 
 Flags:
 `)
@@ -394,7 +394,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		code = ExitFindings
 	}
 	run := &report.Run{
-		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, FileNames: names,
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, Policies: res.Policies, FileNames: names,
 		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,

@@ -62,7 +62,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
-	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, internal: res.Internal}
+	return &unitResult{diags: res.Diagnostics, base: base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
 }
 
 // buildKustomization builds a kustomize unit and parses its output as one
@@ -256,7 +256,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 				dep.Name, dep.Repository),
 		})
 	}
-	return &unitResult{diags: res.Diagnostics, configs: res.Configs, internal: res.Internal}
+	return &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal}
 }
 
 // renderChart renders a chart unit with its values, as helm template would.
