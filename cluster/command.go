@@ -18,6 +18,7 @@ import (
 	"github.com/webhooklint/webhooklint/config"
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cliflag"
+	"github.com/webhooklint/webhooklint/internal/suggest"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -81,9 +82,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	if format != "text" && format != "json" {
 		return usage("--format must be text or json, not %q", format)
 	}
+	never := failOn == "never"
 	minSev, err := diag.ParseSeverity(failOn)
-	if err != nil {
-		return usage("--fail-on: %v", err)
+	if err != nil && !never {
+		return usage("--fail-on: unknown value %q (want error, warning, info or never)%s",
+			failOn, suggest.Hint(failOn, []string{"error", "warning", "info", "never"}))
 	}
 	o.Live = !noLive
 	provider, err := rules.ParseProvider(providerName)
@@ -158,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
 		return exitFailure
 	}
-	if diag.AtLeast(ds, minSev) {
+	if !never && diag.AtLeast(ds, minSev) {
 		return exitFindings
 	}
 	return exitClean
@@ -216,8 +219,8 @@ func (v *clusterFlags) flagSet() *pflag.FlagSet {
 	cliflag.File(fs, "config")
 	fs.StringVar(&v.providerName, "provider", "", "platform the cluster runs on: generic, gke, eks, aks or openshift (default generic, or provider in the configuration file)")
 	cliflag.Enum(fs, "provider", "generic", "gke", "eks", "aks", "openshift")
-	fs.StringVar(&v.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
-	cliflag.Enum(fs, "fail-on", "error", "warning", "info")
+	fs.StringVar(&v.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning, info or never")
+	cliflag.Enum(fs, "fail-on", "error", "warning", "info", "never")
 	return fs
 }
 

@@ -21,7 +21,9 @@ func TestCommandUsageErrors(t *testing.T) {
 		{[]string{"--resource-version=9", "--resource-version-match=Newest"}, "must be Exact or NotOlderThan"},
 		{[]string{"--watch", "--watch-list=sometimes"}, "--watch-list must be auto, always or never"},
 		{[]string{"--format=xml"}, "--format must be text or json"},
-		{[]string{"--fail-on=fatal"}, "--fail-on"},
+		{[]string{"--fail-on=fatal"}, `--fail-on: unknown value "fatal" (want error, warning, info or never)`},
+		{[]string{"--fail-on=nevr"}, `(did you mean "never"?)`},
+		{[]string{"--fail-of=never"}, "unknown flag: --fail-of (did you mean --fail-on?)"},
 		{[]string{"--chunk-size=-1"}, "--chunk-size must not be negative"},
 		{[]string{"manifests/"}, "the cluster command reads no files"},
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
@@ -35,9 +37,12 @@ func TestCommandUsageErrors(t *testing.T) {
 }
 
 func TestCommandUnreachableCluster(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"--no-live", "--timeout=5s"}, &stdout, &stderr, &rest.Config{Host: "http://127.0.0.1:1"})
-	if code != exitFailure || !strings.Contains(stderr.String(), "list validatingwebhookconfigurations") {
-		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	// --fail-on never is a value the command takes, as the file mode's.
+	for _, args := range [][]string{{"--no-live", "--timeout=5s"}, {"--no-live", "--timeout=5s", "--fail-on", "never"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr, &rest.Config{Host: "http://127.0.0.1:1"})
+		if code != exitFailure || !strings.Contains(stderr.String(), "list validatingwebhookconfigurations") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, stderr.String())
+		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/webhooklint/webhooklint/internal/suggest"
 )
 
 // ErrHelp is returned by Parse when --help or -h was given.
@@ -43,6 +45,16 @@ func Parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(normalize(fs, args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return ErrHelp
+		}
+		var unknown *pflag.NotExistError
+		if errors.As(err, &unknown) && unknown.GetSpecifiedName() != "" {
+			var names []string
+			for _, f := range Flags(fs) {
+				names = append(names, f.Name)
+			}
+			if c := suggest.Closest(unknown.GetSpecifiedName(), names); c != "" {
+				return fmt.Errorf("%w (did you mean --%s?)", err, c)
+			}
 		}
 		return err
 	}
