@@ -324,7 +324,11 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	case o.explain != "":
 		r, ok := rules.Lookup(o.explain)
 		if !ok {
-			fmt.Fprintf(stderr, "webhooklint: unknown rule %q (see --list-rules)\n", o.explain)
+			var names []string
+			for _, r := range rules.All() {
+				names = append(names, r.Name)
+			}
+			fmt.Fprintf(stderr, "webhooklint: unknown rule %q%s (see --list-rules)\n", o.explain, suggest.Hint(o.explain, names))
 			return ExitUsage
 		}
 		fmt.Fprint(stdout, Explain(r))

@@ -33,6 +33,7 @@ func TestUsageMessages(t *testing.T) {
 		{[]string{"--fail-on", "nevr", file}, ExitUsage,
 			`webhooklint: --fail-on: unknown value "nevr" (want error, warning, info or never) (did you mean "never"?)` + "\n"},
 		{[]string{"--formt", "json", file}, ExitUsage, "webhooklint: unknown flag: --formt (did you mean --format?)\n"},
+		{[]string{"--explain", "timeout-to-long"}, ExitUsage, `webhooklint: unknown rule "timeout-to-long" (did you mean "timeout-too-long"?) (see --list-rules)` + "\n"},
 		// A version newer than the newest known is linted, with a note.
 		{[]string{"--kube-version", "1.99", "--fail-on", "never", file}, ExitOK,
 			"webhooklint: note: Kubernetes 1.99 is newer than 1.37, the newest this webhooklint knows; its checks are those of 1.37 (a newer webhooklint may know more)\n"},
