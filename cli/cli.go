@@ -358,7 +358,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		rc.failOn = s
 	}
-	color, err := wantColor(o.color, stdout)
+	color, err := cliflag.Color(o.color, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
@@ -449,24 +449,3 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 type exitNow int
 
 func (e exitNow) Error() string { return fmt.Sprintf("exit %d", int(e)) }
-
-// wantColor decides whether text output is colored.
-func wantColor(mode string, w io.Writer) (bool, error) {
-	switch mode {
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	case "auto":
-		if _, ok := os.LookupEnv("NO_COLOR"); ok {
-			return false, nil
-		}
-		f, ok := w.(*os.File)
-		if !ok {
-			return false, nil
-		}
-		fi, err := f.Stat()
-		return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb", nil
-	}
-	return false, fmt.Errorf("--color: want auto, always or never, not %q", mode)
-}

@@ -88,6 +88,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		return usage("--fail-on: unknown value %q (want error, warning, info or never)%s",
 			failOn, suggest.Hint(failOn, []string{"error", "warning", "info", "never"}))
 	}
+	color, err := cliflag.Color(v.color, stdout)
+	if err != nil {
+		return usage("%v", err)
+	}
 	o.Live = !noLive
 	provider, err := rules.ParseProvider(providerName)
 	if err != nil {
@@ -123,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		o.Settings.KubeVersion = v
 	}
 
-	p := &printer{w: stdout, json: format == "json", excerpt: showExcerpt}
+	p := &printer{w: stdout, json: format == "json", excerpt: showExcerpt, color: color}
 	var ds []diag.Diagnostic
 	if watchMode {
 		var mu sync.Mutex
@@ -188,6 +192,7 @@ type clusterFlags struct {
 	streamMode   string
 	format       string
 	failOn       string
+	color        string
 	timeout      time.Duration
 	watchMode    bool
 	noLive       bool
@@ -214,6 +219,8 @@ func (v *clusterFlags) flagSet() *pflag.FlagSet {
 	fs.DurationVar(&v.timeout, "timeout", 0, "stop after this long (0: no limit); a watch that reaches it stops cleanly")
 	fs.StringVar(&v.format, "format", "text", "output format: text or json (one JSON object per line with --watch)")
 	cliflag.Enum(fs, "format", "text", "json")
+	fs.StringVar(&v.color, "color", "auto", "color in text output: auto, always or never (NO_COLOR disables auto)")
+	cliflag.Enum(fs, "color", "auto", "always", "never")
 	fs.BoolVar(&v.showExcerpt, "excerpt", false, "show the offending field of each finding as YAML, as kubectl get -o yaml would")
 	fs.StringVar(&v.configPath, "config", "", "configuration `FILE` for rule settings (default: the nearest "+config.FileName+" above the current folder)")
 	cliflag.File(fs, "config")
