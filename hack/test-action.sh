@@ -7,4 +7,4 @@
 # nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-WEBHOOKLINT_ACTION_BUILD=1 go test -count=1 -timeout 30m -v ./internal/actiontest
+WEBHOOKLINT_ACTION_BUILD=1 go test -count=1 -timeout 60m -v ./internal/actiontest
