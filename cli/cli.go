@@ -15,6 +15,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cliflag"
+	"github.com/webhooklint/webhooklint/internal/suggest"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/report"
@@ -86,6 +87,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		case "completion":
 			return completion(args[1:], stdout, stderr)
 		}
+		if c := mistypedCommand(args[0]); c != "" {
+			fmt.Fprintf(stderr, "webhooklint: %s: no such command or path (did you mean %q?)\nRun 'webhooklint --help' for usage.\n", args[0], c)
+			return ExitUsage
+		}
 	}
 	o, err := parseFlags(args)
 	if err != nil {
@@ -117,6 +122,19 @@ func help(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	return Main(append(slices.Clip(args), "--help"), stdin, stdout, stderr)
+}
+
+// mistypedCommand returns the command a first argument that is neither a
+// command nor an existing path was probably meant to be ("clustr"), or "".
+// Anything that exists is a path, whatever its name.
+func mistypedCommand(arg string) string {
+	if strings.HasPrefix(arg, "-") || strings.ContainsAny(arg, "/*?[.") {
+		return ""
+	}
+	if _, err := os.Lstat(arg); err == nil {
+		return ""
+	}
+	return suggest.Closest(arg, commandNames())
 }
 
 func commandNames() []string {
@@ -154,7 +172,8 @@ func completion(args []string, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "webhooklint completion: want one shell, bash, zsh or fish\n%s", completionUsage)
+		// The usage without its flag list, which only --help prints.
+		fmt.Fprintf(stderr, "webhooklint completion: want one shell, bash, zsh or fish\n%s", strings.TrimSuffix(completionUsage, "\nFlags:\n"))
 		return ExitUsage
 	}
 	if err := cliflag.Script(stdout, fs.Arg(0), "webhooklint", Commands()); err != nil {
@@ -287,9 +306,9 @@ manifests: files, folders (recursively: *.yaml, *.yml, *.json), globs (** for
 any number of folders), and - for stdin. With no PATH it lints the current
 folder. Flags may come before or after the paths; -- ends them.
 
-Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or
-configuration error (a named path with nothing to lint too), 3 internal error
-or a run that cannot go on (memory).
+Exit status: 0 nothing at or above --fail-on (files without any webhook too:
+the summary says so), 1 findings, 2 usage or configuration error (a named path
+with nothing to lint too), 3 internal error or a run that cannot go on (memory).
 
 Flags:
 `)
@@ -307,7 +326,11 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	case o.explain != "":
 		r, ok := rules.Lookup(o.explain)
 		if !ok {
-			fmt.Fprintf(stderr, "webhooklint: unknown rule %q (see --list-rules)\n", o.explain)
+			var names []string
+			for _, r := range rules.All() {
+				names = append(names, r.Name)
+			}
+			fmt.Fprintf(stderr, "webhooklint: unknown rule %q%s (see --list-rules)\n", o.explain, suggest.Hint(o.explain, names))
 			return ExitUsage
 		}
 		fmt.Fprint(stdout, Explain(r))
@@ -331,12 +354,13 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		s, err := diag.ParseSeverity(o.failOn)
 		if err != nil {
-			fmt.Fprintf(stderr, "webhooklint: --fail-on: %v\n", err)
+			fmt.Fprintf(stderr, "webhooklint: --fail-on: unknown value %q (want error, warning, info or never)%s\n",
+				o.failOn, suggest.Hint(o.failOn, []string{"error", "warning", "info", "never"}))
 			return ExitUsage
 		}
 		rc.failOn = s
 	}
-	color, err := wantColor(o.color, stdout)
+	color, err := cliflag.Color(o.color, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
@@ -359,6 +383,11 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 			return ExitUsage
 		}
+	}
+	// A version from the future is no error (a release may lag the
+	// cluster), but it is not silently the same as the newest known one.
+	if v, known := rc.opts.Settings.KubeVersion, rules.DefaultKubeVersion; v.Major == known.Major && v.Minor > known.Minor {
+		fmt.Fprintf(stderr, "webhooklint: note: Kubernetes %s is newer than %s, the newest this webhooklint knows; its checks are those of %s (a newer webhooklint may know more)\n", v, known, known)
 	}
 	f, err := report.New(o.format, rc.report)
 	if err != nil {
@@ -402,7 +431,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		code = ExitFindings
 	}
 	run := &report.Run{
-		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, FileNames: names,
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, Policies: res.Policies, FileNames: names,
 		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,
@@ -431,24 +460,3 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 type exitNow int
 
 func (e exitNow) Error() string { return fmt.Sprintf("exit %d", int(e)) }
-
-// wantColor decides whether text output is colored.
-func wantColor(mode string, w io.Writer) (bool, error) {
-	switch mode {
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	case "auto":
-		if _, ok := os.LookupEnv("NO_COLOR"); ok {
-			return false, nil
-		}
-		f, ok := w.(*os.File)
-		if !ok {
-			return false, nil
-		}
-		fi, err := f.Stat()
-		return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb", nil
-	}
-	return false, fmt.Errorf("--color: want auto, always or never, not %q", mode)
-}

@@ -52,7 +52,7 @@ func TestConfigDiscoveredAbovePaths(t *testing.T) {
 		t.Errorf("severity override: exit %d\n%s%s", code, out, errOut)
 	}
 	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  schema: false\n")
-	if code, out, _ := runCLI(t, filepath.Join(dir, "deploy")); code != ExitOK || out != "" {
+	if code, out, _ := runCLI(t, filepath.Join(dir, "deploy")); code != ExitOK || out != "no findings in 1 webhook configuration, 1 file\n" {
 		t.Errorf("disabled rule: exit %d\n%s", code, out)
 	}
 	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "ignore: [deploy/w.yaml]\n")

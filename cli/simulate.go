@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -60,6 +61,13 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		inv := manifest.Inventory(u.Files)
+		if !slices.ContainsFunc(inv.Configs, func(c *rules.Config) bool { return len(c.Webhooks) > 0 }) && len(inv.Policies) == 0 {
+			// Such as a patch file no kustomization uses (metadata and
+			// no webhooks): its chain would be empty, and read as
+			// "nothing intercepts this request".
+			fmt.Fprintf(stderr, "webhooklint simulate: %s: no webhook and no admission policy, nothing to simulate (skipped)\n", u.Label)
+			continue
+		}
 		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels, Policies: inv.Policies})
 		// Each unit is one installation: its chain is its own.
 		if f.Format != "json" && len(units) > 1 {

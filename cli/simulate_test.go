@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,25 @@ func TestSimulateKustomization(t *testing.T) {
 	c2 := Simulate(append(args, "-"), strings.NewReader(built.String()), &fromStdin, &stderr)
 	if c1 != c2 || fromDir.String() != fromStdin.String() || !strings.Contains(fromDir.String(), "mjob.kb.io") {
 		t.Errorf("folder (exit %d):\n%s\nbuild on stdin (exit %d):\n%s\nstderr: %s", c1, fromDir.String(), c2, fromStdin.String(), stderr.String())
+	}
+}
+
+// A patch file no kustomization uses is its own unit, with metadata and no
+// webhooks: it gets a note, not an empty chain that reads as "nothing
+// intercepts this request".
+func TestSimulateSkipsAnUnusedPatch(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", "sources", "kubebuilder"))); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "config", "default", "unused_patch.yaml"),
+		"apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: mutating-webhook-configuration\n  annotations:\n    example.com/x: y\n")
+	var stdout, stderr bytes.Buffer
+	Simulate([]string{"--operation=CREATE", "--resource=jobs.batch", "--namespace=default", filepath.Join(dir, "config", "default")}, strings.NewReader(""), &stdout, &stderr)
+	if strings.Contains(stdout.String(), "unused_patch.yaml") || strings.Count(stdout.String(), "Request: ") != 1 || !strings.Contains(stdout.String(), "mjob.kb.io") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "unused_patch.yaml: no webhook and no admission policy, nothing to simulate (skipped)") {
+		t.Errorf("stderr: %s", stderr.String())
 	}
 }

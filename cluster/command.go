@@ -18,6 +18,7 @@ import (
 	"github.com/webhooklint/webhooklint/config"
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cliflag"
+	"github.com/webhooklint/webhooklint/internal/suggest"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -81,9 +82,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 	if format != "text" && format != "json" {
 		return usage("--format must be text or json, not %q", format)
 	}
+	never := failOn == "never"
 	minSev, err := diag.ParseSeverity(failOn)
+	if err != nil && !never {
+		return usage("--fail-on: unknown value %q (want error, warning, info or never)%s",
+			failOn, suggest.Hint(failOn, []string{"error", "warning", "info", "never"}))
+	}
+	color, err := cliflag.Color(v.color, stdout)
 	if err != nil {
-		return usage("--fail-on: %v", err)
+		return usage("%v", err)
 	}
 	o.Live = !noLive
 	provider, err := rules.ParseProvider(providerName)
@@ -120,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		o.Settings.KubeVersion = v
 	}
 
-	p := &printer{w: stdout, json: format == "json", excerpt: showExcerpt}
+	p := &printer{w: stdout, json: format == "json", excerpt: showExcerpt, color: color}
 	var ds []diag.Diagnostic
 	if watchMode {
 		var mu sync.Mutex
@@ -158,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 		fmt.Fprintf(stderr, "webhooklint cluster: %v\n", err)
 		return exitFailure
 	}
-	if diag.AtLeast(ds, minSev) {
+	if !never && diag.AtLeast(ds, minSev) {
 		return exitFindings
 	}
 	return exitClean
@@ -185,6 +192,7 @@ type clusterFlags struct {
 	streamMode   string
 	format       string
 	failOn       string
+	color        string
 	timeout      time.Duration
 	watchMode    bool
 	noLive       bool
@@ -211,13 +219,15 @@ func (v *clusterFlags) flagSet() *pflag.FlagSet {
 	fs.DurationVar(&v.timeout, "timeout", 0, "stop after this long (0: no limit); a watch that reaches it stops cleanly")
 	fs.StringVar(&v.format, "format", "text", "output format: text or json (one JSON object per line with --watch)")
 	cliflag.Enum(fs, "format", "text", "json")
+	fs.StringVar(&v.color, "color", "auto", "color in text output: auto, always or never (NO_COLOR disables auto)")
+	cliflag.Enum(fs, "color", "auto", "always", "never")
 	fs.BoolVar(&v.showExcerpt, "excerpt", false, "show the offending field of each finding as YAML, as kubectl get -o yaml would")
 	fs.StringVar(&v.configPath, "config", "", "configuration `FILE` for rule settings (default: the nearest "+config.FileName+" above the current folder)")
 	cliflag.File(fs, "config")
 	fs.StringVar(&v.providerName, "provider", "", "platform the cluster runs on: generic, gke, eks, aks or openshift (default generic, or provider in the configuration file)")
 	cliflag.Enum(fs, "provider", "generic", "gke", "eks", "aks", "openshift")
-	fs.StringVar(&v.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning or info")
-	cliflag.Enum(fs, "fail-on", "error", "warning", "info")
+	fs.StringVar(&v.failOn, "fail-on", "warning", "exit 1 when a finding at or above this severity remains: error, warning, info or never")
+	cliflag.Enum(fs, "fail-on", "error", "warning", "info", "never")
 	return fs
 }
 

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 func TestCommandUsageErrors(t *testing.T) {
@@ -21,7 +23,10 @@ func TestCommandUsageErrors(t *testing.T) {
 		{[]string{"--resource-version=9", "--resource-version-match=Newest"}, "must be Exact or NotOlderThan"},
 		{[]string{"--watch", "--watch-list=sometimes"}, "--watch-list must be auto, always or never"},
 		{[]string{"--format=xml"}, "--format must be text or json"},
-		{[]string{"--fail-on=fatal"}, "--fail-on"},
+		{[]string{"--fail-on=fatal"}, `--fail-on: unknown value "fatal" (want error, warning, info or never)`},
+		{[]string{"--fail-on=nevr"}, `(did you mean "never"?)`},
+		{[]string{"--color=sometimes"}, "--color: want auto, always or never"},
+		{[]string{"--fail-of=never"}, "unknown flag: --fail-of (did you mean --fail-on?)"},
 		{[]string{"--chunk-size=-1"}, "--chunk-size must not be negative"},
 		{[]string{"manifests/"}, "the cluster command reads no files"},
 		{[]string{"--no-such-flag"}, "unknown flag: --no-such-flag"},
@@ -35,9 +40,24 @@ func TestCommandUsageErrors(t *testing.T) {
 }
 
 func TestCommandUnreachableCluster(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"--no-live", "--timeout=5s"}, &stdout, &stderr, &rest.Config{Host: "http://127.0.0.1:1"})
-	if code != exitFailure || !strings.Contains(stderr.String(), "list validatingwebhookconfigurations") {
-		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	// --fail-on never is a value the command takes, as the file mode's.
+	for _, args := range [][]string{{"--no-live", "--timeout=5s"}, {"--no-live", "--timeout=5s", "--fail-on", "never"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr, &rest.Config{Host: "http://127.0.0.1:1"})
+		if code != exitFailure || !strings.Contains(stderr.String(), "list validatingwebhookconfigurations") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+}
+
+// --color always colors the severity and dims the rule, as the file mode.
+func TestPrinterColor(t *testing.T) {
+	d := diag.Diagnostic{Object: &diag.Object{Kind: "ValidatingWebhookConfiguration", Name: "p"}, Path: "webhooks[0]", Severity: diag.Warning, Message: "m", Rule: "r"}
+	var plain, colored bytes.Buffer
+	(&printer{w: &plain}).change(Change{Type: Found, Diagnostic: &d})
+	(&printer{w: &colored, color: true}).change(Change{Type: Found, Diagnostic: &d})
+	if plain.String() != "+ ValidatingWebhookConfiguration/p webhooks[0]: warning: m [r]\n" ||
+		colored.String() != "+ ValidatingWebhookConfiguration/p webhooks[0]: \x1b[1;33mwarning\x1b[0m: m \x1b[2m[r]\x1b[0m\n" {
+		t.Errorf("plain %q\ncolored %q", plain.String(), colored.String())
 	}
 }

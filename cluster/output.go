@@ -184,6 +184,36 @@ type printer struct {
 	w       io.Writer
 	json    bool
 	excerpt bool
+	color   bool // ANSI color in text, as the file mode's --color
+}
+
+// ANSI styles of the text output, those of the file mode's.
+const (
+	styleReset  = "\x1b[0m"
+	styleDim    = "\x1b[2m"
+	styleRed    = "\x1b[1;31m"
+	styleYellow = "\x1b[1;33m"
+	styleCyan   = "\x1b[1;36m"
+)
+
+// format is formatDiagnostic, with the severity colored and the rule dim
+// when p.color is set.
+func (p *printer) format(d diag.Diagnostic) string {
+	if !p.color {
+		return formatDiagnostic(d)
+	}
+	where := objectKey(d.Object)
+	if d.Path != "" {
+		where += " " + d.Path
+	}
+	style := styleCyan
+	switch d.Severity {
+	case diag.Error:
+		style = styleRed
+	case diag.Warning:
+		style = styleYellow
+	}
+	return fmt.Sprintf("%s: %s%s%s: %s %s[%s]%s", where, style, d.Severity, styleReset, d.Message, styleDim, d.Rule, styleReset)
 }
 
 // jsonDiagnostic is a diagnostic in JSON output, with its excerpt.
@@ -219,7 +249,7 @@ func (p *printer) result(r *Result, objects liveObjects) {
 		return
 	}
 	for _, d := range r.Diagnostics {
-		fmt.Fprintln(p.w, formatDiagnostic(d))
+		fmt.Fprintln(p.w, p.format(d))
 		if p.excerpt {
 			if e := objects.excerpt(d); e != "" {
 				fmt.Fprintln(p.w, indent(e, "    "))
@@ -250,14 +280,14 @@ func (p *printer) change(c Change) {
 	}
 	switch c.Type {
 	case Found:
-		fmt.Fprintln(p.w, "+ "+formatDiagnostic(*c.Diagnostic))
+		fmt.Fprintln(p.w, "+ "+p.format(*c.Diagnostic))
 		if p.excerpt {
 			if e := changeExcerpt(c); e != "" {
 				fmt.Fprintln(p.w, indent(e, "    "))
 			}
 		}
 	case Resolved:
-		fmt.Fprintf(p.w, "- %s (resolved: %s)\n", formatDiagnostic(*c.Diagnostic), c.Reason)
+		fmt.Fprintf(p.w, "- %s (resolved: %s)\n", p.format(*c.Diagnostic), c.Reason)
 	case Added, Changed, Deleted:
 		fmt.Fprintf(p.w, "# %s %s (resourceVersion %s)\n", c.Type, objectKey(c.Object), c.ResourceVersion)
 	case Synced:

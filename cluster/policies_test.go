@@ -149,19 +149,22 @@ func TestStateLintsPolicies(t *testing.T) {
 		}, "added ValidatingAdmissionPolicyBinding/b; " +
 			"found ValidatingAdmissionPolicy/p metadata.name; found ValidatingAdmissionPolicyBinding/b spec.policyName"},
 		{"the same binding replayed", func() []Change { return st.upsertPolicy(testBinding(vapBinding("b", "2", "q"))) }, ""},
+		// The cluster's bindings were listed: with none left, the policy
+		// is still unbound, not fixed.
 		{"the binding deleted", func() []Change { return st.removePolicy(testBinding(vapBinding("b", "3", "q"))) },
 			"deleted ValidatingAdmissionPolicyBinding/b; " +
-				"resolved ValidatingAdmissionPolicy/p metadata.name (fixed); resolved ValidatingAdmissionPolicyBinding/b spec.policyName (binding deleted)"},
+				"resolved ValidatingAdmissionPolicyBinding/b spec.policyName (binding deleted)"},
 		{"the binding back", func() []Change { return st.upsertPolicy(testBinding(vapBinding("b", "4", "q"))) },
 			"added ValidatingAdmissionPolicyBinding/b; " +
-				"found ValidatingAdmissionPolicy/p metadata.name; found ValidatingAdmissionPolicyBinding/b spec.policyName"},
+				"found ValidatingAdmissionPolicyBinding/b spec.policyName"},
 		{"the fix", func() []Change { return st.upsertPolicy(testBinding(vapBinding("b", "5", "p"))) },
 			"changed ValidatingAdmissionPolicyBinding/b; " +
 				"resolved ValidatingAdmissionPolicy/p metadata.name (fixed); resolved ValidatingAdmissionPolicyBinding/b spec.policyName (fixed)"},
+		// With no policy left in the cluster, the binding names none.
 		{"the policy deleted", func() []Change { return st.removePolicy(testPolicy(vap("p", "6"))) },
-			"deleted ValidatingAdmissionPolicy/p"},
+			"deleted ValidatingAdmissionPolicy/p; found ValidatingAdmissionPolicyBinding/b spec.policyName"},
 		{"a relist without the binding", func() []Change { return st.syncKind(rules.ValidatingPolicyBinding, nil, nil) },
-			"deleted ValidatingAdmissionPolicyBinding/b"},
+			"deleted ValidatingAdmissionPolicyBinding/b; resolved ValidatingAdmissionPolicyBinding/b spec.policyName (binding deleted)"},
 	}
 	for _, s := range steps {
 		if got := policySummary(s.do()); got != s.want {
@@ -170,6 +173,24 @@ func TestStateLintsPolicies(t *testing.T) {
 	}
 	if ds := st.diagnostics(); len(ds) != 0 {
 		t.Errorf("findings left: %v", ds)
+	}
+}
+
+// A cluster that has no policy at all still lists its policies: a binding
+// there names a policy that does not exist, said of the cluster.
+func TestBindingInAClusterWithoutPolicies(t *testing.T) {
+	st := newState(nil)
+	st.syncKind(rules.ValidatingPolicy, nil, nil)
+	st.syncKind(rules.ValidatingPolicyBinding, nil, []*rules.Policy{testBinding(vapBinding("b", "1", "q"))})
+	want := `no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies`
+	var got []string
+	for _, d := range st.diagnostics() {
+		if d.Rule == "policy-binding-reference" {
+			got = append(got, d.Message)
+		}
+	}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings %q, want one: %s", got, want)
 	}
 }
 

@@ -51,10 +51,13 @@ type Change struct {
 // goes, however many times the same state is seen again (relists, watch
 // replays).
 type state struct {
-	configs     map[string]*rules.Config // by objectKey
-	policies    map[string]*rules.Policy // by objectKey
-	findings    map[string]diag.Diagnostic
-	live        *rules.LiveInventory
+	configs  map[string]*rules.Config // by objectKey
+	policies map[string]*rules.Policy // by objectKey
+	findings map[string]diag.Diagnostic
+	live     *rules.LiveInventory
+	// listed holds the policy kinds read in full (a list, or a watch's
+	// initial state): what is not in policies does not exist.
+	listed      map[string]bool
 	lintOptions lint.Options
 	// internal holds the rule failures (panics) of the last lint.
 	internal []error
@@ -68,7 +71,7 @@ func newStateWith(o lint.Options) *state {
 	if o.Settings == nil {
 		o.Settings = rules.DefaultSettings()
 	}
-	return &state{configs: map[string]*rules.Config{}, policies: map[string]*rules.Policy{}, findings: map[string]diag.Diagnostic{}, lintOptions: o}
+	return &state{configs: map[string]*rules.Config{}, policies: map[string]*rules.Policy{}, findings: map[string]diag.Diagnostic{}, listed: map[string]bool{}, lintOptions: o}
 }
 
 func configKey(c *rules.Config) string { return c.Kind + "/" + c.Meta.Name }
@@ -77,6 +80,7 @@ func policyKey(p *rules.Policy) string { return p.Kind + "/" + p.Meta.Name }
 
 // syncPolicies is sync for one policy kind.
 func (s *state) syncPolicies(kindName string, policies []*rules.Policy) []Change {
+	s.listed[kindName] = true
 	var objs []Change
 	seen := map[string]bool{}
 	for _, p := range policies {
@@ -225,7 +229,7 @@ func (s *state) put(c *rules.Config) (Change, bool) {
 func (s *state) relint() []Change {
 	configs := s.sortedConfigs()
 	next := map[string]diag.Diagnostic{}
-	ds, internal := lintConfigs(configs, s.sortedPolicies(), s.live, s.lintOptions)
+	ds, internal := lintConfigs(configs, s.sortedPolicies(), s.live, s.listed, s.lintOptions)
 	s.internal = internal
 	for _, d := range ds {
 		next[findingKey(d)] = d
@@ -310,8 +314,8 @@ func compareDiag(a, b diag.Diagnostic) int {
 // admission policy and binding through the lint engine, with the others
 // and the live state as inventory. A rule that panics is reported as an
 // error, not a crash.
-func lintConfigs(configs []*rules.Config, policies []*rules.Policy, live *rules.LiveInventory, o lint.Options) ([]diag.Diagnostic, []error) {
-	inv := &rules.Inventory{Configs: configs, Policies: policies, Live: live}
+func lintConfigs(configs []*rules.Config, policies []*rules.Policy, live *rules.LiveInventory, listed map[string]bool, o lint.Options) ([]diag.Diagnostic, []error) {
+	inv := &rules.Inventory{Configs: configs, Policies: policies, Live: live, Listed: listed}
 	res := lint.Configs(configs, inv, o)
 	var errs []error
 	for _, e := range res.Internal {

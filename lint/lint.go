@@ -87,9 +87,10 @@ func (e *InternalError) Error() string {
 type Result struct {
 	Files       []*manifest.File
 	Diagnostics []diag.Diagnostic
-	// Configs counts the webhook configurations linted.
-	Configs  int
-	Internal []*InternalError
+	// Configs counts the webhook configurations linted, Policies the
+	// admission policies and their bindings.
+	Configs, Policies int
+	Internal          []*InternalError
 }
 
 // Paths expands command-line arguments, loads every file (in parallel) and
@@ -142,6 +143,7 @@ func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Res
 	for _, r := range results {
 		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
 		res.Configs += r.Configs
+		res.Policies += r.Policies
 		res.Internal = append(res.Internal, r.Internal...)
 	}
 	res.Diagnostics = diag.Normalize(res.Diagnostics)
@@ -188,6 +190,7 @@ func LintUnit(u Unit, opts Options) *Result {
 				docs = append(docs, d) // its conversion webhook
 			case d.Policy != nil:
 				docs = append(docs, d)
+				res.Policies++
 			default:
 				res.Diagnostics = append(res.Diagnostics, d.Diagnostics...)
 			}

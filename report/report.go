@@ -14,8 +14,9 @@ import (
 // Run describes the lint run a report is about.
 type Run struct {
 	Diagnostics []diag.Diagnostic
-	// Files and Configs count what was linted, for summaries.
-	Files, Configs int
+	// Files, Configs (webhook configurations) and Policies (admission
+	// policies and bindings) count what was linted, for summaries.
+	Files, Configs, Policies int
 	// FileNames lists the files linted, so formats that report per file
 	// (junit, checkstyle) can show the clean ones too; may be nil.
 	FileNames []string

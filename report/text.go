@@ -83,6 +83,10 @@ func (t *textFormatter) Format(w io.Writer, run *Run) error {
 	}
 	if len(run.Diagnostics) > 0 {
 		fmt.Fprintf(bw, "\n%s\n", t.style(styleBold, summary(run.Diagnostics, len(files))))
+	} else {
+		// A clean run says what it looked at, so that it does not read
+		// like a run on the wrong folder.
+		fmt.Fprintf(bw, "%s\n", t.style(styleBold, cleanSummary(run)))
 	}
 	return bw.Flush()
 }
@@ -163,6 +167,30 @@ func summary(ds []diag.Diagnostic, files int) string {
 		parts = append(parts, plural(c.Infos, "info"))
 	}
 	return strings.Join(parts, ", ") + " in " + plural(files, "file")
+}
+
+// cleanSummary says what a run without findings linted: "no findings in
+// 3 webhook configurations, 12 files", or that the files hold nothing
+// webhooklint lints.
+func cleanSummary(run *Run) string {
+	if run.Configs == 0 && run.Policies == 0 {
+		return "no webhook configuration or admission policy in " + plural(run.Files, "file")
+	}
+	var parts []string
+	if run.Configs > 0 {
+		parts = append(parts, plural(run.Configs, "webhook configuration"))
+	}
+	if run.Policies > 0 {
+		parts = append(parts, pluralPolicies(run.Policies))
+	}
+	return "no findings in " + strings.Join(append(parts, plural(run.Files, "file")), ", ")
+}
+
+func pluralPolicies(n int) string {
+	if n == 1 {
+		return "1 admission policy or binding"
+	}
+	return strconv.Itoa(n) + " admission policies and bindings"
 }
 
 func plural(n int, word string) string {

@@ -56,7 +56,33 @@ func TestTextWithoutSourcesOrColor(t *testing.T) {
 	if out != "f.yaml:1:40: error: m [r]\n\n1 error, 0 warnings in 1 file\n" {
 		t.Errorf("out of range: %q", out)
 	}
-	if out := textOutput(t, true, nil, nil); out != "" {
-		t.Errorf("no findings printed %q", out)
+	if out := textOutput(t, true, nil, nil); out != "\x1b[1mno webhook configuration or admission policy in 0 files\x1b[0m\n" {
+		t.Errorf("no findings: printed %q, want only the bold summary", out)
+	}
+}
+
+// A run without findings says what it linted, so that a clean run and a
+// run on a folder without webhooks read differently.
+func TestTextCleanSummary(t *testing.T) {
+	f, err := New("text", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{Files: 12, Configs: 3}, "no findings in 3 webhook configurations, 12 files\n"},
+		{Run{Files: 1, Configs: 1, Policies: 1}, "no findings in 1 webhook configuration, 1 admission policy or binding, 1 file\n"},
+		{Run{Files: 2, Policies: 2}, "no findings in 2 admission policies and bindings, 2 files\n"},
+		{Run{Files: 4}, "no webhook configuration or admission policy in 4 files\n"},
+	} {
+		var buf bytes.Buffer
+		if err := f.Format(&buf, &tc.run); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.run, buf.String(), tc.want)
+		}
 	}
 }

@@ -247,6 +247,11 @@ type Inventory struct {
 	// Live is what a running cluster reports (set only by `webhooklint
 	// cluster`); nil when linting files.
 	Live *LiveInventory
+	// Listed holds the kinds of which the input has every object: those a
+	// live cluster listed. An object of such a kind that is not in the
+	// input does not exist, where a unit of files may install it next to
+	// objects from elsewhere.
+	Listed map[string]bool
 	// Base is set when the unit is a kustomize base linted without the
 	// overlay that deploys it (another kustomization reads it; the caller
 	// knows from the graph, not from names such as "system"): its

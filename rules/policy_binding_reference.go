@@ -21,7 +21,9 @@ func init() {
 				"anywhere.\n\n" +
 				"The rule judges only what the unit shows: a binding is reported when the unit holds policies of " +
 				"the kind it binds but not the one it names (a unit with bindings only may install them next to " +
-				"policies from elsewhere), and a policy when the unit holds bindings of its kind but none names it.",
+				"policies from elsewhere), and a policy when the unit holds bindings of its kind but none names it. " +
+				"A live cluster (`webhooklint cluster`) holds every policy and binding it lists, so there a binding " +
+				"to a missing policy is reported even when the cluster has no policy at all.",
 			Fix: "Make `policyName` the policy's `metadata.name` (with kustomize, a `nameReference` configuration " +
 				"for `spec/policyName` makes namePrefix follow), or remove the unused policy.",
 			Sources: []string{
@@ -41,7 +43,7 @@ func checkPolicyBindingReference(p *Pass) {
 		if name == "" {
 			return // admission-policy-binding reports it
 		}
-		found, managed := false, false
+		found, managed := false, p.Input.Listed[kind]
 		for _, other := range p.Input.Policies {
 			if other.Kind == kind {
 				managed = true
@@ -49,12 +51,13 @@ func checkPolicyBindingReference(p *Pass) {
 			}
 		}
 		if managed && !found {
-			p.Reportf(field.NewPath("spec", "policyName"), "no %s %q in the unit, so this binding enforces nothing; name one of the unit's policies", kind, name)
+			where := scopeOf(p.Input, kind)
+			p.Reportf(field.NewPath("spec", "policyName"), "no %s %q in %s, so this binding enforces nothing; name one of %s's policies", kind, name, where, where)
 		}
 		return
 	}
 	bindingKind := pol.Kind + "Binding"
-	bound, managed := false, false
+	bound, managed := false, p.Input.Listed[bindingKind]
 	for _, other := range p.Input.Policies {
 		if other.Kind == bindingKind {
 			managed = true
@@ -62,6 +65,15 @@ func checkPolicyBindingReference(p *Pass) {
 		}
 	}
 	if managed && !bound {
-		p.Reportf(field.NewPath("metadata", "name"), "no %s in the unit names this policy, so it is never enforced; bind it or remove it", bindingKind)
+		p.Reportf(field.NewPath("metadata", "name"), "no %s in %s names this policy, so it is never enforced; bind it or remove it", bindingKind, scopeOf(p.Input, bindingKind))
 	}
+}
+
+// scopeOf names what holds the input's objects of a kind: a live cluster
+// that listed them all, else the unit.
+func scopeOf(in *Inventory, kind string) string {
+	if in.Listed[kind] {
+		return "the cluster"
+	}
+	return "the unit"
 }

@@ -70,7 +70,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	if u.gitops != nil {
 		relocateGitops(u, b, uses, res.Diagnostics)
 	}
-	return &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, internal: res.Internal}
+	return &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
 }
 
 // buildKustomization builds a kustomize unit and parses its output as one
@@ -353,7 +353,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 				dep.Name, dep.Repository),
 		})
 	}
-	return &unitResult{diags: res.Diagnostics, configs: res.Configs, internal: res.Internal}
+	return &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal}
 }
 
 // fillsFailure reports which missing dependency a failed template reads

@@ -367,6 +367,7 @@ type unitResult struct {
 	failed   bool
 	base     bool
 	configs  int
+	policies int
 	internal []*lint.InternalError
 	stdin    []byte
 }
@@ -439,6 +440,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	stdinData := map[string][]byte{}
 	for i, r := range results {
 		out.Configs += r.configs
+		out.Policies += r.policies
 		out.Internal = append(out.Internal, r.internal...)
 		if r.stdin != nil {
 			stdinData[units[i].file.Name] = r.stdin
@@ -794,7 +796,7 @@ func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
 	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Located: located}, lo)
 	return &unitResult{
 		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
-		base:  base, configs: res.Configs, internal: res.Internal,
+		base:  base, configs: res.Configs, policies: res.Policies, internal: res.Internal,
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,12 +135,12 @@ func substitute(t *testing.T, s string, ctx map[string]string) string {
 }
 
 // runAction executes a composite action with inputs in workspace, on a
-// fresh runner whose release downloads all answer 404 (so the action
-// builds webhooklint, and nothing leaves the machine).
+// fresh runner whose release downloads come from a loopback server holding
+// releaseArtefacts (so nothing leaves the machine).
 func runAction(t *testing.T, actionDir, workspace string, inputs map[string]string) *result {
 	t.Helper()
 	if _, ok := inputs["download-url"]; !ok {
-		withURL := map[string]string{"download-url": notFoundServer(t)}
+		withURL := map[string]string{"download-url": serveRelease(t, releaseArtefacts(t), nil).url}
 		for k, v := range inputs {
 			withURL[k] = v
 		}
@@ -420,12 +418,4 @@ func runnerArch(t *testing.T) string {
 	}
 	t.Skipf("no Actions runner for %s", runtime.GOARCH)
 	return ""
-}
-
-// notFoundServer is a loopback release server without any release.
-func notFoundServer(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.NotFoundHandler())
-	t.Cleanup(srv.Close)
-	return srv.URL
 }

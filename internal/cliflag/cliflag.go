@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/webhooklint/webhooklint/internal/suggest"
 )
 
 // ErrHelp is returned by Parse when --help or -h was given.
@@ -43,6 +46,16 @@ func Parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(normalize(fs, args)); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return ErrHelp
+		}
+		var unknown *pflag.NotExistError
+		if errors.As(err, &unknown) && unknown.GetSpecifiedName() != "" {
+			var names []string
+			for _, f := range Flags(fs) {
+				names = append(names, f.Name)
+			}
+			if c := suggest.Closest(unknown.GetSpecifiedName(), names); c != "" {
+				return fmt.Errorf("%w (did you mean --%s?)", err, c)
+			}
 		}
 		return err
 	}
@@ -191,4 +204,26 @@ func PrintFlags(w io.Writer, fs *pflag.FlagSet) {
 // UsageError formats a parse error for stderr with a pointer to the help.
 func UsageError(command string, err error) string {
 	return fmt.Sprintf("%s: %v\nRun '%s --help' for usage.", command, err, command)
+}
+
+// Color resolves a --color value (auto, always, never) for output to w:
+// auto is a terminal that is not dumb, unless NO_COLOR is set.
+func Color(mode string, w io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		if _, ok := os.LookupEnv("NO_COLOR"); ok {
+			return false, nil
+		}
+		f, ok := w.(*os.File)
+		if !ok {
+			return false, nil
+		}
+		fi, err := f.Stat()
+		return err == nil && fi.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb", nil
+	}
+	return false, fmt.Errorf("--color: want auto, always or never, not %q", mode)
 }
