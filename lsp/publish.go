@@ -1,0 +1,296 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
+	"github.com/webhooklint/webhooklint/internal/ruledocs"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+// linter lints whenever something changed, one run at a time: edits that
+// arrive during a run are seen by the next, so a thousand edits a second
+// cost a run after the last of them, not a thousand runs.
+func (s *server) linter(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.dirty:
+		}
+		s.lintOnce()
+	}
+}
+
+// lintOnce lints the open files and those that had findings, as the
+// command line would lint them named one by one (each file's units,
+// whatever they read), and publishes what changed: an edit in a base
+// updates the findings another file of its units shows.
+func (s *server) lintOnce() {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logf(messageError, "internal error while linting: %v\n%s", p, debug.Stack())
+		}
+	}()
+	s.mu.Lock()
+	files := map[string]bool{}
+	for p := range s.docs {
+		files[p] = true
+	}
+	for p := range s.published {
+		files[p] = true
+	}
+	s.mu.Unlock()
+
+	// Files under one configuration are linted together, as one command.
+	groups := map[string][]string{}
+	for _, f := range sortedKeys(files) {
+		if !lintable(f) {
+			continue
+		}
+		cfg, err := config.Find([]string{f})
+		if err != nil {
+			s.logf(messageWarning, "%s: %v", f, err)
+			continue
+		}
+		groups[cfg] = append(groups[cfg], f)
+	}
+	found := map[string][]diag.Diagnostic{}
+	for _, cfg := range sortedKeys(groups) {
+		setup, err := s.setup(cfg)
+		if err != nil {
+			s.logf(messageError, "%v", err)
+			continue
+		}
+		res, err := source.Lint(groups[cfg], nil, "", setup.Lint, setup.Sources)
+		if err != nil {
+			s.logf(messageError, "%v", err)
+			continue
+		}
+		if setup.After != nil {
+			setup.After(res)
+		}
+		for _, e := range res.Internal {
+			s.logf(messageError, "%v\n%s", e, e.Stack)
+		}
+		for _, d := range res.Diagnostics {
+			if d.File == "" {
+				continue
+			}
+			abs, err := filepath.Abs(d.File)
+			if err != nil {
+				continue
+			}
+			found[abs] = append(found[abs], d)
+		}
+	}
+	for f := range files {
+		if _, ok := found[f]; !ok {
+			found[f] = nil
+		}
+	}
+	s.publish(found)
+}
+
+// lintable says whether the command line would read f when named: a
+// manifest that exists on disk (an unsaved new file has no units yet).
+func lintable(f string) bool {
+	if !slices.Contains(manifest.Extensions, strings.ToLower(filepath.Ext(f))) {
+		return false
+	}
+	fi, err := os.Stat(f)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func (s *server) setup(cfg string) (*Setup, error) {
+	s.mu.Lock()
+	r := s.setups[cfg]
+	s.mu.Unlock()
+	if r == nil {
+		r = &setupResult{}
+		r.setup, r.err = s.cfg.Setup(cfg)
+		s.mu.Lock()
+		s.setups[cfg] = r
+		s.mu.Unlock()
+	}
+	return r.setup, r.err
+}
+
+// publish sends the diagnostics of every file whose findings changed.
+func (s *server) publish(found map[string][]diag.Diagnostic) {
+	s.mu.Lock()
+	enc := s.enc
+	s.mu.Unlock()
+	texts := map[string]lines{}
+	textOf := func(file string) lines {
+		if ls, ok := texts[file]; ok {
+			return ls
+		}
+		data, err := overlay.ReadFile(file)
+		var ls lines
+		if err == nil {
+			ls = splitLines(string(data))
+		}
+		texts[file] = ls
+		return ls
+	}
+	for _, file := range sortedKeys(found) {
+		ds := make([]diagnostic, 0, len(found[file]))
+		for _, d := range found[file] {
+			ds = append(ds, toLSP(d, textOf, enc))
+		}
+		s.mu.Lock()
+		old, had := s.published[file]
+		same := had && reflect.DeepEqual(old, ds)
+		if len(ds) == 0 {
+			delete(s.published, file)
+		} else {
+			s.published[file] = ds
+		}
+		var version *int
+		if doc := s.docs[file]; doc != nil {
+			v := doc.version
+			version = &v
+		}
+		s.mu.Unlock()
+		if same || (!had && len(ds) == 0 && version == nil) {
+			continue
+		}
+		params := publishDiagnosticsParams{URI: pathURI(file), Version: version, Diagnostics: ds}
+		if data, err := json.Marshal(params); err == nil {
+			_ = s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", json.RawMessage(data))
+		}
+	}
+}
+
+// toLSP converts a finding: the rule is the code and links to its doc;
+// the unit (when only some have it) and the origin go into the message.
+func toLSP(d diag.Diagnostic, textOf func(string) lines, enc string) diagnostic {
+	abs, _ := filepath.Abs(d.File)
+	out := diagnostic{
+		Range:    textOf(abs).span(d.Line, d.Column, d.EndLine, d.EndColumn, enc),
+		Severity: severity(d.Severity),
+		Code:     d.Rule,
+		Source:   "webhooklint",
+		Message:  d.Message,
+		Data:     &diagnosticData{Rule: d.Rule, Line: d.Line},
+	}
+	if d.Rule != "" {
+		out.CodeDescription = &codeDescription{Href: ruledocs.HelpURI(d.Rule)}
+	}
+	if len(d.Units) > 0 {
+		out.Message += fmt.Sprintf(" (in %s)", strings.Join(d.Units, ", "))
+	}
+	for _, r := range d.Related {
+		if r.File == "" {
+			continue
+		}
+		rabs, err := filepath.Abs(r.File)
+		if err != nil {
+			continue
+		}
+		out.RelatedInformation = append(out.RelatedInformation, relatedInfo{
+			Location: location{URI: pathURI(rabs), Range: textOf(rabs).span(r.Line, r.Column, r.EndLine, r.EndColumn, enc)},
+			Message:  r.Message,
+		})
+	}
+	return out
+}
+
+// severity maps webhooklint's levels onto LSP's: what the API server
+// rejects is an error, a practice warning a warning, the rest information.
+func severity(s diag.Severity) int {
+	switch s {
+	case diag.Error:
+		return severityError
+	case diag.Warning:
+		return severityWarning
+	}
+	return severityInformation
+}
+
+// codeAction offers, for each webhooklint finding in the range, to
+// suppress it on its line with the project's comment, whose reason the
+// user fills in.
+func (s *server) codeAction(ctx context.Context, params []byte) (any, error) {
+	var p codeActionParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, jsonrpc2InvalidParams(err)
+	}
+	path, ok := uriPath(p.TextDocument.URI)
+	if !ok {
+		return marshal([]codeAction{})
+	}
+	if len(p.Context.Only) > 0 && !slices.ContainsFunc(p.Context.Only, func(k string) bool { return k == "quickfix" || strings.HasPrefix("quickfix", k) }) {
+		return marshal([]codeAction{})
+	}
+	s.mu.Lock()
+	var text string
+	if d := s.docs[path]; d != nil {
+		text = d.text
+	}
+	s.mu.Unlock()
+	if text == "" {
+		data, err := overlay.ReadFile(path)
+		if err != nil {
+			return marshal([]codeAction{})
+		}
+		text = string(data)
+	}
+	actions := []codeAction{}
+	seen := map[string]bool{}
+	for _, d := range p.Context.Diagnostics {
+		if d.Source != "webhooklint" || d.Data == nil || d.Data.Rule == "" || d.Data.Line <= 0 {
+			continue
+		}
+		if err := cancelled(ctx); err != nil {
+			return nil, err
+		}
+		key := fmt.Sprint(d.Data.Rule, d.Data.Line)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		edit, ok := suppressEdit(text, d.Data.Line, d.Data.Rule)
+		if !ok {
+			continue
+		}
+		actions = append(actions, codeAction{
+			Title:       fmt.Sprintf("Suppress %s on this line (webhooklint:ignore)", d.Data.Rule),
+			Kind:        "quickfix",
+			Diagnostics: []diagnostic{d},
+			Edit:        &workspaceEdit{Changes: map[string][]textEdit{p.TextDocument.URI: {edit}}},
+		})
+	}
+	return marshal(actions)
+}
+
+// ReasonPlaceholder is the reason a suppression written by a code action
+// carries until the user writes one.
+const ReasonPlaceholder = "TODO: say why this is safe"
+
+// suppressEdit inserts `# webhooklint:ignore RULE -- reason` above line
+// (1-based), indented as that line: a comment above a key or a list item
+// suppresses the rule on it and everything under it.
+func suppressEdit(text string, line int, rule string) (textEdit, bool) {
+	ls := splitLines(text)
+	if line > len(ls) {
+		return textEdit{}, false
+	}
+	l := ls[line-1]
+	indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+	comment := fmt.Sprintf("%s# webhooklint:ignore %s -- %s\n", indent, rule, ReasonPlaceholder)
+	at := position{Line: line - 1, Character: 0}
+	return textEdit{Range: lspRange{Start: at, End: at}, NewText: comment}, true
+}
