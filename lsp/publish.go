@@ -73,7 +73,9 @@ func (s *server) lintOnce() {
 			s.logf(messageError, "%v", err)
 			continue
 		}
-		res, err := source.Lint(groups[cfg], nil, "", setup.Lint, setup.Sources)
+		so := setup.Sources
+		so.WholeUnits = true
+		res, err := source.Lint(groups[cfg], nil, "", setup.Lint, so)
 		if err != nil {
 			s.logf(messageError, "%v", err)
 			continue

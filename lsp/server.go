@@ -63,10 +63,8 @@ func Serve(in io.Reader, out io.Writer, cfg Config) int {
 	s.conn = conn
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	handler, canceller := jsonrpc2.CancelHandler(s.handle)
-	s.canceller = canceller
 	go s.linter(ctx)
-	conn.Go(ctx, handler)
+	conn.Go(ctx, s.handle)
 	select {
 	case <-s.exit:
 	case <-conn.Done():
@@ -83,11 +81,10 @@ func Serve(in io.Reader, out io.Writer, cfg Config) int {
 }
 
 type server struct {
-	cfg       Config
-	conn      jsonrpc2.Conn
-	canceller func(jsonrpc2.ID)
-	exit      chan struct{}
-	exitOnce  sync.Once
+	cfg      Config
+	conn     jsonrpc2.Conn
+	exit     chan struct{}
+	exitOnce sync.Once
 	// dirty wakes the linter; its buffer of one coalesces edits.
 	dirty chan struct{}
 
@@ -101,6 +98,10 @@ type server struct {
 	// only changes and to clear a file whose findings are gone.
 	published map[string][]diagnostic
 	setups    map[string]*setupResult
+	// inflight cancels the requests being answered ($/cancelRequest).
+	// jsonrpc2.CancelHandler is not used: it derives from the pooled
+	// request context, which its cancel propagation reads after reuse.
+	inflight map[jsonrpc2.ID]context.CancelFunc
 }
 
 type document struct {
@@ -123,6 +124,7 @@ func newServer(cfg Config) *server {
 		docs:      map[string]*document{},
 		published: map[string][]diagnostic{},
 		setups:    map[string]*setupResult{},
+		inflight:  map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }
 
@@ -162,7 +164,9 @@ func (s *server) handle(ctx context.Context, req *jsonrpc2.Request) (result any,
 			return json.RawMessage("null"), nil
 		case "textDocument/codeAction":
 			jsonrpc2.Async(ctx) // cancellable, and no edit waits for it
-			return s.codeAction(ctx, params)
+			cctx, done := s.track(ctx, req.ID())
+			defer done()
+			return s.codeAction(cctx, params)
 		}
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method)
 	}
@@ -265,15 +269,38 @@ func (s *server) watchFiles() {
 	}
 }
 
+// track gives request id a context that $/cancelRequest cancels; done
+// forgets it.
+func (s *server) track(ctx context.Context, id jsonrpc2.ID) (context.Context, func()) {
+	cctx, cancel := context.WithCancel(jsonrpc2.DetachContext(ctx))
+	s.mu.Lock()
+	s.inflight[id] = cancel
+	s.mu.Unlock()
+	return cctx, func() {
+		s.mu.Lock()
+		delete(s.inflight, id)
+		s.mu.Unlock()
+		cancel()
+	}
+}
+
 func (s *server) cancel(raw json.RawMessage) {
+	var id jsonrpc2.ID
 	var n int64
-	if json.Unmarshal(raw, &n) == nil {
-		s.canceller(jsonrpc2.NewNumberID(n))
+	var str string
+	switch {
+	case json.Unmarshal(raw, &n) == nil:
+		id = jsonrpc2.NewNumberID(n)
+	case json.Unmarshal(raw, &str) == nil:
+		id = jsonrpc2.NewStringID(str)
+	default:
 		return
 	}
-	var str string
-	if json.Unmarshal(raw, &str) == nil {
-		s.canceller(jsonrpc2.NewStringID(str))
+	s.mu.Lock()
+	cancel := s.inflight[id]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 
