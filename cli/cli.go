@@ -194,6 +194,7 @@ type options struct {
 	config        configFlags    // config_flags.go
 	outputs       []string       // output_flags.go: FORMAT=PATH
 	sources       sourceFlags    // sources.go
+	fixes         fixFlags       // fix_flags.go
 	flags         *pflag.FlagSet // to tell flags given from defaults
 }
 
@@ -226,7 +227,7 @@ func parseFlags(args []string) (*options, error) {
 		return o, usageError{err.Error()}
 	}
 	o.paths = fs.Args()
-	return o, nil
+	return o, o.fixes.check()
 }
 
 // newFlagSet defines webhooklint's flags, to be parsed into o.
@@ -269,6 +270,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	o.config.register(fs)
 	registerOutputFlag(fs, &o.outputs)
 	o.sources.register(fs)
+	o.fixes.register(fs)
 	o.flags = fs
 	return fs
 }
@@ -364,13 +366,19 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 
-	res, err := source.Lint(rc.paths, stdin, o.stdinFilename, *rc.opts, rc.sources)
+	res, err := o.fixes.lint(rc, func() (*lint.Result, error) {
+		res, err := source.Lint(rc.paths, stdin, o.stdinFilename, *rc.opts, rc.sources)
+		if err != nil {
+			return nil, err
+		}
+		for _, after := range rc.afterLint {
+			after(res)
+		}
+		return res, nil
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
-	}
-	for _, after := range rc.afterLint {
-		after(res)
 	}
 	// Texts that exist only in memory (stdin, rendered output); the report
 	// re-reads every other file from disk for its snippets.
@@ -398,6 +406,9 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,
+	}
+	if o.fixes.diff {
+		f = diffReport{o.fixes, res}
 	}
 	if err := f.Format(stdout, run); err != nil {
 		fmt.Fprintf(stderr, "webhooklint: writing output: %v\n", err)

@@ -92,6 +92,9 @@ type Diagnostic struct {
 	// read by several and only some of them have it (a base that one
 	// overlay fixes): "kustomize build config/manifests".
 	Units []string `json:"units,omitempty"`
+	// Fixes are the changes that resolve the finding, where the right
+	// change is known and the text allows it (see Fix).
+	Fixes []Fix `json:"fixes,omitempty"`
 	// DependsOnOverlay is set on findings made on a kustomize base linted
 	// without its overlay that depend on what the overlay changes: they are
 	// reported at info (see rules.Finding.DependsOnOverlay).

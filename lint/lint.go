@@ -310,6 +310,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		}
 	}
 	obj := d.Object()
+	var pending []fixable
 	for _, f := range findings {
 		at := d.Locate(f.Path, f.AtKey)
 		if f.Within != nil {
@@ -335,8 +336,12 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 			cause := f.Cause.Object
 			dg.Object, dg.Path, dg.Related = &cause, f.Cause.Path, []diag.Related{webhook}
 		}
+		if len(f.Fixes) > 0 {
+			pending = append(pending, fixable{at: len(ds), rule: f.Rule, fixes: f.Fixes})
+		}
 		ds = append(ds, dg)
 	}
+	attachFixes(d, ds, pending)
 	return applySuppressions(d, ds, opts), errs
 }
 

@@ -650,6 +650,9 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		// repository, and every configuration without conditions) is not
 		// kept.
 		d.src = nil
+		if d.Config != nil && f.opts.OnDisk && src.fileOffset >= 0 {
+			d.within = src.ref(f.Name) // read again for a fix
+		}
 	} else if f.opts.OnDisk && src.fileOffset >= 0 {
 		d.within, d.src = src.ref(f.Name), nil // read again when pointed inside
 	}

@@ -101,7 +101,9 @@ func (r *textRef) source() *source {
 	if maphash.Bytes(textSeed, text) != r.sum {
 		return nil
 	}
-	return newSource(text, r.lineOffset)
+	src := newSource(text, r.lineOffset)
+	src.fileOffset = r.offset
+	return src
 }
 
 // line returns the text of a 1-based line of the document.

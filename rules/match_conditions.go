@@ -41,6 +41,14 @@ func init() {
 				docsKEP3716,
 			},
 		},
+		Fixes: []FixDoc{{
+			Name:          "unique-name",
+			Title:         "make the matchCondition name unique",
+			Applicability: diag.Safe,
+			Why: "A matchCondition's name only identifies it in the API server's messages and metrics; two conditions " +
+				"with one name are rejected, and giving the later one a new name (the name with `-2`, `-3`… appended, " +
+				"one no other condition of the webhook has) keeps every expression and what it matches.",
+		}},
 		Check: checkMatchConditions,
 	})
 }
@@ -73,8 +81,31 @@ func checkMatchConditions(p *Pass) {
 			}
 			errs = append(errs, validateConditionName(mc.Name, names, at.Child("name"))...)
 		}
-		p.ReportFieldErrors(errs)
+		taken := sets.New[string]()
+		for _, mc := range w.MatchConditions {
+			taken.Insert(mc.Name)
+		}
+		p.ReportFieldErrorsWith(errs, func(e *field.Error) *FieldFix { return uniqueNameFix(taken, e) })
 	}
+}
+
+// uniqueNameFix renames the later of two matchConditions of one name: the
+// name with the first free -N appended that is still a qualified name.
+// taken holds the webhook's names and those given so far.
+func uniqueNameFix(taken sets.Set[string], e *field.Error) *FieldFix {
+	if e.Type != field.ErrorTypeDuplicate {
+		return nil
+	}
+	name, _ := e.BadValue.(string)
+	for n := 2; n <= taken.Len()+2; n++ {
+		next := fmt.Sprintf("%s-%d", name, n)
+		if !taken.Has(next) && len(validation.IsQualifiedName(next)) == 0 {
+			taken.Insert(next)
+			return &FieldFix{Fix: "unique-name", Message: fmt.Sprintf("rename it to %q", next),
+				Edits: []FieldEdit{{Path: e.Field, Old: name, New: next}}}
+		}
+	}
+	return nil
 }
 
 // validateConditionName checks a matchCondition's name as the API server

@@ -103,6 +103,9 @@ type Finding struct {
 	// webhook, becomes its related location. A change to that object alone
 	// (a pull request) then reports the finding it causes.
 	Cause *Cause
+	// Fixes resolve the finding (see FieldFix); each names one of the
+	// rule's declared fixes.
+	Fixes []FieldFix
 }
 
 // Cause is a field of an object beside the webhook configuration.

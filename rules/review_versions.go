@@ -33,6 +33,14 @@ func init() {
 				docsWebhooks + "#request",
 			},
 		},
+		Fixes: []FixDoc{{
+			Name:          "drop-duplicate",
+			Title:         "remove the duplicate version",
+			Applicability: diag.Safe,
+			Why: "A version listed twice means nothing more than listed once (the API server picks the first it " +
+				"supports), and the server rejects the configuration because of it: removing the later entry " +
+				"keeps the order the webhook asked for.",
+		}},
 		Check: checkReviewVersions,
 	})
 }
@@ -40,9 +48,19 @@ func init() {
 func checkReviewVersions(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
-		p.ReportFieldErrors(validateAdmissionReviewVersions(w.EffectiveAdmissionReviewVersions(), w.Path().Child("admissionReviewVersions")))
+		p.ReportFieldErrorsWith(validateAdmissionReviewVersions(w.EffectiveAdmissionReviewVersions(), w.Path().Child("admissionReviewVersions")),
+			func(e *field.Error) *FieldFix {
+				if e.Detail != duplicateVersion || len(w.AdmissionReviewVersions) == 0 {
+					return nil
+				}
+				v, _ := e.BadValue.(string)
+				return &FieldFix{Fix: "drop-duplicate", Edits: []FieldEdit{{Path: e.Field, Old: v, Delete: true}}}
+			})
 	}
 }
+
+// duplicateVersion is the API server's detail for a version listed twice.
+const duplicateVersion = "duplicate version"
 
 func validateAdmissionReviewVersions(versions []string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
@@ -54,7 +72,7 @@ func validateAdmissionReviewVersions(versions []string, path *field.Path) field.
 	hasAccepted := false
 	for k, v := range versions {
 		if seen[v] {
-			errs = append(errs, field.Invalid(path.Index(k), v, "duplicate version"))
+			errs = append(errs, field.Invalid(path.Index(k), v, duplicateVersion))
 			continue
 		}
 		seen[v] = true

@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -30,6 +33,14 @@ func init() {
 				srcDefaultsV1beta1,
 			},
 		},
+		Fixes: []FixDoc{{
+			Name:          "v1-first",
+			Title:         "list v1 first",
+			Applicability: diag.Safe,
+			Why: "The webhook already lists v1, so it claims to understand v1 AdmissionReviews: moving v1 before " +
+				"v1beta1 (the entries between keep their order, after it) only changes which of two versions it " +
+				"accepts the API server picks. Offered where the list is written out and v1 is in it.",
+		}},
 		// A v1beta1 default is fixed by moving to v1, which unserved-api-version asks for.
 		ExplainedBy: []Explanation{{Root: UnservedAPIVersionRule, DefaultsOnly: true}},
 		Check:       checkReviewVersionsOrder,
@@ -46,9 +57,11 @@ func checkReviewVersionsOrder(p *Pass) {
 		case beta < 0:
 			// Neither (the review-versions server rule) or v1 only.
 		case v1 >= 0 && beta < v1:
-			p.Reportf(w.Path().Child("admissionReviewVersions").Index(beta),
-				"%s lists v1beta1 before v1, so the API server sends it deprecated v1beta1 AdmissionReviews; "+
-					"list v1 first", quoteWebhook(w))
+			list := w.Path().Child("admissionReviewVersions")
+			p.ReportFix(PathString(list.Index(beta)),
+				fmt.Sprintf("%s lists v1beta1 before v1, so the API server sends it deprecated v1beta1 AdmissionReviews; "+
+					"list v1 first", quoteWebhook(w)),
+				moveToFront(list, w.AdmissionReviewVersions, beta, v1))
 		case v1 < 0 && len(w.AdmissionReviewVersions) == 0:
 			// On the webhook, not the field: the v1beta1 default decides.
 			p.Reportf(w.Path(),
@@ -59,4 +72,18 @@ func checkReviewVersionsOrder(p *Pass) {
 				"%s accepts only deprecated v1beta1 AdmissionReviews; serve v1 and list it first", quoteWebhook(w))
 		}
 	}
+}
+
+// moveToFront is the v1-first fix: the entry at to moves to from, and the
+// entries from from on shift one place down, each keeping its quoting.
+func moveToFront(list *field.Path, versions []string, from, to int) FieldFix {
+	fix := FieldFix{Fix: "v1-first"}
+	for i := from; i <= to; i++ {
+		next := versions[to]
+		if i > from {
+			next = versions[i-1]
+		}
+		fix.Edits = append(fix.Edits, FieldEdit{Path: PathString(list.Index(i)), Old: versions[i], New: next})
+	}
+	return fix
 }

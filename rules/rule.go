@@ -59,6 +59,9 @@ type Rule struct {
 	Since    string // webhooklint version that introduced it
 	Doc      Doc
 	Options  []Option
+	// Fixes are the fixes the rule's findings may carry, with their
+	// applicability and why.
+	Fixes []FixDoc
 	// ExplainedBy lists the root causes that make this rule's findings
 	// redundant when they are reported on the same object: the engine then
 	// drops the finding and names it in the root's message (lint/causes.go).
@@ -106,6 +109,11 @@ func register(r *Rule) *Rule {
 	}
 	if r.Severity == 0 || r.Summary == "" || r.Category == "" || r.Since == "" {
 		panic("rules: incomplete metadata for " + r.Name)
+	}
+	for _, f := range r.Fixes {
+		if f.Name == "" || f.Title == "" || f.Why == "" || (f.Applicability != diag.Safe && f.Applicability != diag.Unsafe) {
+			panic("rules: incomplete fix metadata for " + r.Name)
+		}
 	}
 	loadExamples(r)
 	registry[r.Name] = r

@@ -31,6 +31,16 @@ func init() {
 				docsWebhooks + "#side-effects",
 			},
 		},
+		Fixes: []FixDoc{{
+			Name:          "none-on-dry-run",
+			Title:         "declare sideEffects: NoneOnDryRun",
+			Applicability: diag.Unsafe,
+			Why: "`Some` and `Unknown` say the webhook has side effects; of the values a new configuration may declare, " +
+				"`NoneOnDryRun` is the one that keeps that claim honest, but only if the webhook really skips its side " +
+				"effects when the request has `dryRun: true`: the API server then calls it on dry runs, so a " +
+				"maintainer must check the webhook's code. Offered where `Some` or `Unknown` is written; a missing " +
+				"`sideEffects` gets no fix (whether the webhook has side effects is not in the manifest).",
+		}},
 		Check: checkSideEffectsValue,
 	})
 }
@@ -63,7 +73,11 @@ func checkSideEffectsValue(p *Pass) {
 			continue
 		}
 		if w.SideEffects != nil && !slices.Contains(allowed, *w.SideEffects) {
-			p.ReportFieldErrors(field.ErrorList{field.NotSupported(path, *w.SideEffects, allowed)})
+			old := string(*w.SideEffects)
+			p.ReportFieldErrorsWith(field.ErrorList{field.NotSupported(path, *w.SideEffects, allowed)},
+				func(*field.Error) *FieldFix {
+					return &FieldFix{Fix: "none-on-dry-run", Edits: []FieldEdit{{Path: path.String(), Old: old, New: string(admissionv1.SideEffectClassNoneOnDryRun)}}}
+				})
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"fmt"
+	"strconv"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -23,6 +26,15 @@ func init() {
 				docsWebhooks + "#timeouts",
 			},
 		},
+		Fixes: []FixDoc{{
+			Name:          "clamp",
+			Title:         "clamp timeoutSeconds to the allowed range",
+			Applicability: diag.Unsafe,
+			Why: "The configuration is rejected as written, so nothing runs with the out-of-range value; the nearest " +
+				"allowed value (30, or 1) is what the author most likely meant, but it changes how long every matching " +
+				"request may wait and whether a slow webhook times out: a maintainer should check it against the " +
+				"webhook's latency and `failurePolicy`.",
+		}},
 		Check: checkTimeoutRange,
 	})
 }
@@ -31,7 +43,13 @@ func checkTimeoutRange(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if t := w.TimeoutSeconds; t != nil && (*t > 30 || *t < 1) {
-			p.ReportFieldErrors(field.ErrorList{field.Invalid(w.Path().Child("timeoutSeconds"), *t, "the timeout value must be between 1 and 30 seconds")})
+			to := min(max(*t, 1), 30)
+			path := w.Path().Child("timeoutSeconds")
+			p.ReportFieldErrorsWith(field.ErrorList{field.Invalid(path, *t, "the timeout value must be between 1 and 30 seconds")},
+				func(*field.Error) *FieldFix {
+					return &FieldFix{Fix: "clamp", Message: fmt.Sprintf("set timeoutSeconds to %d", to),
+						Edits: []FieldEdit{{Path: path.String(), Old: strconv.Itoa(int(*t)), New: strconv.Itoa(int(to)), Number: true}}}
+				})
 		}
 	}
 }

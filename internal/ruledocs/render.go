@@ -35,6 +35,13 @@ func Markdown(r *rules.Rule) string {
 		fmt.Fprintf(&b, "\n## Good\n\n%s", fence(lang(r), r.Doc.Good))
 	}
 	section(&b, "Fix", r.Doc.Fix)
+	if len(r.Fixes) > 0 {
+		b.WriteString("\n## Automatic fixes\n\n`webhooklint --fix` makes the safe ones, `--unsafe-fixes` the others too; " +
+			"`--diff` shows them.\n\n| Fix | Applicability | Why |\n|---|---|---|\n")
+		for _, f := range r.Fixes {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", f.Title, f.Applicability, oneLine(f.Why))
+		}
+	}
 	if len(r.Options) > 0 {
 		b.WriteString("\n## Options\n\nSet in `.webhooklint.yaml`:\n\n")
 		b.WriteString(fence("yaml", optionsExample(r)))
@@ -75,6 +82,12 @@ func Text(r *rules.Rule) string {
 		fmt.Fprintf(&b, "\nGood:\n%s", indent(r.Doc.Good))
 	}
 	textSection(&b, "Fix", r.Doc.Fix)
+	if len(r.Fixes) > 0 {
+		b.WriteString("\nAutomatic fixes (--fix makes the safe ones, --unsafe-fixes the others too):\n")
+		for _, f := range r.Fixes {
+			fmt.Fprintf(&b, "  %s (%s): %s\n", f.Title, f.Applicability, oneLine(f.Why))
+		}
+	}
 	if len(r.Options) > 0 {
 		b.WriteString("\nOptions (.webhooklint.yaml, rules." + r.Name + ".options):\n")
 		for _, o := range r.Options {

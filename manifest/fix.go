@@ -1,0 +1,211 @@
+package manifest
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// TextEdits turns the rules' fixes on this object into edits of its file,
+// one list per fix, nil where a fix cannot be made here. Only text that
+// is the file on disk is edited (not stdin, not a kustomize build or a
+// rendered chart, whose findings are moved to other files), and only
+// where the text holds the value the rule read: an alias, a tag or a
+// multi-line scalar gets no fix rather than a wrong one.
+func (d *Document) TextEdits(fixes []rules.FieldFix) [][]diag.Edit {
+	if d.within == nil || d.Positions == nil {
+		return make([][]diag.Edit, len(fixes))
+	}
+	src := d.within.source()
+	out := make([][]diag.Edit, len(fixes))
+	if src == nil {
+		return out
+	}
+	for i, f := range fixes {
+		out[i] = d.fixEdits(src, f)
+	}
+	return out
+}
+
+func (d *Document) fixEdits(src *source, f rules.FieldFix) []diag.Edit {
+	var edits []diag.Edit
+	for _, fe := range f.Edits {
+		var e diag.Edit
+		var ok bool
+		if fe.Delete {
+			e, ok = d.deleteEntry(src, fe)
+		} else {
+			e, ok = d.replaceScalar(src, fe)
+		}
+		if !ok {
+			return nil
+		}
+		edits = append(edits, e)
+	}
+	diag.SortEdits(edits)
+	if len(edits) == 0 || diag.Overlapping(edits) {
+		return nil
+	}
+	return edits
+}
+
+// scalarAt is the byte span [start, end) within src.data of the scalar
+// written at path, on line (src-relative), if it is written there as a
+// one-line scalar whose value is old.
+func (d *Document) scalarAt(src *source, path, old string) (line, start, end int, style yaml.Style, ok bool) {
+	r, exact, found := d.Positions.Lookup(path, false)
+	if !found || !exact || r.Line != r.EndLine {
+		return 0, 0, 0, 0, false
+	}
+	line = r.Line - src.lineOffset
+	text := src.line(line)
+	if text == nil {
+		return 0, 0, 0, 0, false
+	}
+	s, e := src.offset(line, text, r.Column), src.offset(line, text, r.EndColumn)
+	if e <= s {
+		return 0, 0, 0, 0, false
+	}
+	n, ok := scalarNode(text[s:e])
+	if !ok || n.Value != old {
+		return 0, 0, 0, 0, false
+	}
+	base := src.starts[line-1]
+	return line, base + s, base + e, n.Style, true
+}
+
+// scalarNode decodes text that should be exactly one scalar.
+func scalarNode(text []byte) (*yaml.Node, bool) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) != 1 {
+		return nil, false
+	}
+	n := doc.Content[0]
+	if n.Kind != yaml.ScalarNode || n.Tag == "" || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle|yaml.TaggedStyle) != 0 {
+		return nil, false
+	}
+	return n, true
+}
+
+func (d *Document) replaceScalar(src *source, fe rules.FieldEdit) (diag.Edit, bool) {
+	line, start, end, style, ok := d.scalarAt(src, fe.Path, fe.Old)
+	if !ok {
+		return diag.Edit{}, false
+	}
+	text, ok := scalarText(fe.New, fe.Number, style)
+	if !ok {
+		return diag.Edit{}, false
+	}
+	return d.edit(src, line, start, line, end, text), true
+}
+
+// scalarText writes v the way the scalar it replaces is written: in the
+// same quotes, or plain where plain text reads back as the same string.
+func scalarText(v string, number bool, style yaml.Style) (string, bool) {
+	if number {
+		if _, err := strconv.Atoi(v); err != nil {
+			return "", false
+		}
+		return v, style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0
+	}
+	switch {
+	case style&yaml.SingleQuotedStyle != 0:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'", !strings.ContainsAny(v, "\n")
+	case style&yaml.DoubleQuotedStyle != 0 || !plainSafe(v):
+		return strconv.Quote(v), true
+	}
+	return v, true
+}
+
+// plainSafe reports whether v reads back as the same string written
+// plain, in block and flow context alike.
+func plainSafe(v string) bool {
+	if v == "" || strings.ContainsAny(v, ",[]{}#:&*!|>'\"%@`\n\t") || strings.TrimSpace(v) != v {
+		return false
+	}
+	n, ok := scalarNode([]byte(v))
+	return ok && n.Tag == "!!str" && n.Value == v
+}
+
+var (
+	blockEntry = regexp.MustCompile(`^[ \t]*-[ \t]+$`)
+	flowComma  = regexp.MustCompile(`^[ \t]*,[ \t]*$`)
+)
+
+// deleteEntry removes the list entry at fe.Path (…[k]): its whole line in
+// a block sequence, or it and the comma before it (after it, for the
+// first) in a flow sequence on one line.
+func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool) {
+	list, k, ok := splitIndex(fe.Path)
+	if !ok {
+		return diag.Edit{}, false
+	}
+	line, start, end, _, ok := d.scalarAt(src, fe.Path, fe.Old)
+	if !ok {
+		return diag.Edit{}, false
+	}
+	lineStart := src.starts[line-1]
+	text := src.line(line)
+	before, after := src.data[lineStart:start], bytes.TrimSpace(src.data[end:lineStart+len(text)])
+	if blockEntry.Match(before) && (len(after) == 0 || after[0] == '#') {
+		if line < len(src.starts) {
+			return d.edit(src, line, lineStart, line+1, src.starts[line], ""), true
+		}
+		return d.edit(src, line, lineStart, line, lineStart+len(text), ""), true
+	}
+	// A flow sequence: the neighbour on the same line, with only a comma
+	// between.
+	neighbour := k - 1
+	if k == 0 {
+		neighbour = 1
+	}
+	r, exact, found := d.Positions.Lookup(list+"["+strconv.Itoa(neighbour)+"]", false)
+	if !found || !exact || r.Line != r.EndLine || r.Line-src.lineOffset != line {
+		return diag.Edit{}, false
+	}
+	ns, ne := lineStart+src.offset(line, text, r.Column), lineStart+src.offset(line, text, r.EndColumn)
+	if k == 0 && end <= ns && flowComma.Match(src.data[end:ns]) {
+		return d.edit(src, line, start, line, ns, ""), true
+	}
+	if k > 0 && ne <= start && flowComma.Match(src.data[ne:start]) {
+		return d.edit(src, line, ne, line, end, ""), true
+	}
+	return diag.Edit{}, false
+}
+
+// splitIndex cuts "a.b[3]" into "a.b" and 3.
+func splitIndex(path string) (string, int, bool) {
+	if !strings.HasSuffix(path, "]") {
+		return "", 0, false
+	}
+	i := strings.LastIndexByte(path, '[')
+	if i < 0 {
+		return "", 0, false
+	}
+	k, err := strconv.Atoi(path[i+1 : len(path)-1])
+	return path[:i], k, err == nil && k >= 0
+}
+
+// edit makes the edit of src.data's bytes [start, end) (start on line,
+// end on endLine, both src-relative) in file coordinates.
+func (d *Document) edit(src *source, line, start, endLine, end int, text string) diag.Edit {
+	col := func(l, off int) int {
+		if l > len(src.starts) {
+			return 1
+		}
+		return utf8.RuneCount(src.data[src.starts[l-1]:off]) + 1
+	}
+	return diag.Edit{
+		File: d.File, Offset: src.fileOffset + start, EndOffset: src.fileOffset + end,
+		Line: line + src.lineOffset, Column: col(line, start),
+		EndLine: endLine + src.lineOffset, EndColumn: col(endLine, end),
+		NewText: text,
+	}
+}
