@@ -110,8 +110,9 @@ type relatedInfo struct {
 }
 
 type diagnosticData struct {
-	Rule string `json:"rule"`
-	Line int    `json:"line"`
+	Rule   string `json:"rule"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
 }
 
 type publishDiagnosticsParams struct {

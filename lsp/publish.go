@@ -153,6 +153,11 @@ func (s *server) publish(found map[string][]diag.Diagnostic) {
 			ds = append(ds, toLSP(d, textOf, enc))
 		}
 		s.mu.Lock()
+		if len(found[file]) > 0 {
+			s.findings[file] = found[file]
+		} else {
+			delete(s.findings, file)
+		}
 		old, had := s.published[file]
 		same := had && reflect.DeepEqual(old, ds)
 		if len(ds) == 0 {
@@ -186,7 +191,7 @@ func toLSP(d diag.Diagnostic, textOf func(string) lines, enc string) diagnostic 
 		Code:     d.Rule,
 		Source:   "webhooklint",
 		Message:  d.Message,
-		Data:     &diagnosticData{Rule: d.Rule, Line: d.Line},
+		Data:     &diagnosticData{Rule: d.Rule, Line: d.Line, Column: d.Column},
 	}
 	if d.Rule != "" {
 		out.CodeDescription = &codeDescription{Href: ruledocs.HelpURI(d.Rule)}
@@ -242,6 +247,7 @@ func (s *server) codeAction(ctx context.Context, params []byte) (any, error) {
 	if d := s.docs[path]; d != nil {
 		text = d.text
 	}
+	findings, enc := s.findings[path], s.enc
 	s.mu.Unlock()
 	if text == "" {
 		data, err := overlay.ReadFile(path)
@@ -258,6 +264,16 @@ func (s *server) codeAction(ctx context.Context, params []byte) (any, error) {
 		}
 		if err := cancelled(ctx); err != nil {
 			return nil, err
+		}
+		for _, f := range findings {
+			if f.Rule != d.Data.Rule || f.Line != d.Data.Line || f.Column != d.Data.Column || f.Message != d.Message {
+				continue
+			}
+			for _, fix := range f.Fixes {
+				if a, ok := fixAction(fix, d, enc); ok {
+					actions = append(actions, a)
+				}
+			}
 		}
 		key := fmt.Sprint(d.Data.Rule, d.Data.Line)
 		if seen[key] {
@@ -276,6 +292,42 @@ func (s *server) codeAction(ctx context.Context, params []byte) (any, error) {
 		})
 	}
 	return marshal(actions)
+}
+
+// fixAction is a finding's fix as a quickfix, preferred when safe. The
+// edits are converted in the text the server lints (the buffer, else the
+// disk), where the fix's lines and columns were computed.
+func fixAction(fix diag.Fix, d diagnostic, enc string) (codeAction, bool) {
+	edit := &workspaceEdit{Changes: map[string][]textEdit{}}
+	texts := map[string]lines{}
+	for _, e := range fix.Edits {
+		abs, err := filepath.Abs(e.File)
+		if err != nil {
+			return codeAction{}, false
+		}
+		ls, ok := texts[abs]
+		if !ok {
+			data, err := overlay.ReadFile(abs)
+			if err != nil {
+				return codeAction{}, false
+			}
+			ls = splitLines(string(data))
+			texts[abs] = ls
+		}
+		uri := pathURI(abs)
+		edit.Changes[uri] = append(edit.Changes[uri], textEdit{
+			Range:   lspRange{Start: ls.pos(e.Line, e.Column, enc), End: ls.pos(e.EndLine, e.EndColumn, enc)},
+			NewText: e.NewText,
+		})
+	}
+	if len(edit.Changes) == 0 {
+		return codeAction{}, false
+	}
+	title := fix.Message
+	if fix.Applicability != diag.Safe {
+		title += " (unsafe: changes behaviour)"
+	}
+	return codeAction{Title: title, Kind: "quickfix", Diagnostics: []diagnostic{d}, IsPreferred: fix.Applicability == diag.Safe, Edit: edit}, true
 }
 
 // ReasonPlaceholder is the reason a suppression written by a code action

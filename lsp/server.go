@@ -26,6 +26,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/source"
@@ -97,7 +98,10 @@ type server struct {
 	// published is what was last sent per file (absolute path), to send
 	// only changes and to clear a file whose findings are gone.
 	published map[string][]diagnostic
-	setups    map[string]*setupResult
+	// findings are the last findings per file, with their fixes, for
+	// code actions.
+	findings map[string][]diag.Diagnostic
+	setups   map[string]*setupResult
 	// inflight cancels the requests being answered ($/cancelRequest).
 	// jsonrpc2.CancelHandler is not used: it derives from the pooled
 	// request context, which its cancel propagation reads after reuse.
@@ -123,6 +127,7 @@ func newServer(cfg Config) *server {
 		enc:       encUTF16,
 		docs:      map[string]*document{},
 		published: map[string][]diagnostic{},
+		findings:  map[string][]diag.Diagnostic{},
 		setups:    map[string]*setupResult{},
 		inflight:  map[jsonrpc2.ID]context.CancelFunc{},
 	}

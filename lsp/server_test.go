@@ -153,10 +153,15 @@ func TestSuppressAction(t *testing.T) {
 		t.Fatalf("codeAction: %s", resp.Error.Message)
 	}
 	var actions []codeAction
-	if err := json.Unmarshal(resp.Result, &actions); err != nil || len(actions) != 1 {
-		t.Fatalf("codeAction result %s (%v), want one action", resp.Result, err)
+	if err := json.Unmarshal(resp.Result, &actions); err != nil {
+		t.Fatal(err)
 	}
-	edits := actions[0].Edit.Changes[uri]
+	// The suppression comes after the finding's fixes.
+	i := slices.IndexFunc(actions, func(a codeAction) bool { return strings.HasPrefix(a.Title, "Suppress ") })
+	if i < 0 || i != len(actions)-1 {
+		t.Fatalf("codeAction result %s: want the suppression last", resp.Result)
+	}
+	edits := actions[i].Edit.Changes[uri]
 	if len(edits) != 1 || !strings.Contains(edits[0].NewText, "# webhooklint:ignore side-effects-value -- ") {
 		t.Fatalf("edit %+v does not write the suppression comment", edits)
 	}
@@ -181,4 +186,50 @@ func TestSeverityMapping(t *testing.T) {
 			t.Errorf("severity(%v) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+// A safe fix is a preferred quickfix whose edit, applied to the buffer,
+// removes its finding.
+func TestFixAction(t *testing.T) {
+	dir, _, webhook := splitExample(t)
+	c := startServer(t)
+	c.initialize(dir)
+	text, _ := os.ReadFile(webhook)
+	uri := pathURI(webhook)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "yaml", "version": 1, "text": string(text)}})
+	ds := c.waitDiagnostics(uri, "review-versions-order", func(ds []diagnostic) bool { return hasRule(ds, "review-versions-order") })
+	var target diagnostic
+	for _, d := range ds {
+		if d.Code == "review-versions-order" {
+			target = d
+		}
+	}
+	resp := c.call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "range": target.Range,
+		"context": map[string]any{"diagnostics": []diagnostic{target}}})
+	var actions []codeAction
+	if err := json.Unmarshal(resp.Result, &actions); err != nil {
+		t.Fatal(err)
+	}
+	var fix *codeAction
+	for i := range actions {
+		if actions[i].IsPreferred {
+			fix = &actions[i]
+		}
+	}
+	if fix == nil {
+		t.Fatalf("no preferred (safe) fix among %+v", actions)
+	}
+	edits := fix.Edit.Changes[uri]
+	// Edits of one change apply to the text as it was: send them last
+	// first, as editors apply them.
+	var changes []map[string]any
+	for i := len(edits) - 1; i >= 0; i-- {
+		changes = append(changes, map[string]any{"range": edits[i].Range, "text": edits[i].NewText})
+	}
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2}, "contentChanges": changes})
+	c.waitDiagnostics(uri, "diagnostics without review-versions-order", func(ds []diagnostic) bool {
+		return !hasRule(ds, "review-versions-order")
+	})
 }
