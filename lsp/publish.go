@@ -259,14 +259,22 @@ func (s *server) codeAction(ctx context.Context, params []byte) (any, error) {
 	actions := []codeAction{}
 	seen := map[string]bool{}
 	for _, d := range p.Context.Diagnostics {
-		if d.Source != "webhooklint" || d.Data == nil || d.Data.Rule == "" || d.Data.Line <= 0 {
+		// Clients return data untouched, but not every one returns it (or
+		// the source): the code and the range's line stand in.
+		if d.Source != "" && d.Source != "webhooklint" {
+			continue
+		}
+		if d.Data == nil {
+			d.Data = &diagnosticData{Rule: d.Code, Line: d.Range.Start.Line + 1, Column: -1}
+		}
+		if d.Data.Rule == "" || d.Data.Line <= 0 {
 			continue
 		}
 		if err := cancelled(ctx); err != nil {
 			return nil, err
 		}
 		for _, f := range findings {
-			if f.Rule != d.Data.Rule || f.Line != d.Data.Line || f.Column != d.Data.Column || f.Message != d.Message {
+			if f.Rule != d.Data.Rule || f.Line != d.Data.Line || (d.Data.Column >= 0 && f.Column != d.Data.Column) || !strings.HasPrefix(d.Message, f.Message) {
 				continue
 			}
 			for _, fix := range f.Fixes {
