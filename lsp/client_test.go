@@ -27,6 +27,7 @@ type client struct {
 	// publishes counts publishDiagnostics per URI; logs are the
 	// window/logMessage texts; nulls are responses without an id.
 	publishes map[string]int
+	versions  map[string]int
 	logs      []string
 	nulls     []wire
 	closed    bool
@@ -54,7 +55,7 @@ func startServer(t testing.TB) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, w: inW, exited: make(chan int, 1), resps: map[string]wire{},
-		diags: map[string][]diagnostic{}, publishes: map[string]int{}}
+		diags: map[string][]diagnostic{}, publishes: map[string]int{}, versions: map[string]int{}}
 	c.cond = sync.NewCond(&c.mu)
 	go func() {
 		c.exited <- Serve(inR, outW, testConfig())
@@ -89,6 +90,9 @@ func (c *client) read(r *bufio.Reader) {
 			_ = json.Unmarshal(m.Params, &p)
 			c.diags[p.URI] = p.Diagnostics
 			c.publishes[p.URI]++
+			if p.Version != nil {
+				c.versions[p.URI] = *p.Version
+			}
 		case m.Method == "window/logMessage":
 			var p logMessageParams
 			_ = json.Unmarshal(m.Params, &p)
