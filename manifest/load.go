@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -245,14 +246,14 @@ func Read(s Source, stdin io.Reader) ([]byte, error) {
 	r := stdin
 	size := 0
 	if !s.Stdin {
-		f, err := os.Open(s.Name)
+		f, n, err := overlay.Open(s.Name) // an editor's unsaved buffer, or the disk
 		if err != nil {
 			return nil, pathError(err)
 		}
 		defer func() { _ = f.Close() }() // read-only: a close error loses nothing
 		r = f
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = int(min(fi.Size(), MaxFileSize))
+		if n >= 0 {
+			size = int(min(n, MaxFileSize))
 		}
 	}
 	// Read into a buffer of the file's size (one more byte to see the end,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
@@ -66,7 +67,10 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 				if name := listedKustomization(kinds); name != "" {
 					k.file = joinPath(dir, name)
 					if withText {
-						k.text, _ = f.read(name)
+						var ok bool
+						if k.text, ok = overlay.Get(k.file); !ok { // an editor's unsaved buffer
+							k.text, _ = f.read(name)
+						}
 					}
 				}
 				mu.Lock()
@@ -146,7 +150,7 @@ func readKustText(k kustFolder, root string, charts []string) kustText {
 		if !ok {
 			return t
 		}
-		t.text, _ = os.ReadFile(file)
+		t.text, _ = overlay.ReadFile(file)
 	}
 	if bytes.IndexByte(t.text, '\\') >= 0 {
 		t.unwalked = true // an escape can spell any path

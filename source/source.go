@@ -70,6 +70,10 @@ type Options struct {
 	// Namespace is the release namespace of every rendered chart whose
 	// own settings give none (--namespace).
 	Namespace string
+	// WholeUnits reports every finding of the units of the files named,
+	// wherever located, as for an entry: the language server shows the
+	// findings an edit moves to another file of the same build.
+	WholeUnits bool
 }
 
 // FolderUnits says how the loose manifests under Dir are applied.
@@ -322,6 +326,9 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 		}
 		for _, u := range us {
 			unitsOf[i] = append(unitsOf[i], add(u))
+			if so.WholeUnits {
+				unitsOf[i][len(unitsOf[i])-1].entry = true
+			}
 		}
 	}
 	// A unit rooted in a folder the user named is an entry too: linting

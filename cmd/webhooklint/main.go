@@ -12,5 +12,6 @@ import (
 func main() {
 	cli.RegisterSubcommand("cluster", cluster.Command, cluster.Commands()...)
 	cli.RegisterSubcommand("simulate", cli.Simulate, cli.SimulateCommand())
+	cli.RegisterSubcommand("server", cli.Server, cli.ServerCommand())
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

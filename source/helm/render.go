@@ -30,6 +30,8 @@ import (
 	"helm.sh/helm/v4/pkg/engine"
 	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // ReleaseName and Namespace are what `helm template` uses by default.
@@ -122,12 +124,34 @@ func IsChart(dir string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// overlayBuffers puts an editor's unsaved templates and values.yaml in
+// place of what the loader read from disk.
+func overlayBuffers(c *chart.Chart, dir string) error {
+	for _, t := range c.Templates {
+		if data, ok := overlay.Get(filepath.Join(dir, filepath.FromSlash(t.Name))); ok {
+			t.Data = data
+		}
+	}
+	file := filepath.Join(dir, "values.yaml")
+	if data, ok := overlay.Get(file); ok {
+		v, err := common.ReadValues(data)
+		if err != nil {
+			return &Error{File: file, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", file, err)}
+		}
+		c.Values = v
+	}
+	return nil
+}
+
 // Render renders the chart in dir.
 func Render(dir string, opts Options) (*Chart, error) {
 	chartFile := filepath.Join(dir, "Chart.yaml")
 	c, err := loader.Load(dir)
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
+	}
+	if err := overlayBuffers(c, dir); err != nil {
+		return nil, err
 	}
 	localDirs, err := loadLocalDependencies(c, dir)
 	if err != nil {

@@ -7,6 +7,7 @@
 package kustomize
 
 import (
+	"bytes"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -18,6 +19,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 const originAnnotation = "config.kubernetes.io/origin"
@@ -208,7 +211,13 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 	if f.text != nil && samePath(path, f.root) {
 		return f.withOrigins(f.text)
 	}
-	data, err := f.FileSystem.ReadFile(path)
+	data, ok := overlay.Get(path) // an editor's unsaved buffer
+	var err error
+	if ok {
+		data = bytes.Clone(data)
+	} else {
+		data, err = f.FileSystem.ReadFile(path)
+	}
 	if err != nil {
 		return data, err
 	}

@@ -11,6 +11,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/types"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Warning is something kustomize warns about while building (a deprecated
@@ -37,7 +39,7 @@ var deprecatedFields = map[string]string{
 func deprecations(kusts map[string]bool) []Warning {
 	var out []Warning
 	for _, file := range slices.Sorted(maps.Keys(kusts)) {
-		data, err := os.ReadFile(file)
+		data, err := overlay.ReadFile(file)
 		if err != nil {
 			continue
 		}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // originDoc is one document of a resource file, indexed by field path.
@@ -116,7 +117,7 @@ func (b *Build) originDoc(o *Object) *originDoc {
 }
 
 func readDocs(file string) []*originDoc {
-	data, err := os.ReadFile(file)
+	data, err := overlay.ReadFile(file)
 	if err != nil {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Refs is what one kustomization file refers to, read without building:
@@ -53,7 +55,7 @@ func ReadRefs(dir string) (r *Refs, ok bool) {
 func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 	if data == nil {
 		var err error
-		if data, err = os.ReadFile(file); err != nil {
+		if data, err = overlay.ReadFile(file); err != nil {
 			return nil, false
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // FileNames are the kustomization file names kustomize recognizes, in its
@@ -98,7 +100,7 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 
 	if data == nil {
 		var err error
-		if data, err = os.ReadFile(file); err != nil {
+		if data, err = overlay.ReadFile(file); err != nil {
 			return nil, err
 		}
 	}
@@ -220,7 +222,7 @@ const (
 // checkPlugin reads a generator or transformer configuration and reports
 // an alias bomb in it, or every remote reference it holds.
 func checkPlugin(p string, problems *Problems) {
-	data, err := os.ReadFile(p)
+	data, err := overlay.ReadFile(p)
 	if err != nil {
 		return // kustomize reports it
 	}
@@ -252,7 +254,7 @@ func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Nod
 	isFile := form == pathPatch ||
 		(form == eitherPatch && ((statErr == nil && fi.Mode().IsRegular()) || !strings.ContainsAny(v, "\n:")))
 	if isFile {
-		data, err := os.ReadFile(p)
+		data, err := overlay.ReadFile(p)
 		if err != nil {
 			return nil // kustomize reports the missing file
 		}
@@ -520,7 +522,7 @@ func Nested(dir string) (map[string]bool, error) {
 // an error message mentions (a resource, base, component or patch path),
 // so a build error can point at it. ok is false when none is mentioned.
 func EntryLine(file, msg string) (line, col int, ok bool) {
-	data, err := os.ReadFile(file)
+	data, err := overlay.ReadFile(file)
 	if err != nil {
 		return 0, 0, false
 	}

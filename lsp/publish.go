@@ -1,0 +1,358 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
+	"github.com/webhooklint/webhooklint/internal/ruledocs"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+// linter lints whenever something changed, one run at a time: edits that
+// arrive during a run are seen by the next, so a thousand edits a second
+// cost a run after the last of them, not a thousand runs.
+func (s *server) linter(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.dirty:
+		}
+		s.lintOnce()
+	}
+}
+
+// lintOnce lints the open files and those that had findings, as the
+// command line would lint them named one by one (each file's units,
+// whatever they read), and publishes what changed: an edit in a base
+// updates the findings another file of its units shows.
+func (s *server) lintOnce() {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logf(messageError, "internal error while linting: %v\n%s", p, debug.Stack())
+		}
+	}()
+	s.mu.Lock()
+	files := map[string]bool{}
+	for p := range s.docs {
+		files[p] = true
+	}
+	for p := range s.published {
+		files[p] = true
+	}
+	s.mu.Unlock()
+
+	// Files under one configuration are linted together, as one command.
+	groups := map[string][]string{}
+	for _, f := range sortedKeys(files) {
+		if !lintable(f) {
+			continue
+		}
+		cfg, err := config.Find([]string{f})
+		if err != nil {
+			s.logf(messageWarning, "%s: %v", f, err)
+			continue
+		}
+		groups[cfg] = append(groups[cfg], f)
+	}
+	found := map[string][]diag.Diagnostic{}
+	for _, cfg := range sortedKeys(groups) {
+		setup, err := s.setup(cfg)
+		if err != nil {
+			s.logf(messageError, "%v", err)
+			continue
+		}
+		so := setup.Sources
+		so.WholeUnits = true
+		res, err := source.Lint(groups[cfg], nil, "", setup.Lint, so)
+		if err != nil {
+			s.logf(messageError, "%v", err)
+			continue
+		}
+		if setup.After != nil {
+			setup.After(res)
+		}
+		for _, e := range res.Internal {
+			s.logf(messageError, "%v\n%s", e, e.Stack)
+		}
+		for _, d := range res.Diagnostics {
+			if d.File == "" {
+				continue
+			}
+			abs, err := filepath.Abs(d.File)
+			if err != nil {
+				continue
+			}
+			found[abs] = append(found[abs], d)
+		}
+	}
+	for f := range files {
+		if _, ok := found[f]; !ok {
+			found[f] = nil
+		}
+	}
+	s.publish(found)
+}
+
+// lintable says whether the command line would read f when named: a
+// manifest that exists on disk (an unsaved new file has no units yet).
+func lintable(f string) bool {
+	if !slices.Contains(manifest.Extensions, strings.ToLower(filepath.Ext(f))) {
+		return false
+	}
+	fi, err := os.Stat(f)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func (s *server) setup(cfg string) (*Setup, error) {
+	s.mu.Lock()
+	r := s.setups[cfg]
+	s.mu.Unlock()
+	if r == nil {
+		r = &setupResult{}
+		r.setup, r.err = s.cfg.Setup(cfg)
+		s.mu.Lock()
+		s.setups[cfg] = r
+		s.mu.Unlock()
+	}
+	return r.setup, r.err
+}
+
+// publish sends the diagnostics of every file whose findings changed.
+func (s *server) publish(found map[string][]diag.Diagnostic) {
+	s.mu.Lock()
+	enc := s.enc
+	s.mu.Unlock()
+	texts := map[string]lines{}
+	textOf := func(file string) lines {
+		if ls, ok := texts[file]; ok {
+			return ls
+		}
+		data, err := overlay.ReadFile(file)
+		var ls lines
+		if err == nil {
+			ls = splitLines(string(data))
+		}
+		texts[file] = ls
+		return ls
+	}
+	for _, file := range sortedKeys(found) {
+		ds := make([]diagnostic, 0, len(found[file]))
+		for _, d := range found[file] {
+			ds = append(ds, toLSP(d, textOf, enc))
+		}
+		s.mu.Lock()
+		if len(found[file]) > 0 {
+			s.findings[file] = found[file]
+		} else {
+			delete(s.findings, file)
+		}
+		old, had := s.published[file]
+		same := had && reflect.DeepEqual(old, ds)
+		if len(ds) == 0 {
+			delete(s.published, file)
+		} else {
+			s.published[file] = ds
+		}
+		var version *int
+		if doc := s.docs[file]; doc != nil {
+			v := doc.version
+			version = &v
+		}
+		s.mu.Unlock()
+		if same || (!had && len(ds) == 0 && version == nil) {
+			continue
+		}
+		params := publishDiagnosticsParams{URI: pathURI(file), Version: version, Diagnostics: ds}
+		if data, err := json.Marshal(params); err == nil {
+			_ = s.conn.Notify(context.Background(), "textDocument/publishDiagnostics", json.RawMessage(data))
+		}
+	}
+}
+
+// toLSP converts a finding: the rule is the code and links to its doc;
+// the unit (when only some have it) and the origin go into the message.
+func toLSP(d diag.Diagnostic, textOf func(string) lines, enc string) diagnostic {
+	abs, _ := filepath.Abs(d.File)
+	out := diagnostic{
+		Range:    textOf(abs).span(d.Line, d.Column, d.EndLine, d.EndColumn, enc),
+		Severity: severity(d.Severity),
+		Code:     d.Rule,
+		Source:   "webhooklint",
+		Message:  d.Message,
+		Data:     &diagnosticData{Rule: d.Rule, Line: d.Line, Column: d.Column},
+	}
+	if d.Rule != "" {
+		out.CodeDescription = &codeDescription{Href: ruledocs.HelpURI(d.Rule)}
+	}
+	if len(d.Units) > 0 {
+		out.Message += fmt.Sprintf(" (in %s)", strings.Join(d.Units, ", "))
+	}
+	for _, r := range d.Related {
+		if r.File == "" {
+			continue
+		}
+		rabs, err := filepath.Abs(r.File)
+		if err != nil {
+			continue
+		}
+		out.RelatedInformation = append(out.RelatedInformation, relatedInfo{
+			Location: location{URI: pathURI(rabs), Range: textOf(rabs).span(r.Line, r.Column, r.EndLine, r.EndColumn, enc)},
+			Message:  r.Message,
+		})
+	}
+	return out
+}
+
+// severity maps webhooklint's levels onto LSP's: what the API server
+// rejects is an error, a practice warning a warning, the rest information.
+func severity(s diag.Severity) int {
+	switch s {
+	case diag.Error:
+		return severityError
+	case diag.Warning:
+		return severityWarning
+	}
+	return severityInformation
+}
+
+// codeAction offers, for each webhooklint finding in the range, to
+// suppress it on its line with the project's comment, whose reason the
+// user fills in.
+func (s *server) codeAction(ctx context.Context, params []byte) (any, error) {
+	var p codeActionParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, jsonrpc2InvalidParams(err)
+	}
+	path, ok := uriPath(p.TextDocument.URI)
+	if !ok {
+		return marshal([]codeAction{})
+	}
+	if len(p.Context.Only) > 0 && !slices.ContainsFunc(p.Context.Only, func(k string) bool { return k == "quickfix" || strings.HasPrefix("quickfix", k) }) {
+		return marshal([]codeAction{})
+	}
+	s.mu.Lock()
+	var text string
+	if d := s.docs[path]; d != nil {
+		text = d.text
+	}
+	findings, enc := s.findings[path], s.enc
+	s.mu.Unlock()
+	if text == "" {
+		data, err := overlay.ReadFile(path)
+		if err != nil {
+			return marshal([]codeAction{})
+		}
+		text = string(data)
+	}
+	actions := []codeAction{}
+	seen := map[string]bool{}
+	for _, d := range p.Context.Diagnostics {
+		// Clients return data untouched, but not every one returns it (or
+		// the source): the code and the range's line stand in.
+		if d.Source != "" && d.Source != "webhooklint" {
+			continue
+		}
+		if d.Data == nil {
+			d.Data = &diagnosticData{Rule: d.Code, Line: d.Range.Start.Line + 1, Column: -1}
+		}
+		if d.Data.Rule == "" || d.Data.Line <= 0 {
+			continue
+		}
+		if err := cancelled(ctx); err != nil {
+			return nil, err
+		}
+		for _, f := range findings {
+			if f.Rule != d.Data.Rule || f.Line != d.Data.Line || (d.Data.Column >= 0 && f.Column != d.Data.Column) || !strings.HasPrefix(d.Message, f.Message) {
+				continue
+			}
+			for _, fix := range f.Fixes {
+				if a, ok := fixAction(fix, d, enc); ok {
+					actions = append(actions, a)
+				}
+			}
+		}
+		key := fmt.Sprint(d.Data.Rule, d.Data.Line)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		edit, ok := suppressEdit(text, d.Data.Line, d.Data.Rule)
+		if !ok {
+			continue
+		}
+		actions = append(actions, codeAction{
+			Title:       fmt.Sprintf("Suppress %s on this line (webhooklint:ignore)", d.Data.Rule),
+			Kind:        "quickfix",
+			Diagnostics: []diagnostic{d},
+			Edit:        &workspaceEdit{Changes: map[string][]textEdit{p.TextDocument.URI: {edit}}},
+		})
+	}
+	return marshal(actions)
+}
+
+// fixAction is a finding's fix as a quickfix, preferred when safe. The
+// edits are converted in the text the server lints (the buffer, else the
+// disk), where the fix's lines and columns were computed.
+func fixAction(fix diag.Fix, d diagnostic, enc string) (codeAction, bool) {
+	edit := &workspaceEdit{Changes: map[string][]textEdit{}}
+	texts := map[string]lines{}
+	for _, e := range fix.Edits {
+		abs, err := filepath.Abs(e.File)
+		if err != nil {
+			return codeAction{}, false
+		}
+		ls, ok := texts[abs]
+		if !ok {
+			data, err := overlay.ReadFile(abs)
+			if err != nil {
+				return codeAction{}, false
+			}
+			ls = splitLines(string(data))
+			texts[abs] = ls
+		}
+		uri := pathURI(abs)
+		edit.Changes[uri] = append(edit.Changes[uri], textEdit{
+			Range:   lspRange{Start: ls.pos(e.Line, e.Column, enc), End: ls.pos(e.EndLine, e.EndColumn, enc)},
+			NewText: e.NewText,
+		})
+	}
+	if len(edit.Changes) == 0 {
+		return codeAction{}, false
+	}
+	title := fix.Message
+	if fix.Applicability != diag.Safe {
+		title += " (unsafe: changes behaviour)"
+	}
+	return codeAction{Title: title, Kind: "quickfix", Diagnostics: []diagnostic{d}, IsPreferred: fix.Applicability == diag.Safe, Edit: edit}, true
+}
+
+// ReasonPlaceholder is the reason a suppression written by a code action
+// carries until the user writes one.
+const ReasonPlaceholder = "TODO: say why this is safe"
+
+// suppressEdit inserts `# webhooklint:ignore RULE -- reason` above line
+// (1-based), indented as that line: a comment above a key or a list item
+// suppresses the rule on it and everything under it.
+func suppressEdit(text string, line int, rule string) (textEdit, bool) {
+	ls := splitLines(text)
+	if line > len(ls) {
+		return textEdit{}, false
+	}
+	l := ls[line-1]
+	indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+	comment := fmt.Sprintf("%s# webhooklint:ignore %s -- %s\n", indent, rule, ReasonPlaceholder)
+	at := position{Line: line - 1, Character: 0}
+	return textEdit{Range: lspRange{Start: at, End: at}, NewText: comment}, true
+}
