@@ -64,7 +64,7 @@ func lintExample(t *testing.T, r *rules.Rule, kind, src string) []string {
 	t.Helper()
 	settings := rules.DefaultSettings()
 	settings.Now = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC) // as the fixtures
-	input := map[string]bool{r.Name: true, manifest.RuleSyntax: true, manifest.RuleSchema: true}
+	input := map[string]bool{r.Name: true, rules.YAMLSyntaxRule: true, rules.SchemaRule: true}
 	res := lint.Files([]*manifest.File{manifest.Parse(r.Name+"/"+kind+".yaml", []byte(src))}, lint.Options{
 		Settings: settings,
 		Enabled:  func(name string) bool { return input[name] },

@@ -46,7 +46,7 @@ type fixtureHeader struct {
 }
 
 // alwaysOn are the loader's input checks that run with every fixture.
-var alwaysOn = []string{manifest.RuleSyntax, manifest.RuleSchema, manifest.RuleInvalidSuppression, manifest.RuleUnusedSuppression}
+var alwaysOn = []string{rules.YAMLSyntaxRule, rules.SchemaRule, rules.InvalidSuppressionRule, rules.UnusedSuppressionRule}
 
 func TestRuleFixtures(t *testing.T) {
 	dirs, err := os.ReadDir(fixturesDir)
