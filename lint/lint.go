@@ -5,7 +5,6 @@ package lint
 
 import (
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -93,62 +92,6 @@ type Result struct {
 	// Configs counts the webhook configurations linted.
 	Configs  int
 	Internal []*InternalError
-}
-
-// Paths expands command-line arguments, loads every file (in parallel) and
-// lints each file as its own deployment unit: cross-object rules compare
-// the objects of one file, never of unrelated files that happen to share a
-// folder (kustomizations and charts, which make units of several files,
-// are the source package's business). Only argument errors (a missing
-// path, a bad glob) are returned as errors; everything wrong with the
-// input is a diagnostic.
-func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Result, error) {
-	sources, err := manifest.Expand(args, stdinName)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Skip != nil {
-		sources = slices.DeleteFunc(sources, func(s manifest.Source) bool { return !s.Stdin && opts.Skip(s.Name) })
-	}
-	opts = opts.withDefaults()
-	// Each file is read, parsed and linted by one worker, and only its
-	// name is kept afterwards (the report re-reads it from disk for
-	// snippets): its node trees are dropped as soon as its findings are
-	// made. One file alone gets every worker for its documents.
-	inner := opts
-	if len(sources) > 1 {
-		inner.Jobs = 1
-	}
-	files := make([]*manifest.File, len(sources))
-	results := make([]*Result, len(sources))
-	parallel.For(len(sources), opts.Workers(), func(i int) {
-		s := sources[i]
-		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
-		var f *manifest.File
-		if err != nil {
-			// One finding on that path; the other files are linted.
-			f = manifest.Unreadable(s.Name, err)
-		} else {
-			var chunks []manifest.Chunk
-			f, chunks = manifest.Split(s.Name, data)
-			for _, c := range chunks {
-				f.Add(c.Parse(f.Name))
-			}
-		}
-		results[i] = LintUnit(Unit{Files: []*manifest.File{f}}, inner)
-		files[i] = &manifest.File{Name: f.Name}
-		if s.Stdin {
-			files[i].Data = f.Data
-		}
-	})
-	res := &Result{Files: files}
-	for _, r := range results {
-		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
-		res.Configs += r.Configs
-		res.Internal = append(res.Internal, r.Internal...)
-	}
-	res.Diagnostics = diag.Normalize(res.Diagnostics)
-	return res, nil
 }
 
 // Unit is one deployment unit: what is installed together (a kustomize

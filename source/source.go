@@ -6,8 +6,8 @@
 // objects (kustomize patches) are checked only for what they state, and
 // unrendered templates get one clear finding instead of syntax errors.
 //
-// It sits between the CLI and the lint engine: Lint takes the same
-// arguments as lint.Paths.
+// It sits between the CLI and the lint engine: Lint takes the command
+// line's paths and lints each deployment unit they hold.
 package source
 
 import (
