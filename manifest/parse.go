@@ -91,9 +91,6 @@ func (d *Document) Object() *diag.Object {
 // its last rule has run. Locate then answers the document's first line.
 func (d *Document) DropPositions() { d.Positions, d.src, d.within = nil, nil, nil }
 
-// IsWebhookConfig reports whether the document is a webhook configuration.
-func (d *Document) IsWebhookConfig() bool { return d.Config != nil }
-
 // Locate resolves a field path of this object to a range in its file.
 func (d *Document) Locate(path string, atKey bool) Range {
 	if r, _, ok := d.Positions.Lookup(path, atKey); ok {
