@@ -32,7 +32,7 @@ type suppression struct {
 	rules    []string
 	pos, end token.Pos // the directive
 	from, to token.Pos // what it covers
-	what     string    // "marker" or "code", for messages
+	where    string    // what it covers, for the unused-suppression message
 }
 
 func (s *suppression) covers(d *diag.Diagnostic) bool {
@@ -66,7 +66,7 @@ func findSuppressions(pass *analysis.Pass, ms []*marker, r *reporter) []*suppres
 					}
 					src = b
 				}
-				s := &suppression{pos: c.Slash, end: c.End()}
+				s := &suppression{pos: c.Slash, end: c.End(), where: "on the marker it is on"}
 				p := engine.Parse(text, "--")
 				if problem := p.Invalid("//"); problem != "" {
 					r.report(diagnostic{pos: s.pos, end: s.end, severity: rules.MustLookup(rules.InvalidSuppressionRule).Severity,
@@ -118,7 +118,7 @@ func (s *suppression) target(pass *analysis.Pass, f *ast.File, tf *token.File, s
 		}
 		for _, m := range ms {
 			if m.pos >= c.Slash && m.end <= c.End() {
-				s.from, s.to, s.what = m.pos, m.end, "marker"
+				s.from, s.to, s.where = m.pos, m.end, "on the marker it is on"
 				return
 			}
 		}
@@ -131,7 +131,7 @@ func (s *suppression) target(pass *analysis.Pass, f *ast.File, tf *token.File, s
 
 // coverLine makes s cover the outermost nodes that start on line.
 func (s *suppression) coverLine(f *ast.File, tf *token.File, line int) {
-	s.what = "code"
+	s.where = "on the code it is on"
 	ast.Inspect(f, func(n ast.Node) bool {
 		if n == nil || n == f {
 			return true
@@ -158,15 +158,9 @@ func (s *suppression) coverLine(f *ast.File, tf *token.File, line int) {
 func (r *reporter) suppress(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
 	sups := make([]*engine.Suppression, len(r.suppressions))
 	for i, s := range r.suppressions {
-		where := "on the marker it is on"
-		if s.what == "code" {
-			where = "on the code it is on"
-		}
-		sups[i] = &engine.Suppression{
-			Rules: s.rules, What: "suppression", Where: where,
-			At:     diag.Diagnostic{Line: int(s.pos), EndLine: int(s.end)}, // token.Pos, as in finding
-			Covers: s.covers,
-		}
+		// Positions are token.Pos values in Line and EndLine, as in finding.
+		at := diag.Diagnostic{Line: int(s.pos), EndLine: int(s.end)}
+		sups[i] = &engine.Suppression{Rules: s.rules, What: "suppression", Where: s.where, At: at, Covers: s.covers}
 	}
 	kept, unused := engine.Apply(ds, sups, sel)
 	for _, d := range unused {
