@@ -13,6 +13,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/engine"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -152,10 +153,9 @@ func run(pass *analysis.Pass, o *Options) error {
 	if err != nil {
 		return err
 	}
-	r := &reporter{pass: pass, min: o.MinSeverity, enabled: func(name string) bool {
-		return !containsString(o.Disabled, name) && slices.ContainsFunc(ruleSet(o), func(r *rules.Rule) bool { return r.Name == name })
-	}}
-	rs := enabledRules(o)
+	sel := o.selection()
+	r := &reporter{pass: pass, min: o.MinSeverity, sel: sel}
+	rs := sel.Rules(ruleSet(o), func(r *rules.Rule) bool { return r.Check != nil })
 
 	var ms []*marker
 	// Markers are read from every file, generated or not, but not from
@@ -193,7 +193,7 @@ func run(pass *analysis.Pass, o *Options) error {
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
 	}
-	checkLiterals(pass, r, rs, enabledPolicyRules(o), settings)
+	checkLiterals(pass, r, rs, sel.Rules(ruleSet(o), func(r *rules.Rule) bool { return r.CheckPolicy != nil }), settings)
 	r.flush()
 	return nil
 }
@@ -241,14 +241,11 @@ func runRules(rs []*rules.Rule, c *rules.Config, inv *rules.Inventory, s *rules.
 // runGuarded runs one rule on one object (what names it in the message),
 // reporting a panic at the object instead of crashing the build.
 func runGuarded(rule *rules.Rule, what string, r *reporter, at func() (token.Pos, token.Pos), run func()) {
-	defer func() {
-		if p := recover(); p != nil {
-			pos, end := at()
-			r.report(diagnostic{pos: pos, end: end, severity: diag.Error, category: rule.Name,
-				message: fmt.Sprintf("internal error: rule %s panicked on this %s: %v (please report this bug)", rule.Name, what, p)})
-		}
-	}()
-	run()
+	if p := engine.Guard(rule.Name, run); p != nil {
+		pos, end := at()
+		r.report(diagnostic{pos: pos, end: end, severity: diag.Error, category: rule.Name,
+			message: fmt.Sprintf("internal error: rule %s panicked on this %s: %v (please report this bug)", rule.Name, what, p.Value)})
+	}
 }
 
 func ruleSet(o *Options) []*rules.Rule {
@@ -258,26 +255,11 @@ func ruleSet(o *Options) []*rules.Rule {
 	return rules.All()
 }
 
-func enabledRules(o *Options) []*rules.Rule {
-	var out []*rules.Rule
-	for _, r := range ruleSet(o) {
-		if r.Check == nil || containsString(o.Disabled, r.Name) {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// enabledPolicyRules are the enabled rules on admission policies.
-func enabledPolicyRules(o *Options) []*rules.Rule {
-	var out []*rules.Rule
-	for _, r := range ruleSet(o) {
-		if r.CheckPolicy != nil && !containsString(o.Disabled, r.Name) {
-			out = append(out, r)
-		}
-	}
-	return out
+// selection enables the rules of the rule set that -disable does not name.
+func (o *Options) selection() *engine.Selection {
+	return &engine.Selection{Enabled: func(name string) bool {
+		return !containsString(o.Disabled, name) && slices.ContainsFunc(ruleSet(o), func(r *rules.Rule) bool { return r.Name == name })
+	}}
 }
 
 func (o *Options) settings() (*rules.Settings, error) {
@@ -355,7 +337,7 @@ type reporter struct {
 	// suppressions are the package's webhooklint:ignore directives
 	// (suppress.go), applied in flush.
 	suppressions []*suppression
-	enabled      func(rule string) bool
+	sel          *engine.Selection
 	min          diag.Severity // zero: warning
 }
 
@@ -372,7 +354,7 @@ func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 // flush reports the held findings that no suppression covers, one per
 // cause, and the suppressions that covered nothing.
 func (r *reporter) flush() {
-	for _, d := range rules.ExplainCauses(r.suppress(r.findings, r.enabled)) {
+	for _, d := range rules.ExplainCauses(r.suppress(r.findings, r.sel)) {
 		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message,
 			fixes: unheldFixes(d.Fixes)})
 	}

@@ -331,7 +331,7 @@ func literalKind(t types.Type) (kind, apiVersion string) {
 // manifest, on the literal's type: the API server stopped serving
 // admissionregistration/v1beta1 in 1.22.
 func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string, obj *diag.Object) {
-	rule, ok := rules.Lookup("unserved-api-version")
+	rule, ok := rules.Lookup(rules.UnservedAPIVersionRule)
 	if !ok || lit.Type == nil {
 		return
 	}

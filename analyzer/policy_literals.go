@@ -55,7 +55,7 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 	if !s.KubeVersion.AtLeast(rules.PolicyServedFrom(kind)) {
 		// As in the CLI: the apply fails before validation, so there is
 		// nothing else to judge.
-		if rule, ok := rules.Lookup("unserved-api-version"); ok && lit.Type != nil {
+		if rule, ok := rules.Lookup(rules.UnservedAPIVersionRule); ok && lit.Type != nil {
 			r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
 				message: rules.UnservedPolicyMessage(kind, s.KubeVersion)}, obj, "apiVersion")
 		}

@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/engine"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -28,18 +28,11 @@ import (
 // and so is one that names no rule, an unknown rule or no reason
 // (invalid-suppression).
 
-const (
-	ruleInvalidSuppression = "invalid-suppression"
-	ruleUnusedSuppression  = "unused-suppression"
-	ignoreDirective        = "webhooklint:ignore"
-)
-
 type suppression struct {
 	rules    []string
 	pos, end token.Pos // the directive
 	from, to token.Pos // what it covers
-	what     string    // "marker" or "code", for messages
-	used     bool
+	where    string    // what it covers, for the unused-suppression message
 }
 
 func (s *suppression) covers(d *diag.Diagnostic) bool {
@@ -73,14 +66,14 @@ func findSuppressions(pass *analysis.Pass, ms []*marker, r *reporter) []*suppres
 					}
 					src = b
 				}
-				s := &suppression{pos: c.Slash, end: c.End()}
-				names, reason, hasReason := strings.Cut(text, "--")
-				s.rules = strings.FieldsFunc(names, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-				if problem := suppressionProblem(s.rules, strings.TrimSpace(reason), hasReason); problem != "" {
-					r.report(diagnostic{pos: s.pos, end: s.end, severity: rules.MustLookup(ruleInvalidSuppression).Severity,
-						category: ruleInvalidSuppression, message: "suppression " + problem})
+				s := &suppression{pos: c.Slash, end: c.End(), where: "on the marker it is on"}
+				p := engine.Parse(text, "--")
+				if problem := p.Invalid("//"); problem != "" {
+					r.report(diagnostic{pos: s.pos, end: s.end, severity: rules.MustLookup(rules.InvalidSuppressionRule).Severity,
+						category: rules.InvalidSuppressionRule, message: problem})
 					continue
 				}
+				s.rules = p.Rules
 				s.target(pass, f, tf, src, g.List[i+1:], ms)
 				out = append(out, s)
 			}
@@ -96,7 +89,7 @@ func directiveText(c *ast.Comment) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(body), ignoreDirective)
+	rest, ok := strings.CutPrefix(strings.TrimSpace(body), engine.Directive)
 	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 		return "", false
 	}
@@ -105,21 +98,6 @@ func directiveText(c *ast.Comment) (string, bool) {
 		rest = rest[:i]
 	}
 	return rest, true
-}
-
-func suppressionProblem(names []string, reason string, hasReason bool) string {
-	switch {
-	case len(names) == 0:
-		return "names no rule; write `// webhooklint:ignore <rule> -- <reason>`"
-	case !hasReason || reason == "":
-		return fmt.Sprintf("of %s gives no reason; write `-- <why this is safe>` after the rule name", strings.Join(names, ", "))
-	}
-	for _, n := range names {
-		if _, ok := rules.Lookup(n); !ok {
-			return fmt.Sprintf("names unknown rule %q (see webhooklint --list-rules)", n)
-		}
-	}
-	return ""
 }
 
 // target sets what s covers. after are the comments that follow the
@@ -140,7 +118,7 @@ func (s *suppression) target(pass *analysis.Pass, f *ast.File, tf *token.File, s
 		}
 		for _, m := range ms {
 			if m.pos >= c.Slash && m.end <= c.End() {
-				s.from, s.to, s.what = m.pos, m.end, "marker"
+				s.from, s.to, s.where = m.pos, m.end, "on the marker it is on"
 				return
 			}
 		}
@@ -153,7 +131,7 @@ func (s *suppression) target(pass *analysis.Pass, f *ast.File, tf *token.File, s
 
 // coverLine makes s cover the outermost nodes that start on line.
 func (s *suppression) coverLine(f *ast.File, tf *token.File, line int) {
-	s.what = "code"
+	s.where = "on the code it is on"
 	ast.Inspect(f, func(n ast.Node) bool {
 		if n == nil || n == f {
 			return true
@@ -177,29 +155,16 @@ func (s *suppression) coverLine(f *ast.File, tf *token.File, line int) {
 
 // suppress drops the findings suppressions cover and reports the
 // suppressions that covered nothing, unless a rule they name is off.
-func (r *reporter) suppress(ds []diag.Diagnostic, enabled func(string) bool) []diag.Diagnostic {
-	kept := ds[:0]
-	for _, d := range ds {
-		suppressed := false
-		for _, s := range r.suppressions {
-			if s.covers(&d) {
-				s.used, suppressed = true, true
-			}
-		}
-		if !suppressed {
-			kept = append(kept, d)
-		}
+func (r *reporter) suppress(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
+	sups := make([]*engine.Suppression, len(r.suppressions))
+	for i, s := range r.suppressions {
+		// Positions are token.Pos values in Line and EndLine, as in finding.
+		at := diag.Diagnostic{Line: int(s.pos), EndLine: int(s.end)}
+		sups[i] = &engine.Suppression{Rules: s.rules, What: "suppression", Where: s.where, At: at, Covers: s.covers}
 	}
-	for _, s := range r.suppressions {
-		if s.used || !enabled(ruleUnusedSuppression) || slices.ContainsFunc(s.rules, func(n string) bool { return !enabled(n) }) {
-			continue
-		}
-		where := "the marker it is on"
-		if s.what == "code" {
-			where = "the code it is on"
-		}
-		r.report(diagnostic{pos: s.pos, end: s.end, severity: rules.MustLookup(ruleUnusedSuppression).Severity, category: ruleUnusedSuppression,
-			message: fmt.Sprintf("suppression of %s matches no finding on %s; remove it", strings.Join(s.rules, ", "), where)})
+	kept, unused := engine.Apply(ds, sups, sel)
+	for _, d := range unused {
+		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message})
 	}
 	return kept
 }

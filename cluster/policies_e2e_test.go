@@ -15,6 +15,7 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source"
 )
 
 // e2ePolicy is a policy whose expression compiles untyped (the server
@@ -103,7 +104,7 @@ func TestE2EPolicies(t *testing.T) {
 	if err := os.WriteFile(file, []byte(strings.Join(docs, "---\n")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fileRes, err := lint.Paths([]string{file}, nil, "", lint.Options{})
+	fileRes, err := source.Lint([]string{file}, nil, "", lint.Options{}, source.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/engine"
 	"github.com/webhooklint/webhooklint/internal/suggest"
-	"github.com/webhooklint/webhooklint/rules"
 
 	"github.com/webhooklint/webhooklint/manifest"
 )
@@ -28,10 +28,6 @@ type Suppression struct {
 	// Line and Column are where the entry is written.
 	Line, Column int
 }
-
-// rulesUnusedSuppression is the rule reporting suppressions that silence
-// nothing; a configuration entry that does is reported with it too.
-const rulesUnusedSuppression = "unused-suppression"
 
 func (p *parser) suppression(n *yaml.Node) (Suppression, bool) {
 	s := Suppression{Line: n.Line, Column: n.Column}
@@ -134,28 +130,8 @@ func (c *Config) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
 	if c == nil || len(c.Suppressions) == 0 {
 		return ds
 	}
-	used := make([]bool, len(c.Suppressions))
-	kept := make([]diag.Diagnostic, 0, len(ds))
-	for _, d := range ds {
-		suppressed := false
-		for i, s := range c.Suppressions {
-			if c.covers(s, d) {
-				used[i], suppressed = true, true
-			}
-		}
-		if !suppressed {
-			kept = append(kept, d)
-		}
-	}
-	unused, known := rules.Lookup(rulesUnusedSuppression)
+	sups := make([]*engine.Suppression, len(c.Suppressions))
 	for i, s := range c.Suppressions {
-		if used[i] || !known || !c.Enabled(rulesUnusedSuppression) || !c.Enabled(s.Rule) {
-			continue
-		}
-		sev := unused.Severity
-		if r, ok := c.Rules[rulesUnusedSuppression]; ok && r.Severity != nil {
-			sev = *r.Severity
-		}
 		where := "any file"
 		if len(s.Paths) > 0 {
 			where = strings.Join(s.Paths, ", ")
@@ -163,10 +139,12 @@ func (c *Config) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
 		if s.Webhook != "" {
 			where = fmt.Sprintf("webhook %q in %s", s.Webhook, where)
 		}
-		kept = append(kept, diag.Diagnostic{
-			File: c.File, Line: s.Line, Column: s.Column, Severity: sev, Rule: rulesUnusedSuppression,
-			Message: fmt.Sprintf("configured suppression of %s matches no finding in %s; remove it", s.Rule, where),
-		})
+		sups[i] = &engine.Suppression{
+			Rules: []string{s.Rule}, What: "configured suppression", Where: "in " + where,
+			At:     diag.Diagnostic{File: c.File, Line: s.Line, Column: s.Column},
+			Covers: func(d *diag.Diagnostic) bool { return c.covers(s, *d) },
+		}
 	}
-	return diag.Normalize(kept)
+	kept, unused := engine.Apply(ds, sups, &engine.Selection{Enabled: c.Enabled, Severity: c.Severities()})
+	return diag.Normalize(append(kept, unused...))
 }

@@ -27,6 +27,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/source"
 )
 
 // The benchmark workload: files of webhook configurations, valid and
@@ -146,12 +147,12 @@ func BenchmarkLint(b *testing.B) {
 	// Run as the command line does.
 	defer debug.SetGCPercent(debug.SetGCPercent(cli.GCPercent))
 	// Warm the per-process caches (CEL environments) as a long run would.
-	if _, err := lint.Paths([]string{dir}, nil, "", lint.Options{}); err != nil {
+	if _, err := source.Lint([]string{dir}, nil, "", lint.Options{}, source.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := lint.Paths([]string{dir}, nil, "", lint.Options{})
+		res, err := source.Lint([]string{dir}, nil, "", lint.Options{}, source.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -171,7 +172,7 @@ func BenchmarkCorpus(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := lint.Paths([]string{dir}, nil, "", lint.Options{}); err != nil {
+		if _, err := source.Lint([]string{dir}, nil, "", lint.Options{}, source.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -275,7 +276,7 @@ webhooks:
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				res, err := lint.Paths([]string{dir}, nil, "", lint.Options{})
+				res, err := source.Lint([]string{dir}, nil, "", lint.Options{}, source.Options{})
 				if err != nil || res.Configs != n {
 					b.Fatalf("linted %v configurations, want %d (%v)", res, n, err)
 				}

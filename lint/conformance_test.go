@@ -135,7 +135,7 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 	hasRemoved := false
 	for _, d := range ds {
 		switch {
-		case d.Rule == manifest.RuleUnservedAPIVersion:
+		case d.Rule == rules.UnservedAPIVersionRule:
 			// An error, for v1beta1 as for versions never served: from
 			// 1.22 on the apply fails ("no matches for kind").
 			hasRemoved = d.Severity == diag.Error
@@ -153,7 +153,7 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 	switch {
 	case v.Stage == "client" && v.Reason == "NoKindMatch":
 		if !hasRemoved {
-			problems = append(problems, fmt.Sprintf("the server does not serve %s %s, but there is no %s error", v.APIVersion, v.Kind, manifest.RuleUnservedAPIVersion))
+			problems = append(problems, fmt.Sprintf("the server does not serve %s %s, but there is no %s error", v.APIVersion, v.Kind, rules.UnservedAPIVersionRule))
 		}
 	case v.Code == 201:
 		for _, d := range errs {
@@ -197,7 +197,7 @@ func serverWarningRule(name string) bool {
 
 // judgedRule: the rules whose errors claim "the API server rejects this".
 func judgedRule(name string) bool {
-	if name == manifest.RuleSyntax || name == manifest.RuleSchema {
+	if name == rules.YAMLSyntaxRule || name == rules.SchemaRule {
 		return true
 	}
 	r, ok := rules.Lookup(name)
@@ -232,7 +232,7 @@ var (
 func compareDecodeError(msg string, errs []diag.Diagnostic, start int) []string {
 	var schema []diag.Diagnostic
 	for _, d := range errs {
-		if d.Rule == manifest.RuleSchema || d.Rule == rules.PlaceholderRule {
+		if d.Rule == rules.SchemaRule || d.Rule == rules.PlaceholderRule {
 			schema = append(schema, d)
 		}
 	}

@@ -95,8 +95,8 @@ func checkAgainstVerdict(t *testing.T, file string, d *manifest.Document, v *ver
 		if v.Accepted || !strings.Contains(v.Message, "no matches for kind") {
 			t.Errorf("%s: the server's verdict on a v1beta1 object is %q, not \"no matches for kind\"", where, v.Message)
 		}
-		if !slices.ContainsFunc(errs, func(e diag.Diagnostic) bool { return e.Rule == manifest.RuleUnservedAPIVersion }) {
-			t.Errorf("%s: the server does not serve v1beta1, but webhooklint reports no %s error", where, manifest.RuleUnservedAPIVersion)
+		if !slices.ContainsFunc(errs, func(e diag.Diagnostic) bool { return e.Rule == rules.UnservedAPIVersionRule }) {
+			t.Errorf("%s: the server does not serve v1beta1, but webhooklint reports no %s error", where, rules.UnservedAPIVersionRule)
 		}
 		return
 	case v.Accepted:
@@ -106,7 +106,7 @@ func checkAgainstVerdict(t *testing.T, file string, d *manifest.Document, v *ver
 	case strings.Contains(v.Message, "cannot be handled as"):
 		// A decoding failure: the server stops before validation and
 		// names no field.
-		if !slices.ContainsFunc(errs, func(e diag.Diagnostic) bool { return e.Rule == manifest.RuleSchema || e.Rule == rules.PlaceholderRule }) {
+		if !slices.ContainsFunc(errs, func(e diag.Diagnostic) bool { return e.Rule == rules.SchemaRule || e.Rule == rules.PlaceholderRule }) {
 			t.Errorf("%s: the server cannot decode it (%s), webhooklint reports no schema error", where, v.Message)
 		}
 	default:

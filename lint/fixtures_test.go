@@ -20,8 +20,9 @@ import (
 
 // Fixtures live in testdata/rules/<rule>/*.yaml. A trailing comment
 // `# want "regexp" ...` on a line expects one diagnostic per regexp to start
-// on that line; each regexp is matched against "message [rule]". Every
-// diagnostic must be wanted. Only the directory's rule runs, plus the
+// on that line; each regexp is matched against "message [rule]". A regexp
+// written after @N (`# want @5 "..."`) wants the diagnostic to start in
+// column N of that line too. Every diagnostic must be wanted. Only the directory's rule runs, plus the
 // loader's input checks, which must stay silent unless wanted.
 //
 // An optional first line `# fixture: {...}` sets kubeVersion ("1.34"),
@@ -31,8 +32,8 @@ import (
 const fixturesDir = "../testdata/rules"
 
 var (
-	wantComment = regexp.MustCompile(`#\s*want\s+((?:(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s*)+)$`)
-	wantArg     = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|` + "`[^`]*`")
+	wantComment = regexp.MustCompile(`#\s*want\s+((?:(?:@\d+\s+)?(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s*)+)$`)
+	wantArg     = regexp.MustCompile(`(?:@(\d+)\s+)?("(?:[^"\\]|\\.)*"|` + "`[^`]*`)")
 )
 
 type fixtureHeader struct {
@@ -46,7 +47,7 @@ type fixtureHeader struct {
 }
 
 // alwaysOn are the loader's input checks that run with every fixture.
-var alwaysOn = []string{manifest.RuleSyntax, manifest.RuleSchema, manifest.RuleInvalidSuppression, manifest.RuleUnusedSuppression}
+var alwaysOn = []string{rules.YAMLSyntaxRule, rules.SchemaRule, rules.InvalidSuppressionRule, rules.UnusedSuppressionRule}
 
 func TestRuleFixtures(t *testing.T) {
 	dirs, err := os.ReadDir(fixturesDir)
@@ -131,6 +132,7 @@ func runFixture(t *testing.T, rule, file string) {
 
 type want struct {
 	line int
+	col  int // 0: any column
 	re   *regexp.Regexp
 	hit  bool
 }
@@ -143,7 +145,9 @@ func checkWants(t *testing.T, file string, data []byte, ds []diag.Diagnostic) {
 		if m == nil {
 			continue
 		}
-		for _, q := range wantArg.FindAllString(m[1], -1) {
+		for _, a := range wantArg.FindAllStringSubmatch(m[1], -1) {
+			q := a[2]
+			col, _ := strconv.Atoi(a[1]) // 0 when no @N
 			// Go string syntax, as in analysistest; a double-quoted regexp
 			// with escapes Go strings lack (\[, \.) is taken literally.
 			s, err := strconv.Unquote(q)
@@ -154,14 +158,14 @@ func checkWants(t *testing.T, file string, data []byte, ds []diag.Diagnostic) {
 			if err != nil {
 				t.Fatalf("%s:%d: bad want regexp: %v", file, i+1, err)
 			}
-			wants = append(wants, &want{line: i + 1, re: re})
+			wants = append(wants, &want{line: i + 1, col: col, re: re})
 		}
 	}
 	for _, d := range ds {
 		text := fmt.Sprintf("%s [%s]", d.Message, d.Rule)
 		matched := false
 		for _, w := range wants {
-			if !w.hit && w.line == d.Line && w.re.MatchString(text) {
+			if !w.hit && w.line == d.Line && (w.col == 0 || w.col == d.Column) && w.re.MatchString(text) {
 				w.hit, matched = true, true
 				break
 			}
@@ -172,7 +176,7 @@ func checkWants(t *testing.T, file string, data []byte, ds []diag.Diagnostic) {
 	}
 	for _, w := range wants {
 		if !w.hit {
-			t.Errorf("%s:%d: no diagnostic matched %q", file, w.line, w.re)
+			t.Errorf("%s:%d:%d: no diagnostic matched %q", file, w.line, w.col, w.re)
 		}
 	}
 }

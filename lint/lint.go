@@ -5,9 +5,7 @@ package lint
 
 import (
 	"fmt"
-	"io"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/engine"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/internal/policytypes"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -42,7 +41,10 @@ type Options struct {
 	NoInlineSuppressions bool
 }
 
-func (o *Options) enabled(name string) bool { return o.Enabled == nil || o.Enabled(name) }
+// Selection is the options' choice of rules and severities, for the engine.
+func (o *Options) Selection() *engine.Selection {
+	return &engine.Selection{Enabled: o.Enabled, Severity: o.Severity}
+}
 
 // Workers is how many goroutines a run may use: Jobs, or one per CPU.
 func (o *Options) Workers() int {
@@ -91,63 +93,6 @@ type Result struct {
 	// admission policies and their bindings.
 	Configs, Policies int
 	Internal          []*InternalError
-}
-
-// Paths expands command-line arguments, loads every file (in parallel) and
-// lints each file as its own deployment unit: cross-object rules compare
-// the objects of one file, never of unrelated files that happen to share a
-// folder (kustomizations and charts, which make units of several files,
-// are the source package's business). Only argument errors (a missing
-// path, a bad glob) are returned as errors; everything wrong with the
-// input is a diagnostic.
-func Paths(args []string, stdin io.Reader, stdinName string, opts Options) (*Result, error) {
-	sources, err := manifest.Expand(args, stdinName)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Skip != nil {
-		sources = slices.DeleteFunc(sources, func(s manifest.Source) bool { return !s.Stdin && opts.Skip(s.Name) })
-	}
-	opts = opts.withDefaults()
-	// Each file is read, parsed and linted by one worker, and only its
-	// name is kept afterwards (the report re-reads it from disk for
-	// snippets): its node trees are dropped as soon as its findings are
-	// made. One file alone gets every worker for its documents.
-	inner := opts
-	if len(sources) > 1 {
-		inner.Jobs = 1
-	}
-	files := make([]*manifest.File, len(sources))
-	results := make([]*Result, len(sources))
-	parallel.For(len(sources), opts.Workers(), func(i int) {
-		s := sources[i]
-		data, err := manifest.Read(s, stdin) // Read takes stdin only for "-"
-		var f *manifest.File
-		if err != nil {
-			// One finding on that path; the other files are linted.
-			f = manifest.Unreadable(s.Name, err)
-		} else {
-			var chunks []manifest.Chunk
-			f, chunks = manifest.Split(s.Name, data)
-			for _, c := range chunks {
-				f.Add(c.Parse(f.Name))
-			}
-		}
-		results[i] = LintUnit(Unit{Files: []*manifest.File{f}}, inner)
-		files[i] = &manifest.File{Name: f.Name}
-		if s.Stdin {
-			files[i].Data = f.Data
-		}
-	})
-	res := &Result{Files: files}
-	for _, r := range results {
-		res.Diagnostics = append(res.Diagnostics, r.Diagnostics...)
-		res.Configs += r.Configs
-		res.Policies += r.Policies
-		res.Internal = append(res.Internal, r.Internal...)
-	}
-	res.Diagnostics = diag.Normalize(res.Diagnostics)
-	return res, nil
 }
 
 // Unit is one deployment unit: what is installed together (a kustomize
@@ -294,7 +239,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		at := d.Locate("apiVersion", false)
 		return []diag.Diagnostic{{
 			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
-			Severity: diag.Error, Rule: manifest.RuleUnservedAPIVersion, Path: "apiVersion",
+			Severity: diag.Error, Rule: rules.UnservedAPIVersionRule, Path: "apiVersion",
 			Message: rules.UnservedPolicyMessage(d.Kind, opts.Settings.KubeVersion), Object: d.Object(),
 		}}, nil
 	case d.Policy != nil:
@@ -307,7 +252,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	if d.Config != nil && d.Config.IsV1beta1() && rules.V1beta1Served(opts.Settings.KubeVersion) {
 		// The loader judged v1beta1 for a server that no longer serves it.
 		for i := range ds {
-			if ds[i].Rule == manifest.RuleUnservedAPIVersion {
+			if ds[i].Rule == rules.UnservedAPIVersionRule {
 				ds[i].Severity, ds[i].Message = rules.UnservedV1beta1(d.Config, opts.Settings.KubeVersion)
 			}
 		}
@@ -422,22 +367,9 @@ func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file
 func runChecks(opts *Options, file string, has func(*rules.Rule) bool,
 	newPass func(*rules.Rule, func(rules.Finding)) *rules.Pass) (findings []rules.Finding, errs []*InternalError) {
 	report := func(f rules.Finding) { findings = append(findings, f) }
-	var pass *rules.Pass
-	for _, r := range rules.All() {
-		if !has(r) || !opts.enabled(r.Name) {
-			continue
-		}
-		if pass == nil {
-			pass = newPass(r, report)
-		}
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					errs = append(errs, &InternalError{Rule: r.Name, File: file, Panic: p, Stack: debug.Stack()})
-				}
-			}()
-			pass.For(r).Run()
-		}()
+	panics := engine.Run(opts.Selection().Rules(rules.All(), has), func(r *rules.Rule) *rules.Pass { return newPass(r, report) })
+	for _, p := range panics {
+		errs = append(errs, &InternalError{Rule: p.Rule, File: file, Panic: p.Value, Stack: p.Stack})
 	}
 	return findings, errs
 }
@@ -451,41 +383,32 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 	if opts.NoInlineSuppressions {
 		return append(ds, forbiddenSuppressions(d)...)
 	}
-	kept := ds[:0]
-	for _, dg := range ds {
-		suppressed := false
-		if dg.Rule != manifest.RuleInvalidSuppression {
-			path := dg.Path
-			if len(dg.Related) > 0 {
-				path = dg.Related[0].Path // suppressed on the webhook it is about
-			}
-			for _, s := range d.Suppressions {
-				if s.Covers(dg.Rule, path) {
-					s.Used = true
-					suppressed = true
-				}
-			}
-		}
-		if !suppressed {
-			kept = append(kept, dg)
-		}
-	}
-	for _, s := range d.Suppressions {
-		if s.Used || !allEnabled(s.Rules, opts) {
-			continue
-		}
-		where := "this node"
+	sups := make([]*engine.Suppression, len(d.Suppressions))
+	for i, s := range d.Suppressions {
+		where := "on this node"
 		if s.Path == "" {
-			where = "this object"
+			where = "on this object"
 		}
-		kept = append(kept, diag.Diagnostic{
-			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
-			Severity: rules.MustLookup(manifest.RuleUnusedSuppression).Severity, Rule: manifest.RuleUnusedSuppression,
-			Message: fmt.Sprintf("suppression of %s matches no finding on %s; remove it", strings.Join(s.Rules, ", "), where),
-			Path:    s.Path, Object: d.Object(),
-		})
+		sups[i] = &engine.Suppression{
+			Rules: s.Rules, What: "suppression", Where: where,
+			At: diag.Diagnostic{
+				File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+				Path: s.Path, Object: d.Object(),
+			},
+			Covers: func(dg *diag.Diagnostic) bool {
+				if dg.Rule == rules.InvalidSuppressionRule {
+					return false
+				}
+				path := dg.Path
+				if len(dg.Related) > 0 {
+					path = dg.Related[0].Path // suppressed on the webhook it is about
+				}
+				return s.Covers(dg.Rule, path)
+			},
+		}
 	}
-	return kept
+	kept, unused := engine.Apply(ds, sups, opts.Selection())
+	return append(kept, unused...)
 }
 
 // forbiddenSuppressions reports each inline suppression of d as an
@@ -500,7 +423,7 @@ func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
 		}
 		out = append(out, diag.Diagnostic{
 			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
-			Severity: rules.MustLookup(manifest.RuleInvalidSuppression).Severity, Rule: manifest.RuleInvalidSuppression,
+			Severity: rules.MustLookup(rules.InvalidSuppressionRule).Severity, Rule: rules.InvalidSuppressionRule,
 			Message: fmt.Sprintf("inline suppressions are forbidden (--no-inline-suppressions, inlineSuppressions: false): "+
 				"this %s does not silence %s; fix the finding or list it under the configuration's suppressions",
 				kind, strings.Join(s.Rules, ", ")),
@@ -510,27 +433,8 @@ func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
 	return out
 }
 
-func allEnabled(names []string, opts *Options) bool {
-	for _, n := range names {
-		if !opts.enabled(n) {
-			return false
-		}
-	}
-	return opts.enabled(manifest.RuleUnusedSuppression)
-}
-
 // finish drops disabled rules' findings, applies severity overrides, sorts
 // and de-duplicates, and reports one finding per cause (rules.ExplainCauses).
 func finish(ds []diag.Diagnostic, opts *Options) []diag.Diagnostic {
-	kept := ds[:0]
-	for _, d := range ds {
-		if !opts.enabled(d.Rule) {
-			continue
-		}
-		if s, ok := opts.Severity[d.Rule]; ok && !d.DependsOnOverlay {
-			d.Severity = s
-		}
-		kept = append(kept, d)
-	}
-	return rules.ExplainCauses(diag.Normalize(kept))
+	return rules.ExplainCauses(diag.Normalize(opts.Selection().Select(ds)))
 }

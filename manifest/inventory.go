@@ -57,7 +57,7 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 	}
 	defer func() {
 		if b.exhausted {
-			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), RuleSchema, diag.Error, "", budgetMessage))
+			d.Diagnostics = append(d.Diagnostics, d.diagAt(src.rangeOf(obj), rules.SchemaRule, diag.Error, "", budgetMessage))
 		}
 	}()
 	if crd, ok := readCRD(src, obj, apiVersion, kind, b); ok {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
 )
 
 const tinyConfig = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: c%d}\n"
@@ -121,7 +122,7 @@ func TestInputShapes(t *testing.T) {
 			}
 			var got []string
 			for _, d := range allDiagnostics(f) {
-				if d.Rule == RuleSyntax || strings.Contains(d.Message, "apiVersion is missing") {
+				if d.Rule == rules.YAMLSyntaxRule || strings.Contains(d.Message, "apiVersion is missing") {
 					got = append(got, fmt.Sprintf("%d:%d: %s", d.Line, d.Column, d.Message))
 				}
 			}

@@ -91,9 +91,6 @@ func (d *Document) Object() *diag.Object {
 // its last rule has run. Locate then answers the document's first line.
 func (d *Document) DropPositions() { d.Positions, d.src, d.within = nil, nil, nil }
 
-// IsWebhookConfig reports whether the document is a webhook configuration.
-func (d *Document) IsWebhookConfig() bool { return d.Config != nil }
-
 // Locate resolves a field path of this object to a range in its file.
 func (d *Document) Locate(path string, atKey bool) Range {
 	if r, _, ok := d.Positions.Lookup(path, atKey); ok {
@@ -200,12 +197,12 @@ var objectLimit = MaxObjects
 func Split(name string, data []byte) (*File, []Chunk) {
 	f := &File{Name: name, Data: data}
 	if len(data) > MaxFileSize {
-		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, RuleSyntax,
+		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, rules.YAMLSyntaxRule,
 			fmt.Sprintf("file is larger than %d MiB, the most webhooklint reads from one file; split it", MaxFileSize>>20)))
 		return f, nil
 	}
 	if enc := utf16Encoding(data); enc != "" {
-		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, RuleSyntax,
+		f.Diagnostics = append(f.Diagnostics, fileDiag(name, 1, 1, rules.YAMLSyntaxRule,
 			fmt.Sprintf("file is %s encoded; UTF-16 is not supported: save it as UTF-8", enc)))
 		return f, nil
 	}
@@ -217,7 +214,7 @@ func Split(name string, data []byte) (*File, []Chunk) {
 		}
 		for _, part := range splitJSONStream(c) {
 			if len(out) == objectLimit {
-				f.Diagnostics = append(f.Diagnostics, fileDiag(name, part.firstLine, 1, RuleSyntax,
+				f.Diagnostics = append(f.Diagnostics, fileDiag(name, part.firstLine, 1, rules.YAMLSyntaxRule,
 					fmt.Sprintf("file has more than %d documents; from here on it is not linted: split it", objectLimit)))
 				return f, out
 			}
@@ -446,7 +443,7 @@ func (f *File) parseDocument(c Chunk, docIndex int) {
 			return // some other YAML file in a linted folder
 		}
 		at := src.rangeOf(top)
-		f.Diagnostics = append(f.Diagnostics, fileDiag(f.Name, at.Line, at.Column, RuleSyntax,
+		f.Diagnostics = append(f.Diagnostics, fileDiag(f.Name, at.Line, at.Column, rules.YAMLSyntaxRule,
 			"the document is an array of objects, which kubectl cannot apply; wrap them in a List "+
 				"(apiVersion: v1, kind: List, items: [...]) or write one object per document"))
 		p.addItems(top.Content, "", "List", 0)
@@ -499,7 +496,7 @@ func (p *docParser) addItems(items []*yaml.Node, listVersion, listKind string, d
 		}
 		if p.items == 0 {
 			at := p.src.rangeOf(item)
-			p.f.Diagnostics = append(p.f.Diagnostics, fileDiag(p.f.Name, at.Line, at.Column, RuleSyntax,
+			p.f.Diagnostics = append(p.f.Diagnostics, fileDiag(p.f.Name, at.Line, at.Column, rules.YAMLSyntaxRule,
 				fmt.Sprintf("file has more than %d objects; from this List item on it is not linted: split it", objectLimit)))
 			p.items = -1
 		}
@@ -541,7 +538,7 @@ func (f *File) checkTrailing(c Chunk, dec *yaml.Decoder) {
 	} else if err != nil {
 		line = c.syntaxError(f.Name, err).Line
 	}
-	f.Diagnostics = append(f.Diagnostics, fileDiag(f.Name, line, col, RuleSyntax,
+	f.Diagnostics = append(f.Diagnostics, fileDiag(f.Name, line, col, rules.YAMLSyntaxRule,
 		"text after the end of the document is not read as part of it; start another document with a --- line"))
 }
 
@@ -555,7 +552,7 @@ func (c Chunk) syntaxError(file string, err error) diag.Diagnostic {
 	if strings.HasPrefix(msg, "control characters are not allowed") {
 		// The reader says neither where nor which: find it.
 		if l, col, r, ok := firstControl(c.data); ok {
-			d := fileDiag(file, c.firstLine+l-1, col, RuleSyntax,
+			d := fileDiag(file, c.firstLine+l-1, col, rules.YAMLSyntaxRule,
 				fmt.Sprintf("invalid YAML: control character %U is not allowed", r))
 			return d
 		}
@@ -615,7 +612,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		if kind == rules.Validating || kind == rules.Mutating {
 			want = rules.V1
 		}
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleSchema, diag.Error, "apiVersion",
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rules.SchemaRule, diag.Error, "apiVersion",
 			fmt.Sprintf("apiVersion is missing or empty, so kubectl rejects the object (\"Object 'apiVersion' is missing\"); set it to %s", want)))
 	case rules.IsWebhookKind(apiVersion, kind):
 		f.decodeWebhookConfig(d, src, obj, docNode, b)
@@ -628,7 +625,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
 		ix.freeze()
 		d.Positions = ix
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), RuleUnservedAPIVersion, diag.Error, "apiVersion",
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), rules.UnservedAPIVersionRule, diag.Error, "apiVersion",
 			fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
 				kind, apiVersion, kind, apiVersion, rules.V1)))
 	case f.opts.Alone && kind != "CustomResourceDefinition" && b.plain:
@@ -717,7 +714,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		// An error for the default target; lint makes it the warning of a
 		// target that still serves v1beta1 (rules.UnservedV1beta1).
 		sev, msg := rules.UnservedV1beta1(d.Config, rules.DefaultKubeVersion)
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, RuleUnservedAPIVersion, sev, "apiVersion", msg))
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rules.UnservedAPIVersionRule, sev, "apiVersion", msg))
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()
@@ -730,7 +727,7 @@ func (d *Document) abandon(errs []decodeError) {
 	d.Positions.freeze()
 	for _, e := range errs {
 		if e.msg == budgetMessage {
-			d.Diagnostics = append(d.Diagnostics, d.diagAt(e.at, RuleSchema, diag.Error, e.path, e.msg))
+			d.Diagnostics = append(d.Diagnostics, d.diagAt(e.at, rules.SchemaRule, diag.Error, e.path, e.msg))
 		}
 	}
 }
@@ -743,7 +740,7 @@ func (d *Document) addDecodeError(e decodeError) {
 	if at.IsZero() {
 		at = d.Locate(e.path, e.atKey)
 	}
-	rule, sev := RuleSchema, diag.Error
+	rule, sev := rules.SchemaRule, diag.Error
 	if e.rule != "" {
 		rule, sev = e.rule, rules.MustLookup(e.rule).Severity
 	}
@@ -783,7 +780,7 @@ func fileDiag(file string, line, col int, rule, msg string) diag.Diagnostic {
 }
 
 func syntaxDiag(file string, line int, chunk []byte, firstLine int, msg string) diag.Diagnostic {
-	d := fileDiag(file, line, 1, RuleSyntax, "invalid YAML: "+msg)
+	d := fileDiag(file, line, 1, rules.YAMLSyntaxRule, "invalid YAML: "+msg)
 	// Point at the first non-blank character of the line, which reads
 	// better than column 1 under an indented key.
 	src := newSource(chunk, firstLine-1)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/webhooklint/webhooklint/rules"
 )
 
 func TestPositionsPointAtValuesKeysAndParents(t *testing.T) {
@@ -113,7 +115,7 @@ func TestJSONInput(t *testing.T) {
 		t.Fatalf("docs = %d", len(f.Docs))
 	}
 	ds := f.Docs[0].Diagnostics
-	if len(ds) != 1 || ds[0].Line != 5 || ds[0].Rule != RuleSchema {
+	if len(ds) != 1 || ds[0].Line != 5 || ds[0].Rule != rules.SchemaRule {
 		t.Fatalf("want one schema error on line 5, got %+v", ds)
 	}
 }

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -11,24 +10,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/engine"
 	"github.com/webhooklint/webhooklint/rules"
-)
-
-// Rule names of the loader's own findings (their metadata lives in rules/).
-const (
-	RuleSyntax             = "yaml-syntax"
-	RuleSchema             = "schema"
-	RuleUnservedAPIVersion = "unserved-api-version"
-	RuleInvalidSuppression = "invalid-suppression"
-	RuleUnusedSuppression  = "unused-suppression"
 )
 
 // IgnoreAnnotation suppresses rules for a whole object. Unlike comments it
 // survives Helm and kustomize rendering. Its value holds one entry per
 // line: "<rule>[,<rule>…]: <reason>".
 const IgnoreAnnotation = "webhooklint.io/ignore"
-
-const directive = "webhooklint:ignore"
 
 // Suppression silences rules on a YAML node (and everything under it) or on
 // a whole object. Each needs a reason.
@@ -41,7 +30,6 @@ type Suppression struct {
 	// At is where the suppression is written.
 	At         Range
 	Annotation bool
-	Used       bool
 }
 
 // Covers reports whether the suppression applies to a finding.
@@ -68,13 +56,13 @@ type comment struct {
 // key or a list item, or at the end of a key's line. A comment above the
 // first key of an object applies to the whole object.
 func (d *decoder) noteComments(ps string, key, value *yaml.Node, firstKeyOfObject bool) {
-	if key != nil && strings.Contains(key.HeadComment, directive) {
+	if key != nil && strings.Contains(key.HeadComment, engine.Directive) {
 		d.comments = append(d.comments, comment{path: ps, text: key.HeadComment, line: key.Line, whole: firstKeyOfObject, head: true})
 	}
-	if key != nil && strings.Contains(key.LineComment, directive) {
+	if key != nil && strings.Contains(key.LineComment, engine.Directive) {
 		d.comments = append(d.comments, comment{path: ps, text: key.LineComment, line: key.Line})
 	}
-	if value != nil && value.Kind == yaml.ScalarNode && strings.Contains(value.LineComment, directive) {
+	if value != nil && value.Kind == yaml.ScalarNode && strings.Contains(value.LineComment, engine.Directive) {
 		d.comments = append(d.comments, comment{path: ps, text: value.LineComment, line: value.Line})
 	}
 }
@@ -82,14 +70,14 @@ func (d *decoder) noteComments(ps string, key, value *yaml.Node, firstKeyOfObjec
 // suppressions parses the directive comments and the ignore annotation of
 // a webhook configuration, reporting malformed ones.
 func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.Node) []*Suppression {
-	if docNode != nil && strings.Contains(docNode.HeadComment, directive) {
+	if docNode != nil && strings.Contains(docNode.HeadComment, engine.Directive) {
 		comments = append(comments, comment{text: docNode.HeadComment, line: 1, whole: true, head: true})
 	}
 	var out []*Suppression
 	for _, c := range comments {
 		for _, l := range strings.Split(c.text, "\n") {
 			body := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), "#"))
-			rest, ok := strings.CutPrefix(body, directive)
+			rest, ok := strings.CutPrefix(body, engine.Directive)
 			if !ok {
 				continue
 			}
@@ -102,11 +90,7 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 			if c.whole {
 				path = ""
 			}
-			s := &Suppression{Path: path, At: at}
-			names, reason, hasReason := strings.Cut(rest, "--")
-			s.Rules = splitRules(names)
-			s.Reason = strings.TrimSpace(reason)
-			if d.validSuppression(s, hasReason) {
+			if s := d.suppression(engine.Parse(rest, "--"), path, at, false); s != nil {
 				out = append(out, s)
 			}
 		}
@@ -124,9 +108,7 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 			if strings.TrimSpace(entry) == "" {
 				continue
 			}
-			names, reason, hasReason := strings.Cut(entry, ":")
-			s := &Suppression{Rules: splitRules(names), Reason: strings.TrimSpace(reason), At: at, Annotation: true}
-			if d.validSuppression(s, hasReason) {
+			if s := d.suppression(engine.Parse(entry, ":"), "", at, true); s != nil {
 				out = append(out, s)
 			}
 		}
@@ -134,31 +116,14 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 	return out
 }
 
-func splitRules(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-}
-
-func (d *Document) validSuppression(s *Suppression, hasReason bool) bool {
-	problem := ""
-	switch {
-	case len(s.Rules) == 0:
-		problem = "names no rule; write `# webhooklint:ignore <rule> -- <reason>`"
-	case !hasReason || s.Reason == "":
-		problem = fmt.Sprintf("of %s gives no reason; write `-- <why this is safe>` after the rule name", strings.Join(s.Rules, ", "))
-	default:
-		for _, r := range s.Rules {
-			if _, ok := rules.Lookup(r); !ok {
-				problem = fmt.Sprintf("names unknown rule %q (see webhooklint --list-rules)", r)
-				break
-			}
-		}
+// suppression is a parsed suppression written at, or nil after reporting
+// it as invalid.
+func (d *Document) suppression(p engine.Parsed, path string, at Range, annotation bool) *Suppression {
+	if problem := p.Invalid("#"); problem != "" {
+		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rules.InvalidSuppressionRule, diag.Error, path, problem))
+		return nil
 	}
-	if problem == "" {
-		return true
-	}
-	d.Diagnostics = append(d.Diagnostics, d.diagAt(s.At, RuleInvalidSuppression, diag.Error, s.Path,
-		"suppression "+problem))
-	return false
+	return &Suppression{Rules: p.Rules, Reason: p.Reason, Path: path, At: at, Annotation: annotation}
 }
 
 // findComment locates a directive comment in the source: on the node's line

@@ -63,20 +63,3 @@ func expectFindings(t *testing.T, got []string, want ...string) {
 		}
 	}
 }
-
-// TestCrossObjectDocExamples keeps the documented examples honest: Bad is
-// reported, Good (when it is a webhook configuration) is not.
-func TestCrossObjectDocExamples(t *testing.T) {
-	for _, name := range []string{"never-sent-resources", "self-deadlock", "system-critical-scope"} {
-		r := MustLookup(name)
-		if got := runRuleFindings(t, name, decodeWebhookYAML(t, r.Doc.Bad), nil, nil); len(got) == 0 {
-			t.Errorf("%s: the Bad example is not reported", name)
-		}
-		if !strings.Contains(r.Doc.Good, "WebhookConfiguration") {
-			continue
-		}
-		if got := runRuleFindings(t, name, decodeWebhookYAML(t, r.Doc.Good), nil, nil); len(got) != 0 {
-			t.Errorf("%s: the Good example is reported: %q", name, got)
-		}
-	}
-}

@@ -10,16 +10,22 @@ import (
 // for the rules whose input is not a manifest, such as a file listing).
 // They are data: the docs, --explain and SARIF show them, and the tests
 // lint each one to prove the Bad one triggers its rule and the Good one
-// stays clean.
+// stays clean. An excerpt of a manifest (a webhook's fields, without the
+// configuration around them) is named bad.fragment.yaml and
+// good.fragment.yaml: it is shown the same way, but only parsed, not
+// linted.
 //
 //go:embed examples
 var examples embed.FS
 
 // exampleKinds are the file extensions an example may have, with the
-// language its docs fence it in.
-var exampleKinds = []struct{ ext, lang string }{{".yaml", "yaml"}, {".txt", "console"}}
+// language its docs fence it in and whether it is a fragment.
+var exampleKinds = []struct {
+	ext, lang string
+	fragment  bool
+}{{".yaml", "yaml", false}, {".fragment.yaml", "yaml", true}, {".txt", "console", false}}
 
-// loadExamples fills a rule's Doc.Bad, Doc.Good and Doc.ExampleLang from
+// loadExamples fills a rule's Doc.Bad, Doc.Good, ExampleLang and Fragment from
 // its folder of examples. A rule without one keeps what its Doc says.
 func loadExamples(r *Rule) {
 	for _, k := range exampleKinds {
@@ -31,7 +37,7 @@ func loadExamples(r *Rule) {
 		if errBad != nil || errGood != nil {
 			panic("rules: " + r.Name + " has only one of bad" + k.ext + " and good" + k.ext)
 		}
-		r.Doc.Bad, r.Doc.Good, r.Doc.ExampleLang = string(bad), string(good), k.lang
+		r.Doc.Bad, r.Doc.Good, r.Doc.ExampleLang, r.Doc.Fragment = string(bad), string(good), k.lang, k.fragment
 		return
 	}
 }

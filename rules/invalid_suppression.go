@@ -2,9 +2,12 @@ package rules
 
 import "github.com/webhooklint/webhooklint/diag"
 
+// InvalidSuppressionRule names the finding for a suppression that is malformed or forbidden.
+const InvalidSuppressionRule = "invalid-suppression"
+
 func init() {
 	register(&Rule{
-		Name:     "invalid-suppression",
+		Name:     InvalidSuppressionRule,
 		Summary:  "a suppression that names no rule, an unknown rule, gives no reason, or is inline where inline suppressions are forbidden",
 		Severity: diag.Error,
 		Category: Input,

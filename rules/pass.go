@@ -360,12 +360,6 @@ func (p *Pass) StringsOption(name string) []string {
 	return nil
 }
 
-// BoolOption returns a rule option as a bool.
-func (p *Pass) BoolOption(name string) bool {
-	b, _ := p.option(name).(bool)
-	return b
-}
-
 func (p *Pass) option(name string) any {
 	if opts, ok := p.Settings.Options[p.rule.Name]; ok {
 		if v, ok := opts[name]; ok {

@@ -39,8 +39,11 @@ type Doc struct {
 	// ExampleLang is the language Bad and Good are written in, for the
 	// docs' code fences: yaml, or console for a file listing.
 	ExampleLang string
-	Fix         string
-	Sources     []string // where the facts come from (links, reference sections)
+	// Fragment marks Bad and Good as excerpts of a manifest (a webhook's
+	// fields alone), which cannot be linted on their own.
+	Fragment bool
+	Fix      string
+	Sources  []string // where the facts come from (links, reference sections)
 }
 
 // Option is a per-rule setting users may change in .webhooklint.yaml.

@@ -2,9 +2,12 @@ package rules
 
 import "github.com/webhooklint/webhooklint/diag"
 
+// SchemaRule names the loader's findings for unknown, duplicate and mistyped fields.
+const SchemaRule = "schema"
+
 func init() {
 	register(&Rule{
-		Name:     "schema",
+		Name:     SchemaRule,
 		Summary:  "unknown or duplicate fields, values of the wrong type, and caBundle that is not base64",
 		Severity: diag.Error,
 		Category: Server,

@@ -2,9 +2,12 @@ package rules
 
 import "github.com/webhooklint/webhooklint/diag"
 
+// UnusedSuppressionRule names the finding for a suppression that silences nothing.
+const UnusedSuppressionRule = "unused-suppression"
+
 func init() {
 	register(&Rule{
-		Name:     "unused-suppression",
+		Name:     UnusedSuppressionRule,
 		Summary:  "a suppression that silences nothing",
 		Severity: diag.Warning,
 		Category: Input,

@@ -2,9 +2,12 @@ package rules
 
 import "github.com/webhooklint/webhooklint/diag"
 
+// YAMLSyntaxRule names the loader's finding for input that is not valid YAML or JSON.
+const YAMLSyntaxRule = "yaml-syntax"
+
 func init() {
 	register(&Rule{
-		Name:     "yaml-syntax",
+		Name:     YAMLSyntaxRule,
 		Summary:  "the file is not valid YAML or JSON, or is too large to read",
 		Severity: diag.Error,
 		Category: Input,

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
 )
@@ -42,7 +41,7 @@ func TestCorpusTemplates(t *testing.T) {
 			switch d.Rule {
 			case rules.HelmTemplateRule:
 				n++
-			case manifest.RuleSyntax, manifest.RuleSchema:
+			case rules.YAMLSyntaxRule, rules.SchemaRule:
 				t.Errorf("%s: %s at %d: %s", e.Name(), d.Rule, d.Line, d.Message)
 			}
 		}
@@ -88,7 +87,7 @@ func TestCorpusRealIsNotTemplates(t *testing.T) {
 	for _, e := range entries {
 		res := run(t, []string{filepath.Join(dir, e.Name())}, separateFiles(dir))
 		for _, d := range res.Diagnostics {
-			if d.Rule == rules.HelmTemplateRule || d.Rule == manifest.RuleSyntax {
+			if d.Rule == rules.HelmTemplateRule || d.Rule == rules.YAMLSyntaxRule {
 				t.Errorf("%s:%d: %s [%s]", e.Name(), d.Line, d.Message, d.Rule)
 			}
 		}

@@ -33,17 +33,17 @@ func TestTemplatesHideOnlyThemselves(t *testing.T) {
 	}{
 		{"syntax error with {{ in a quoted value",
 			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\ndata:\n  t: \"{{ .Values.x }}\"\n  bad: [\n",
-			[]string{manifest.RuleSyntax}},
+			[]string{rules.YAMLSyntaxRule}},
 		{"syntax error with {{ in a comment",
 			"# render with {{ .Values.x }}\nkind: A\n  bad: : :\n",
-			[]string{manifest.RuleSyntax}},
+			[]string{rules.YAMLSyntaxRule}},
 		{"webhook error beside a template document",
 			badWebhook + "---\n{{- if .Values.x }}\nkind: ConfigMap\n{{- end }}\n",
 			// dry-run-side-effects is explained by the server error on the same field (lint/causes.go).
 			[]string{"side-effects-value", rules.HelmTemplateRule}},
 		{"template document before a syntax error",
 			"kind: A\nname: {{ .Values.n }}\n---\nkind: B\n  bad: : :\n",
-			[]string{rules.HelmTemplateRule, manifest.RuleSyntax}},
+			[]string{rules.HelmTemplateRule, rules.YAMLSyntaxRule}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestOversizedTemplateKeepsItsSizeFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := run(t, []string{p}, source.Options{})
-	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule != manifest.RuleSyntax {
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Rule != rules.YAMLSyntaxRule {
 		t.Errorf("got %s", dump(res.Diagnostics))
 	}
 }

@@ -127,7 +127,7 @@ func TestLayouts(t *testing.T) {
 			}
 			for _, res := range [][]diag.Diagnostic{folder.Diagnostics, every.Diagnostics} {
 				for _, d := range res {
-					if d.Rule == rules.HelmTemplateRule || d.Rule == manifest.RuleSyntax {
+					if d.Rule == rules.HelmTemplateRule || d.Rule == rules.YAMLSyntaxRule {
 						t.Errorf("chart file linted as a manifest: %s", finding(d))
 					}
 				}

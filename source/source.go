@@ -6,8 +6,8 @@
 // objects (kustomize patches) are checked only for what they state, and
 // unrendered templates get one clear finding instead of syntax errors.
 //
-// It sits between the CLI and the lint engine: Lint takes the same
-// arguments as lint.Paths.
+// It sits between the CLI and the lint engine: Lint takes the command
+// line's paths and lints each deployment unit they hold.
 package source
 
 import (
@@ -532,7 +532,10 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		}
 		out.Diagnostics = append(out.Diagnostics, d)
 	}
-	out.Diagnostics = diag.Normalize(supersededByPlaceholders(finish(out.Diagnostics, lo)))
+	// Selection and severity overrides once more, for the findings made
+	// here rather than by the engine (the engine's pass unchanged: it
+	// applied them already, and kept demoted base findings at info).
+	out.Diagnostics = diag.Normalize(supersededByPlaceholders(lo.Selection().Select(out.Diagnostics)))
 
 	// The report counts the requested files. Snippets come from stdin's
 	// text, kept here, and from the other files, which the text report
@@ -636,23 +639,6 @@ func containsAll(have, want []int) bool {
 		}
 	}
 	return true
-}
-
-// finish applies rule selection and severity overrides to findings made
-// here rather than by the engine (the engine's findings pass unchanged:
-// it applied them already, and kept demoted base findings at info).
-func finish(ds []diag.Diagnostic, lo *lint.Options) []diag.Diagnostic {
-	kept := ds[:0]
-	for _, d := range ds {
-		if lo.Enabled != nil && !lo.Enabled(d.Rule) {
-			continue
-		}
-		if s, ok := lo.Severity[d.Rule]; ok && !d.DependsOnOverlay {
-			d.Severity = s
-		}
-		kept = append(kept, d)
-	}
-	return kept
 }
 
 // baseNotes adds, for each file with findings demoted because the unit is

@@ -258,7 +258,7 @@ func TestHelmFindingsPointIntoTemplates(t *testing.T) {
 func TestChartFolderAndLoneTemplate(t *testing.T) {
 	res := run(t, []string{filepath.Dir(chartDir)}, source.Options{})
 	for _, d := range res.Diagnostics {
-		if d.Rule == manifest.RuleSyntax || d.Rule == rules.HelmTemplateRule {
+		if d.Rule == rules.YAMLSyntaxRule || d.Rule == rules.HelmTemplateRule {
 			t.Errorf("chart folder linted as files:%s", dump([]diag.Diagnostic{d}))
 		}
 	}
@@ -270,7 +270,7 @@ func TestChartFolderAndLoneTemplate(t *testing.T) {
 		t.Errorf("linted %d configurations, want the rendered one", res.Configs)
 	}
 	for _, d := range res.Diagnostics {
-		if d.Rule == manifest.RuleSyntax || d.Rule == rules.HelmTemplateRule {
+		if d.Rule == rules.YAMLSyntaxRule || d.Rule == rules.HelmTemplateRule {
 			t.Errorf("lone template linted as a file:%s", dump([]diag.Diagnostic{d}))
 		}
 	}

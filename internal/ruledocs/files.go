@@ -61,9 +61,10 @@ type fixtureCount struct {
 }
 
 // A want comment, as the fixture harness (lint/fixtures_test.go) reads it:
-// # want "re" `re` ...; each quoted regexp is one expected diagnostic.
+// # want "re" @5 `re` ...; each quoted regexp, with or without the column
+// before it, is one expected diagnostic.
 var (
-	wantRE   = regexp.MustCompile(`#\s*want\s+((?:(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s*)+)$`)
+	wantRE   = regexp.MustCompile(`#\s*want\s+((?:(?:@\d+\s+)?(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s*)+)$`)
 	quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|` + "`[^`]*`")
 )
 

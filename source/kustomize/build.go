@@ -271,12 +271,6 @@ func (b *Build) Consumed() (resources, patches, kustomizations map[string]bool) 
 	return b.tree.files()
 }
 
-// Patches lists the patch files of the tree (absolute paths).
-func (b *Build) Patches() map[string]bool {
-	_, p, _ := b.tree.files()
-	return p
-}
-
 // Find returns the built object with this kind and name.
 func (b *Build) Find(kind, name, namespace string) *Object {
 	var byName *Object

@@ -501,23 +501,6 @@ func readPatchDir(dir string) *patchDir {
 	return d
 }
 
-// Nested returns the kustomization files that the kustomization in dir
-// uses as bases or components (not its own): a folder walk builds only
-// kustomizations no other one uses.
-func Nested(dir string) (map[string]bool, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	k, _, err := load(abs, nil)
-	if err != nil {
-		return nil, err
-	}
-	_, _, kusts := k.files()
-	delete(kusts, k.file)
-	return kusts, nil
-}
-
 // EntryLine finds the line of the kustomization file that names something
 // an error message mentions (a resource, base, component or patch path),
 // so a build error can point at it. ok is false when none is mentioned.
