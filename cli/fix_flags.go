@@ -32,7 +32,7 @@ const fixRounds = 10
 
 func (f *fixFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.fix, "fix", false, "apply the findings' safe fixes to the files in place, then report what remains")
-	fs.BoolVar(&f.unsafe, "unsafe-fixes", false, "with --fix or --diff, apply the fixes that change behaviour too")
+	fs.BoolVar(&f.unsafe, "unsafe-fixes", false, "with --fix or --diff, apply the fixes that change behavior too")
 	fs.BoolVar(&f.diff, "diff", false, "print the fixes as a unified diff (patch -p1 applies it) instead of the report; change nothing")
 }
 

@@ -15,7 +15,7 @@ const (
 	// written or what the API server would reject anyway, never which
 	// requests reach the webhook or how they are answered.
 	Safe Applicability = "safe"
-	// Unsafe fixes change behaviour: they are the change a maintainer
+	// Unsafe fixes change behavior: they are the change a maintainer
 	// would most likely make, applied only when asked (--unsafe-fixes).
 	Unsafe Applicability = "unsafe"
 )

@@ -219,7 +219,7 @@ func recordedVerdicts(t *testing.T, file string) map[string]verdict {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	out := map[string]verdict{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)

@@ -178,19 +178,6 @@ func (c *client) initialize(root string) {
 	c.notify("initialized", map[string]any{})
 }
 
-// diagnosticsOf waits until uri has been published more than after times
-// and returns the latest diagnostics.
-func (c *client) diagnosticsOf(uri string, after int) ([]diagnostic, int) {
-	c.t.Helper()
-	var ds []diagnostic
-	var n int
-	c.wait("diagnostics for "+uri, func() bool {
-		ds, n = c.diags[uri], c.publishes[uri]
-		return n > after
-	})
-	return ds, n
-}
-
 // waitDiagnostics waits until uri's latest diagnostics satisfy ok.
 func (c *client) waitDiagnostics(uri string, what string, ok func([]diagnostic) bool) []diagnostic {
 	c.t.Helper()

@@ -270,7 +270,7 @@ func (s *server) codeAction(ctx context.Context, params []byte) (any, error) {
 		if d.Data.Rule == "" || d.Data.Line <= 0 {
 			continue
 		}
-		if err := cancelled(ctx); err != nil {
+		if err := canceled(ctx); err != nil {
 			return nil, err
 		}
 		for _, f := range findings {
@@ -333,7 +333,7 @@ func fixAction(fix diag.Fix, d diagnostic, enc string) (codeAction, bool) {
 	}
 	title := fix.Message
 	if fix.Applicability != diag.Safe {
-		title += " (unsafe: changes behaviour)"
+		title += " (unsafe: changes behavior)"
 	}
 	return codeAction{Title: title, Kind: "quickfix", Diagnostics: []diagnostic{d}, IsPreferred: fix.Applicability == diag.Safe, Edit: edit}, true
 }

@@ -437,9 +437,9 @@ func pathURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
-var errCancelled = jsonrpc2.NewError(codeRequestCancelled, "request cancelled")
+var errCancelled = jsonrpc2.NewError(codeRequestCancelled, "request canceled")
 
-func cancelled(ctx context.Context) error {
+func canceled(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return errCancelled
 	}

@@ -45,7 +45,7 @@ func readFrame(r *bufio.Reader, max int) ([]byte, error) {
 			if errors.Is(err, io.EOF) {
 				return nil, io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("%w: %v", errHeader, err)
+			return nil, fmt.Errorf("%w: %w", errHeader, err)
 		}
 		if lines >= maxHeaderLines {
 			return nil, fmt.Errorf("%w: more than %d header lines", errHeader, maxHeaderLines)

@@ -160,13 +160,13 @@ func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool
 		}
 		return d.edit(src, line, lineStart, line, lineStart+len(text), ""), true
 	}
-	// A flow sequence: the neighbour on the same line, with only a comma
+	// A flow sequence: the neighbor on the same line, with only a comma
 	// between.
-	neighbour := k - 1
+	neighbor := k - 1
 	if k == 0 {
-		neighbour = 1
+		neighbor = 1
 	}
-	r, exact, found := d.Positions.Lookup(list+"["+strconv.Itoa(neighbour)+"]", false)
+	r, exact, found := d.Positions.Lookup(list+"["+strconv.Itoa(neighbor)+"]", false)
 	if !found || !exact || r.Line != r.EndLine || r.Line-src.lineOffset != line {
 		return diag.Edit{}, false
 	}

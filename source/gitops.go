@@ -269,14 +269,14 @@ func relocateGitops(u *unit, b *kustomize.Build, uses map[string][]gitops.Use, d
 			if !set || !strings.Contains(text, "${"+use.Name) {
 				continue
 			}
-			move(d, gitops.Pos(v.At), fmt.Sprintf("the manifest reads ${%s} here", use.Name))
+			move(d, v.At, fmt.Sprintf("the manifest reads ${%s} here", use.Name))
 			d.Origin = fmt.Sprintf("%s (postBuild: ${%s} from %s)", e.Label(), use.Name, v.From)
 			moved = true
 			break
 		}
 		k := e.Kustomization
 		if !moved && k.Namespace != "" && k.NamespaceAt.File != "" && strings.HasSuffix(d.Path, "namespace") && !strings.Contains(text, k.Namespace) {
-			move(d, gitops.Pos(k.NamespaceAt), "the object is written here")
+			move(d, k.NamespaceAt, "the object is written here")
 			d.Origin = fmt.Sprintf("%s (targetNamespace %s)", e.Label(), k.Namespace)
 		}
 		for _, v := range e.Vars {
