@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -55,7 +56,7 @@ func (s *server) lintOnce() {
 
 	// Files under one configuration are linted together, as one command.
 	groups := map[string][]string{}
-	for _, f := range sortedKeys(files) {
+	for _, f := range slices.Sorted(maps.Keys(files)) {
 		if !lintable(f) {
 			continue
 		}
@@ -67,7 +68,7 @@ func (s *server) lintOnce() {
 		groups[cfg] = append(groups[cfg], f)
 	}
 	found := map[string][]diag.Diagnostic{}
-	for _, cfg := range sortedKeys(groups) {
+	for _, cfg := range slices.Sorted(maps.Keys(groups)) {
 		setup, err := s.setup(cfg)
 		if err != nil {
 			s.logf(messageError, "%v", err)
@@ -147,7 +148,7 @@ func (s *server) publish(found map[string][]diag.Diagnostic) {
 		texts[file] = ls
 		return ls
 	}
-	for _, file := range sortedKeys(found) {
+	for _, file := range slices.Sorted(maps.Keys(found)) {
 		ds := make([]diagnostic, 0, len(found[file]))
 		for _, d := range found[file] {
 			ds = append(ds, toLSP(d, textOf, enc))

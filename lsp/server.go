@@ -20,7 +20,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 
@@ -444,16 +443,6 @@ func canceled(ctx context.Context) error {
 		return errCancelled
 	}
 	return nil
-}
-
-// sortedKeys returns m's keys in order, for deterministic work.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func jsonrpc2InvalidParams(err error) error {
