@@ -57,13 +57,7 @@ func TestProtocolErrors(t *testing.T) {
 // A thousand edits, as fast as they can be sent, end in diagnostics for
 // the last text.
 func TestEditStorm(t *testing.T) {
-	dir, _, webhook := splitExample(t)
-	c := startServer(t)
-	c.initialize(dir)
-	text, _ := os.ReadFile(webhook)
-	uri := pathURI(webhook)
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": uri, "languageId": "yaml", "version": 1, "text": string(text)}})
+	c, uri, text := openExample(t)
 	line := strings.Count(string(text[:bytes.Index(text, []byte("  timeoutSeconds: 30"))]), "\n")
 	for i := range 1000 {
 		v := "30"

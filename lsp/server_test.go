@@ -132,34 +132,12 @@ func TestDiagnosticsFollowEdits(t *testing.T) {
 }
 
 func TestSuppressAction(t *testing.T) {
-	dir, _, webhook := splitExample(t)
-	c := startServer(t)
-	c.initialize(dir)
-	text, _ := os.ReadFile(webhook)
-	uri := pathURI(webhook)
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": uri, "languageId": "yaml", "version": 1, "text": string(text)}})
-	ds := c.waitDiagnostics(uri, "diagnostics", func(ds []diagnostic) bool { return hasRule(ds, "side-effects-value") })
-	var target diagnostic
-	for _, d := range ds {
-		if d.Code == "side-effects-value" {
-			target = d
-		}
-	}
-	resp := c.call("textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": uri}, "range": target.Range,
-		"context": map[string]any{"diagnostics": []diagnostic{target}}})
-	if resp.Error != nil {
-		t.Fatalf("codeAction: %s", resp.Error.Message)
-	}
-	var actions []codeAction
-	if err := json.Unmarshal(resp.Result, &actions); err != nil {
-		t.Fatal(err)
-	}
+	c, uri, _ := openExample(t)
+	actions := codeActionsFor(t, c, uri, "side-effects-value")
 	// The suppression comes after the finding's fixes.
 	i := slices.IndexFunc(actions, func(a codeAction) bool { return strings.HasPrefix(a.Title, "Suppress ") })
 	if i < 0 || i != len(actions)-1 {
-		t.Fatalf("codeAction result %s: want the suppression last", resp.Result)
+		t.Fatalf("code actions %+v: want the suppression last", actions)
 	}
 	edits := actions[i].Edit.Changes[uri]
 	if len(edits) != 1 || !strings.Contains(edits[0].NewText, "# webhooklint:ignore side-effects-value -- ") {
@@ -191,27 +169,8 @@ func TestSeverityMapping(t *testing.T) {
 // A safe fix is a preferred quickfix whose edit, applied to the buffer,
 // removes its finding.
 func TestFixAction(t *testing.T) {
-	dir, _, webhook := splitExample(t)
-	c := startServer(t)
-	c.initialize(dir)
-	text, _ := os.ReadFile(webhook)
-	uri := pathURI(webhook)
-	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": uri, "languageId": "yaml", "version": 1, "text": string(text)}})
-	ds := c.waitDiagnostics(uri, "review-versions-order", func(ds []diagnostic) bool { return hasRule(ds, "review-versions-order") })
-	var target diagnostic
-	for _, d := range ds {
-		if d.Code == "review-versions-order" {
-			target = d
-		}
-	}
-	resp := c.call("textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": uri}, "range": target.Range,
-		"context": map[string]any{"diagnostics": []diagnostic{target}}})
-	var actions []codeAction
-	if err := json.Unmarshal(resp.Result, &actions); err != nil {
-		t.Fatal(err)
-	}
+	c, uri, _ := openExample(t)
+	actions := codeActionsFor(t, c, uri, "review-versions-order")
 	var fix *codeAction
 	for i := range actions {
 		if actions[i].IsPreferred {
@@ -232,4 +191,42 @@ func TestFixAction(t *testing.T) {
 	c.waitDiagnostics(uri, "diagnostics without review-versions-order", func(ds []diagnostic) bool {
 		return !hasRule(ds, "review-versions-order")
 	})
+}
+
+// openExample starts a server on the split example and opens its
+// webhook file, as an editor does.
+func openExample(t *testing.T) (c *client, uri string, text []byte) {
+	t.Helper()
+	dir, _, webhook := splitExample(t)
+	c = startServer(t)
+	c.initialize(dir)
+	text, _ = os.ReadFile(webhook)
+	uri = pathURI(webhook)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "yaml", "version": 1, "text": string(text)}})
+	return c, uri, text
+}
+
+// codeActionsFor waits for a finding of rule in uri and returns the code
+// actions the server offers for it.
+func codeActionsFor(t *testing.T, c *client, uri, rule string) []codeAction {
+	t.Helper()
+	ds := c.waitDiagnostics(uri, rule, func(ds []diagnostic) bool { return hasRule(ds, rule) })
+	var target diagnostic
+	for _, d := range ds {
+		if d.Code == rule {
+			target = d
+		}
+	}
+	resp := c.call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "range": target.Range,
+		"context": map[string]any{"diagnostics": []diagnostic{target}}})
+	if resp.Error != nil {
+		t.Fatalf("codeAction: %s", resp.Error.Message)
+	}
+	var actions []codeAction
+	if err := json.Unmarshal(resp.Result, &actions); err != nil {
+		t.Fatal(err)
+	}
+	return actions
 }
