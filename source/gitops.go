@@ -319,7 +319,13 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 	}
 	at, from, ok := u.gitops.Chart.ValueAt(key)
 	if !ok {
-		return "", false
+		// A values file the entry names (Argo CD's valueFiles, `$ref/…`
+		// of another source) is the deployment's setting too.
+		vs, found := helm.ValuesAt(u.dir, u.chart.ValuesFiles, source, line)
+		if !found || !slices.Contains(u.gitops.Chart.ValuesFiles, vs.File) {
+			return "", false
+		}
+		at, from = gitops.Pos{File: vs.File, Line: vs.Line, Column: vs.Column}, "values file "+display(vs.File)+" of "+u.gitops.Label()
 	}
 	d.Related = append(d.Related, diag.Related{
 		File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,

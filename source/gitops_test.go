@@ -126,6 +126,11 @@ func TestArgoApplications(t *testing.T) {
 	if d == nil || d.Object == nil || d.Object.Namespace != "guestbook-helm" {
 		t.Fatalf("want backend-availability at valuesObject replicaCount, in namespace guestbook-helm:%s", dump(res.Diagnostics))
 	}
+	// A multi-source Application: its values file, named through the ref
+	// of its second source, is where this deployment sets one replica.
+	if d := at(res.Diagnostics, "backend-availability", "envs/prod/guestbook.yaml", 1); d == nil || d.Object == nil || d.Object.Namespace != "guestbook-prod" {
+		t.Errorf("want backend-availability at the $values file's replicaCount, in namespace guestbook-prod:%s", dump(res.Diagnostics))
+	}
 	if len(find(res.Diagnostics, "unresolved-reference", "")) > 0 {
 		t.Errorf("the Service namePrefix names is in the build:%s", dump(res.Diagnostics))
 	}
@@ -137,7 +142,7 @@ func TestArgoApplications(t *testing.T) {
 	if len(find(other.Diagnostics, "backend-availability", "apps/guestbook.yaml")) > 0 {
 		t.Errorf("an Application of another repository is built:%s", dump(other.Diagnostics))
 	}
-	if len(find(other.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook.yaml")) != 2 {
+	if len(find(other.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook.yaml")) != 2 || len(find(other.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook-prod.yaml")) != 1 {
 		t.Errorf("want one gitops-source note per Application of another repository:%s", dump(other.Diagnostics))
 	}
 }

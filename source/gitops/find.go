@@ -406,18 +406,21 @@ func (f *finder) application(obj *object, root *yaml.Node) []*Entry {
 		name = str(md, "name")
 	}
 	dest := get(spec, "destination")
-	var sources []*yaml.Node
-	if s := get(spec, "source"); s != nil {
-		sources = append(sources, s)
+	// Argo CD ignores source when sources is set.
+	sources := items(get(spec, "sources"))
+	if len(sources) == 0 {
+		if s := get(spec, "source"); s != nil {
+			sources = []*yaml.Node{s}
+		}
 	}
-	sources = append(sources, items(get(spec, "sources"))...)
+	refs := f.argoRefs(sources)
 	var out []*Entry
 	for _, src := range sources {
 		e := &Entry{Kind: "Argo CD Application", Name: name, Namespace: obj.namespace, At: obj.kindAt}
 		if n := get(dest, "namespace"); n != nil && n.Value != "" {
 			e.DefaultNamespace, e.DefaultNamespaceAt = n.Value, at(obj.file, n)
 		}
-		f.argoSource(e, obj.file, src)
+		f.argoSource(e, obj.file, src, refs)
 		if e.Dir != "" || e.Remote != "" || len(e.Problems) > 0 {
 			out = append(out, e)
 		}
@@ -425,11 +428,32 @@ func (f *finder) application(obj *object, root *yaml.Node) []*Entry {
 	return out
 }
 
+// argoRef is a source of a multi-source Application that others name by
+// its ref (`$values/...` in valueFiles): the repository it reads.
+type argoRef struct {
+	repoURL string
+	self    bool // this repository: its files are read here
+}
+
+// argoRefs indexes the sources that have a ref by it.
+func (f *finder) argoRefs(sources []*yaml.Node) map[string]argoRef {
+	refs := map[string]argoRef{}
+	for _, src := range sources {
+		if r := str(src, "ref"); r != "" {
+			refs[r] = argoRef{repoURL: str(src, "repoURL"), self: f.o.Repo.Is(str(src, "repoURL"))}
+		}
+	}
+	return refs
+}
+
 // argoSource reads one source of an Application: a path of this
 // repository (kustomize, helm or directory, as Argo CD detects it when
 // the source does not say), or a chart of a Helm repository.
-func (f *finder) argoSource(e *Entry, file string, src *yaml.Node) {
+func (f *finder) argoSource(e *Entry, file string, src *yaml.Node, refs map[string]argoRef) {
 	repoURL, path, chart := str(src, "repoURL"), str(src, "path"), str(src, "chart")
+	if str(src, "ref") != "" && path == "" && chart == "" {
+		return // a values-only source, read through $ref by the others
+	}
 	where := at(file, src)
 	if chart != "" {
 		if dir, ok := f.cached(chart, str(src, "targetRevision")); ok {
@@ -440,9 +464,6 @@ func (f *finder) argoSource(e *Entry, file string, src *yaml.Node) {
 		}
 	} else {
 		if !f.o.Repo.Is(repoURL) {
-			if src := get(src, "ref"); src != nil && path == "" {
-				return // a values-only source ($ref)
-			}
 			e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
 			return
 		}
@@ -472,10 +493,13 @@ func (f *finder) argoSource(e *Entry, file string, src *yaml.Node) {
 			c.ReleaseName = e.Name
 		}
 		for _, vf := range items(get(h, "valueFiles")) {
-			p := filepath.Join(e.Dir, filepath.FromSlash(vf.Value))
+			p, where, ok := f.argoValuesFile(e, file, vf, refs)
+			if !ok {
+				continue
+			}
 			if _, err := os.Stat(p); err != nil {
 				if str(h, "ignoreMissingValueFiles") != "true" {
-					e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in the chart folder; Argo CD fails to render it", e.Label(), vf.Value))
+					e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in %s; Argo CD fails to render it", e.Label(), vf.Value, where))
 				}
 				continue
 			}
@@ -514,6 +538,53 @@ func (f *finder) argoSource(e *Entry, file string, src *yaml.Node) {
 	case Directory:
 		e.Kustomization.Recurse = str(get(src, "directory"), "recurse") == "true"
 	}
+}
+
+// argoValuesFile resolves one valueFiles entry: relative to the chart
+// folder, or `$ref/path` at the root of the repository of the source
+// whose ref is ref. A file of another repository cannot be read offline:
+// one note says the chart is rendered without it.
+func (f *finder) argoValuesFile(e *Entry, file string, vf *yaml.Node, refs map[string]argoRef) (path, where string, ok bool) {
+	name, rest, isRef := strings.Cut(strings.TrimPrefix(vf.Value, "$"), "/")
+	if !strings.HasPrefix(vf.Value, "$") || !isRef {
+		return filepath.Join(e.Dir, filepath.FromSlash(vf.Value)), "the chart folder", true
+	}
+	r, known := refs[name]
+	switch {
+	case !known:
+		e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s names no source with ref %s; add ref: %s to the source that holds it", e.Label(), vf.Value, name, name))
+		return "", "", false
+	case !r.self:
+		e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is in %s, not available offline; the chart is linted without it", e.Label(), vf.Value, r.repoURL))
+		return "", "", false
+	}
+	return fileIn(f.o.Repo, file, rest), "this repository", true
+}
+
+// fileIn resolves a file named relative to the repository root, as dirIn
+// resolves a folder; when it is nowhere, the path at the root (or next to
+// from) is returned for the caller to report.
+func fileIn(repo *Repository, from, rel string) string {
+	rel = filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(rel, "./"), "/"))
+	if repo.Root != "" {
+		if p := filepath.Join(repo.Root, rel); isFile(p) {
+			return p
+		}
+	}
+	for dir := filepath.Dir(from); ; {
+		if p := filepath.Join(dir, rel); isFile(p) {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	if repo.Root != "" {
+		return filepath.Join(repo.Root, rel)
+	}
+	return filepath.Join(filepath.Dir(from), rel)
 }
 
 // argoImage reads Argo CD's image override, `[old=]new[:tag|@digest]`,

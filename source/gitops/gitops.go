@@ -329,6 +329,11 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 func errorf(p Pos, format string, args ...any) Problem {
 	return Problem{At: p, Msg: fmt.Sprintf(format, args...)}
 }

@@ -1,6 +1,7 @@
 package gitops
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -227,5 +228,62 @@ spec:
 	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
 	if es := Find([]string{f}, read, Options{}); len(es) != 0 {
 		t.Errorf("patches read as entries: %+v", es)
+	}
+}
+
+// A multi-source Application (Argo CD's documented pattern: a chart from a
+// Helm repository, its values from the Git repository through ref) reads
+// `$values/...` at this repository's root; a ref to another repository or
+// to no source is one note each; source is ignored when sources is set.
+func TestArgoMultiSourceValues(t *testing.T) {
+	root := t.TempDir()
+	cache := t.TempDir()
+	write(t, cache, "guard-1.2.0/Chart.yaml", "apiVersion: v2\nname: guard\nversion: 1.2.0\n")
+	values := write(t, root, "envs/prod/guard-values.yaml", "replicaCount: 3\n")
+	app := write(t, root, "apps/guard.yaml", `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: guard
+  namespace: argocd
+spec:
+  source:
+    repoURL: https://github.com/example/fleet.git
+    path: ignored-when-sources-is-set
+  sources:
+    - repoURL: https://charts.example.com
+      chart: guard
+      targetRevision: 1.2.0
+      helm:
+        valueFiles:
+          - $values/envs/prod/guard-values.yaml
+          - $shared/guard.yaml
+          - $nowhere/guard.yaml
+    - repoURL: https://github.com/example/fleet.git
+      targetRevision: HEAD
+      ref: values
+    - repoURL: https://github.com/example/shared.git
+      ref: shared
+  destination:
+    namespace: guard-system
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	es := Find([]string{app}, read, Options{Repo: OpenRepository("", []string{"https://github.com/example/fleet"}), ChartCache: cache})
+	if len(es) != 1 {
+		t.Fatalf("want one entry (the chart; the ref sources only hold values, source is ignored), got %d: %+v", len(es), es)
+	}
+	e := es[0]
+	if e.How != Helm || e.Chart.Namespace != "guard-system" || !reflect.DeepEqual(e.Chart.ValuesFiles, []string{values}) {
+		t.Errorf("want the chart rendered into guard-system with %s, got %v %q %q", values, e.How, e.Chart.Namespace, e.Chart.ValuesFiles)
+	}
+	var msgs []string
+	for _, p := range e.Problems {
+		msgs = append(msgs, fmt.Sprintf("%d: %s", p.At.Line, p.Msg))
+	}
+	want := []string{
+		"17: Argo CD Application argocd/guard: values file $shared/guard.yaml is in https://github.com/example/shared.git, not available offline; the chart is linted without it",
+		"18: Argo CD Application argocd/guard: values file $nowhere/guard.yaml names no source with ref nowhere; add ref: nowhere to the source that holds it",
+	}
+	if !reflect.DeepEqual(msgs, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
 	}
 }
