@@ -3,7 +3,9 @@ package gitops
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,6 +65,9 @@ type finder struct {
 	read  func(string) []byte
 	// data are the ConfigMaps and Secrets of every file, read on first use.
 	data []*object
+	// listed caches the files below a repository root (Git files
+	// generators).
+	listed map[string][]string
 }
 
 // source finds a Flux source object by kind and name.
@@ -639,7 +644,7 @@ func (f *finder) applicationSet(obj *object) []*Entry {
 	goTemplate := str(spec, "goTemplate") == "true"
 	var out []*Entry
 	for _, g := range items(get(spec, "generators")) {
-		for _, params := range f.generate(obj, g) {
+		for _, params := range f.generate(obj, g, goTemplate) {
 			var doc yaml.Node
 			if yaml.Unmarshal([]byte(fill(string(text), params, goTemplate)), &doc) != nil || len(doc.Content) == 0 {
 				continue
@@ -662,42 +667,370 @@ func (f *finder) applicationSet(obj *object) []*Entry {
 	return out
 }
 
-// generate returns the parameter sets of a list or Git directory
-// generator.
-func (f *finder) generate(obj *object, g *yaml.Node) []map[string]string {
+// generate returns the parameter sets of one generator: list, Git
+// directories and files of this repository, and matrix and merge over
+// those. Generators that need a cluster (clusters, pull requests, SCM
+// providers…) give none.
+func (f *finder) generate(obj *object, g *yaml.Node, goTemplate bool) []map[string]string {
+	return f.generateDepth(obj, g, goTemplate, 0)
+}
+
+// maxGeneratorNesting bounds matrix and merge nesting: Argo CD allows two
+// levels; a deeper or cyclic-looking tree is read no further.
+const maxGeneratorNesting = 3
+
+// maxParamSets bounds the Applications one generator gives: a matrix of
+// two long lists must not take the run's memory.
+const maxParamSets = 10000
+
+func (f *finder) generateDepth(obj *object, g *yaml.Node, goTemplate bool, depth int) []map[string]string {
+	if depth > maxGeneratorNesting {
+		return nil
+	}
 	var out []map[string]string
 	if l := get(g, "list"); l != nil {
 		for _, el := range items(get(l, "elements")) {
-			out = append(out, stringMap(el))
+			out = append(out, flatParams(el))
 		}
 	}
-	if gitGen := get(g, "git"); gitGen != nil && get(gitGen, "directories") != nil && f.o.Repo.Is(str(gitGen, "repoURL")) {
-		var include, exclude []string
-		for _, d := range items(get(gitGen, "directories")) {
-			if str(d, "exclude") == "true" {
-				exclude = append(exclude, str(d, "path"))
-			} else {
-				include = append(include, str(d, "path"))
+	if gitGen := get(g, "git"); gitGen != nil && f.o.Repo.Is(str(gitGen, "repoURL")) {
+		switch {
+		case get(gitGen, "directories") != nil:
+			out = append(out, f.gitDirectories(obj, gitGen)...)
+		case get(gitGen, "files") != nil:
+			out = append(out, f.gitFiles(obj, gitGen)...)
+		}
+		out = withValues(out, get(gitGen, "values"), goTemplate)
+	}
+	if m := get(g, "matrix"); m != nil {
+		out = append(out, f.matrix(obj, items(get(m, "generators")), goTemplate, depth)...)
+	}
+	if m := get(g, "merge"); m != nil {
+		var keys []string
+		for _, k := range items(get(m, "mergeKeys")) {
+			keys = append(keys, k.Value)
+		}
+		var sets [][]map[string]string
+		for _, child := range items(get(m, "generators")) {
+			sets = append(sets, f.generateDepth(obj, child, goTemplate, depth+1))
+		}
+		out = append(out, mergeParams(sets, keys)...)
+	}
+	if len(out) > maxParamSets {
+		out = out[:maxParamSets]
+	}
+	return out
+}
+
+// gitDirectories are the parameter sets of a Git directory generator:
+// the folders of this repository that an include pattern matches and no
+// exclude pattern does.
+func (f *finder) gitDirectories(obj *object, gitGen *yaml.Node) []map[string]string {
+	var include, exclude []string
+	for _, d := range items(get(gitGen, "directories")) {
+		if str(d, "exclude") == "true" {
+			exclude = append(exclude, str(d, "path"))
+		} else {
+			include = append(include, str(d, "path"))
+		}
+	}
+	root := f.o.Repo.Root
+	if root == "" {
+		root = guessRoot(obj.file, include)
+	}
+	var out []map[string]string
+	seen := map[string]bool{}
+	for _, pat := range include {
+		matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
+		slices.Sort(matches)
+		for _, m := range matches {
+			rel, err := filepath.Rel(root, m)
+			if err != nil || !isDir(m) || seen[rel] || excluded(filepath.ToSlash(rel), exclude) {
+				continue
+			}
+			seen[rel] = true
+			out = append(out, dirParams(filepath.ToSlash(rel)))
+		}
+	}
+	return out
+}
+
+// gitFiles are the parameter sets of a Git files generator: each JSON or
+// YAML file of this repository that an include pattern matches (`**`
+// spans folders) and no exclude pattern does, in path order; a file holds
+// one object or a list of them, each flattened to dotted keys beside the
+// path parameters, as Argo CD's generator gives them.
+func (f *finder) gitFiles(obj *object, gitGen *yaml.Node) []map[string]string {
+	var include, exclude []string
+	for _, d := range items(get(gitGen, "files")) {
+		if str(d, "exclude") == "true" {
+			exclude = append(exclude, str(d, "path"))
+		} else {
+			include = append(include, str(d, "path"))
+		}
+	}
+	root := f.o.Repo.Root
+	if root == "" {
+		root = guessFileRoot(obj.file, include)
+	}
+	if root == "" {
+		return nil
+	}
+	var rels []string
+	for _, rel := range f.filesUnder(root) {
+		if globMatch(include, rel) && !globMatch(exclude, rel) {
+			rels = append(rels, rel)
+		}
+	}
+	var out []map[string]string
+	for _, rel := range rels {
+		data := readParamsFile(filepath.Join(root, filepath.FromSlash(rel)))
+		var doc yaml.Node
+		if data == nil || yaml.Unmarshal(data, &doc) != nil {
+			continue // Argo CD fails the whole ApplicationSet; nothing to lint
+		}
+		var objs []*yaml.Node
+		if len(doc.Content) > 0 {
+			switch n := doc.Content[0]; n.Kind {
+			case yaml.MappingNode:
+				objs = []*yaml.Node{n}
+			case yaml.SequenceNode:
+				objs = n.Content
+			}
+		} else {
+			objs = []*yaml.Node{{Kind: yaml.MappingNode}} // an empty file is one empty object
+		}
+		for _, o := range objs {
+			p := flatParams(o)
+			maps.Copy(p, fileParams(rel))
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// filesUnder lists the files below root (repository-relative, slash
+// separated, sorted; hidden folders left out), once per run: a matrix
+// asks again for each of its first generator's sets.
+func (f *finder) filesUnder(root string) []string {
+	if rels, ok := f.listed[root]; ok {
+		return rels
+	}
+	var rels []string
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && p != root && strings.HasPrefix(d.Name(), "."):
+			return filepath.SkipDir
+		case d.Type().IsRegular():
+			if rel, err := filepath.Rel(root, p); err == nil {
+				rels = append(rels, filepath.ToSlash(rel))
 			}
 		}
-		root := f.o.Repo.Root
-		if root == "" {
-			root = guessRoot(obj.file, include)
+		return nil
+	})
+	slices.Sort(rels)
+	if f.listed == nil {
+		f.listed = map[string][]string{}
+	}
+	f.listed[root] = rels
+	return rels
+}
+
+// maxParamsFile bounds a Git files generator's file: parameters, not data.
+const maxParamsFile = 1 << 20
+
+// readParamsFile reads a Git files generator's file (JSON or YAML, any
+// name); nil when it is no regular file or too large to be parameters.
+func readParamsFile(p string) []byte {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxParamsFile {
+		return nil
+	}
+	data, _ := os.ReadFile(p)
+	return data
+}
+
+// fileParams are the path parameters of a Git files generator's file.
+func fileParams(rel string) map[string]string {
+	dir := path.Dir(rel)
+	name := path.Base(rel)
+	p := map[string]string{
+		"path": dir, "path.path": dir, "path.basename": path.Base(dir), "path.filename": name,
+		"path.basenameNormalized": normalizeName(path.Base(dir)), "path.filenameNormalized": normalizeName(name),
+	}
+	for i, s := range strings.Split(dir, "/") {
+		if s != "" {
+			p[fmt.Sprintf("path[%d]", i)] = s
 		}
-		seen := map[string]bool{}
-		for _, pat := range include {
-			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
-			slices.Sort(matches)
-			for _, m := range matches {
-				rel, err := filepath.Rel(root, m)
-				if err != nil || !isDir(m) || seen[rel] || excluded(filepath.ToSlash(rel), exclude) {
-					continue
+	}
+	return p
+}
+
+// globMatch matches a repository-relative path against Argo CD's file
+// patterns: path.Match per segment, `**` for any number of folders.
+func globMatch(patterns []string, rel string) bool {
+	name := strings.Split(rel, "/")
+	for _, p := range patterns {
+		if matchSegments(strings.Split(p, "/"), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchSegments matches segment by segment, remembering which (pattern,
+// name) suffixes failed, so that many `**` cost pattern × name steps,
+// not a search over every split.
+func matchSegments(pat, name []string) bool {
+	failed := make(map[[2]int]bool)
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		if failed[[2]int{i, j}] {
+			return false
+		}
+		ok := false
+		switch {
+		case i == len(pat):
+			ok = j == len(name)
+		case pat[i] == "**":
+			ok = match(i+1, j) || (j < len(name) && match(i, j+1))
+		case j < len(name):
+			m, _ := path.Match(pat[i], name[j])
+			ok = m && match(i+1, j+1)
+		}
+		if !ok {
+			failed[[2]int{i, j}] = true
+		}
+		return ok
+	}
+	return match(0, 0)
+}
+
+// guessFileRoot is, without .git, the nearest folder above file where
+// the first folder of one of the patterns exists.
+func guessFileRoot(file string, patterns []string) string {
+	var firsts []string
+	for _, p := range patterns {
+		if first, _, nested := strings.Cut(p, "/"); nested && first != "**" {
+			firsts = append(firsts, first)
+		}
+	}
+	if len(firsts) == 0 {
+		return filepath.Dir(file)
+	}
+	return guessRoot(file, firsts)
+}
+
+// matrix combines the parameter sets of its two generators, each of the
+// first with each of the second; the second may use the first's
+// parameters in its own fields (a Git files path per cluster).
+func (f *finder) matrix(obj *object, gens []*yaml.Node, goTemplate bool, depth int) []map[string]string {
+	if len(gens) != 2 {
+		return nil // Argo CD asks for exactly two
+	}
+	var out []map[string]string
+	for _, a := range f.generateDepth(obj, gens[0], goTemplate, depth+1) {
+		second := gens[1]
+		if text, err := yaml.Marshal(second); err == nil {
+			var doc yaml.Node
+			if yaml.Unmarshal([]byte(fill(string(text), a, goTemplate)), &doc) == nil && len(doc.Content) > 0 {
+				second = doc.Content[0]
+			}
+		}
+		for _, b := range f.generateDepth(obj, second, goTemplate, depth+1) {
+			if len(out) == maxParamSets {
+				return out
+			}
+			p := maps.Clone(a)
+			maps.Copy(p, b)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mergeParams is the merge generator: the first generator's sets, each
+// overridden by the sets of the later ones whose merge keys all equal its.
+func mergeParams(sets [][]map[string]string, keys []string) []map[string]string {
+	if len(sets) == 0 || len(keys) == 0 {
+		return nil
+	}
+	out := make([]map[string]string, 0, len(sets[0]))
+	for _, base := range sets[0] {
+		p := maps.Clone(base)
+		for _, later := range sets[1:] {
+			for _, o := range later {
+				if sameKeys(p, o, keys) {
+					maps.Copy(p, o)
 				}
-				seen[rel] = true
-				out = append(out, dirParams(filepath.ToSlash(rel)))
 			}
 		}
+		out = append(out, p)
 	}
+	return out
+}
+
+func sameKeys(a, b map[string]string, keys []string) bool {
+	for _, k := range keys {
+		va, okA := a[k]
+		vb, okB := b[k]
+		if !okA || !okB || va != vb {
+			return false
+		}
+	}
+	return true
+}
+
+// withValues adds a generator's values (`values.NAME`), themselves
+// templates over the set's parameters.
+func withValues(sets []map[string]string, values *yaml.Node, goTemplate bool) []map[string]string {
+	vs := stringMap(values)
+	if len(vs) == 0 {
+		return sets
+	}
+	for _, p := range sets {
+		for k, v := range vs {
+			p["values."+k] = fill(v, p, goTemplate)
+		}
+	}
+	return sets
+}
+
+// flatParams flattens an object to Argo CD's dotted parameter names
+// (`cluster.address`); list items are `key.0`, as the flatten library
+// Argo CD uses names them.
+func flatParams(n *yaml.Node) map[string]string {
+	out := map[string]string{}
+	var walk func(prefix string, n *yaml.Node, depth int)
+	walk = func(prefix string, n *yaml.Node, depth int) {
+		if n == nil || depth > 32 {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if prefix != "" {
+					k = prefix + "." + k
+				}
+				walk(k, n.Content[i+1], depth+1)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(fmt.Sprintf("%s.%d", prefix, i), c, depth+1)
+			}
+		case yaml.ScalarNode:
+			if prefix != "" {
+				out[prefix] = n.Value
+			}
+		case yaml.AliasNode:
+			// An alias is read once, as written, not followed: a billion
+			// laughs would grow without end.
+		}
+	}
+	walk("", n, 0)
 	return out
 }
 

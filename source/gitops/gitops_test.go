@@ -287,3 +287,155 @@ spec:
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(msgs, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// The Git files, matrix and merge generators, in the shapes of Argo CD's
+// documentation: one config.json per cluster (a nested object, flattened
+// to cluster.name), a matrix of Git directories and a list, a merge of two
+// lists by a key, and a generator's values.
+func TestApplicationSetGenerators(t *testing.T) {
+	root := t.TempDir()
+	for _, app := range []string{"apps/guard", "apps/audit"} {
+		write(t, root, app+"/cm.yaml", "kind: ConfigMap\n")
+	}
+	write(t, root, "cluster-config/engineering/dev/config.json", `{"cluster": {"name": "engineering-dev", "address": "https://1.2.3.4"}, "tier": "dev"}`)
+	write(t, root, "cluster-config/engineering/prod/config.json", `{"cluster": {"name": "engineering-prod", "address": "https://1.2.3.5"}, "tier": "prod"}`)
+	write(t, root, "cluster-config/engineering/skip/config.json", `{"cluster": {"name": "skipped"}}`)
+	write(t, root, "cluster-config/list.yaml", "- {cluster: {name: listed-a}}\n- {cluster: {name: listed-b}}\n")
+	set := write(t, root, "argocd/appsets.yaml", `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: by-file, namespace: argocd}
+spec:
+  generators:
+    - git:
+        repoURL: https://github.com/example/fleet.git
+        revision: HEAD
+        files:
+          - path: cluster-config/**/config.json
+          - path: cluster-config/engineering/skip/*
+            exclude: true
+          - path: cluster-config/list.yaml
+        values:
+          ns: 'guard-{{cluster.name}}'
+  template:
+    metadata: {name: 'guard-{{cluster.name}}'}
+    spec:
+      source: {repoURL: https://github.com/example/fleet.git, path: apps/guard}
+      destination: {namespace: '{{values.ns}}'}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: matrix, namespace: argocd}
+spec:
+  goTemplate: true
+  generators:
+    - matrix:
+        generators:
+          - git:
+              repoURL: https://github.com/example/fleet.git
+              directories: [{path: apps/*}]
+          - list:
+              elements: [{env: staging}, {env: prod}]
+  template:
+    metadata: {name: '{{.path.basename}}-{{.env}}'}
+    spec:
+      source: {repoURL: https://github.com/example/fleet.git, path: '{{.path.path}}'}
+      destination: {namespace: '{{.path.basename}}-{{.env}}'}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: merged, namespace: argocd}
+spec:
+  generators:
+    - merge:
+        mergeKeys: [app]
+        generators:
+          - list:
+              elements: [{app: guard, ns: guard-default}, {app: audit, ns: audit-default}]
+          - list:
+              elements: [{app: audit, ns: audit-override}, {app: other, ns: never}]
+  template:
+    metadata: {name: '{{app}}'}
+    spec:
+      source: {repoURL: https://github.com/example/fleet.git, path: 'apps/{{app}}'}
+      destination: {namespace: '{{ns}}'}
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	es := Find([]string{set}, read, Options{Repo: OpenRepository("", []string{"https://github.com/example/fleet"})})
+	var got []string
+	for _, e := range es {
+		rel, _ := filepath.Rel(root, e.Dir)
+		got = append(got, e.Name+" "+filepath.ToSlash(rel)+" "+e.DefaultNamespace)
+	}
+	want := []string{
+		// Files in path order, as Argo CD sorts them.
+		"guard-engineering-dev apps/guard guard-engineering-dev",
+		"guard-engineering-prod apps/guard guard-engineering-prod",
+		"guard-listed-a apps/guard guard-listed-a",
+		"guard-listed-b apps/guard guard-listed-b",
+		"audit-staging apps/audit audit-staging",
+		"audit-prod apps/audit audit-prod",
+		"guard-staging apps/guard guard-staging",
+		"guard-prod apps/guard guard-prod",
+		"guard apps/guard guard-default",
+		"audit apps/audit audit-override",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Argo CD's file patterns: path.Match per folder, ** for any number.
+func TestGlobMatch(t *testing.T) {
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"cluster-config/**/config.json", "cluster-config/a/b/config.json", true},
+		{"cluster-config/**/config.json", "cluster-config/config.json", true},
+		{"cluster-config/*/config.json", "cluster-config/a/b/config.json", false},
+		{"**", "a/b", true},
+		{"a/*.yaml", "a/b.yaml", true},
+		{"a/*.yaml", "a/b/c.yaml", false},
+		{"[", "[", false},
+		// Many ** are as cheap as one.
+		{strings.Repeat("**/", 200) + "x", strings.Repeat("a/", 200) + "y", false},
+		{strings.Repeat("**/", 200) + "x", strings.Repeat("a/", 200) + "x", true},
+	} {
+		if got := globMatch([]string{c.pattern}, c.path); got != c.want {
+			t.Errorf("%s ~ %s = %v, want %v", c.pattern, c.path, got, c.want)
+		}
+	}
+}
+
+// Generators nested past Argo CD's limit give nothing, and a matrix of two
+// long lists stops at maxParamSets Applications.
+func TestGeneratorBounds(t *testing.T) {
+	root := t.TempDir()
+	var els strings.Builder
+	for i := range 150 {
+		fmt.Fprintf(&els, "{n%d: x}, ", i)
+	}
+	nested := "{list: {elements: [{a: b}]}}"
+	for range maxGeneratorNesting + 2 {
+		nested = "{matrix: {generators: [" + nested + ", {list: {elements: [{c: d}]}}]}}"
+	}
+	set := write(t, root, "appset.yaml", `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: big, namespace: argocd}
+spec:
+  generators:
+    - matrix:
+        generators:
+          - list: {elements: [`+els.String()+`]}
+          - list: {elements: [`+els.String()+`]}
+    - `+nested+`
+  template:
+    metadata: {name: app}
+    spec:
+      source: {repoURL: https://example.com/other.git, path: x}
+`)
+	read := func(f string) []byte { b, _ := os.ReadFile(f); return b }
+	if n := len(Find([]string{set}, read, Options{})); n != maxParamSets {
+		t.Errorf("got %d Applications, want the bound %d (and none of the too deeply nested matrix)", n, maxParamSets)
+	}
+}
