@@ -293,13 +293,22 @@ func TestCompletionZsh(t *testing.T) {
 		{"webhooklint completion ", "bash fish zsh"},
 	}
 	for _, c := range cases {
+		// Read until every word is listed, for at most 60 s: compinit and
+		// the listing take seconds on a busy machine.
+		var all []string
+		for _, w := range strings.Fields(c.want) {
+			all = append(all, `$out == *`+w+`*`)
+		}
 		driver := `zmodload zsh/zpty
 zpty z 'TERM=dumb zsh -f -i'
 zpty -w z 'PS1="PROMPT>"; autoload -U compinit; compinit -u -D; source ` + script + `; zstyle ":completion:*" menu no; LISTMAX=1000'
 zpty -w -n z $'` + c.line + `\t'
-sleep 2
 out=""
-while zpty -r -t z line; do out+=$line; done
+for i in {1..300}; do
+  while zpty -r -t z line; do out+=$line; done
+  [[ ` + strings.Join(all, " && ") + ` ]] && break
+  sleep 0.2
+done
 print -r -- "$out"
 zpty -d z
 `
