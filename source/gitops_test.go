@@ -180,3 +180,78 @@ spec:
 		t.Errorf("want one kustomize-build error on the entry's kind line:%s", dump(res.Diagnostics))
 	}
 }
+
+// A HelmRelease's postRenderers (the shape of Flux's documentation: a
+// JSON 6902 patch and a strategic-merge patch under kustomize.patches,
+// and images) change the rendered objects before they are linted, and a
+// finding on a field a patch set is reported at that patch, with the
+// template line as related location.
+func TestHelmReleasePostRenderers(t *testing.T) {
+	chart, err := os.ReadDir(filepath.Join(fluxExample, "charts/guard/templates"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"charts/guard/Chart.yaml":  "apiVersion: v2\nname: guard\nversion: 0.1.0\n",
+		"charts/guard/values.yaml": "replicas: 3\nfailurePolicy: Ignore\n",
+		"apps/release.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: policy
+  namespace: policy-system
+spec:
+  chart:
+    spec:
+      chart: ./charts/guard
+      sourceRef: {kind: GitRepository, name: flux-system}
+  values:
+    failurePolicy: Fail
+  postRenderers:
+    - kustomize:
+        patches:
+          - target: {kind: ValidatingWebhookConfiguration}
+            patch: |
+              - op: replace
+                path: /webhooks/0/timeoutSeconds
+                value: 45
+          - patch: |
+              apiVersion: apps/v1
+              kind: Deployment
+              metadata: {name: policy, namespace: policy-system}
+              spec: {replicas: 1}
+        images:
+          - name: example.com/guard
+            newTag: "2.0"
+`,
+	}
+	for _, e := range chart {
+		data, err := os.ReadFile(filepath.Join(fluxExample, "charts/guard/templates", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["charts/guard/templates/"+e.Name()] = string(data)
+	}
+	root := writeTree(t, files)
+	res := run(t, []string{root}, source.Options{})
+	timeout := at(res.Diagnostics, "timeout-range", "apps/release.yaml", 16)
+	if timeout == nil || timeout.Severity != diag.Error {
+		t.Fatalf("want the server's timeout-range error at the JSON 6902 patch:%s", dump(res.Diagnostics))
+	}
+	if !hasRelated(timeout, "charts/guard/templates/webhook.yaml", 12) {
+		t.Errorf("want the template line as related location: %+v", timeout.Related)
+	}
+	if !strings.Contains(timeout.Origin, "postRenderers[0].kustomize.patches[0]") {
+		t.Errorf("origin %q does not name the patch", timeout.Origin)
+	}
+	if at(res.Diagnostics, "backend-availability", "apps/release.yaml", 21) == nil {
+		t.Errorf("want the 1 replica the strategic-merge patch sets reported at it:%s", dump(res.Diagnostics))
+	}
+	// Without postRenderers the chart renders 3 replicas and timeout 5.
+	files["apps/release.yaml"] = files["apps/release.yaml"][:strings.Index(files["apps/release.yaml"], "  postRenderers:")]
+	plain := run(t, []string{writeTree(t, files)}, source.Options{})
+	if len(find(plain.Diagnostics, "timeout-range", "")) > 0 || slices.ContainsFunc(find(plain.Diagnostics, "backend-availability", ""), func(d diag.Diagnostic) bool {
+		return strings.Contains(d.Message, "1 replica")
+	}) {
+		t.Errorf("without postRenderers, no timeout or replica finding:%s", dump(plain.Diagnostics))
+	}
+}

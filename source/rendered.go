@@ -279,6 +279,12 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		}
 		problems = append(problems, d)
 	}
+	var post *postRendered
+	if u.gitops != nil && len(u.gitops.Chart.PostRender) > 0 {
+		if post, err = postRender(u.gitops, c); err != nil {
+			problems = append(problems, postRenderProblem(u.gitops, err))
+		}
+	}
 	origin := u.label()
 	var files []*manifest.File
 	byName := map[string]*helm.Template{}
@@ -343,6 +349,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		}
 		d.Origin = origin + ", # Source: " + t.Name + how
 	}
+	post.relocate(res.Diagnostics)
 	res.Diagnostics = append(res.Diagnostics, problems...)
 	for _, dep := range c.MissingDeps {
 		line, col := max(dep.Line, 1), max(dep.Column, 1)

@@ -338,7 +338,46 @@ func (f *finder) helmRelease(obj *object) *Entry {
 	if v := get(spec, "values"); v != nil {
 		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "HelmRelease values", node: v, file: obj.file})
 	}
+	c.PostRender = postRenderers(obj.file, get(spec, "postRenderers"))
 	return e
+}
+
+// postRenderers reads a HelmRelease's postRenderers as kustomize steps,
+// one per patch (patches, and v2beta's patchesStrategicMerge and
+// patchesJson6902 as patches) and one per renderer's images: each step
+// is applied alone so that what it changes can be reported at it.
+func postRenderers(file string, n *yaml.Node) []PostRenderStep {
+	var steps []PostRenderStep
+	for i, pr := range items(n) {
+		k := get(pr, "kustomize")
+		base := fmt.Sprintf("postRenderers[%d].kustomize.", i)
+		for j, p := range items(get(k, "patches")) {
+			if m := decodeMap(p); m != nil {
+				steps = append(steps, PostRenderStep{Fields: map[string]any{"patches": []any{m}}, At: at(file, p), What: fmt.Sprintf("%spatches[%d]", base, j)})
+			}
+		}
+		for j, p := range items(get(k, "patchesStrategicMerge")) {
+			if text, err := yaml.Marshal(p); err == nil && p.Kind == yaml.MappingNode {
+				steps = append(steps, PostRenderStep{Fields: map[string]any{"patches": []any{map[string]any{"patch": string(text)}}}, At: at(file, p), What: fmt.Sprintf("%spatchesStrategicMerge[%d]", base, j)})
+			}
+		}
+		for j, p := range items(get(k, "patchesJson6902")) {
+			ops, err := yaml.Marshal(get(p, "patch"))
+			if target := decodeMap(get(p, "target")); err == nil && target != nil {
+				steps = append(steps, PostRenderStep{Fields: map[string]any{"patches": []any{map[string]any{"target": target, "patch": string(ops)}}}, At: at(file, p), What: fmt.Sprintf("%spatchesJson6902[%d]", base, j)})
+			}
+		}
+		if ims := items(get(k, "images")); len(ims) > 0 {
+			var list []any
+			for _, im := range ims {
+				if m := decodeMap(im); m != nil {
+					list = append(list, m)
+				}
+			}
+			steps = append(steps, PostRenderStep{Fields: map[string]any{"images": list}, At: at(file, get(k, "images")), What: base + "images"})
+		}
+	}
+	return steps
 }
 
 // valuesFrom adds one valuesFrom entry: the valuesKey of a ConfigMap or

@@ -125,6 +125,19 @@ type Chart struct {
 	Values []Values
 	// Set are Argo CD parameters, as helm --set.
 	Set []string
+	// PostRender are a HelmRelease's postRenderers kustomize steps, in
+	// the order helm-controller applies them to the rendered objects.
+	PostRender []PostRenderStep
+}
+
+// PostRenderStep is one kustomize step of a HelmRelease's postRenderers:
+// one patch, or one renderer's images, as kustomization fields.
+type PostRenderStep struct {
+	Fields map[string]any
+	At     Pos
+	// What names it as the HelmRelease writes it:
+	// `postRenderers[0].kustomize.patches[1]`.
+	What string
 }
 
 // Values is one layer of chart values and where its keys are written.
