@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -88,6 +89,9 @@ func readManifest(f string) []byte {
 	ext := strings.ToLower(filepath.Ext(f))
 	if ext != ".yaml" && ext != ".yml" {
 		return nil
+	}
+	if data, ok := overlay.Get(f); ok { // an editor's unsaved buffer
+		return data
 	}
 	fi, err := os.Stat(f)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > manifest.MaxFileSize {
@@ -235,7 +239,7 @@ func relocateGitops(u *unit, b *kustomize.Build, uses map[string][]gitops.Use, d
 	lineOf := func(file string, n int) string {
 		ls, ok := lines[file]
 		if !ok {
-			data, _ := os.ReadFile(file)
+			data, _ := overlay.ReadFile(file)
 			ls = bytes.Split(data, []byte{'\n'})
 			lines[file] = ls
 		}

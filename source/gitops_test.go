@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
 )
@@ -253,5 +254,24 @@ spec:
 		return strings.Contains(d.Message, "1 replica")
 	}) {
 		t.Errorf("without postRenderers, no timeout or replica finding:%s", dump(plain.Diagnostics))
+	}
+}
+
+// An editor's unsaved HelmRelease (the language server's overlay) is the
+// entry linted: its values, not the disk's.
+func TestGitOpsEntryFromOverlay(t *testing.T) {
+	release, err := filepath.Abs(filepath.Join(fluxExample, "apps/base/guard/release.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, err := os.ReadFile(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay.Set(release, []byte(strings.Replace(string(disk), "replicas: 1", "replicas: 3", 1)))
+	defer overlay.Delete(release)
+	res := run(t, []string{fluxExample}, source.Options{})
+	if d := at(res.Diagnostics, "backend-availability", "apps/base/guard/release.yaml", 16); d != nil {
+		t.Errorf("the unsaved buffer sets 3 replicas, yet the disk's 1 is reported:%s", dump(res.Diagnostics))
 	}
 }

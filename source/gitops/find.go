@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Options say where entries are looked for and how their sources resolve.
@@ -887,7 +889,7 @@ func readParamsFile(p string) []byte {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxParamsFile {
 		return nil
 	}
-	data, _ := os.ReadFile(p)
+	data, _ := overlay.ReadFile(p)
 	return data
 }
 

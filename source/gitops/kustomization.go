@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // KustomizationText is the kustomization a controller builds the entry's
@@ -21,7 +23,7 @@ import (
 func (e *Entry) KustomizationText() (text []byte, generated bool, err error) {
 	k := map[string]any{}
 	if file, ok := kustomizationIn(e.Dir); ok {
-		data, err := os.ReadFile(file)
+		data, err := overlay.ReadFile(file)
 		if err != nil {
 			return nil, false, err
 		}
