@@ -1,6 +1,6 @@
 package ruledocs
 
-//go:generate go run ./gendocs -root ../..
+//go:generate go run -tags devtools ./gendocs -root ../..
 
 import (
 	"fmt"

@@ -1,6 +1,11 @@
+//go:build devtools
+
 // Command gendocs writes the generated documentation: docs/rules/<rule>.md,
 // docs/rules/README.md and docs/config.schema.json. Run it with
 // `go generate ./internal/ruledocs`; a test fails while they are stale.
+//
+// It builds only with -tags devtools: `go install ./...`, which pre-commit's
+// golang hook runs, then installs webhooklint and webhookvet alone.
 package main
 
 import (
