@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/webhooklint/webhooklint/internal/ruledocs"
+	"github.com/webhooklint/webhooklint/internal/ruledocs/docfiles"
 )
 
 func main() {
@@ -28,11 +28,11 @@ func main() {
 }
 
 func run(root string) error {
-	files, err := ruledocs.Generated(root)
+	files, err := docfiles.Generated(root)
 	if err != nil {
 		return err
 	}
-	stale, err := ruledocs.Stale(root, files)
+	stale, err := docfiles.Stale(root, files)
 	if err != nil {
 		return err
 	}
