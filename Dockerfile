@@ -20,7 +20,7 @@ COPY . .
 ARG VERSION=devel
 ARG TARGETOS
 ARG TARGETARCH
-RUN go run ./hack/release -version "${VERSION}" -targets "${TARGETOS}/${TARGETARCH}" -binaries-only -out /out \
+RUN go run -tags devtools ./hack/release -version "${VERSION}" -targets "${TARGETOS}/${TARGETARCH}" -binaries-only -out /out \
  && cp "/out/bin/${TARGETOS}_${TARGETARCH}/webhooklint" /webhooklint
 
 # distroless/static has no shell and no package manager, only CA

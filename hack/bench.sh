@@ -38,11 +38,11 @@ trap 'rm -rf "$work"' EXIT
 # hack/release for this machine. A plain `go build` with cgo available
 # links kustomize's Go plugin loader dynamically, which keeps every
 # exported method and costs ~25 MB of RSS more; it is measured once below.
-go run ./hack/release -version bench -targets host -binaries-only -out "$work/release" >/dev/null
+go run -tags devtools ./hack/release -version bench -targets host -binaries-only -out "$work/release" >/dev/null
 bin="$(ls "$work"/release/bin/*/webhooklint)"
 go build -o "$work/webhooklint-gobuild" ./cmd/webhooklint
-go build -o "$work/yamlfloor" ./hack/yamlfloor
-CGO_ENABLED=0 go build -o "$work/krustyfloor" ./hack/krustyfloor
+go build -tags devtools -o "$work/yamlfloor" ./hack/yamlfloor
+CGO_ENABLED=0 go build -tags devtools -o "$work/krustyfloor" ./hack/krustyfloor
 
 # gen_configs DIR FROM TO: webhook configurations FROM..TO-1, one per file,
 # two webhooks each (rules, selectors, a matchCondition; some invalid).

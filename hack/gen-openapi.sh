@@ -3,7 +3,7 @@
 # types webhook matchConditions with, from a real kube-apiserver: it starts
 # one on loopback (hack/e2e-apiserver.sh), fetches /version, aggregated
 # discovery (/api, /apis) and every /openapi/v3 group-version document, and
-# compacts them (go run ./internal/openapi/gen). For a new Kubernetes
+# compacts them (go run -tags devtools ./internal/openapi/gen). For a new Kubernetes
 # version, build that kube-apiserver first (hack/build-kube-apiserver.sh
 # vX.Y.Z) and point KUBE_APISERVER at it.
 #
@@ -45,4 +45,4 @@ while IFS=$'\t' read -r path rel; do
 done < <(jq -r '.paths | to_entries[] | select(.key | test("^apis?/.+/")or test("^api/v1$")) | [.key, .value.serverRelativeURL] | @tsv' "$out/openapi-index.json")
 echo ">> fetched $n OpenAPI v3 documents from $(jq -r .gitVersion "$out/version.json") into $out"
 
-go run ./internal/openapi/gen -in "$out" -out internal/openapi/kube.bundle
+go run -tags devtools ./internal/openapi/gen -in "$out" -out internal/openapi/kube.bundle

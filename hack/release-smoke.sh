@@ -18,12 +18,12 @@ fail() { echo "release-smoke: FAIL: $*" >&2; exit 1; }
 SOURCE_DATE_EPOCH=$(git -C "$root" log -1 --format=%ct 2>/dev/null || echo 0)
 export SOURCE_DATE_EPOCH
 
-(cd "$root" && go run ./hack/release -version "$version" -targets linux/amd64 -out "$work/a")
+(cd "$root" && go run -tags devtools ./hack/release -version "$version" -targets linux/amd64 -out "$work/a")
 
 # The same sources at another path (tracked and untracked, not ignored).
 mkdir "$work/tree"
 (cd "$root" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - 2>/dev/null) | tar -xf - -C "$work/tree"
-(cd "$work/tree" && go run ./hack/release -version "$version" -targets linux/amd64 -out "$work/b") >/dev/null
+(cd "$work/tree" && go run -tags devtools ./hack/release -version "$version" -targets linux/amd64 -out "$work/b") >/dev/null
 
 asset=webhooklint_${version#v}_linux_amd64.tar.gz
 for f in checksums.txt "$asset" bin/linux_amd64/webhooklint; do

@@ -45,13 +45,13 @@ gid=${user#*:}
 [[ $entrypoint == '["webhooklint"]' ]] || fail "ENTRYPOINT $entrypoint: want [\"webhooklint\"] (exec form)"
 image_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin # distroless's PATH
 [[ $copy_dst == /usr/local/bin/webhooklint ]] || fail "COPY puts the binary at $copy_dst, not on the image's PATH as webhooklint"
-grep -q "^RUN go run ./hack/release " "$root/Dockerfile" || fail "the build stage does not build with hack/release"
+grep -q "^RUN go run -tags devtools ./hack/release " "$root/Dockerfile" || fail "the build stage does not build with hack/release"
 grep -q "deploy/deployment.yaml" "$root/Dockerfile" && grep -q "runAsUser: $uid" "$root/deploy/deployment.yaml" ||
 	fail "deploy/deployment.yaml does not run as the image's user $uid"
 echo "test-image: Dockerfile final stage: FROM $base, USER $user, WORKDIR $workdir, ENTRYPOINT $entrypoint, binary $copy_dst"
 
 # 2. The binary, as the build stage builds it for linux/amd64.
-(cd "$root" && go run ./hack/release -version v0.0.0-image-test -targets linux/amd64 -binaries-only -out "$work/dist") >/dev/null
+(cd "$root" && go run -tags devtools ./hack/release -version v0.0.0-image-test -targets linux/amd64 -binaries-only -out "$work/dist") >/dev/null
 bin="$work/dist/bin/linux_amd64/webhooklint"
 if readelf -l "$bin" | grep -q 'Requesting program interpreter'; then
 	fail "$bin is dynamically linked"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Tests .pre-commit-hooks.yaml with the real pre-commit: in a temporary git
-# repository, `pre-commit try-repo <this repository> webhooklint --all-files`
-# must fail on a bad manifest, printing positioned findings, and pass on a
-# good one. try-repo builds the hook with `go install` (language: golang),
-# from this repository's working tree (uncommitted changes included).
+# repository, the webhooklint hook must fail on a bad manifest, printing
+# positioned findings, and pass on a good one. pre-commit builds the hook
+# with `go install ./...` (language: golang) from a commit of this
+# repository's working tree (uncommitted changes included), as try-repo
+# would, but into PRE_COMMIT_HOME, where the test then checks that it
+# installed webhooklint and webhookvet and no development tool.
 #
 # Installs: the Debian package pre-commit (apt-get) when it is missing.
 # Needs: git, go (modules come from the module proxy or the local cache).
@@ -32,8 +34,24 @@ git -C "$repo" config user.email test@example.com
 git -C "$repo" config user.name test
 git -C "$repo" config commit.gpgsign false
 
+# The working tree as one commit (try-repo's shadow repository; try-repo
+# itself installs into a store it deletes afterwards).
+shadow="$work/shadow"
+mkdir -p "$shadow"
+(cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf -) | tar -xf - -C "$shadow"
+git -C "$shadow" init -q
+git -C "$shadow" add -A
+git -C "$shadow" -c user.email=test@example.com -c user.name=test -c commit.gpgsign=false commit -qm tree
+cat >"$work/hooks.yaml" <<EOF
+repos:
+  - repo: $shadow
+    rev: $(git -C "$shadow" rev-parse HEAD)
+    hooks:
+      - id: webhooklint
+EOF
+
 run_hook() {
-	(cd "$repo" && pre-commit try-repo "$root" webhooklint --all-files --color never) >"$work/out" 2>&1
+	(cd "$repo" && pre-commit run -c "$work/hooks.yaml" webhooklint --all-files --color never) >"$work/out" 2>&1
 }
 
 fail() {
@@ -54,6 +72,11 @@ fi
 grep -Eq '^webhooklint\.+Failed$' "$work/out" || fail "no 'webhooklint...Failed' line"
 grep -q 'deploy/webhooks.yaml:23:5: error: unknown field "webhooks\[0\].timeoutSecond"' "$work/out" ||
 	fail "no positioned finding for deploy/webhooks.yaml:23:5"
+# pre-commit's golang language runs `go install ./...`: the two commands,
+# not the development tools (they build only with -tags devtools).
+built=$(find "$PRE_COMMIT_HOME" -path '*/golangenv-*/bin/*' -type f -printf '%f\n' | sort | tr '\n' ' ')
+[ "$built" = "webhooklint webhookvet " ] || fail "go install ./... built: '$built', want webhooklint and webhookvet"
+echo "test-precommit: the golang hook installed: $built"
 echo "test-precommit: bad manifest: hook failed with:"
 grep -E '^deploy/' "$work/out" | sed 's/^/    /'
 

@@ -25,7 +25,8 @@ func init() {
 				"bomb) is refused the same way, before kustomize de-anchors it. The kustomization's files are then linted " +
 				"one by one, as without kustomize: patches are checked only for what they state, and findings that " +
 				"depend on the overlay are missing. When the kustomization was named (`webhooklint overlays/prod`), the " +
-				"local kustomizations it reads that do build are linted too, as bases.",
+				"local kustomizations it reads that do build are linted too, as bases, and the files of those that do not one " +
+				"by one. An overlay that fails because its base does reports the base's error, on the base's file.",
 			Fix: "Fix the error kustomize reports. For remote bases, vendor them into the repository or lint the build output " +
 				"(`kustomize build overlays/prod | webhooklint -`).",
 			Sources: []string{

@@ -132,11 +132,23 @@ func TestNamespaceSelectorLive(t *testing.T) {
 		liveNamespace("policy", map[string]string{"team": "policy"}),
 		liveNamespace("apps", nil),
 	}}
+	// Failing open: what a webhook that fails closed on pods intercepts in
+	// kube-system and in its own namespace is system-critical-scope's and
+	// self-deadlock's finding (below).
+	open := strings.Replace(svcWebhook, "sideEffects", "failurePolicy: Ignore\n  sideEffects", 1)
 	withSelector := func(sel string) string {
-		return strings.Replace(svcWebhook, "  rules:", "  namespaceSelector: "+sel+"\n  rules:", 1)
+		return strings.Replace(open, "  rules:", "  namespaceSelector: "+sel+"\n  rules:", 1)
 	}
-	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, live),
+	expectLive(t, runLive(t, "namespace-selector-live", open, live),
 		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches namespace "kube-system"`,
+		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches the webhook's own namespace "policy" (labels: kubernetes.io/metadata.name=policy,team=policy); the webhook's own pods pass through it`)
+
+	// One cause, one finding: failing closed on pods, the file mode's rules
+	// have both; on configmaps, self-deadlock has nothing to say of its
+	// own namespace, and this rule does.
+	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, live))
+	configmaps := strings.Replace(svcWebhook, "resources: [pods]", "resources: [configmaps]", 1)
+	expectLive(t, runLive(t, "namespace-selector-live", configmaps, live),
 		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches the webhook's own namespace "policy" (labels: kubernetes.io/metadata.name=policy,team=policy); the webhook's own pods pass through it, and with failurePolicy Fail`)
 
 	// The server stores an omitted selector as {}.
@@ -163,7 +175,7 @@ func TestNamespaceSelectorLive(t *testing.T) {
 	withDiscovery := *live
 	withDiscovery.Served = []ServedResource{{Version: "v1", Resource: "nodes"}, {Version: "v1", Resource: "pods", Namespaced: true}}
 	expectLive(t, runLive(t, "namespace-selector-live", nodes, &withDiscovery))
-	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, &withDiscovery), `"kube-system"`, `"policy"`)
+	expectLive(t, runLive(t, "namespace-selector-live", open, &withDiscovery), `"kube-system"`, `"policy"`)
 
 	// Namespaces unknown (no RBAC): silent.
 	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, &LiveInventory{}))

@@ -26,7 +26,9 @@ var _ = register(&Rule{
 			"exclusion keyed on a label nobody set (`control-plane: \"true\"`) excludes nothing. The rule " +
 			"evaluates each selector against the labels the live namespaces carry. Requests for " +
 			"cluster-scoped resources are never filtered by namespaceSelector, so webhooks whose rules " +
-			"only name cluster-scoped resources are not judged.",
+			"only name cluster-scoped resources are not judged. A webhook that fails closed on what kube-system needs, " +
+			"or on its own backend's requests, has that finding from system-critical-scope or self-deadlock (as in " +
+			"the file mode), not a second one from this rule.",
 		Fix: "Exclude namespaces by the label the API server sets on every namespace, " +
 			"`kubernetes.io/metadata.name`, or add the label your selector relies on to the namespace.",
 		Sources: []string{
@@ -72,9 +74,14 @@ func checkNamespaceSelectorLive(p *Pass) {
 		if own != "" && !slices.Contains(names, own) {
 			names = append(names, own)
 		}
+		// A webhook that fails closed on kube-system, or on its own pods,
+		// has that finding from system-critical-scope or self-deadlock,
+		// which the file mode reports too: one cause, one finding.
+		critical := w.FailsClosed() && len(w.Rules) > 0 && systemCritical(p, w).msg != ""
+		deadlock := own != "" && selfDeadlocks(p, w)
 		for _, name := range names {
 			ns, _ := live.Namespace(name)
-			if ns == nil || !sel.Matches(labels.Set(ns.Labels)) {
+			if ns == nil || !sel.Matches(labels.Set(ns.Labels)) || (name == own && deadlock) || (name == "kube-system" && critical) {
 				continue
 			}
 			what := fmt.Sprintf("namespace %q", name)

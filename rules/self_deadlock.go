@@ -289,6 +289,13 @@ func exclusionAt(w *Webhook, rule int) (path string, atKey bool) {
 	return PathString(w.Path().Child("rules").Index(rule)), false
 }
 
+// selfDeadlocks reports whether self-deadlock reports w: it fails closed
+// on requests its own backend makes or needs.
+func selfDeadlocks(p *Pass, w *Webhook) bool {
+	ref := w.ClientConfig.Service
+	return w.FailsClosed() && ref != nil && ref.Namespace != "" && len(intercepts(w, findBackend(p.Input, ref), p.Input).hits) > 0
+}
+
 func checkSelfDeadlock(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]

@@ -175,26 +175,7 @@ func checkSystemCriticalScope(p *Pass) {
 		if !w.FailsClosed() || len(w.Rules) == 0 {
 			continue
 		}
-		ownedBySelfDeadlock := selfDeadlockNamespace(p, w)
-		// The finding depends only on what the webhook matches, so webhooks
-		// that repeat the same rules and selectors share one simulation.
-		type key struct {
-			matching string
-			kube     KubeVersion
-			except   string
-		}
-		k := key{matchingSignature(w, p.Input), p.Settings.KubeVersion, ownedBySelfDeadlock}
-		compute := func() any {
-			return criticalScopeMessage(webhookCriticalSubject(w), sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
-		}
-		var cs criticalScope
-		if !p.Input.describesNamespaces() {
-			// Without Namespaces the unit lends the simulation nothing (see
-			// sharedCriticalTargets), so loose files share it process-wide.
-			cs = noNamespaceMessages.get(k, compute).(criticalScope)
-		} else {
-			cs = p.Input.Derived(k, compute).(criticalScope)
-		}
+		cs := systemCritical(p, w)
 		if cs.msg == "" {
 			continue
 		}
@@ -207,6 +188,29 @@ func checkSystemCriticalScope(p *Pass) {
 		}
 		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide})
 	}
+}
+
+// systemCritical is what system-critical-scope says of w, a webhook that
+// fails closed: no message when it intercepts nothing the cluster needs.
+func systemCritical(p *Pass, w *Webhook) criticalScope {
+	ownedBySelfDeadlock := selfDeadlockNamespace(p, w)
+	// The finding depends only on what the webhook matches, so webhooks
+	// that repeat the same rules and selectors share one simulation.
+	type key struct {
+		matching string
+		kube     KubeVersion
+		except   string
+	}
+	k := key{matchingSignature(w, p.Input), p.Settings.KubeVersion, ownedBySelfDeadlock}
+	compute := func() any {
+		return criticalScopeMessage(webhookCriticalSubject(w), sharedCriticalTargets(p.Input, p.Settings.KubeVersion), ownedBySelfDeadlock)
+	}
+	if !p.Input.describesNamespaces() {
+		// Without Namespaces the unit lends the simulation nothing (see
+		// sharedCriticalTargets), so loose files share it process-wide.
+		return noNamespaceMessages.get(k, compute).(criticalScope)
+	}
+	return p.Input.Derived(k, compute).(criticalScope)
 }
 
 // selfDeadlockNamespace is the namespace of w's backend when it is one the

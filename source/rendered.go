@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -144,8 +145,19 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		}
 		return out
 	}
+	var se *kustomize.SyntaxError
+	if errors.As(err, &se) {
+		// Where and what as the YAML parser's error is reported for any
+		// manifest; the file linted one by one then does not say it again
+		// (dropSyntaxRestated).
+		if d, ok := syntaxError(se.File); ok {
+			return []diag.Diagnostic{mk(se.File, d.Line, d.Column, d.EndColumn, "kustomize build "+display(filepath.Dir(se.File))+": "+d.Message)}
+		}
+	}
 	file, line := filepath.Join(dir, "kustomization.yaml"), 1
-	if b != nil {
+	if f, ok := kustomize.FailedIn(err); ok {
+		file = f // the base's, when the base is what fails
+	} else if b != nil {
 		file = b.File
 	} else if f, ok := kustomize.FileIn(dir); ok {
 		file = f
@@ -155,6 +167,44 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		line, col, endCol = l, c, c+1
 	}
 	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
+}
+
+// syntaxError is the first YAML syntax error of a file, as the parser of
+// manifests positions it.
+func syntaxError(file string) (diag.Diagnostic, bool) {
+	data, err := overlay.ReadFile(file)
+	if err != nil {
+		return diag.Diagnostic{}, false
+	}
+	for _, d := range manifest.Parse(file, data).Diagnostics {
+		if d.Rule == rules.YAMLSyntaxRule {
+			return d, true
+		}
+	}
+	return diag.Diagnostic{}, false
+}
+
+// dropSyntaxRestated drops from the findings of files linted one by one
+// the YAML syntax errors that a failed build reports already, at the same
+// place: one cause, one finding.
+func dropSyntaxRestated(failed []*unitResult, alone []*unitResult) {
+	type at struct {
+		file      string
+		line, col int
+	}
+	said := map[at]bool{}
+	for _, r := range failed {
+		for _, d := range r.diags {
+			if d.Rule == rules.KustomizeBuildRule {
+				said[at{absPath(d.File), d.Line, d.Column}] = true
+			}
+		}
+	}
+	for _, r := range alone {
+		r.diags = slices.DeleteFunc(r.diags, func(d diag.Diagnostic) bool {
+			return d.Rule == rules.YAMLSyntaxRule && said[at{absPath(d.File), d.Line, d.Column}]
+		})
+	}
 }
 
 // cycleError reports a kustomization that includes itself, at its entry

@@ -141,10 +141,26 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	}
 	patches := kustomize.NewPatchIndex()
 	results := lintUnits(units, stdin, lo, patches, sharedOrigins(units))
-	// A file whose every kustomization failed to build is linted on its
-	// own, as the build error says.
+	alone := aloneUnits(req, units, unitsOf, results)
+	aloneResults := lintUnits(alone, stdin, lo, patches, nil)
+	dropSyntaxRestated(results, aloneResults)
+	units = append(units, alone...)
+	results = append(results, aloneResults...)
+	return reportUnits(req, units, results, &lo), nil
+}
+
+// aloneUnits are the files linted one by one because no build that reads
+// them worked, as the build error says: a file asked about whose every
+// kustomization failed, and the local files a failed entry reads (the
+// base of an overlay named, when the base is what fails to build) that
+// no unit that loaded reads.
+func aloneUnits(req *request, units []*unit, unitsOf [][]*unit, results []*unitResult) []*unit {
 	var alone []*unit
+	named := map[string]bool{}
 	for i, s := range req.sources {
+		if !s.Stdin {
+			named[absPath(s.Name)] = true
+		}
 		us := unitsOf[i]
 		if len(us) == 0 || !slices.ContainsFunc(us, func(u *unit) bool { return u.kind == kustomizeUnit }) {
 			continue
@@ -157,9 +173,21 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 			alone = append(alone, &unit{kind: fileUnit, file: s})
 		}
 	}
-	units = append(units, alone...)
-	results = append(results, lintUnits(alone, stdin, lo, patches, nil)...)
-	return reportUnits(req, units, results, &lo), nil
+	read := newReaderIndex(units, results)
+	for i, u := range units {
+		if u.kind != kustomizeUnit || !u.entry || !results[i].failed {
+			continue
+		}
+		for _, f := range slices.Sorted(maps.Keys(u.reads)) {
+			if named[f] || len(read.of(f)) > 0 || !slices.Contains(manifest.Extensions, strings.ToLower(filepath.Ext(f))) ||
+				(req.skip != nil && req.skip(f)) {
+				continue
+			}
+			named[f] = true
+			alone = append(alone, &unit{kind: fileUnit, file: manifest.Source{Name: f}, entry: true})
+		}
+	}
+	return alone
 }
 
 // request is what the user asked about: the files to find units for, and

@@ -452,3 +452,47 @@ func TestOverlaysShareTheirBase(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// lines renders findings as file:line:col: [rule] message, the way a reader
+// compares them.
+func lines(ds []diag.Diagnostic) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, filepath.ToSlash(d.File)+":"+itoa(d.Line)+":"+itoa(d.Column)+": ["+d.Rule+"] "+d.Message)
+	}
+	return out
+}
+
+// An overlay over a base that cannot build reports the base's error once,
+// in one line at the entry of the base that fails, and lints the base's
+// files one by one as the message says: whether the overlay is named, its
+// kustomization file, or the folder of both (where the base is a root).
+func TestOverlayOverABaseThatCannotBuild(t *testing.T) {
+	t.Chdir("../testdata/sources/broken-base")
+	want := []string{
+		"base/kustomization.yaml:6:9: [kustomize-build] kustomize build base: patches: 'missing-patch.yaml' does not exist; not built, so its files are linted one by one",
+		`base/webhook.yaml:8:16: [side-effects-value] webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun" (also causes dry-run-side-effects)`,
+	}
+	for _, args := range [][]string{{"overlay"}, {"."}, {"overlay", "base"}} {
+		if got := lines(run(t, args, source.Options{}).Diagnostics); !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", args, got, want)
+		}
+	}
+}
+
+// A kustomization that is not YAML is one finding, at the line and column
+// the YAML parser means (its message says one line less), with the path
+// as typed: not also a yaml-syntax finding when the file is linted one by
+// one.
+func TestKustomizationSyntaxErrorIsOneFinding(t *testing.T) {
+	t.Chdir("../testdata/sources/bad-kustomization")
+	want := []string{
+		"app/kustomization.yaml:6:2: [kustomize-build] kustomize build app: invalid YAML: did not find expected key; not built, so its files are linted one by one",
+		`app/webhook.yaml:8:16: [side-effects-value] webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun" (also causes dry-run-side-effects)`,
+	}
+	for _, args := range [][]string{{"app"}, {"."}, {"app/kustomization.yaml", "app/webhook.yaml"}} {
+		if got := lines(run(t, args, source.Options{}).Diagnostics); !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", args, got, want)
+		}
+	}
+}

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command krustyfloor is the floor hack/bench.sh compares webhooklint's
 // kustomize builds to: it finds every root kustomization under its
 // arguments (one no other kustomization there uses as a base, component
@@ -5,6 +7,9 @@
 // with kustomize's own krusty API and its default options, printing the
 // YAML `kustomize build` would print — what any tool that reads a
 // GitOps repository as deployed pays before it looks at anything.
+//
+// It builds only with -tags devtools: `go install ./...`, which pre-commit's
+// golang hook runs, then installs webhooklint and webhookvet alone.
 package main
 
 import (

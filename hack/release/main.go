@@ -1,9 +1,11 @@
+//go:build devtools
+
 // Command release builds webhooklint's release artifacts: static,
 // reproducible, version-stamped binaries for every supported platform,
 // their archives (tar.gz; zip for Windows) and a SHA-256 checksums file.
 //
-//	go run ./hack/release -version v1.2.3 -out dist
-//	go run ./hack/release -version v1.2.3 -targets linux/amd64 -out dist
+//	go run -tags devtools ./hack/release -version v1.2.3 -out dist
+//	go run -tags devtools ./hack/release -version v1.2.3 -targets linux/amd64 -out dist
 //
 // Reproducible means: the same commit built with the same Go toolchain
 // gives byte-identical binaries and archives on any machine, whatever its
@@ -12,6 +14,9 @@
 // by root). The release workflow, the container image and the GitHub
 // Action's build fallback all build through this program, so their
 // binaries are built the same way.
+//
+// It builds only with -tags devtools: `go install ./...`, which pre-commit's
+// golang hook runs, then installs webhooklint and webhookvet alone.
 package main
 
 import (

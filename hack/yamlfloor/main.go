@@ -1,7 +1,12 @@
+//go:build devtools
+
 // Command yamlfloor is the floor hack/bench.sh compares webhooklint to: it
 // reads every *.yaml, *.yml and *.json file under its arguments and decodes
 // each document into a go.yaml.in/yaml/v3 node tree, on one core, with
 // nothing else — what any YAML linter pays before it looks at anything.
+//
+// It builds only with -tags devtools: `go install ./...`, which pre-commit's
+// golang hook runs, then installs webhooklint and webhookvet alone.
 package main
 
 import (

@@ -23,7 +23,7 @@ import (
 const releaseVersion = "v0.0.0-test"
 
 // buildEnv turns on the tests that build webhooklint the way the release
-// and the action's fallback do (go run ./hack/release: -trimpath,
+// and the action's fallback do (go run -tags devtools ./hack/release: -trimpath,
 // CGO_ENABLED=0, GOAMD64=v1). Those flags give every package other cache
 // keys than go test's own build, so on a cold machine they compile the
 // whole dependency tree a second time, more than go test's default
@@ -62,7 +62,7 @@ func releaseArtefacts(t *testing.T) string {
 			releaseErr = packSelf(releaseDir)
 			return
 		}
-		cmd := exec.Command("go", "run", "./hack/release", "-version", releaseVersion, "-targets", "host", "-out", releaseDir)
+		cmd := exec.Command("go", "run", "-tags", "devtools", "./hack/release", "-version", releaseVersion, "-targets", "host", "-out", releaseDir)
 		cmd.Dir = repoRoot(t)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			releaseErr = fmt.Errorf("hack/release: %w\n%s", err, out)

@@ -3,6 +3,8 @@
 // the help of SARIF rule descriptors, so the three can never disagree.
 package ruledocs
 
+//go:generate go run -tags devtools ./gendocs -root ../..
+
 import (
 	"fmt"
 	"strings"

@@ -135,7 +135,7 @@ func RunAs(dir string, root *Root) (*Build, error) {
 	if err != nil {
 		// The tree is still returned: its patch files are known even
 		// though nothing was built.
-		return b, &buildError{dir: dir, err: err}
+		return b, newBuildError(dir, abs, err)
 	}
 	for _, r := range m.Resources() {
 		o := &Object{

@@ -56,3 +56,37 @@ func TestTidyKeepsWhatItDoesNotKnow(t *testing.T) {
 		t.Errorf("tidy = %q", got)
 	}
 }
+
+// A checkout reached through a symbolic link shows the same relative paths
+// as the real folder: kustomize reports paths with links resolved. An
+// overlay whose base fails names the base and what is wrong in it.
+func TestBuildErrorsThroughALink(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real")
+	for _, dir := range []string{"base", "overlay"} {
+		if err := os.MkdirAll(filepath.Join(real, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(real, "base", "kustomization.yaml"), "patches:\n- path: missing-patch.yaml\n")
+	writeFile(t, filepath.Join(real, "overlay", "kustomization.yaml"), "resources:\n- ../base\n")
+	if err := os.Symlink(real, filepath.Join(root, "link")); err != nil {
+		t.Skip(err)
+	}
+	t.Chdir(filepath.Join(root, "link"))
+	for dir, want := range map[string]string{
+		"base":    "kustomize build base: patches: 'missing-patch.yaml' does not exist",
+		"overlay": "kustomize build base: patches: 'missing-patch.yaml' does not exist",
+	} {
+		_, err := Run(dir)
+		if err == nil {
+			t.Fatalf("%s: built", dir)
+		}
+		if got := err.Error(); got != want {
+			t.Errorf("%s:\n got %s\nwant %s", dir, got, want)
+		}
+		if f, ok := FailedIn(err); !ok || f != filepath.Join(root, "link", "base", "kustomization.yaml") {
+			t.Errorf("%s: failed in %q", dir, f)
+		}
+	}
+}

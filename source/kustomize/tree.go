@@ -70,6 +70,18 @@ type selector struct {
 	kind, name string
 }
 
+// SyntaxError is a kustomization file that is not YAML, so kustomize cannot
+// read it. Err is the YAML parser's, whose line numbers callers correct as
+// for any manifest (manifest.SyntaxErrorLine).
+type SyntaxError struct {
+	File string
+	Err  error
+}
+
+func (e *SyntaxError) Error() string { return e.File + ": " + e.Err.Error() }
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
 // load reads the kustomization tree rooted at dir.
 // Problems with its inputs (remote references, alias bombs) are collected
 // in problems rather than stopping the walk, so each is reported.
@@ -106,7 +118,7 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, &SyntaxError{File: file, Err: err}
 	}
 	if p := aliasBomb(file, data); p != nil {
 		*problems = append(*problems, p)

@@ -1,3 +1,5 @@
+//go:build devtools
+
 // Command gen compacts the OpenAPI v3 documents and aggregated discovery
 // fetched from a real kube-apiserver (hack/gen-openapi.sh) into the bundle
 // package openapi embeds: for every resource and subresource the server
@@ -6,12 +8,15 @@
 // properties, items, additionalProperties, required, enum, size limits and
 // the x-kubernetes extensions), without descriptions.
 //
-//	go run ./internal/openapi/gen -in DIR -out internal/openapi/kube.bundle
+//	go run -tags devtools ./internal/openapi/gen -in DIR -out internal/openapi/kube.bundle
 //
 // DIR holds version.json, discovery-api.json and discovery-apis.json
 // (aggregated discovery v2) and openapi/<path>.json for each entry of
 // /openapi/v3 (path with "/" replaced by "__", as in the kubernetes
 // repository's api/openapi-spec/v3).
+//
+// It builds only with -tags devtools: `go install ./...`, which pre-commit's
+// golang hook runs, then installs webhooklint and webhookvet alone.
 package main
 
 import (

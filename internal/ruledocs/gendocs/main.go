@@ -1,6 +1,11 @@
+//go:build devtools
+
 // Command gendocs writes the generated documentation: docs/rules/<rule>.md,
 // docs/rules/README.md and docs/config.schema.json. Run it with
 // `go generate ./internal/ruledocs`; a test fails while they are stale.
+//
+// It builds only with -tags devtools: `go install ./...`, which pre-commit's
+// golang hook runs, then installs webhooklint and webhookvet alone.
 package main
 
 import (
@@ -10,7 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/webhooklint/webhooklint/internal/ruledocs"
+	"github.com/webhooklint/webhooklint/internal/ruledocs/docfiles"
 )
 
 func main() {
@@ -23,11 +28,11 @@ func main() {
 }
 
 func run(root string) error {
-	files, err := ruledocs.Generated(root)
+	files, err := docfiles.Generated(root)
 	if err != nil {
 		return err
 	}
-	stale, err := ruledocs.Stale(root, files)
+	stale, err := docfiles.Stale(root, files)
 	if err != nil {
 		return err
 	}

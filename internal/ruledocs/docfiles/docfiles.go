@@ -1,6 +1,9 @@
-package ruledocs
-
-//go:generate go run ./gendocs -root ../..
+// Package docfiles generates the documentation files from the rule
+// registry: a page per rule, the index (with each rule's fixture counts,
+// read from testdata/rules) and the configuration schema. Only gendocs and
+// the test that keeps docs/ current use it, so the binaries do not link
+// the generator.
+package docfiles
 
 import (
 	"fmt"
@@ -11,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/config"
+	"github.com/webhooklint/webhooklint/internal/ruledocs"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -21,7 +25,7 @@ func Generated(root string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	all := rules.All()
 	for _, r := range all {
-		out[DocPath(r.Name)] = []byte(Markdown(r))
+		out[ruledocs.DocPath(r.Name)] = []byte(ruledocs.Markdown(r))
 	}
 	fixtures := map[string]fixtureCount{}
 	for _, r := range all {
