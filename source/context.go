@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
@@ -103,27 +104,76 @@ func disabledReader(dir string) string {
 		}
 	}
 	for _, f := range folders {
-		file, ok := kustomize.FileIn(f)
-		if !ok {
-			continue
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			continue
-		}
-		for n, line := range strings.Split(string(data), "\n") {
-			t, commented := strings.CutPrefix(strings.TrimSpace(line), "#")
-			if !commented {
-				continue
-			}
-			t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimLeft(t, "#")), "-"))
-			if t == "" || strings.ContainsAny(t, " :#") || filepath.IsAbs(t) {
-				continue
-			}
-			if filepath.Join(f, t) == dir {
-				return fmt.Sprintf("%s reads it in an entry commented out at line %d", display(file), n+1)
-			}
+		if file, line := commentedEntry(f, dir); line > 0 {
+			return fmt.Sprintf("%s reads it in an entry commented out at line %d", display(file), line)
 		}
 	}
 	return ""
+}
+
+// disabledFile finds the kustomization that names a loose file only in an
+// entry its author commented out (kubebuilder's `#- webhookcainjection_patch.yaml`
+// under "[CERTMANAGER] uncomment to enable"): the file is a switch that is
+// off, not an object anyone applies (a stated fact of the unit, not a guess
+// from its name). kustomize reads files only from below a kustomization's
+// folder, so the file's folder and those above it are searched, up to the
+// repository root. It returns what disables it (for the findings'
+// messages), or "".
+func disabledFile(file string) string {
+	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
+		if kust, line := commentedEntry(dir, file); line > 0 {
+			return fmt.Sprintf("%s comments out its entry at line %d", display(kust), line)
+		}
+		if isRepoRoot(dir) || filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// isRepoRoot reports whether dir is a Git work tree's top folder.
+func isRepoRoot(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// commentedEntry returns the kustomization file of folder and the line of
+// its first commented-out list entry that names target (`#- ../webhook`,
+// `# - patch.yaml`, `#- path: patch.yaml`), or line 0. Only whole entries count: a path alone
+// after the dash, no words, keys or further comments.
+func commentedEntry(folder, target string) (file string, line int) {
+	file, ok := kustomize.FileIn(folder)
+	if !ok {
+		return "", 0
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", 0
+	}
+	for n, text := range strings.Split(string(data), "\n") {
+		t, commented := strings.CutPrefix(strings.TrimSpace(text), "#")
+		if !commented {
+			continue
+		}
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimLeft(t, "#")), "-"))
+		if rest, ok := strings.CutPrefix(t, "path:"); ok {
+			t = strings.TrimSpace(rest) // patches: `#- path: webhookcainjection_patch.yaml`
+		}
+		if t == "" || strings.ContainsAny(t, " :#") || filepath.IsAbs(t) {
+			continue
+		}
+		if filepath.Join(folder, t) == target {
+			return file, n + 1
+		}
+	}
+	return "", 0
+}
+
+// notApplied lowers the findings of a file that nothing applies to info,
+// each saying what disables it: what the file would cause if its entry were
+// uncommented is worth knowing, but nothing it holds reaches a cluster.
+func notApplied(ds []diag.Diagnostic, by string) {
+	for i := range ds {
+		ds[i].Severity = diag.Info
+		ds[i].Message += " (not applied: " + by + ")"
+	}
 }

@@ -158,3 +158,29 @@ func TestTwinTemplatesTraceToTheirOwnText(t *testing.T) {
 		t.Fatalf("want the validating twin's timeoutSeconds (line 29):%s", dump(got))
 	}
 }
+
+// A patch that a kustomization names only in a commented-out entry
+// (fluid's webhookcainjection_patch.yaml, still v1beta1) is not applied:
+// its findings are info and name the entry. Switched on and in v1 (the
+// fixed form), the tree lints clean.
+func TestCommentedOutPatchIsNotApplied(t *testing.T) {
+	const dir = "../testdata/sources/context/disabled-patch"
+	res := run(t, []string{dir}, source.Options{})
+	got := find(res.Diagnostics, "unserved-api-version", "default/webhookcainjection_patch.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info ||
+		!strings.HasSuffix(got[0].Message, "/disabled-patch/config/default/kustomization.yaml comments out its entry at line 9)") {
+		t.Fatalf("want the v1beta1 finding at info, naming the commented-out entry:%s", dump(res.Diagnostics))
+	}
+	// What the disabled patch would have done is still missing from the build.
+	if ca := find(res.Diagnostics, "ca-bundle", "webhook/manifests.yaml"); len(ca) != 1 || ca[0].Severity != diag.Warning {
+		t.Errorf("want the build's empty-caBundle warning kept:%s", dump(res.Diagnostics))
+	}
+	// Named alone (pre-commit, an editor), the file says the same.
+	alone := run(t, []string{dir + "/config/default/webhookcainjection_patch.yaml"}, source.Options{})
+	if len(alone.Diagnostics) != 1 || alone.Diagnostics[0].Severity != diag.Info {
+		t.Errorf("named alone, want the one info finding:%s", dump(alone.Diagnostics))
+	}
+	if fixed := run(t, []string{"../testdata/sources/context/disabled-patch-fixed"}, source.Options{}); len(fixed.Diagnostics) != 0 {
+		t.Errorf("the fixed form lints clean:%s", dump(fixed.Diagnostics))
+	}
+}

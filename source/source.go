@@ -339,6 +339,9 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 				u.entry = true
 			}
 		}
+		if u.kind == fileUnit && !u.file.Stdin {
+			u.disabledBy = disabledFile(u.absFile())
+		}
 		switch {
 		case u.gitops != nil:
 			// A GitOps entry is deployed by its controller, whatever
@@ -399,6 +402,9 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 			out[i] = &unitResult{}
 		default:
 			out[i] = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
+		}
+		if by := units[i].disabledBy; by != "" {
+			notApplied(out[i].diags, by)
 		}
 		out[i].diags = append(out[i].diags, units[i].notes...)
 	})
