@@ -125,9 +125,14 @@ const kustomizeNotBuilt = "; not built, so its files are linted one by one"
 func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
 	const after = kustomizeNotBuilt
 	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+		sev := rules.MustLookup(rules.KustomizeBuildRule).Severity
+		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
+			// Not built yet, not wrong: the project makes the file.
+			sev, msg = diag.Info, msg+"; "+by
+		}
 		return diag.Diagnostic{
 			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
-			Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+			Severity: sev, Rule: rules.KustomizeBuildRule,
 			Message: msg + after,
 		}
 	}
