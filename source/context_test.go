@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,5 +225,34 @@ func TestMissingIgnoredFile(t *testing.T) {
 	res = run(t, []string{filepath.Join(root, "deploy", "prod")}, source.Options{})
 	if got := find(res.Diagnostics, "kustomize-build", "prod/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
 		t.Fatalf("want a missing file nothing generates to stay an error:%s", dump(res.Diagnostics))
+	}
+}
+
+// One replica is one gap whatever carries the count: an autoscaler's
+// minReplicas taken from chart values (ingress-nginx's
+// controller.autoscaling.minReplicas) is info like a replica count from
+// values, at the autoscaler's line; written literally it is a warning.
+// With the chart's HA values (the fixed form) there is nothing to report.
+func TestAutoscalerMinReplicasFromValues(t *testing.T) {
+	const chart = "../testdata/sources/context/hpa-chart"
+	got := find(run(t, []string{chart}, source.Options{}).Diagnostics, "backend-availability", "templates/controller-hpa.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || got[0].Line != 12 || !strings.Contains(got[0].Message, "1 replica (autoscaler minReplicas, chart value)") {
+		t.Fatalf("want the autoscaler's 1 replica from values at info:%s", dump(got))
+	}
+	files := map[string]string{}
+	for _, name := range []string{"Chart.yaml", "values.yaml", "templates/controller.yaml", "templates/controller-hpa.yaml", "templates/controller-pdb.yaml", "templates/validating-webhook.yaml"} {
+		data, err := os.ReadFile(filepath.Join(chart, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["chart/"+name] = strings.Replace(string(data), "{{ .Values.controller.autoscaling.minReplicas }}", "1", 1)
+	}
+	literal := find(run(t, []string{filepath.Join(writeTree(t, files), "chart")}, source.Options{}).Diagnostics, "backend-availability", "templates/controller-hpa.yaml")
+	if len(literal) != 1 || literal[0].Severity != diag.Warning {
+		t.Fatalf("want a literal minReplicas: 1 at warning:%s", dump(literal))
+	}
+	fixed := run(t, nil, source.Options{Charts: []string{chart}, ValuesFiles: []string{filepath.Join(chart, "values-ha.yaml")}})
+	if ba := find(fixed.Diagnostics, "backend-availability", ""); len(ba) != 0 {
+		t.Errorf("with values-ha.yaml the backend is available:%s", dump(ba))
 	}
 }

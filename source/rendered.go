@@ -430,7 +430,7 @@ func renderedDoc(f *manifest.File, line int) (doc, count int) {
 func templateChunks(t *helm.Template) int { return helm.Chunks(t.Source) }
 
 // markValueDriven tells the backend checks which workloads take spec.replicas
-// from a template action, and timeout-too-long which webhooks take
+// (which autoscalers minReplicas) from a template action, and timeout-too-long which webhooks take
 // timeoutSeconds from one: a chart that defaults to a value but lets users
 // choose is judged on the values rendered, at a lower severity.
 func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
@@ -445,6 +445,9 @@ func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 		for _, d := range f.Docs {
 			if tr := t.Trace(d.Index, "spec.replicas"); tr.Exact && !tr.Literal {
 				d.MarkReplicasFromValues()
+			}
+			if tr := t.Trace(d.Index, "spec.minReplicas"); tr.Exact && !tr.Literal {
+				d.MarkReplicasFromValues() // an autoscaler's
 			}
 			if d.Config == nil {
 				continue
