@@ -46,8 +46,8 @@ var _ = register(&Rule{
 			"event is a warning; what matters only when several things go wrong at once is info (the default " +
 			"scheduler already spreads a workload's pods over nodes when it can); a gap a chart's default " +
 			"values decide is info, since whoever installs the chart chooses it (values a GitOps entry gives " +
-			"are what is deployed, and judged as written):\n\n" +
-			"| gap | written in the manifest, or given by a GitOps entry | a chart's default value |\n" +
+			"are what is deployed, and judged as written; `--values` and `--set` are still read as defaults):\n\n" +
+			"| gap | written in the manifest, or a GitOps entry's value | a chart value |\n" +
 			"|---|---|---|\n" +
 			"| 1 replica (`replicas`, an autoscaler's `minReplicas`, or `replicas` unset) | warning: every rollout or eviction | info |\n" +
 			"| a PodDisruptionBudget that allows no disruption | warning: drains hang | info (the replicas it is measured against are a value) |\n" +
