@@ -256,3 +256,18 @@ func TestAutoscalerMinReplicasFromValues(t *testing.T) {
 		t.Errorf("with values-ha.yaml the backend is available:%s", dump(ba))
 	}
 }
+
+// A missing PodDisruptionBudget is located at the workload's own document,
+// where the budget is added, not at a strategic-merge patch that only names
+// the Deployment (kubebuilder's manager_auth_proxy_patch.yaml). With the
+// budget (the fixed form) nothing is reported.
+func TestMissingBudgetAtTheWorkload(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/context/pdb-at-workload"}, source.Options{})
+	got := find(res.Diagnostics, "backend-availability", "")
+	if len(got) != 1 || !strings.HasSuffix(filepath.ToSlash(got[0].File), "config/manager/manager.yaml") || got[0].Line != 4 {
+		t.Fatalf("want the missing budget at manager.yaml:4 (the Deployment's name):%s", dump(res.Diagnostics))
+	}
+	if fixed := run(t, []string{"../testdata/sources/context/pdb-at-workload-fixed"}, source.Options{}); len(fixed.Diagnostics) != 0 {
+		t.Errorf("the fixed form lints clean:%s", dump(fixed.Diagnostics))
+	}
+}
