@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -12,7 +13,8 @@ import (
 
 // The context model: every fact a rule uses that depends on how a unit is
 // deployed — a chart's release namespace and name, whether a kustomization
-// is a base — has a source. It is stated in the unit (a kustomization's
+// is a base, whether a root is deployed at all, whether a file is applied
+// or a missing one is built — has a source. It is stated in the unit (a kustomization's
 // namespace:, a Service the build contains), given from outside it (the
 // configuration's charts:, a flag, a GitOps entry that installs the unit),
 // or assumed by webhooklint because nothing states or gives it. Warnings
@@ -177,3 +179,37 @@ func notApplied(ds []diag.Diagnostic, by string) {
 		ds[i].Message += " (not applied: " + by + ")"
 	}
 }
+
+// variantGap lowers to info a finding on a replica count that the root
+// kustomization's own patch lowers below what its base states (marin3r's
+// config/test: `replicas: 1` over config/webhook's 2). The overlay trades
+// the availability its base has on purpose, as test and development
+// variants do; that it is nevertheless deployed is only assumed, since
+// nothing gave it (units.entries, a GitOps entry). The message says so and
+// how to state it.
+func variantGap(u *unit, b *kustomize.Build, d *diag.Diagnostic) {
+	if d.Object == nil || (d.Path != "spec.replicas" && d.Path != "spec.minReplicas") {
+		return
+	}
+	o := b.Find(d.Object.Kind, d.Object.Name, d.Object.Namespace)
+	if o == nil {
+		return
+	}
+	ov, ok := b.Overrides(o, d.Path)
+	if !ok {
+		return
+	}
+	v, err1 := strconv.Atoi(ov.Value)
+	bv, err2 := strconv.Atoi(ov.BaseValue)
+	if err1 != nil || err2 != nil || v >= bv {
+		return
+	}
+	field := d.Path[strings.LastIndexByte(d.Path, '.')+1:]
+	d.Severity = diag.Info
+	d.DependsOnOverlay = true // a severity override does not raise it again
+	d.Message += fmt.Sprintf("; %s lowers %s from %d (%s:%d) to %d, as a test or development variant does: assuming it is not deployed; %s",
+		u.shown, field, bv, display(ov.Base.File), ov.Base.Line, v, variantHow)
+}
+
+// variantHow says how to state that a variant is deployed after all.
+const variantHow = "if it is, name it in units.entries in .webhooklint.yaml"

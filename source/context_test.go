@@ -271,3 +271,25 @@ func TestMissingBudgetAtTheWorkload(t *testing.T) {
 		t.Errorf("the fixed form lints clean:%s", dump(fixed.Diagnostics))
 	}
 }
+
+// An overlay whose own patch lowers its base's replicas (marin3r's e2e
+// config/test: 1 over config/webhook's 2) is a variant that is only
+// assumed deployed: its one-replica finding is info and says how to state
+// that it is deployed. Named in units.entries, it is a warning; without the
+// patch (the fixed form), there is nothing to report.
+func TestOverlayLoweringReplicasIsAVariant(t *testing.T) {
+	const dir = "../testdata/sources/context/test-overlay"
+	got := find(run(t, []string{dir}, source.Options{}).Diagnostics, "backend-availability", "config/test/webhook_patch.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || got[0].Line != 7 ||
+		!strings.Contains(got[0].Message, "/config/test lowers replicas from 2 (") ||
+		!strings.Contains(got[0].Message, "/config/webhook/webhook.yaml:22) to 1, as a test or development variant does: assuming it is not deployed; if it is, name it in units.entries") {
+		t.Fatalf("want the lowered replica count at info, with the assumption:%s", dump(got))
+	}
+	given := find(run(t, []string{dir}, source.Options{Deployed: []string{dir + "/config/test"}}).Diagnostics, "backend-availability", "config/test/webhook_patch.yaml")
+	if len(given) != 1 || given[0].Severity != diag.Warning || strings.Contains(given[0].Message, "assuming") {
+		t.Fatalf("named in units.entries, want the warning as it is:%s", dump(given))
+	}
+	if fixed := run(t, []string{"../testdata/sources/context/test-overlay-fixed"}, source.Options{}); len(fixed.Diagnostics) != 0 {
+		t.Errorf("the fixed form lints clean:%s", dump(fixed.Diagnostics))
+	}
+}

@@ -58,6 +58,9 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 		if found {
 			d.Origin += " (" + at.By + ")"
 		}
+		if at.By == "patch" && d.Severity > diag.Info && !u.deployedGiven {
+			variantGap(u, b, d)
+		}
 	}
 	// kustomize's own warnings (deprecated fields) are findings on the
 	// kustomization that has them, at info: the build still works.
