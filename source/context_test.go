@@ -293,3 +293,33 @@ func TestOverlayLoweringReplicasIsAVariant(t *testing.T) {
 		t.Errorf("the fixed form lints clean:%s", dump(fixed.Diagnostics))
 	}
 }
+
+// A template that stops for a value the installer must give (linkerd's
+// identity issuer certificate) is info when it writes nothing the rules
+// judge: only context objects were not rendered. The same stop in a
+// template that writes a webhook configuration is a warning. Given the
+// value (the fixed form), the chart renders whole.
+func TestRequiredValueOutsideJudgedKinds(t *testing.T) {
+	const chart = "../testdata/sources/context/required-value"
+	got := find(run(t, []string{chart}, source.Options{}).Diagnostics, "helm-render", "templates/identity.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || !strings.HasSuffix(got[0].Message, "it writes no webhook configuration, CRD or admission policy: none was missed") {
+		t.Fatalf("want the required value at info:%s", dump(got))
+	}
+	files := map[string]string{}
+	for _, name := range []string{"Chart.yaml", "values.yaml", "templates/_helpers.tpl", "templates/identity.yaml"} {
+		data, err := os.ReadFile(filepath.Join(chart, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files["chart/"+name] = string(data)
+	}
+	files["chart/templates/identity.yaml"] += "---\nkind: ValidatingWebhookConfiguration\n"
+	judged := find(run(t, []string{filepath.Join(writeTree(t, files), "chart")}, source.Options{}).Diagnostics, "helm-render", "templates/identity.yaml")
+	if len(judged) != 1 || judged[0].Severity != diag.Warning {
+		t.Fatalf("a template that writes a webhook configuration keeps the warning:%s", dump(judged))
+	}
+	fixed := run(t, nil, source.Options{Charts: []string{chart}, ValuesFiles: []string{filepath.Join(chart, "values-issuer.yaml")}})
+	if len(fixed.Diagnostics) != 0 {
+		t.Errorf("given the certificate, the chart renders clean:%s", dump(fixed.Diagnostics))
+	}
+}

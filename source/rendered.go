@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,6 +246,47 @@ func namespaceFree(d diag.Diagnostic, ns string) string {
 	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", d.Rule, d.File, d.Line, d.Column, msg)
 }
 
+// judgedKinds are the words of the kinds rules judge (webhook
+// configurations, CRDs, admission policies and their bindings); other
+// objects are only read as their context.
+var judgedKinds = [][]byte{[]byte("WebhookConfiguration"), []byte("CustomResourceDefinition"), []byte("AdmissionPolicy")}
+
+// mayWriteJudged reports whether a template that was not rendered may
+// have written an object the rules judge: its text names such a kind, or
+// it includes named templates and one of the chart's helper files (its
+// own, its dependencies') names one. A partial's own failure (the required
+// value read in a _helpers.tpl) cannot be tied to one template: it may.
+func mayWriteJudged(u *unit, file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil || strings.HasPrefix(filepath.Base(file), "_") {
+		return true
+	}
+	names := func(b []byte) bool {
+		return slices.ContainsFunc(judgedKinds, func(k []byte) bool { return bytes.Contains(b, k) })
+	}
+	if names(data) {
+		return true
+	}
+	if !bytes.Contains(data, []byte("include ")) && !bytes.Contains(data, []byte("template ")) {
+		return false
+	}
+	found := false
+	for _, dir := range append([]string{u.dir}, u.readDirs...) {
+		_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || found {
+				return filepath.SkipAll
+			}
+			if !e.IsDir() && strings.HasSuffix(p, ".tpl") {
+				if b, err := os.ReadFile(p); err == nil && names(b) {
+					found = true
+				}
+			}
+			return nil
+		})
+	}
+	return found
+}
+
 // lintRendered renders a chart and lints its manifests together, moving each
 // finding to the template that produced the document and the line its
 // field was traced to. A dependency that would have to be downloaded is
@@ -284,6 +326,10 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 			// would be there (the dependency's note says it is missing).
 			d.Severity = diag.Info
 			d.Message += fmt.Sprintf("; the missing dependency %s may set what this reads", dep)
+		} else if he := (*helm.Error)(nil); errors.As(e, &he) && he.NeedsValue && d.Severity == diag.Warning && !mayWriteJudged(u, he.File) {
+			// Only objects the rules read for context were not rendered.
+			d.Severity = diag.Info
+			d.Message += "; it writes no webhook configuration, CRD or admission policy: none was missed"
 		}
 		problems = append(problems, d)
 	}
