@@ -59,7 +59,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 		if found {
 			d.Origin += " (" + at.By + ")"
 		}
-		if at.By == "patch" && d.Severity > diag.Info && !u.deployedGiven {
+		if at.By == "patch" && d.Severity > diag.Info && !u.deployed.Known() {
 			variantGap(u, b, d)
 		}
 	}

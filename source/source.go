@@ -346,12 +346,12 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 		case u.gitops != nil:
 			// A GitOps entry is deployed by its controller, whatever
 			// units.entries or a commented-out reader says.
-			u.deployedGiven = true
+			u.deployed = Fact{Value: "deployed", Source: Given, By: u.gitops.Label()}
 		case len(so.Deployed) > 0:
 			if (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
 				u.base, u.baseBy = true, "not named in units.entries"
 			} else {
-				u.deployedGiven = true
+				u.deployed = Fact{Value: "deployed", Source: Given, By: "units.entries in .webhooklint.yaml"}
 			}
 		case u.kind == kustomizeUnit && !u.base:
 			if by := disabledReader(u.dir); by != "" {

@@ -59,10 +59,10 @@ type unit struct {
 	// a commented-out entry, which one: the file is not applied, so its
 	// findings are info and say why.
 	disabledBy string
-	// deployedGiven is set when the run was told the unit is deployed (a
-	// GitOps entry installs it, units.entries names it): otherwise a root
-	// is only assumed deployed (context.go).
-	deployedGiven bool
+	// deployed says whether the unit is deployed, and who said so: given
+	// when a GitOps entry installs it or units.entries names it; otherwise
+	// a root is only assumed deployed (the zero Fact; context.go).
+	deployed Fact
 	// chart holds the render settings of a chart unit.
 	chart Chart
 	// file is the loose file.
