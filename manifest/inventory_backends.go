@@ -137,12 +137,16 @@ func readAutoscaler(obj *yaml.Node, d *Document) *rules.Autoscaler {
 }
 
 // MarkReplicasFromValues records that a workload document's replica count
-// is written by a template action (a chart value), not in the manifest:
-// findings about it then describe the values rendered, not the chart. It
-// does nothing for other documents.
+// (or an autoscaler document's minReplicas) is written by a template
+// action (a chart value), not in the manifest: findings about it then
+// describe the values rendered, not the chart. It does nothing for other
+// documents.
 func (d *Document) MarkReplicasFromValues() {
 	if w := d.inventory.workload; w != nil {
 		w.ReplicasFromValues = true
+	}
+	if a := d.inventory.scaler; a != nil {
+		a.MinReplicasFromValues = true
 	}
 }
 

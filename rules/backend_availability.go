@@ -41,13 +41,22 @@ var _ = register(&Rule{
 			"replicas: its `minReplicas` (default 1) is judged instead of `spec.replicas`. In a Helm chart " +
 			"whose template takes the replica count from values, a single replica is the values' choice, " +
 			"which whoever installs the chart makes.\n\n" +
-			"Severity: what leaves the webhook without a pod on an ordinary event is a warning (one replica: " +
-			"every rollout or eviction; a budget that blocks drains; no readiness probe: every new pod gets " +
-			"calls before it serves). What matters only when several things go wrong at once is info: no " +
-			"budget, or no spread, with several replicas (the default scheduler already spreads a workload's " +
-			"pods over nodes when it can). A gap that chart values decide (the replica count, and with it " +
-			"the budget) is info: the installer's choice. The finding takes its worst gap's level, and its " +
-			"message says what that gap leads to. Helm test hook pods (`helm.sh/hook: test`) are not backends.",
+			"Severity: one level per gap, whatever field carries it (`spec.replicas`, an autoscaler's " +
+			"`minReplicas`, a chart value behind either). What leaves the webhook without a pod on an ordinary " +
+			"event is a warning; what matters only when several things go wrong at once is info (the default " +
+			"scheduler already spreads a workload's pods over nodes when it can); a gap a chart's default " +
+			"values decide is info, since whoever installs the chart chooses it (values a GitOps entry gives " +
+			"are what is deployed, and judged as written; `--values` and `--set` are still read as defaults):\n\n" +
+			"| gap | written in the manifest, or a GitOps entry's value | a chart value |\n" +
+			"|---|---|---|\n" +
+			"| 1 replica (`replicas`, an autoscaler's `minReplicas`, or `replicas` unset) | warning: every rollout or eviction | info |\n" +
+			"| a PodDisruptionBudget that allows no disruption | warning: drains hang | info (the replicas it is measured against are a value) |\n" +
+			"| no readinessProbe | warning: every new pod gets calls before it serves | warning (the probe is the template's own) |\n" +
+			"| no PodDisruptionBudget, several replicas | info | info |\n" +
+			"| several replicas not spread over nodes | info | info |\n\n" +
+			"A finding on a missing budget or spread is located at the workload's own document (its name, or " +
+			"its pod template), where the fix goes, never at a patch that only names the workload. The finding " +
+			"takes its worst gap's level, and its message says what that gap leads to. Helm test hook pods (`helm.sh/hook: test`) are not backends.",
 		Fix: "Run two or more replicas spread over nodes (`topologySpreadConstraints` or `podAntiAffinity` on " +
 			"`kubernetes.io/hostname`), add a PodDisruptionBudget with `maxUnavailable: 1` (or a `minAvailable` " +
 			"below the replica count), and give the serving container a readinessProbe. If the webhook can " +
@@ -179,6 +188,9 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 	if g.Replicas == 1 {
 		what, at := "1 replica", causeAt(g.Object, "spec.replicas")
 		switch {
+		case g.Autoscaler != "" && g.FromValues:
+			what = "1 replica (autoscaler minReplicas, chart value)"
+			at = causeAt(g.AutoscalerObject, "spec.minReplicas")
 		case g.Autoscaler != "":
 			what = "1 replica (autoscaler minReplicas)"
 			at = causeAt(g.AutoscalerObject, "spec.minReplicas")

@@ -138,7 +138,7 @@ func servingPods(in *Inventory, ref *admissionv1.ServiceReference) backendPods {
 		for _, a := range in.Autoscalers {
 			if a.TargetKind == w.Object.Kind && a.TargetName == w.Object.Name &&
 				(a.Namespace == w.Object.Namespace || a.Namespace == "" || w.Object.Namespace == "") {
-				g.Replicas, g.Defaulted, g.FromValues, g.Autoscaler = a.MinReplicas, false, false, a.Name
+				g.Replicas, g.Defaulted, g.FromValues, g.Autoscaler = a.MinReplicas, false, a.MinReplicasFromValues, a.Name
 				g.AutoscalerObject = &diag.Object{Kind: "HorizontalPodAutoscaler", Namespace: a.Namespace, Name: a.Name}
 			}
 		}

@@ -42,7 +42,10 @@ func init() {
 				"caBundle themselves at runtime exist (Knative, some operators), which the input may not show, so " +
 				"this is info;\n" +
 				"- a backend with one replica leaves the custom resources unreadable in their other versions while " +
-				"its pod restarts or a node drains.\n\n" +
+				"its pod restarts or a node drains. One replica is judged as backend-availability judges it, " +
+				"whatever carries the count: a warning when the manifest writes it (`replicas`, an autoscaler's " +
+				"`minReplicas`, or `replicas` unset), info when a chart's default value decides it (the " +
+				"installer's choice).\n\n" +
 				"A CRD with a single version never calls its conversion webhook, so none of this applies there.",
 			Fix: "Let cert-manager inject the CA (`cert-manager.io/inject-ca-from: <namespace>/<certificate>`) " +
 				"and drop the hard-coded caBundle, or renew it; run the conversion webhook's backend with 2 or " +
@@ -135,7 +138,11 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 	}
 	sev := p.rule.Severity
 	why := "1 replica"
+	// One level per gap, whatever carries the count (backend-availability's
+	// table): a chart value is the installer's choice, autoscaler or not.
 	switch {
+	case g.Autoscaler != "" && g.FromValues:
+		why, sev = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas, chart value)", g.Autoscaler), diag.Info
 	case g.Autoscaler != "":
 		why = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler)
 	case g.FromValues:

@@ -19,7 +19,9 @@ func init() {
 				"no cluster, DNS functions return nothing. A chart that does not render would not install either. A template " +
 				"that fails is reported at the line Helm names and the chart's other templates are rendered and linted " +
 				"without it. A template that stops on purpose for a value with no default (`required`, `fail`) is a " +
-				"warning that names the value to give (`--set`, or `charts:` in `.webhooklint.yaml`), and a values " +
+				"warning that names the value to give (`--set`, or `charts:` in `.webhooklint.yaml`); info when the " +
+				"template writes nothing the rules judge (its text, and the chart's helper files it may include, name " +
+				"no webhook configuration, CRD or admission policy kind), since nothing was left unchecked. A values " +
 				"schema error is reported at the values line it rejects. A chart is a program, so a render is bounded: 20 s, 512 MiB of memory, lists from `until`, " +
 				"`untilStep` and `seq` of at most 2^20 elements, 64 MiB of output per template (`repeat` included); a " +
 				"template that passes a bound is reported at the action that did.",

@@ -432,4 +432,8 @@ type Autoscaler struct {
 	Namespace, Name        string
 	TargetKind, TargetName string
 	MinReplicas            int32
+	// MinReplicasFromValues is set when a chart template writes
+	// minReplicas from its values: the installer's choice, judged as a
+	// workload's replicas from values are.
+	MinReplicasFromValues bool
 }

@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
 // The context model: every fact a rule uses that depends on how a unit is
 // deployed — a chart's release namespace and name, whether a kustomization
-// is a base — has a source. It is stated in the unit (a kustomization's
+// is a base, whether a root is deployed at all, whether a file is applied
+// or a missing one is built — has a source. It is stated in the unit (a kustomization's
 // namespace:, a Service the build contains), given from outside it (the
 // configuration's charts:, a flag, a GitOps entry that installs the unit),
 // or assumed by webhooklint because nothing states or gives it. Warnings
@@ -103,27 +106,110 @@ func disabledReader(dir string) string {
 		}
 	}
 	for _, f := range folders {
-		file, ok := kustomize.FileIn(f)
-		if !ok {
-			continue
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			continue
-		}
-		for n, line := range strings.Split(string(data), "\n") {
-			t, commented := strings.CutPrefix(strings.TrimSpace(line), "#")
-			if !commented {
-				continue
-			}
-			t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimLeft(t, "#")), "-"))
-			if t == "" || strings.ContainsAny(t, " :#") || filepath.IsAbs(t) {
-				continue
-			}
-			if filepath.Join(f, t) == dir {
-				return fmt.Sprintf("%s reads it in an entry commented out at line %d", display(file), n+1)
-			}
+		if file, line := commentedEntry(f, dir); line > 0 {
+			return fmt.Sprintf("%s reads it in an entry commented out at line %d", display(file), line)
 		}
 	}
 	return ""
 }
+
+// disabledFile finds the kustomization that names a loose file only in an
+// entry its author commented out (kubebuilder's `#- webhookcainjection_patch.yaml`
+// under "[CERTMANAGER] uncomment to enable"): the file is a switch that is
+// off, not an object anyone applies (a stated fact of the unit, not a guess
+// from its name). kustomize reads files only from below a kustomization's
+// folder, so the file's folder and those above it are searched, up to the
+// repository root. It returns what disables it (for the findings'
+// messages), or "".
+func disabledFile(file string) string {
+	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
+		if kust, line := commentedEntry(dir, file); line > 0 {
+			return fmt.Sprintf("%s comments out its entry at line %d", display(kust), line)
+		}
+		if isRepoRoot(dir) || filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// isRepoRoot reports whether dir is a Git work tree's top folder.
+func isRepoRoot(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
+}
+
+// commentedEntry returns the kustomization file of folder and the line of
+// its first commented-out list entry that names target (`#- ../webhook`,
+// `# - patch.yaml`, `#- path: patch.yaml`), or line 0. Only whole entries count: a path alone
+// after the dash, no words, keys or further comments.
+func commentedEntry(folder, target string) (file string, line int) {
+	file, ok := kustomize.FileIn(folder)
+	if !ok {
+		return "", 0
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", 0
+	}
+	for n, text := range strings.Split(string(data), "\n") {
+		t, commented := strings.CutPrefix(strings.TrimSpace(text), "#")
+		if !commented {
+			continue
+		}
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(strings.TrimLeft(t, "#")), "-"))
+		if rest, ok := strings.CutPrefix(t, "path:"); ok {
+			t = strings.TrimSpace(rest) // patches: `#- path: webhookcainjection_patch.yaml`
+		}
+		if t == "" || strings.ContainsAny(t, " :#") || filepath.IsAbs(t) {
+			continue
+		}
+		if filepath.Join(folder, t) == target {
+			return file, n + 1
+		}
+	}
+	return "", 0
+}
+
+// notApplied lowers the findings of a file that nothing applies to info,
+// each saying what disables it: what the file would cause if its entry were
+// uncommented is worth knowing, but nothing it holds reaches a cluster.
+func notApplied(ds []diag.Diagnostic, by string) {
+	for i := range ds {
+		ds[i].Severity = diag.Info
+		ds[i].Message += " (not applied: " + by + ")"
+	}
+}
+
+// variantGap lowers to info a finding on a replica count that the root
+// kustomization's own patch lowers below what its base states (marin3r's
+// config/test: `replicas: 1` over config/webhook's 2). The overlay trades
+// the availability its base has on purpose, as test and development
+// variants do; that it is nevertheless deployed is only assumed, since
+// nothing gave it (units.entries, a GitOps entry). The message says so and
+// how to state it.
+func variantGap(u *unit, b *kustomize.Build, d *diag.Diagnostic) {
+	if d.Object == nil || (d.Path != "spec.replicas" && d.Path != "spec.minReplicas") {
+		return
+	}
+	o := b.Find(d.Object.Kind, d.Object.Name, d.Object.Namespace)
+	if o == nil {
+		return
+	}
+	ov, ok := b.Overrides(o, d.Path)
+	if !ok {
+		return
+	}
+	v, err1 := strconv.Atoi(ov.Value)
+	bv, err2 := strconv.Atoi(ov.BaseValue)
+	if err1 != nil || err2 != nil || v >= bv {
+		return
+	}
+	field := d.Path[strings.LastIndexByte(d.Path, '.')+1:]
+	d.Severity = diag.Info
+	d.DependsOnOverlay = true // a severity override does not raise it again
+	d.Message += fmt.Sprintf("; %s lowers %s from %d (%s:%d) to %d, as a test or development variant does: assuming it is not deployed; %s",
+		u.shown, field, bv, display(ov.Base.File), ov.Base.Line, v, variantHow)
+}
+
+// variantHow says how to state that a variant is deployed after all.
+const variantHow = "if it is, name it in units.entries in .webhooklint.yaml"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,6 +59,9 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 		d.Origin = origin
 		if found {
 			d.Origin += " (" + at.By + ")"
+		}
+		if at.By == "patch" && d.Severity > diag.Info && !u.deployed.Known() {
+			variantGap(u, b, d)
 		}
 	}
 	// kustomize's own warnings (deprecated fields) are findings on the
@@ -126,9 +130,14 @@ const kustomizeNotBuilt = "; not built, so its files are linted one by one"
 func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
 	const after = kustomizeNotBuilt
 	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+		sev := rules.MustLookup(rules.KustomizeBuildRule).Severity
+		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
+			// Not built yet, not wrong: the project makes the file.
+			sev, msg = diag.Info, msg+"; "+by
+		}
 		return diag.Diagnostic{
 			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
-			Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+			Severity: sev, Rule: rules.KustomizeBuildRule,
 			Message: msg + after,
 		}
 	}
@@ -287,6 +296,47 @@ func namespaceFree(d diag.Diagnostic, ns string) string {
 	return fmt.Sprintf("%s\x00%s\x00%d\x00%d\x00%s", d.Rule, d.File, d.Line, d.Column, msg)
 }
 
+// judgedKinds are the words of the kinds rules judge (webhook
+// configurations, CRDs, admission policies and their bindings); other
+// objects are only read as their context.
+var judgedKinds = [][]byte{[]byte("WebhookConfiguration"), []byte("CustomResourceDefinition"), []byte("AdmissionPolicy")}
+
+// mayWriteJudged reports whether a template that was not rendered may
+// have written an object the rules judge: its text names such a kind, or
+// it includes named templates and one of the chart's helper files (its
+// own, its dependencies') names one. A partial's own failure (the required
+// value read in a _helpers.tpl) cannot be tied to one template: it may.
+func mayWriteJudged(u *unit, file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil || strings.HasPrefix(filepath.Base(file), "_") {
+		return true
+	}
+	names := func(b []byte) bool {
+		return slices.ContainsFunc(judgedKinds, func(k []byte) bool { return bytes.Contains(b, k) })
+	}
+	if names(data) {
+		return true
+	}
+	if !bytes.Contains(data, []byte("include ")) && !bytes.Contains(data, []byte("template ")) {
+		return false
+	}
+	found := false
+	for _, dir := range append([]string{u.dir}, u.readDirs...) {
+		_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || found {
+				return filepath.SkipAll
+			}
+			if !e.IsDir() && strings.HasSuffix(p, ".tpl") {
+				if b, err := os.ReadFile(p); err == nil && names(b) {
+					found = true
+				}
+			}
+			return nil
+		})
+	}
+	return found
+}
+
 // lintRendered renders a chart and lints its manifests together, moving each
 // finding to the template that produced the document and the line its
 // field was traced to. A dependency that would have to be downloaded is
@@ -326,6 +376,10 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 			// would be there (the dependency's note says it is missing).
 			d.Severity = diag.Info
 			d.Message += fmt.Sprintf("; the missing dependency %s may set what this reads", dep)
+		} else if he := (*helm.Error)(nil); errors.As(e, &he) && he.NeedsValue && d.Severity == diag.Warning && !mayWriteJudged(u, he.File) {
+			// Only objects the rules read for context were not rendered.
+			d.Severity = diag.Info
+			d.Message += "; it writes no webhook configuration, CRD or admission policy: none was missed"
 		}
 		problems = append(problems, d)
 	}
@@ -482,7 +536,7 @@ func renderedDoc(f *manifest.File, line int) (doc, count int) {
 func templateChunks(t *helm.Template) int { return helm.Chunks(t.Source) }
 
 // markValueDriven tells the backend checks which workloads take spec.replicas
-// from a template action, and timeout-too-long which webhooks take
+// (which autoscalers minReplicas) from a template action, and timeout-too-long which webhooks take
 // timeoutSeconds from one: a chart that defaults to a value but lets users
 // choose is judged on the values rendered, at a lower severity.
 func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
@@ -497,6 +551,9 @@ func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 		for _, d := range f.Docs {
 			if tr := t.Trace(d.Index, "spec.replicas"); tr.Exact && !tr.Literal {
 				d.MarkReplicasFromValues()
+			}
+			if tr := t.Trace(d.Index, "spec.minReplicas"); tr.Exact && !tr.Literal {
+				d.MarkReplicasFromValues() // an autoscaler's
 			}
 			if d.Config == nil {
 				continue

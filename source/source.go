@@ -367,13 +367,19 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 				u.entry = true
 			}
 		}
+		if u.kind == fileUnit && !u.file.Stdin {
+			u.disabledBy = disabledFile(u.absFile())
+		}
 		switch {
 		case u.gitops != nil:
 			// A GitOps entry is deployed by its controller, whatever
 			// units.entries or a commented-out reader says.
+			u.deployed = Fact{Value: "deployed", Source: Given, By: u.gitops.Label()}
 		case len(so.Deployed) > 0:
 			if (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
 				u.base, u.baseBy = true, "not named in units.entries"
+			} else {
+				u.deployed = Fact{Value: "deployed", Source: Given, By: "units.entries in .webhooklint.yaml"}
 			}
 		case u.kind == kustomizeUnit && !u.base:
 			if by := disabledReader(u.dir); by != "" {
@@ -427,6 +433,9 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 			out[i] = &unitResult{}
 		default:
 			out[i] = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
+		}
+		if by := units[i].disabledBy; by != "" {
+			notApplied(out[i].diags, by)
 		}
 		out[i].diags = append(out[i].diags, units[i].notes...)
 	})

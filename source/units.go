@@ -55,6 +55,14 @@ type unit struct {
 	// baseBy says what makes it a base (context model: a fact of the
 	// graph or the configuration, never of names), as its note says it.
 	baseBy string
+	// disabledBy says, for a loose file that a kustomization names only in
+	// a commented-out entry, which one: the file is not applied, so its
+	// findings are info and say why.
+	disabledBy string
+	// deployed says whether the unit is deployed, and who said so: given
+	// when a GitOps entry installs it or units.entries names it; otherwise
+	// a root is only assumed deployed (the zero Fact; context.go).
+	deployed Fact
 	// chart holds the render settings of a chart unit.
 	chart Chart
 	// file is the loose file.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -163,4 +164,82 @@ func keyNode(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// Override is a value the root kustomization's own patch writes over the
+// one its bases state (an overlay's `replicas: 1` over a base's 2).
+type Override struct {
+	// Base is where the replaced value is written (an earlier patch or the
+	// resource file), and BaseValue its text; Value is the patch's.
+	Base             Location
+	Value, BaseValue string
+}
+
+// Overrides reports the value the last patch that set path replaced, when
+// that patch is the root kustomization's own and the field is a scalar
+// written both there and before it. Only what the files show is used: the
+// value each wrote, read back from its line.
+func (b *Build) Overrides(o *Object, path string) (Override, bool) {
+	if path == "" || b.tree == nil {
+		return Override{}, false
+	}
+	var owners []located
+	for i := len(b.tree.patches) - 1; i >= 0 && len(owners) < 2; i-- {
+		p := b.tree.patches[i]
+		if o.Origin != "" && !p.owner.resources[o.Origin] {
+			continue
+		}
+		for j := len(p.docs) - 1; j >= 0; j-- {
+			d := p.docs[j]
+			if !p.targets(d, o) {
+				continue
+			}
+			if at, exact, owned, ok := d.tab.lookup(path, o.decoded()); ok && owned {
+				if len(owners) == 0 && (p.owner != b.tree || !exact) {
+					return Override{}, false // set in a base: the overlay did not change it
+				}
+				owners = append(owners, located{Location{Pos: at, By: "patch"}, exact, d.tab})
+				break // one owner per patch file
+			}
+		}
+	}
+	if len(owners) == 0 {
+		return Override{}, false
+	}
+	base := located{}
+	if len(owners) == 2 {
+		base = owners[1]
+	} else if d := b.originDoc(o); d != nil {
+		if at, exact, _, ok := d.tab.lookup(path, o.decoded()); ok && exact {
+			base = located{Location{Pos: at, By: "resource"}, true, d.tab}
+		}
+	}
+	if !base.exact {
+		return Override{}, false
+	}
+	v, bv := scalarAt(owners[0].Pos), scalarAt(base.Pos)
+	if v == "" || bv == "" {
+		return Override{}, false
+	}
+	return Override{Base: base.Location, Value: v, BaseValue: bv}, true
+}
+
+// scalarAt reads the one-line scalar a position spans from its file.
+func scalarAt(p Pos) string {
+	if p.EndLine != p.Line || p.EndColumn <= p.Column {
+		return ""
+	}
+	data, err := overlay.ReadFile(p.File)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	if p.Line < 1 || p.Line > len(lines) {
+		return ""
+	}
+	r := []rune(lines[p.Line-1])
+	if p.EndColumn-1 > len(r) {
+		return ""
+	}
+	return strings.Trim(string(r[p.Column-1:p.EndColumn-1]), `"'`)
 }

@@ -195,6 +195,23 @@ func candidates(path string, rendered map[string]any) []string {
 	return []string{byIndex}
 }
 
+// identity lists the fields by which a strategic-merge patch names the
+// object it patches: they select the object, they do not set it, so a
+// finding on them (a missing PodDisruptionBudget, reported at the
+// workload's name) belongs to the object's own document, not to each
+// patch that names it.
+var identity = []string{"apiVersion", "kind", "metadata.name", "metadata.namespace"}
+
+// forget drops paths from the table: the document writes them, but does
+// not decide them.
+func (t *table) forget(paths ...string) {
+	for _, p := range paths {
+		delete(t.at, p)
+		delete(t.keys, p)
+		delete(t.whole, p)
+	}
+}
+
 // lookup finds the deepest written prefix of path (the path itself when
 // exact). owned reports whether the table's document decides the value at
 // path: it writes the path itself (other than a merge-keyed list element,

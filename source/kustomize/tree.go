@@ -346,6 +346,7 @@ func (pt *patch) parse(content []byte, lineOff, colOff int) error {
 			continue
 		}
 		tab.record("", nil, root, 0)
+		tab.forget(identity...)
 		pt.docs = append(pt.docs, &patchDoc{
 			kind: mapValue(root, "kind"),
 			name: mapValue(mapNode(root, "metadata"), "name"),

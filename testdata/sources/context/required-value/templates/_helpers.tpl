@@ -1,0 +1,3 @@
+{{- define "linkerd.labels" -}}
+linkerd.io/control-plane-ns: {{ .Release.Namespace }}
+{{- end -}}
