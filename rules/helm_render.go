@@ -18,7 +18,8 @@ func init() {
 				"is offline: dependencies must be vendored under `charts/` (`helm dependency build`), and `lookup` sees " +
 				"no cluster, DNS functions return nothing. A chart that does not render would not install either. A template " +
 				"that fails is reported at the line Helm names and the chart's other templates are rendered and linted " +
-				"without it. A template that stops on purpose for a value with no default (`required`, `fail`) is a " +
+				"without it; a template that includes it is left out with it, named in the same finding (helm template " +
+				"reports the first failure alone). A template that stops on purpose for a value with no default (`required`, `fail`) is a " +
 				"warning that names the value to give (`--set`, or `charts:` in `.webhooklint.yaml`), and a values " +
 				"schema error is reported at the values line it rejects. A chart is a program, so a render is bounded: 20 s, 512 MiB of memory, lists from `until`, " +
 				"`untilStep` and `seq` of at most 2^20 elements, 64 MiB of output per template (`repeat` included); a " +
