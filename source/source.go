@@ -667,7 +667,7 @@ func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
 			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
 			Message: "kustomize base linted without its overlay (" + by + "): " +
-				what + " info; lint the overlay that deploys it",
+				what + " info; lint the overlay that deploys it, or name this folder in units.entries if it is deployed as built",
 			Object: f.Object, Origin: f.Origin,
 		})
 	}
