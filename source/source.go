@@ -823,7 +823,7 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 			Rule:      rules.HelmTemplateRule, Message: t.Message(),
 		}
 	}
-	if len(f.Data) > manifest.MaxFileSize || !bytes.Contains(f.Data, []byte("{{")) {
+	if len(f.Data) > manifest.MaxFileSize || (!bytes.Contains(f.Data, []byte("{{")) && !bytes.Contains(f.Data, []byte("${"))) {
 		return nil // the size finding stands; nothing to judge
 	}
 	if _, underChart := unrendered.UnderChart(f.Name); underChart {
@@ -841,6 +841,9 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 		t, ok := unrendered.Template{}, false
 		if c.Action != "" {
 			t, ok = unrendered.Describe(f.Name, f.Data, c), true
+			if unrendered.IsBlockPlaceholder(c.Action) && !syntaxErrorIn(f, c.FirstLine, c.LastLine) {
+				ok = false
+			}
 		} else {
 			text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
 			for _, d := range f.Docs {
@@ -876,6 +879,14 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	f.Docs = slices.DeleteFunc(f.Docs, func(d *manifest.Document) bool { return in(d.Line) })
 	f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return in(d.Line) })
 	return out
+}
+
+// syntaxErrorIn reports whether the loader found the lines first..last of
+// f not to be YAML.
+func syntaxErrorIn(f *manifest.File, first, last int) bool {
+	return slices.ContainsFunc(f.Diagnostics, func(d diag.Diagnostic) bool {
+		return d.Rule == rules.YAMLSyntaxRule && d.Line >= first && d.Line <= last
+	})
 }
 
 // isPartial says why a webhook configuration document of a loose file is a

@@ -419,6 +419,24 @@ func TestHelmIncludeOfFailedTemplate(t *testing.T) {
 	}
 }
 
+// A clusterctl template with a variable alone on a line where YAML is
+// expected (cluster-api-provider-metal3's ${CTLPLANE_KUBEADM_EXTRA_CONFIG})
+// is an unrendered template, not invalid YAML; a document that parses
+// with such a line (a plain scalar's continuation) is linted as it is.
+func TestEnvsubstBlockPlaceholder(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/clusterctl-template"}, source.Options{})
+	if syn := find(res.Diagnostics, "yaml-syntax", ".yaml"); len(syn) != 0 {
+		t.Errorf("a placeholder line taken for invalid YAML:%s", dump(syn))
+	}
+	tpl := find(res.Diagnostics, "helm-template", "cluster-template.yaml")
+	if len(tpl) != 1 || tpl[0].Line != 15 || !strings.Contains(tpl[0].Message, "`${CTLPLANE_KUBEADM_EXTRA_CONFIG}`") {
+		t.Errorf("want one unrendered-template finding at the placeholder line:%s", dump(res.Diagnostics))
+	}
+	if se := find(res.Diagnostics, "side-effects-value", "cluster-template.yaml"); len(se) != 1 || se[0].Line != 35 {
+		t.Errorf("the document that parses was not linted:%s", dump(res.Diagnostics))
+	}
+}
+
 // A timeoutSeconds the chart takes from its values is the installer's
 // choice (cert-manager documents its 30 s): timeout-too-long is info,
 // and says so.
