@@ -18,7 +18,8 @@ func init() {
 				"is offline: dependencies must be vendored under `charts/` (`helm dependency build`), and `lookup` sees " +
 				"no cluster, DNS functions return nothing. A chart that does not render would not install either. A template " +
 				"that fails is reported at the line Helm names and the chart's other templates are rendered and linted " +
-				"without it. A template that stops on purpose for a value with no default (`required`, `fail`) is a " +
+				"without it; a template that includes it is left out with it, named in the same finding (helm template " +
+				"reports the first failure alone). A template that stops on purpose for a value with no default (`required`, `fail`) is a " +
 				"warning that names the value to give (`--set`, or `charts:` in `.webhooklint.yaml`); info when the " +
 				"template writes nothing the rules judge (its text, and the chart's helper files it may include, name " +
 				"no webhook configuration, CRD or admission policy kind), since nothing was left unchecked. A values " +

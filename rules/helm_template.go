@@ -18,7 +18,9 @@ func init() {
 				"would be noise, and silently skipping it would pass a webhook configuration nobody checked. webhooklint " +
 				"reports one finding per file that says what it is and how to lint what it produces.\n\nA document counts " +
 				"as a template when an action stands where YAML expects a node (the start of a line or a value, a list " +
-				"item, inside `[ ]` or `{ }`), or when it is a webhook configuration holding Go template actions. " +
+				"item, inside `[ ]` or `{ }`), when it is a webhook configuration holding Go template actions, or, in a " +
+				"document that does not parse, when a line is one envsubst variable and nothing else (clusterctl " +
+				"templates write lines of YAML there: `${CTLPLANE_KUBEADM_EXTRA_CONFIG}`). " +
 				"Actions inside strings and comments are text: a ConfigMap carrying an injector's template is linted as " +
 				"usual. Only the templated documents are dropped; the file's other documents, and their syntax errors, " +
 				"are reported as usual.\n\nHelm is named only on evidence: the file is under `templates/` of a chart " +

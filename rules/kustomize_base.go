@@ -19,12 +19,15 @@ func init() {
 				"(`config/default`) sets the real namespace and name prefix, adds the CA injector annotation and often " +
 				"patches selectors. A kustomization is a base when another kustomization that builds reads it, when " +
 				"`units.entries` does not name it, or when an entry that reads it does not build offline; never because " +
-				"of its names. When the input holds the base but no overlay that uses it, findings about the " +
+				"of its names. A kustomization `units.entries` names is deployed as built even when another reads it: " +
+				"operator-sdk's `config/default` is what `make deploy` applies, and `config/manifests` reads it only to " +
+				"generate the OLM bundle. When the input holds the base but no overlay that uses it, findings about the " +
 				"backend's namespace, the Service, selectors or an empty caBundle describe the placeholders, not what " +
 				"reaches the cluster; webhooklint shows them at info with this note instead of as warnings. A fix such " +
 				"as `namespaceSelector: NotIn [system]` would also be wrong there: kustomize's namespace transformer " +
 				"rewrites the Service's namespace but not selector values.",
-			Fix: "Lint the overlay (`webhooklint config/default`), or the folder that holds it, so the base is linted as deployed.",
+			Fix: "Lint the overlay (`webhooklint config/default`), or the folder that holds it, so the base is linted as deployed; " +
+				"if the kustomization is itself applied as built, name it in `units.entries` in `.webhooklint.yaml`.",
 			Sources: []string{
 				"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/namespace/",
 				"https://book.kubebuilder.io/reference/project-config",

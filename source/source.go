@@ -367,7 +367,9 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 				u.entry = true
 			}
 		}
-		if u.kind == fileUnit && !u.file.Stdin {
+		// The editor server's buffers come as stdin named by their path:
+		// judged by it too.
+		if u.kind == fileUnit && u.file.Name != "" && u.file.Name != "-" {
 			u.disabledBy = disabledFile(u.absFile())
 		}
 		switch {
@@ -704,7 +706,7 @@ func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
 			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
 			Message: "kustomize base linted without its overlay (" + by + "): " +
-				what + " info; lint the overlay that deploys it",
+				what + " info; lint the overlay that deploys it, or name this folder in units.entries if it is deployed as built",
 			Object: f.Object, Origin: f.Origin,
 		})
 	}
@@ -860,7 +862,7 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 			Rule:      rules.HelmTemplateRule, Message: t.Message(),
 		}
 	}
-	if len(f.Data) > manifest.MaxFileSize || !bytes.Contains(f.Data, []byte("{{")) {
+	if len(f.Data) > manifest.MaxFileSize || (!bytes.Contains(f.Data, []byte("{{")) && !bytes.Contains(f.Data, []byte("${"))) {
 		return nil // the size finding stands; nothing to judge
 	}
 	if _, underChart := unrendered.UnderChart(f.Name); underChart {
@@ -878,6 +880,9 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 		t, ok := unrendered.Template{}, false
 		if c.Action != "" {
 			t, ok = unrendered.Describe(f.Name, f.Data, c), true
+			if unrendered.IsBlockPlaceholder(c.Action) && !syntaxErrorIn(f, c.FirstLine, c.LastLine) {
+				ok = false
+			}
 		} else {
 			text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
 			for _, d := range f.Docs {
@@ -913,6 +918,14 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	f.Docs = slices.DeleteFunc(f.Docs, func(d *manifest.Document) bool { return in(d.Line) })
 	f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return in(d.Line) })
 	return out
+}
+
+// syntaxErrorIn reports whether the loader found the lines first..last of
+// f not to be YAML.
+func syntaxErrorIn(f *manifest.File, first, last int) bool {
+	return slices.ContainsFunc(f.Diagnostics, func(d diag.Diagnostic) bool {
+		return d.Rule == rules.YAMLSyntaxRule && d.Line >= first && d.Line <= last
+	})
 }
 
 // isPartial says why a webhook configuration document of a loose file is a

@@ -401,6 +401,42 @@ func TestHelmFindingInNamedTemplate(t *testing.T) {
 	}
 }
 
+// A template that includes one a failure removed (kargo's API Deployment
+// takes a checksum of its Secret, which fails without a value) fails only
+// because of that removal: one finding, the value to give, which names the
+// template left out with it; with the value given, none.
+func TestHelmIncludeOfFailedTemplate(t *testing.T) {
+	const dir = "../testdata/sources/helm-cases/include-failed"
+	res := run(t, []string{dir}, source.Options{})
+	found := find(res.Diagnostics, "helm-render", ".yaml")
+	if len(found) != 1 || found[0].Severity != diag.Warning || !strings.HasSuffix(filepath.ToSlash(found[0].File), "templates/secret.yaml") ||
+		found[0].Line != 9 || !strings.HasSuffix(found[0].Message, "without templates/deployment.yaml, which includes it") {
+		t.Fatalf("want one warning at the fail, naming the template that includes it:%s", dump(found))
+	}
+	res = run(t, []string{dir}, source.Options{Set: []string{"api.adminAccount.passwordHash=x"}})
+	if found := find(res.Diagnostics, "helm-render", ".yaml"); len(found) != 0 {
+		t.Errorf("with the value given the chart renders:%s", dump(found))
+	}
+}
+
+// A clusterctl template with a variable alone on a line where YAML is
+// expected (cluster-api-provider-metal3's ${CTLPLANE_KUBEADM_EXTRA_CONFIG})
+// is an unrendered template, not invalid YAML; a document that parses
+// with such a line (a plain scalar's continuation) is linted as it is.
+func TestEnvsubstBlockPlaceholder(t *testing.T) {
+	res := run(t, []string{"../testdata/sources/clusterctl-template"}, source.Options{})
+	if syn := find(res.Diagnostics, "yaml-syntax", ".yaml"); len(syn) != 0 {
+		t.Errorf("a placeholder line taken for invalid YAML:%s", dump(syn))
+	}
+	tpl := find(res.Diagnostics, "helm-template", "cluster-template.yaml")
+	if len(tpl) != 1 || tpl[0].Line != 15 || !strings.Contains(tpl[0].Message, "`${CTLPLANE_KUBEADM_EXTRA_CONFIG}`") {
+		t.Errorf("want one unrendered-template finding at the placeholder line:%s", dump(res.Diagnostics))
+	}
+	if se := find(res.Diagnostics, "side-effects-value", "cluster-template.yaml"); len(se) != 1 || se[0].Line != 35 {
+		t.Errorf("the document that parses was not linted:%s", dump(res.Diagnostics))
+	}
+}
+
 // A timeoutSeconds the chart takes from its values is the installer's
 // choice (cert-manager documents its 30 s): timeout-too-long is info,
 // and says so.

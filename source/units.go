@@ -752,9 +752,16 @@ func (s *kustScope) hasEffectiveConsumer(dir string) bool {
 //
 // A kustomization in a cycle is a root too, even a component, so that
 // its cycle is reported and its files linted one by one.
+//
+// One that units.entries names is deployed as built, whatever reads it:
+// operator-sdk's config/default is what `make deploy` applies, though
+// config/manifests reads it to generate the OLM bundle.
 func (s *kustScope) isRoot(dir string) bool {
 	r := s.ref(dir)
-	return r != nil && !s.ignored(dir) && (s.cycle(dir) != nil || (!r.Component && !s.hasEffectiveConsumer(dir)))
+	if r == nil || s.ignored(dir) {
+		return false
+	}
+	return s.cycle(dir) != nil || (!r.Component && (deployed(dir, s.d.so.Deployed) || !s.hasEffectiveConsumer(dir)))
 }
 
 // buildableReads lists the outermost kustomizations that dir reads and

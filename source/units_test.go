@@ -221,6 +221,37 @@ func TestRootWithScaffoldNamesIsDeployed(t *testing.T) {
 	}
 }
 
+// units.entries is given, so it beats the graph: operator-sdk's
+// config/default, which `make deploy` applies and config/manifests reads
+// for the OLM bundle (argoproj-labs/argocd-operator), is deployed as built
+// when named there, also when the whole tree is linted. Not named, it is
+// a base of config/manifests.
+func TestEntryReadByBundleIsDeployed(t *testing.T) {
+	const tree = "../testdata/sources/olm-default"
+	conv := func(res *lint.Result) []diag.Diagnostic {
+		var out []diag.Diagnostic
+		for _, d := range find(res.Diagnostics, "conversion-webhook", "webhook_in_argocds.yaml") {
+			if strings.Contains(d.Message, "1 replica") {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	res := run(t, []string{filepath.Join(tree, "config", "default")}, source.Options{})
+	if c := conv(res); len(c) != 1 || c[0].Severity != diag.Info || len(find(res.Diagnostics, rules.KustomizeBaseRule, "")) != 1 {
+		t.Fatalf("not named, config/default is a base of config/manifests:%s", dump(res.Diagnostics))
+	}
+	deployed := source.Options{Deployed: []string{filepath.Join(tree, "config", "default")}}
+	res = run(t, []string{filepath.Join(tree, "config", "default")}, deployed)
+	if c := conv(res); len(c) != 1 || c[0].Severity != diag.Warning || len(find(res.Diagnostics, rules.KustomizeBaseRule, "")) != 0 {
+		t.Errorf("named in units.entries, config/default is deployed as built:%s", dump(res.Diagnostics))
+	}
+	res = run(t, []string{tree}, deployed)
+	if c := conv(res); len(c) != 1 || c[0].Severity != diag.Warning || len(c[0].Units) != 1 || !strings.HasSuffix(filepath.ToSlash(c[0].Units[0]), "olm-default/config/default") {
+		t.Errorf("linting the tree, config/default is built as deployed:%s", dump(res.Diagnostics))
+	}
+}
+
 // kustomize's deprecation warnings become one info finding on the
 // kustomization, and nothing is printed on stderr.
 func TestKustomizeDeprecationsCaptured(t *testing.T) {

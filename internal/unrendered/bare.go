@@ -3,6 +3,7 @@ package unrendered
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -16,6 +17,20 @@ type Document struct {
 }
 
 var separatorLine = regexp.MustCompile(`^---\s*(#.*)?$`)
+
+// blockPlaceholder is a line that is one envsubst variable and nothing
+// else: it stands for lines of YAML that clusterctl or envsubst write
+// there (cluster-api-provider-metal3's cluster template has
+// `${CTLPLANE_KUBEADM_EXTRA_CONFIG}` under a mapping).
+var blockPlaceholder = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:]?[-=+?][^}]*)?\}[ \t]*(?:#.*)?$`)
+
+// IsBlockPlaceholder reports whether a bare action Documents found is a
+// line-long envsubst variable rather than a template action. Such a line
+// can be valid YAML (the continuation of a plain scalar), so it counts only
+// where the document did not parse.
+func IsBlockPlaceholder(action string) bool {
+	return strings.HasPrefix(action, "${")
+}
 
 // Documents cuts data at document separators (as Kubernetes' reader and
 // the manifest loader do) and finds, in each document, the first template
@@ -69,6 +84,11 @@ func (s *scanner) line(l []byte) (col, n int, ok bool) {
 			return 0, 0, false
 		}
 		s.inBlk = false
+	}
+	if s.quote == 0 && s.flow == 0 {
+		if m := blockPlaceholder.Find(l[indent:]); m != nil {
+			return indent, bytes.IndexByte(m, '}') + 1, true
+		}
 	}
 	p := 0
 	if s.quote != 0 {

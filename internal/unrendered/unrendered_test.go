@@ -148,6 +148,12 @@ func TestDocumentsFindBareActions(t *testing.T) {
 		{"block scalar", "data:\n  t: |\n    {{ .Values.x }}\n    more\nkind: A\n", 0, 0},
 		{"after a block scalar", "data:\n  t: |\n    text\n{{ end }}\n", 4, 1},
 		{"folded with indicator", "a: >-\n  {{ x }}\n", 0, 0},
+		{"envsubst line", "spec:\n  a: 1\n  ${EXTRA_CONFIG}\n", 3, 3},
+		{"envsubst line with default and comment", "${EXTRA:=}  # filled by clusterctl\n", 1, 1},
+		{"envsubst value", "spec:\n  a: ${A}\n", 0, 0},
+		{"envsubst list item", "args:\n- ${A}\n", 0, 0},
+		{"envsubst in a block scalar", "t: |\n  ${A}\n", 0, 0},
+		{"envsubst and more", "${A} b\n", 0, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

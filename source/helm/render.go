@@ -396,6 +396,24 @@ const maxAttempts = 8
 // hostile template does not hide the others.
 func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]string, []*Error, error) {
 	var skipped []*Error
+	// removedBy maps each removed template to the failure that removed it;
+	// dependents lists, per failure, the templates removed only because
+	// they include one it removed.
+	removedBy := map[string]*Error{}
+	dependents := map[*Error][]string{}
+	finish := func() []*Error {
+		for _, e := range skipped {
+			e.Msg += "; its other templates are linted without it"
+			if ds := dependents[e]; len(ds) > 0 {
+				verb := "includes"
+				if len(ds) > 1 {
+					verb = "include"
+				}
+				e.Msg += fmt.Sprintf(" and without %s, which %s it", strings.Join(ds, " and "), verb)
+			}
+		}
+		return skipped
+	}
 	for attempt := 0; ; attempt++ {
 		b := newBudget()
 		eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
@@ -424,15 +442,38 @@ func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]st
 				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
 		}
 		if r.err == nil {
-			return r.out, skipped, nil
+			return r.out, finish(), nil
 		}
 		e, name := templateError(dir, c.Name(), r.err)
 		if name == "" || attempt+1 >= maxAttempts || !removeTemplate(c, name) {
 			return nil, nil, e
 		}
-		e.Msg += "; its other templates are linted without it"
+		// A template that includes one removed above fails only because
+		// of that removal (kargo's api/deployment.yaml takes a checksum
+		// of api/secret.yaml, which fails without a value): helm template
+		// would report the first failure alone, so this one is not
+		// another finding.
+		if cause := removedBy[missingInclude(r.err)]; cause != nil {
+			removedBy[name] = cause
+			dependents[cause] = append(dependents[cause], strings.TrimPrefix(name, c.Name()+"/"))
+			continue
+		}
+		removedBy[name] = e
 		skipped = append(skipped, e)
 	}
+}
+
+// noTemplate is text/template's error for an include of a template the
+// chart does not have.
+var noTemplate = regexp.MustCompile(`no template "([^"]+)" associated with template`)
+
+// missingInclude returns the template that a render failed to include
+// because the chart does not have it, or "".
+func missingInclude(err error) string {
+	if m := noTemplate.FindStringSubmatch(err.Error()); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // removeTemplate drops the template Helm names name (chart/templates/x
