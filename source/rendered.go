@@ -318,6 +318,10 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		files = append(files, manifest.Parse(t.File, t.Rendered))
 		byName[t.File] = t
 	}
+	for _, crd := range c.CRDs {
+		// Not templates: their findings are where they are.
+		files = append(files, manifest.Parse(crd.File, crd.Data))
+	}
 	if u.gitops == nil {
 		// An entry gives the values: they are chosen, not defaults.
 		markValueDriven(files, byName)
