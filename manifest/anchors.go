@@ -7,16 +7,17 @@ import (
 )
 
 // anchorKeys are the fields of the objects around a webhook (workloads,
-// Services, PodDisruptionBudgets, autoscalers, Namespaces) where a
-// cross-object finding is located when the fix goes there: a workload's
-// replicas or name, a Service's ports, an autoscaler's minReplicas. Only
+// Services, PodDisruptionBudgets, autoscalers, Namespaces, cert-manager
+// Certificates) where a cross-object finding is located when the fix goes
+// there: a workload's replicas or name, a Service's ports, an autoscaler's
+// minReplicas, a Certificate's dnsNames. Only
 // these are indexed, so that a repository of thousands of Deployments
 // keeps a few positions of each rather than its whole tree.
 var anchorKeys = map[string]bool{
 	"metadata": true, "name": true, "namespace": true, "labels": true,
 	"spec": true, "replicas": true, "minReplicas": true, "selector": true,
 	"ports": true, "port": true, "targetPort": true, "clusterIP": true,
-	"minAvailable": true, "maxUnavailable": true,
+	"minAvailable": true, "maxUnavailable": true, "dnsNames": true, "commonName": true,
 	"template": true, "containers": true, "readinessProbe": true,
 }
 

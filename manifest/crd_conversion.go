@@ -37,7 +37,22 @@ func mapEntry(m *yaml.Node, key string) (k, v *yaml.Node) {
 func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *apiextensionsv1.CustomResourceDefinition, b *budget) {
 	specKey, spec := mapEntry(obj, "spec")
 	convKey, conv := mapEntry(spec, "conversion")
-	if crd == nil || convKey == nil || b.exhausted {
+	if crd == nil || b.exhausted {
+		return
+	}
+	if convKey == nil {
+		// Strategy None by default: linted only when there are versions
+		// it leaves unconverted, located at spec.versions.
+		if verKey, vers := mapEntry(spec, "versions"); verKey != nil && len(crd.Spec.Versions) > 1 {
+			ix := newIndex()
+			ix.set("", Range{}, src.extent(obj))
+			ix.set("spec", src.extent(specKey), src.extent(resolve(spec)))
+			ix.set("spec.versions", src.extent(verKey), src.extent(resolve(vers)))
+			ix.freeze()
+			d.Positions = ix
+			d.Suppressions = d.suppressions(src, nil, docNode) // a whole-document directive
+			d.CRD = crd
+		}
 		return
 	}
 	dec := &decoder{src: src, index: newIndexFor(valueNodes(conv, 1<<12) + 16), budget: b}

@@ -65,9 +65,12 @@ func readInventory(src *source, obj *yaml.Node, apiVersion, kind string, d *Docu
 	}
 	switch {
 	case strings.HasPrefix(apiVersion, "cert-manager.io/") && kind == "Certificate":
-		// Only what references to it need: where it is and its Secret.
-		c := &rules.Certificate{Namespace: d.Namespace, Name: d.Name}
-		c.SecretName = scalarField(mapValue(obj, "spec"), "secretName")
+		// Only what references to it need: where it is, its Secret and
+		// the names it is issued for.
+		spec := mapValue(obj, "spec")
+		c := &rules.Certificate{Namespace: d.Namespace, Name: d.Name,
+			SecretName: scalarField(spec, "secretName"), CommonName: scalarField(spec, "commonName"),
+			DNSNames: scalarList(mapValue(spec, "dnsNames")), IsCA: scalarField(spec, "isCA") == "true"}
 		if c.Name != "" {
 			return inventoryItem{cert: c}
 		}
@@ -128,19 +131,6 @@ func readContainers(list *yaml.Node) []rules.Container {
 	if list == nil || list.Kind != yaml.SequenceNode {
 		return nil
 	}
-	strs := func(n *yaml.Node) []string {
-		n = resolve(n)
-		if n == nil || n.Kind != yaml.SequenceNode {
-			return nil
-		}
-		var out []string
-		for _, e := range n.Content {
-			if e = resolve(e); e != nil && e.Kind == yaml.ScalarNode {
-				out = append(out, e.Value)
-			}
-		}
-		return out
-	}
 	var out []rules.Container
 	for _, c := range list.Content {
 		c = resolve(c)
@@ -149,9 +139,24 @@ func readContainers(list *yaml.Node) []rules.Container {
 		}
 		out = append(out, rules.Container{
 			Image:   scalarField(c, "image"),
-			Command: strs(mapValue(c, "command")),
-			Args:    strs(mapValue(c, "args")),
+			Command: scalarList(mapValue(c, "command")),
+			Args:    scalarList(mapValue(c, "args")),
 		})
+	}
+	return out
+}
+
+// scalarList reads a list of plain values, skipping what is not one.
+func scalarList(n *yaml.Node) []string {
+	n = resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []string
+	for _, e := range n.Content {
+		if e = resolve(e); e != nil && e.Kind == yaml.ScalarNode {
+			out = append(out, e.Value)
+		}
 	}
 	return out
 }

@@ -636,7 +636,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		d.inventory.labels = readLabels(obj)
 		if d.inventory.crd != nil {
 			d.prepareConversion(src, obj, docNode, d.inventory.crd, b)
-		} else if i := d.inventory; i.service != nil || i.namespace != nil || i.workload != nil || i.budget != nil || i.scaler != nil {
+		} else if i := d.inventory; i.service != nil || i.namespace != nil || i.workload != nil || i.budget != nil || i.scaler != nil || i.cert != nil {
 			// Where cross-object findings on it are located.
 			d.Positions = indexAnchors(src, obj)
 		}

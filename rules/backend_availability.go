@@ -15,8 +15,9 @@ var _ = register(&Rule{
 	Since:    "0.2.0",
 	Doc: Doc{
 		Why: "A webhook with `failurePolicy: Fail` (the v1 default) is part of the API: while none of its pods " +
-			"answers, every request it matches is rejected. Its backend therefore needs what any API server " +
-			"replica would have:\n\n" +
+			"answers, every request it matches is rejected; when the same pods convert CRDs, reads and writes of " +
+			"those in their other versions fail too, and the finding counts them. Its backend therefore needs what " +
+			"any API server replica would have:\n\n" +
 			"- **At least two replicas.** With one, every rollout, node drain, eviction or crash leaves no pod to " +
 			"answer, and the requests the webhook matches fail until a new pod is scheduled and ready (`no endpoints " +
 			"available for service`, as in knative/eventing#8161 when the webhook was scaled down during a " +
@@ -140,6 +141,16 @@ func checkBackendAvailability(p *Pass) {
 		webhooks := "this fail-closed webhook"
 		if others > 0 {
 			webhooks = fmt.Sprintf("%d fail-closed webhooks", others+1)
+		}
+		// The same pods convert CRDs: while they are down, reads and
+		// writes of those in their other versions fail too (there is no
+		// failure policy), and conversion-webhook leaves the finding here.
+		switch crds := conversionCRDsOf(p.Input, ref.Namespace, ref.Name); len(crds) {
+		case 0:
+		case 1:
+			webhooks += fmt.Sprintf(" and the conversion of %s.%s (reads and writes in its other versions)", crds[0].Spec.Names.Plural, crds[0].Spec.Group)
+		default:
+			webhooks += fmt.Sprintf(" and the conversion of %d CRDs (reads and writes in their other versions)", len(crds))
 		}
 		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause,
 			"%s: %s; %s", named, fmt.Sprintf(consequence, webhooks), fix)

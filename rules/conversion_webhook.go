@@ -19,7 +19,7 @@ var conversionWebhookClient = field.NewPath("spec", "conversion", "webhook", "cl
 func init() {
 	register(&Rule{
 		Name:     "conversion-webhook",
-		Summary:  "a CRD's conversion webhook has a caBundle or a backend that makes reads and writes of its custom resources fail",
+		Summary:  "a CRD's versions are not converted, or its conversion webhook has a caBundle or a backend that makes reads and writes of its custom resources fail",
 		Severity: diag.Warning,
 		Category: Practice,
 		// The backend's namespace, the Service, replicas and CA injection
@@ -46,8 +46,17 @@ func init() {
 				"whatever carries the count: a warning when the manifest writes it (`replicas`, an autoscaler's " +
 				"`minReplicas`, or `replicas` unset), info when a chart's default value decides it (the " +
 				"installer's choice).\n\n" +
-				"A CRD with a single version never calls its conversion webhook, so none of this applies there.",
-			Fix: "Let cert-manager inject the CA (`cert-manager.io/inject-ca-from: <namespace>/<certificate>`) " +
+				"A CRD with a single version never calls its conversion webhook, so none of this applies there.\n\n" +
+				"Without a conversion webhook (`strategy: None`, the default) the server converts only by rewriting " +
+				"`apiVersion`, and then prunes what the requested version's schema does not have. When two served " +
+				"versions' schemas differ, a field only one of them has is lost whenever a client writes the object " +
+				"through the other (info: a project may accept that for a deprecated version), and a field whose type " +
+				"changed reaches clients of the other version in a shape they cannot decode (a warning). The usual " +
+				"cause is kubebuilder's conversion patch (`patches/webhook_in_<plural>.yaml`) left out of " +
+				"`config/crd/kustomization.yaml`. Metadata and fields under `x-kubernetes-preserve-unknown-fields` are " +
+				"not compared.",
+			Fix: "Add the conversion webhook (or stop serving the old version) when served versions differ. " +
+				"Let cert-manager inject the CA (`cert-manager.io/inject-ca-from: <namespace>/<certificate>`) " +
 				"and drop the hard-coded caBundle, or renew it; run the conversion webhook's backend with 2 or " +
 				"more replicas and a PodDisruptionBudget.",
 			Sources: []string{
@@ -55,6 +64,7 @@ func init() {
 				docsCAInjector,
 				"https://github.com/kubernetes/kubernetes/issues/123835",
 				issueExpiredCA,
+				"https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#specify-multiple-versions",
 			},
 		},
 		Options: []Option{{
@@ -69,6 +79,10 @@ func init() {
 func checkConversionWebhook(p *Pass) {
 	crd := p.CRD
 	conv := crd.Spec.Conversion
+	if conv == nil || conv.Strategy == apiextensionsv1.NoneConverter {
+		checkUnconvertedVersions(p)
+		return
+	}
 	if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil {
 		return
 	}
@@ -98,6 +112,31 @@ func checkConversionWebhook(p *Pass) {
 	if ref := cc.Service; ref != nil && ref.Name != "" && ref.Namespace != "" {
 		checkConversionBackend(p, what, &admissionv1.ServiceReference{Namespace: ref.Namespace, Name: ref.Name, Path: ref.Path, Port: ref.Port})
 	}
+}
+
+// checkUnconvertedVersions reports served versions whose schemas differ
+// while strategy None converts nothing: the kubebuilder conversion patch
+// left out of config/crd/kustomization.yaml.
+func checkUnconvertedVersions(p *Pass) {
+	a, b, fields, retyped := unconvertedFields(p.CRD)
+	if len(fields) == 0 {
+		return
+	}
+	path := "spec.versions"
+	if p.CRD.Spec.Conversion != nil {
+		path = "spec.conversion"
+	}
+	// A field of another type breaks every client reading the other
+	// version; fields one version lacks are lost only when a client
+	// writes through it, which a project may accept for a deprecated
+	// version.
+	sev, what := diag.Info, "pruned"
+	if retyped {
+		sev, what = diag.Warning, "mistyped or pruned"
+	}
+	p.Emit(Finding{Severity: sev, Path: path, AtKey: true, Message: fmt.Sprintf("versions %s and %s are both served but their schemas "+
+		"differ (%s) and strategy None only rewrites apiVersion, so those fields are %s in the other version; "+
+		"add a conversion webhook, or stop serving one", a, b, describeFields(fields), what)})
 }
 
 // writesOwnCABundle reports whether the Service's pods run a backend known

@@ -331,6 +331,11 @@ type ObjectRef struct {
 type Certificate struct {
 	Namespace, Name string
 	SecretName      string
+	// CommonName and DNSNames are the names it is issued for; IsCA marks
+	// a CA certificate (one that signs serving certificates, not one).
+	CommonName string
+	DNSNames   []string
+	IsCA       bool
 }
 
 // Workload is anything that creates pods: its pod template labels and

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -30,8 +31,13 @@ func init() {
 				"but not to the webhook, a revision suffix (`istiod-canary`).\n\n" +
 				"When the unit holds Services (so it is complete enough to tell) but not the one named, and a " +
 				"Service with the same name in another namespace, or the same name with a prefix or suffix added, " +
-				"is there, the rule names it. Without a near match it stays silent: the Service may come from " +
-				"another install.\n\n" +
+				"is there, the rule names it. A rename to an unrelated name (`webhook-service` to " +
+				"`webhook-server-service`) leaves no near match, but a Service nothing calls: when exactly one " +
+				"ClusterIP Service of the unit has the port the reference calls, selects a workload of the unit and " +
+				"is called by no webhook or conversion webhook (and the unit has no APIService, which calls Services " +
+				"too), the rule names it; it looks in every namespace when the unit has nothing in the reference's, " +
+				"as after a kustomize `namespace` that could not rewrite a reference to a Service it did not have. " +
+				"Otherwise it stays silent: the Service may come from another install.\n\n" +
 				"The same holds for `cert-manager.io/inject-ca-from: <namespace>/<certificate>` on a webhook " +
 				"configuration or a CRD: when the unit has Certificates but not that one, and one with the same " +
 				"name (or a prefixed name) is there, cert-manager injects nothing and the caBundle stays empty.",
@@ -42,6 +48,7 @@ func init() {
 				"https://kubectl.docs.kubernetes.io/references/kustomize/kustomization/nameprefix/",
 				"https://github.com/openkruise/kruise/issues/202",
 				"https://github.com/projectcapsule/capsule/issues/321",
+				"https://github.com/kubernetes-sigs/kernel-module-management/pull/769",
 				docsCAInjector,
 			},
 		},
@@ -59,7 +66,7 @@ func checkUnresolvedReference(p *Pass) {
 			continue
 		}
 		path := w.Path().Child("clientConfig", "service")
-		if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, path); msg != "" {
+		if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, serviceRefPort(ref), path); msg != "" {
 			p.Emit(Finding{Path: PathString(at), AtKey: at == path, Message: quoteWebhook(w) + ": " + msg})
 		}
 	}
@@ -74,7 +81,11 @@ func checkUnresolvedConversionReference(p *Pass) {
 	}
 	ref := conv.Webhook.ClientConfig.Service
 	path := conversionWebhookClient.Child("service")
-	if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, path); msg != "" {
+	port := int32(443)
+	if ref.Port != nil {
+		port = *ref.Port
+	}
+	if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, port, path); msg != "" {
 		p.Emit(Finding{Path: PathString(at), AtKey: at == path,
 			Message: fmt.Sprintf("conversion webhook of %s.%s: %s", p.CRD.Spec.Names.Plural, p.CRD.Spec.Group, msg)})
 	}
@@ -83,7 +94,7 @@ func checkUnresolvedConversionReference(p *Pass) {
 // nearServiceMatch says which Service of the unit is there instead of
 // namespace/name, and where the fix goes, or returns "" when the Service
 // is there, the unit has no Services, or nothing is near.
-func nearServiceMatch(in *Inventory, namespace, name string, path *field.Path) (string, *field.Path) {
+func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *field.Path) (string, *field.Path) {
 	if in == nil || len(in.Services) == 0 || namespace == "" || name == "" {
 		return "", nil
 	}
@@ -117,7 +128,85 @@ func nearServiceMatch(in *Inventory, namespace, name string, path *field.Path) (
 		return fmt.Sprintf("no Service %q in the unit, but %q is (a rename and a namespace the reference missed?); name the Service installed",
 			namespace+"/"+name, moved.Namespace+"/"+moved.Name), path
 	}
+	if s, w := uncalledService(in, namespace, port); s != nil {
+		at, there := path.Child("name"), namespace+"/"+s.Name
+		if s.Namespace != namespace && s.Namespace != "" {
+			at, there = path, s.Namespace+"/"+s.Name // both rewritten, as by kustomize
+		}
+		return fmt.Sprintf("no Service %q in the unit, but %q serves port %d to %s %q and nothing calls it (renamed?); name the Service installed",
+			namespace+"/"+name, there, port, w.Object.Kind, w.Object.Name), at
+	}
 	return "", nil
+}
+
+// uncalledService finds the one Service that looks like the renamed
+// target of a dangling reference: a ClusterIP Service with the port the
+// reference calls, whose selector selects a workload of the unit, and that
+// no webhook or conversion webhook of the unit calls. A rename to a name
+// unlike the old one (webhook-service to webhook-server-service) leaves
+// exactly that; kustomize then rewrites neither the name nor the
+// namespace of the reference, so when the unit has nothing in the
+// reference's namespace the Service is looked for in every namespace.
+// Two such Services, or an APIService in the unit (it calls Services the
+// inventory does not follow), leave the reference unjudged.
+func uncalledService(in *Inventory, namespace string, port int32) (*corev1.Service, *Workload) {
+	for _, o := range in.Objects {
+		if o.Kind == "APIService" {
+			return nil, nil
+		}
+	}
+	called := map[string]bool{}
+	for k := range webhooksCalling(in).byService {
+		called[k] = true
+	}
+	for _, crd := range in.CRDs {
+		if c := crd.Spec.Conversion; c != nil && c.Webhook != nil && c.Webhook.ClientConfig != nil && c.Webhook.ClientConfig.Service != nil {
+			ref := c.Webhook.ClientConfig.Service
+			called[ref.Namespace+"/"+ref.Name] = true
+		}
+	}
+	anywhere := !unitHasNamespace(in, namespace)
+	var found *corev1.Service
+	var serves *Workload
+	for _, s := range in.Services {
+		if s == nil || !anywhere && s.Namespace != namespace && s.Namespace != "" {
+			continue
+		}
+		ns := s.Namespace
+		if ns == "" {
+			ns = namespace
+		}
+		if called[ns+"/"+s.Name] || s.Spec.Type != "" && s.Spec.Type != corev1.ServiceTypeClusterIP ||
+			s.Spec.ClusterIP == corev1.ClusterIPNone || len(s.Spec.Selector) == 0 ||
+			!slices.ContainsFunc(s.Spec.Ports, func(sp corev1.ServicePort) bool { return sp.Port == port }) {
+			continue
+		}
+		b := findBackend(in, &admissionv1.ServiceReference{Namespace: ns, Name: s.Name})
+		if b.Service != s || len(b.Workloads) == 0 {
+			continue
+		}
+		if found != nil {
+			return nil, nil // which one was meant is a guess
+		}
+		found, serves = s, &b.Workloads[0]
+	}
+	return found, serves
+}
+
+// unitHasNamespace reports whether a Service or workload of the unit is in
+// namespace, or carries none (and so would be installed there).
+func unitHasNamespace(in *Inventory, namespace string) bool {
+	for _, s := range in.Services {
+		if s != nil && (s.Namespace == namespace || s.Namespace == "") {
+			return true
+		}
+	}
+	for _, w := range in.Workloads {
+		if w.Object.Namespace == namespace || w.Object.Namespace == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // nearName reports whether one name is the other with a dash-separated

@@ -54,10 +54,9 @@ func V1beta1Served(v KubeVersion) bool { return !v.AtLeast(servedV1beta1Until + 
 // v1beta1 defaults the configuration relies on that change meaning, or
 // break, once it is moved to v1.
 func UnservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
-	relied := reliedV1beta1Defaults(c)
 	fix := "use v1 (its fields carry over as written)"
-	if len(relied) > 0 {
-		fix = "use v1 and set " + strings.Join(relied, ", ") + " (v1 defaults differ)"
+	if set := reliedV1beta1Defaults(c); set != "" {
+		fix = "use v1 and set " + set
 	}
 	if V1beta1Served(v) {
 		return diag.Warning, fmt.Sprintf("%s is deprecated and removed in Kubernetes 1.22; %s", V1beta1, fix)
@@ -65,10 +64,11 @@ func UnservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
 	return diag.Error, fmt.Sprintf("%s was removed in Kubernetes 1.22, so the apply fails; %s", V1beta1, fix)
 }
 
-// reliedV1beta1Defaults lists, in a fixed order, the v1beta1 defaults of
-// fields some webhook of c leaves unset, each with what it does or what it
-// becomes in v1.
-func reliedV1beta1Defaults(c *Config) []string {
+// reliedV1beta1Defaults says, in a fixed order, which fields some webhook
+// of c leaves to a v1beta1 default, and what that default does: the
+// dry-run consequence of Unknown is the one the folded
+// dry-run-side-effects finding would have named. "" when none is left.
+func reliedV1beta1Defaults(c *Config) string {
 	var failure, sideEffects, timeout bool
 	for i := range c.Webhooks {
 		w := &c.Webhooks[i]
@@ -76,15 +76,18 @@ func reliedV1beta1Defaults(c *Config) []string {
 		sideEffects = sideEffects || w.SideEffects == nil
 		timeout = timeout || w.TimeoutSeconds == nil
 	}
-	var out []string
-	if sideEffects {
-		out = append(out, "sideEffects None")
-	}
+	var out, changed []string
 	if failure {
-		out = append(out, "failurePolicy Ignore")
+		changed = append(changed, "failurePolicy Ignore")
 	}
 	if timeout {
-		out = append(out, "timeoutSeconds 30")
+		changed = append(changed, "timeoutSeconds 30")
 	}
-	return out
+	if sideEffects {
+		out = append(out, "sideEffects None (the default Unknown fails every dry run)")
+	}
+	if len(changed) > 0 {
+		out = append(out, strings.Join(changed, ", ")+" (v1 defaults differ)")
+	}
+	return strings.Join(out, ", ")
 }

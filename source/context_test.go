@@ -323,3 +323,80 @@ func TestRequiredValueOutsideJudgedKinds(t *testing.T) {
 		t.Errorf("given the certificate, the chart renders clean:%s", dump(fixed.Diagnostics))
 	}
 }
+
+// milvusChart is zilliztech/milvus-operator's chart before
+// https://github.com/zilliztech/milvus-operator/pull/513, trimmed: the
+// Service and the webhook follow chart.fullname (the release name, or
+// release-chart), the Certificate's dnsNames were written out for the
+// release name of its install docs (`helm install milvus-operator`).
+func milvusChart() map[string]string {
+	return map[string]string{
+		"chart/Chart.yaml": "apiVersion: v2\nname: milvus-operator\nversion: 0.1.0\n",
+		"chart/templates/_helpers.tpl": `{{- define "chart.fullname" -}}
+{{- if contains .Chart.Name .Release.Name }}{{ .Release.Name | trunc 63 }}{{ else }}{{ printf "%s-%s" .Release.Name .Chart.Name | trunc 63 }}{{ end }}
+{{- end }}
+`,
+		"chart/templates/certificate.yaml": `apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: '{{ include "chart.fullname" . }}-serving-cert'
+  namespace: {{ .Release.Namespace }}
+spec:
+  dnsNames:
+  - milvus-operator-webhook-service.{{ .Release.Namespace }}.svc
+  issuerRef: {kind: Issuer, name: selfsigned}
+  secretName: '{{ include "chart.fullname" . }}-webhook-cert'
+`,
+		"chart/templates/webhook.yaml": `apiVersion: v1
+kind: Service
+metadata:
+  name: '{{ include "chart.fullname" . }}-webhook-service'
+  namespace: {{ .Release.Namespace }}
+spec:
+  ports: [{port: 443, targetPort: 9443}]
+  selector: {app: milvus-operator}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  annotations:
+    cert-manager.io/inject-ca-from: '{{ .Release.Namespace }}/{{ include "chart.fullname" . }}-serving-cert'
+  name: '{{ include "chart.fullname" . }}-mutating-webhook-configuration'
+webhooks:
+- admissionReviewVersions: [v1]
+  clientConfig:
+    service:
+      name: '{{ include "chart.fullname" . }}-webhook-service'
+      namespace: {{ .Release.Namespace | quote }}
+      path: /mutate-milvus-io-v1beta1-milvus
+  failurePolicy: Fail
+  name: mmilvus.kb.io
+  rules:
+  - {apiGroups: [milvus.io], apiVersions: [v1beta1], operations: [CREATE, UPDATE], resources: [milvuses]}
+  sideEffects: None
+`,
+	}
+}
+
+// A serving-certificate finding that the chart's own name as release name
+// (its install docs' `helm install milvus-operator`) does not have rests on
+// the assumed release name: info, naming it; a given release name is a
+// fact, and a warning.
+func TestChartReleaseNameAssumed(t *testing.T) {
+	root := writeTree(t, milvusChart())
+	chart := filepath.Join(root, "chart")
+	got := find(run(t, []string{chart}, source.Options{}).Diagnostics, "serving-certificate", "templates/certificate.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info ||
+		!strings.HasSuffix(got[0].Message, `; assuming release name "release-name": set charts[].releaseName in .webhooklint.yaml`) {
+		t.Fatalf("want one info serving-certificate naming the assumption:%s", dump(got))
+	}
+	so := source.Options{ChartConfigs: []source.Chart{{Dir: chart, ReleaseName: "milvus", Namespace: "milvus-operator"}}}
+	got = find(run(t, []string{chart}, so).Diagnostics, "serving-certificate", "templates/certificate.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Warning || strings.Contains(got[0].Message, "assuming") {
+		t.Errorf("a given release name is a fact, want a warning:%s", dump(got))
+	}
+	so.ChartConfigs[0].ReleaseName = "milvus-operator"
+	if got := find(run(t, []string{chart}, so).Diagnostics, "serving-certificate", ""); len(got) != 0 {
+		t.Errorf("released as milvus-operator, the names match:%s", dump(got))
+	}
+}

@@ -247,6 +247,7 @@ const probeNamespace = "webhooklint-release"
 // and is info that names the assumption and how to state it.
 func lintChart(u *unit, lo lint.Options) *unitResult {
 	r := lintRendered(u, lo)
+	releaseNameHeld(u, lo, r)
 	ns := chartContext(u.chart).Namespace
 	judged := func(d diag.Diagnostic) bool { return d.Severity > diag.Info && namespaceRules[d.Rule] }
 	if r.failed || ns.Known() || !slices.ContainsFunc(r.diags, judged) {
@@ -277,6 +278,37 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 	return r
 }
 
+// releaseNameHeld lowers to info the warnings of releaseNameRules that a
+// chart whose release name nobody gave has only under the assumed name:
+// rendered again with the chart's own name as the release name (what its
+// install docs usually run, `helm install <chart> ...`), the same template
+// line no longer has them.
+func releaseNameHeld(u *unit, lo lint.Options, r *unitResult) {
+	name := chartContext(u.chart).ReleaseName
+	judged := func(d diag.Diagnostic) bool { return d.Severity > diag.Info && releaseNameRules[d.Rule] }
+	if r.failed || name.Known() || r.chart == "" || r.chart == name.Value || !slices.ContainsFunc(r.diags, judged) {
+		return
+	}
+	v := *u
+	v.chart.ReleaseName = r.chart
+	there := map[string]bool{}
+	for _, d := range lintRendered(&v, lo).diags {
+		there[fmt.Sprintf("%s\x00%s\x00%d\x00%d", d.Rule, d.File, d.Line, d.Column)] = true
+	}
+	note := "; " + assumption("release name", name)
+	for i := range r.diags {
+		d := &r.diags[i]
+		if judged(*d) && !there[fmt.Sprintf("%s\x00%s\x00%d\x00%d", d.Rule, d.File, d.Line, d.Column)] {
+			d.Severity, d.Message, d.DependsOnOverlay = diag.Info, d.Message+note, true
+		}
+	}
+}
+
+// releaseNameRules are the rules whose findings compare names a chart
+// usually derives from the release name with names it may write out by
+// hand (a Certificate's dnsNames).
+var releaseNameRules = map[string]bool{"serving-certificate": true}
+
 // namespaceRules are the rules whose findings compare namespaces or what
 // lives in them (the backend's namespace, the Service a webhook calls, who
 // may write the caBundle): those of rules.Rule.DependsOnOverlay and those
@@ -285,7 +317,7 @@ func lintChart(u *unit, lo lint.Options) *unitResult {
 var namespaceRules = map[string]bool{
 	"self-deadlock": true, "system-critical-scope": true, "policy-system-critical-scope": true,
 	"service-reference": true, "unresolved-reference": true, "ca-bundle": true,
-	"certificate-cycle": true, "conversion-webhook": true,
+	"certificate-cycle": true, "conversion-webhook": true, "serving-certificate": true,
 }
 
 // namespaceFree identifies a finding of a chart rendered into namespace ns
@@ -396,6 +428,10 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		files = append(files, manifest.Parse(t.File, t.Rendered))
 		byName[t.File] = t
 	}
+	for _, crd := range c.CRDs {
+		// Not templates: their findings are where they are.
+		files = append(files, manifest.Parse(crd.File, crd.Data))
+	}
 	if u.gitops == nil {
 		// An entry gives the values: they are chosen, not defaults.
 		markValueDriven(files, byName)
@@ -464,7 +500,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 				dep.Name, dep.Repository),
 		})
 	}
-	return &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal}
+	return &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal, chart: c.Name}
 }
 
 // fillsFailure reports which missing dependency a failed template reads

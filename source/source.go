@@ -413,6 +413,9 @@ type unitResult struct {
 	policies int
 	internal []*lint.InternalError
 	stdin    []byte
+	// chart is a rendered chart's name (Chart.yaml), the release name its
+	// install docs usually give.
+	chart string
 }
 
 // lintUnits loads, lints and locates every unit, several at a time. Each

@@ -103,6 +103,16 @@ type Chart struct {
 	MissingDeps []Dependency
 	// LocalDeps are the folders of file:// dependencies rendered with it.
 	LocalDeps []string
+	// CRDs are the files of its crds/ folders (and its enabled
+	// dependencies'), which helm install applies as they are before the
+	// templates and helm template leaves out.
+	CRDs []CRDFile
+}
+
+// CRDFile is a file of a chart's crds/ folder.
+type CRDFile struct {
+	File string
+	Data []byte
 }
 
 // Error is a chart that cannot be rendered, located where possible.
@@ -245,6 +255,12 @@ func Render(dir string, opts Options) (*Chart, error) {
 		})
 		if a, ok := again[n]; ok {
 			res.Templates[len(res.Templates)-1].Again = []byte(a)
+		}
+	}
+	for _, crd := range c.CRDObjects() {
+		// A packaged subchart's CRDs have no file to point at.
+		if f := fileOf(dir, filepath.ToSlash(crd.Filename), localDirs); crd.File != nil && fileExists(f) && len(crd.File.Data) <= MaxOutput {
+			res.CRDs = append(res.CRDs, CRDFile{File: f, Data: crd.File.Data})
 		}
 	}
 	return res, nil
