@@ -98,7 +98,7 @@ func (t *TextWriter) Finding(mark string, d diag.Diagnostic, note string) {
 	fmt.Fprintf(t.w, "%s%s: %s: %s%s %s%s\n", mark,
 		t.style(styleBold, escapeControls(t.location(d))),
 		t.style(severityStyle(d.Severity), d.Severity.String()),
-		escapeControls(message(d)), escapeControls(about),
+		escapeControls(diag.ShortMessage(d)), escapeControls(about),
 		t.style(styleDim, "["+d.Rule+"]"), escapeControls(note))
 	if t.run.Source != nil && d.File != "" && d.Line > 0 {
 		if src := t.run.Source(d.File); src != nil {
