@@ -185,7 +185,7 @@ func run(pass *analysis.Pass, o *Options) error {
 				}
 				s, e, _ := mc.locate(f.Path)
 				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message,
-					fixes: mc.ruleFixes(pass, f)}
+					webhook: f.Webhook, fixes: mc.ruleFixes(pass, f)}
 				if inv.Base && f.DependsOnOverlay {
 					d.severity, d.message = diag.Info, d.message+baseNote
 				}
@@ -310,6 +310,7 @@ type diagnostic struct {
 	severity diag.Severity
 	category string // rule name, or one of the front end's own categories
 	message  string
+	webhook  string // the webhook the finding is about, if any
 	fixes    []suggestedFix
 }
 
@@ -347,15 +348,17 @@ type reporter struct {
 func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 	r.findings = append(r.findings, diag.Diagnostic{
 		Line: int(d.pos), EndLine: int(d.end), Severity: d.severity, Rule: d.category, Message: d.message,
-		Path: path, Object: obj, Fixes: heldFixes(d.fixes),
+		Path: path, Object: obj, Webhook: d.webhook, Fixes: heldFixes(d.fixes),
 	})
 }
 
 // flush reports the held findings that no suppression covers, one per
-// cause, and the suppressions that covered nothing.
+// cause, and the suppressions that covered nothing. go vet prints one
+// line per finding, with no header: the Go source position names the
+// webhook, so the message does not.
 func (r *reporter) flush() {
 	for _, d := range rules.ExplainCauses(r.suppress(r.findings, r.sel)) {
-		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message,
+		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: diag.ShortMessage(d),
 			fixes: unheldFixes(d.Fixes)})
 	}
 	r.findings = nil

@@ -336,10 +336,8 @@ func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string, obj *diag.O
 		return
 	}
 	r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
-		message: fmt.Sprintf("%s %s was removed in Kubernetes 1.22: the API server no longer serves it; "+
-			"use %s (package %s), and state what v1beta1 left implicit — its defaults differ: failurePolicy Ignore (v1: Fail), "+
-			"matchPolicy Exact (v1: Equivalent), timeoutSeconds 30 (v1: 10), sideEffects Unknown and "+
-			"admissionReviewVersions [v1beta1] (v1: both required)", rules.V1beta1, kind, rules.V1, admissionV1Path)}, obj, "apiVersion")
+		message: fmt.Sprintf("v1beta1 %s was removed in Kubernetes 1.22: use %s and write out the defaults you relied on",
+			kind, admissionV1Path)}, obj, "apiVersion")
 }
 
 // evaluator turns a literal into a typed object, recording where each
@@ -729,7 +727,7 @@ func (e *evaluator) place(f rules.Finding, changed change) (diagnostic, bool) {
 			}
 		}
 	}
-	d := diagnostic{severity: f.Severity, category: f.Rule, message: f.Message}
+	d := diagnostic{severity: f.Severity, category: f.Rule, message: f.Message, webhook: f.Webhook}
 	if n.path == f.Path {
 		d.pos, d.end = n.pos, n.end
 		if f.AtKey && n.keyPos.IsValid() {

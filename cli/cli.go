@@ -35,6 +35,10 @@ const (
 // unset, the module version from the build info is used.
 var Version = ""
 
+// ToolVersion is webhooklint's version, for the commands other packages
+// add.
+func ToolVersion() string { return version() }
+
 func version() string {
 	if Version != "" {
 		return Version

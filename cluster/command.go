@@ -137,6 +137,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 			p.change(c)
 		}}
 		ds, err = w.Run(ctx)
+		if err == nil {
+			// Where the watch stopped, as the snapshots end.
+			mu.Lock()
+			p.summary()
+			mu.Unlock()
+		}
 	} else {
 		var res *Result
 		res, err = Lint(ctx, client, o)
@@ -153,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, restConfi
 					objects.policies[policyKey(pol)] = pol
 				}
 			}
-			p.result(res, objects)
+			err = p.result(res, objects)
 			ds = res.Diagnostics
 		}
 	}

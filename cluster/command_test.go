@@ -50,14 +50,15 @@ func TestCommandUnreachableCluster(t *testing.T) {
 	}
 }
 
-// --color always colors the severity and dims the rule, as the file mode.
+// --color always colors the severity and dims the rule, as the file mode;
+// a finding is headed by its object, and located by its field path.
 func TestPrinterColor(t *testing.T) {
 	d := diag.Diagnostic{Object: &diag.Object{Kind: "ValidatingWebhookConfiguration", Name: "p"}, Path: "webhooks[0]", Severity: diag.Warning, Message: "m", Rule: "r"}
 	var plain, colored bytes.Buffer
 	(&printer{w: &plain}).change(Change{Type: Found, Diagnostic: &d})
 	(&printer{w: &colored, color: true}).change(Change{Type: Found, Diagnostic: &d})
-	if plain.String() != "+ ValidatingWebhookConfiguration/p webhooks[0]: warning: m [r]\n" ||
-		colored.String() != "+ ValidatingWebhookConfiguration/p webhooks[0]: \x1b[1;33mwarning\x1b[0m: m \x1b[2m[r]\x1b[0m\n" {
+	if plain.String() != "In ValidatingWebhookConfiguration \"p\":\n+ webhooks[0]: warning: m [r]\n" ||
+		colored.String() != "In ValidatingWebhookConfiguration \"p\":\n+ \x1b[1mwebhooks[0]\x1b[0m: \x1b[1;33mwarning\x1b[0m: m \x1b[2m[r]\x1b[0m\n" {
 		t.Errorf("plain %q\ncolored %q", plain.String(), colored.String())
 	}
 }

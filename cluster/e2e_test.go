@@ -496,7 +496,7 @@ func TestE2ERBAC(t *testing.T) {
 	// ...and suffices for a full run with live checks, once and watching.
 	var stdout, stderr bytes.Buffer
 	if code := run(ctx, []string{"--chunk-size=1"}, &stdout, &stderr, sa); code != exitFindings ||
-		strings.Contains(stderr.String(), "live checks without") || !strings.Contains(stdout.String(), "ValidatingWebhookConfiguration/rbac-v") {
+		strings.Contains(stderr.String(), "live checks without") || !strings.Contains(stdout.String(), `of ValidatingWebhookConfiguration "rbac-v":`) {
 		t.Errorf("once: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}
 	stdout.Reset()

@@ -4,25 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
 )
-
-// A live finding has no file: it is located by object and field path.
-//
-//	ValidatingWebhookConfiguration/policy webhooks[0].timeoutSeconds: warning: message [rule]
-func formatDiagnostic(d diag.Diagnostic) string {
-	where := objectKey(d.Object)
-	if d.Path != "" {
-		where += " " + d.Path
-	}
-	return fmt.Sprintf("%s: %s: %s [%s]", where, d.Severity, d.Message, d.Rule)
-}
 
 // excerpt renders the field a path names, from the object as the server
 // returned it, in the style of `kubectl get -o yaml`. A path that points
@@ -179,120 +170,129 @@ func indent(s, prefix string) string {
 	return strings.Join(lines, "\n")
 }
 
-// printer writes results in the chosen format.
+// printer writes results through the file mode's report printers, so
+// headers, summary line, colors and the JSON envelope are those of the
+// file mode.
 type printer struct {
 	w       io.Writer
 	json    bool
 	excerpt bool
 	color   bool // ANSI color in text, as the file mode's --color
+
+	// What a watch has seen, for its text: the findings and objects of
+	// the current state (summary lines) and the writer that heads
+	// findings by object.
+	text    *report.TextWriter
+	current []diag.Diagnostic
+	objects map[string]bool
+	at      Change // the event printed, for its excerpt
 }
 
-// ANSI styles of the text output, those of the file mode's.
-const (
-	styleReset  = "\x1b[0m"
-	styleDim    = "\x1b[2m"
-	styleRed    = "\x1b[1;31m"
-	styleYellow = "\x1b[1;33m"
-	styleCyan   = "\x1b[1;36m"
-)
+// ToolVersion is webhooklint's version, for the JSON envelope; the
+// command sets it.
+var ToolVersion = "devel"
 
-// format is formatDiagnostic, with the severity colored and the rule dim
-// when p.color is set.
-func (p *printer) format(d diag.Diagnostic) string {
-	if !p.color {
-		return formatDiagnostic(d)
+// result prints a one-shot lint: the file mode's text or JSON report of
+// the cluster's objects.
+func (p *printer) result(r *Result, objects liveObjects) error {
+	run := &report.Run{
+		Diagnostics: r.Diagnostics, Configs: len(objects.configs), Policies: len(objects.policies),
+		ToolVersion: ToolVersion, Live: true, Notes: r.Notes, ResourceVersions: map[string]string{},
 	}
-	where := objectKey(d.Object)
-	if d.Path != "" {
-		where += " " + d.Path
+	for _, s := range r.Snapshots {
+		run.ResourceVersions[s.Resource] = s.ResourceVersion
 	}
-	style := styleCyan
-	switch d.Severity {
-	case diag.Error:
-		style = styleRed
-	case diag.Warning:
-		style = styleYellow
+	if p.excerpt {
+		run.Excerpt = objects.excerpt
 	}
-	return fmt.Sprintf("%s: %s%s%s: %s %s[%s]%s", where, style, d.Severity, styleReset, d.Message, styleDim, d.Rule, styleReset)
+	format := "text"
+	if p.json {
+		format = "json"
+	}
+	f, err := report.New(format, report.Options{Color: p.color})
+	if err != nil {
+		return err
+	}
+	return f.Format(p.w, run)
 }
 
-// jsonDiagnostic is a diagnostic in JSON output, with its excerpt.
+// change prints one watch event: lines of text, or a JSON object per line.
+func (p *printer) change(c Change) {
+	if p.json {
+		p.changeJSON(c)
+		return
+	}
+	if p.text == nil {
+		run := &report.Run{Live: true}
+		if p.excerpt {
+			run.Excerpt = func(diag.Diagnostic) string { return changeExcerpt(p.at) }
+		}
+		p.text = report.NewTextWriter(p.w, report.Options{Color: p.color}, run)
+		p.objects = map[string]bool{}
+	}
+	p.at = c
+	defer func() { _ = p.text.Flush() }()
+	switch c.Type {
+	case Found:
+		p.current = append(p.current, *c.Diagnostic)
+		p.text.Finding("+ ", *c.Diagnostic, "")
+	case Resolved:
+		if i := slices.IndexFunc(p.current, func(d diag.Diagnostic) bool { return diag.Compare(d, *c.Diagnostic) == 0 }); i >= 0 {
+			p.current = slices.Delete(p.current, i, i+1)
+		}
+		p.text.Finding("- ", *c.Diagnostic, "(resolved: "+c.Reason+")")
+	case Added, Changed, Deleted:
+		p.objects[objectKey(c.Object)] = c.Type != Deleted
+		p.text.Line(fmt.Sprintf("# %s %s (resourceVersion %s)", c.Type, objectKey(c.Object), c.ResourceVersion))
+	case Synced:
+		p.summary()
+		p.text.Line("# synced: watching for changes")
+	case Note:
+		p.text.Line("# note: " + c.Reason)
+	}
+}
+
+// summary ends a watch's snapshot as the file mode ends a run: the counts
+// of the current findings, or what a clean cluster holds.
+func (p *printer) summary() {
+	if p.json || p.text == nil {
+		return
+	}
+	run := &report.Run{Diagnostics: p.current, Live: true}
+	for key, present := range p.objects {
+		kind, _, _ := strings.Cut(key, "/")
+		switch {
+		case !present:
+		case rules.IsPolicyKind(rules.V1, kind):
+			run.Policies++
+		default:
+			run.Configs++
+		}
+	}
+	p.text.Summary(run)
+	_ = p.text.Flush()
+}
+
+func (p *printer) changeJSON(c Change) {
+	out := struct {
+		Event           ChangeType      `json:"event"`
+		Object          *diag.Object    `json:"object,omitempty"`
+		ResourceVersion string          `json:"resourceVersion,omitempty"`
+		Diagnostic      *jsonDiagnostic `json:"diagnostic,omitempty"`
+		Reason          string          `json:"reason,omitempty"`
+	}{Event: c.Type, Object: c.Object, ResourceVersion: c.ResourceVersion, Reason: c.Reason}
+	if c.Diagnostic != nil {
+		out.Diagnostic = &jsonDiagnostic{Diagnostic: *c.Diagnostic}
+		if p.excerpt && c.Type == Found {
+			out.Diagnostic.Excerpt = changeExcerpt(c)
+		}
+	}
+	b, _ := json.Marshal(out)
+	fmt.Fprintln(p.w, string(b))
+}
+
+// jsonDiagnostic is a diagnostic of a watch event, with its excerpt.
 type jsonDiagnostic struct {
 	diag.Diagnostic
 	Excerpt string `json:"excerpt,omitempty"`
-}
-
-// result prints a one-shot lint.
-func (p *printer) result(r *Result, objects liveObjects) {
-	if p.json {
-		out := struct {
-			Diagnostics      []jsonDiagnostic  `json:"diagnostics"`
-			Notes            []string          `json:"notes"`
-			ResourceVersions map[string]string `json:"resourceVersions"`
-		}{Diagnostics: []jsonDiagnostic{}, Notes: r.Notes, ResourceVersions: map[string]string{}}
-		if out.Notes == nil {
-			out.Notes = []string{}
-		}
-		for _, d := range r.Diagnostics {
-			jd := jsonDiagnostic{Diagnostic: d}
-			if p.excerpt {
-				jd.Excerpt = objects.excerpt(d)
-			}
-			out.Diagnostics = append(out.Diagnostics, jd)
-		}
-		for _, s := range r.Snapshots {
-			out.ResourceVersions[s.Resource] = s.ResourceVersion
-		}
-		enc := json.NewEncoder(p.w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(out)
-		return
-	}
-	for _, d := range r.Diagnostics {
-		fmt.Fprintln(p.w, p.format(d))
-		if p.excerpt {
-			if e := objects.excerpt(d); e != "" {
-				fmt.Fprintln(p.w, indent(e, "    "))
-			}
-		}
-	}
-}
-
-// change prints one watch event: a line of text, or a JSON object per line.
-func (p *printer) change(c Change) {
-	if p.json {
-		out := struct {
-			Event           ChangeType      `json:"event"`
-			Object          *diag.Object    `json:"object,omitempty"`
-			ResourceVersion string          `json:"resourceVersion,omitempty"`
-			Diagnostic      *jsonDiagnostic `json:"diagnostic,omitempty"`
-			Reason          string          `json:"reason,omitempty"`
-		}{Event: c.Type, Object: c.Object, ResourceVersion: c.ResourceVersion, Reason: c.Reason}
-		if c.Diagnostic != nil {
-			out.Diagnostic = &jsonDiagnostic{Diagnostic: *c.Diagnostic}
-			if p.excerpt && c.Type == Found {
-				out.Diagnostic.Excerpt = changeExcerpt(c)
-			}
-		}
-		b, _ := json.Marshal(out)
-		fmt.Fprintln(p.w, string(b))
-		return
-	}
-	switch c.Type {
-	case Found:
-		fmt.Fprintln(p.w, "+ "+p.format(*c.Diagnostic))
-		if p.excerpt {
-			if e := changeExcerpt(c); e != "" {
-				fmt.Fprintln(p.w, indent(e, "    "))
-			}
-		}
-	case Resolved:
-		fmt.Fprintf(p.w, "- %s (resolved: %s)\n", p.format(*c.Diagnostic), c.Reason)
-	case Added, Changed, Deleted:
-		fmt.Fprintf(p.w, "# %s %s (resourceVersion %s)\n", c.Type, objectKey(c.Object), c.ResourceVersion)
-	case Synced:
-		fmt.Fprintln(p.w, "# synced: watching for changes")
-	case Note:
-		fmt.Fprintln(p.w, "# note: "+c.Reason)
-	}
 }

@@ -79,7 +79,7 @@ func githubCommand(s diag.Severity) string {
 // githubMessage adds what a reviewer needs when the annotation is read
 // away from the file (the run summary): which object and webhook.
 func githubMessage(d diag.Diagnostic) string {
-	msg := message(d)
+	msg := diag.ShortMessage(d)
 	var where []string
 	if d.Object != nil && d.Object.Name != "" {
 		where = append(where, d.Object.Kind+" "+strconv.Quote(d.Object.Name))

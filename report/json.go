@@ -12,10 +12,20 @@ import (
 const JSONVersion = 1
 
 type jsonReport struct {
-	Version     int               `json:"version"`
-	Tool        jsonTool          `json:"tool"`
-	Summary     jsonSummary       `json:"summary"`
-	Diagnostics []diag.Diagnostic `json:"diagnostics"`
+	Version     int              `json:"version"`
+	Tool        jsonTool         `json:"tool"`
+	Summary     jsonSummary      `json:"summary"`
+	Diagnostics []jsonDiagnostic `json:"diagnostics"`
+	// A live run's notes and list versions (the cluster command).
+	Notes            []string          `json:"notes,omitempty"`
+	ResourceVersions map[string]string `json:"resourceVersions,omitempty"`
+}
+
+// jsonDiagnostic is a finding with, for a live object, the field it
+// names as YAML.
+type jsonDiagnostic struct {
+	diag.Diagnostic
+	Excerpt string `json:"excerpt,omitempty"`
 }
 
 type jsonTool struct {
@@ -29,6 +39,8 @@ type jsonSummary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// Policies counts a live run's admission policies and bindings.
+	Policies int `json:"policies,omitempty"`
 }
 
 func init() {
@@ -37,19 +49,30 @@ func init() {
 
 func formatJSON(w io.Writer, run *Run) error {
 	c := diag.CountOf(run.Diagnostics)
-	report := func(ds []diag.Diagnostic) jsonReport {
-		return jsonReport{
+	report := func(ds []jsonDiagnostic) jsonReport {
+		r := jsonReport{
 			Version:     JSONVersion,
 			Tool:        jsonTool{Name: "webhooklint", Version: run.ToolVersion},
 			Summary:     jsonSummary{Files: run.Files, Configs: run.Configs, Errors: c.Errors, Warnings: c.Warnings, Infos: c.Infos},
 			Diagnostics: ds,
 		}
-	}
-	whole := func() any {
-		if run.Diagnostics == nil {
-			return report([]diag.Diagnostic{})
+		if run.Live {
+			r.Summary.Policies = run.Policies
+			r.Notes, r.ResourceVersions = run.Notes, run.ResourceVersions
 		}
-		return report(run.Diagnostics)
+		return r
 	}
-	return encodeStreamed(w, report([]diag.Diagnostic{}), "diagnostics", true, slices.Values(run.Diagnostics), whole)
+	elems := func(yield func(jsonDiagnostic) bool) {
+		for _, d := range run.Diagnostics {
+			jd := jsonDiagnostic{Diagnostic: d}
+			if run.Excerpt != nil {
+				jd.Excerpt = run.Excerpt(d)
+			}
+			if !yield(jd) {
+				return
+			}
+		}
+	}
+	whole := func() any { return report(slices.AppendSeq([]jsonDiagnostic{}, elems)) }
+	return encodeStreamed(w, report([]jsonDiagnostic{}), "diagnostics", true, elems, whole)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/ruledocs"
 )
 
@@ -79,7 +80,7 @@ func (j JUnit) Format(w io.Writer, run *Run) error {
 					Type:    d.Severity.String(),
 					Message: fullMessage(d),
 					Text: fmt.Sprintf("%s: %s: %s%s [%s]\nrule documentation: %s\n",
-						where, d.Severity, message(d), context(d), d.Rule, ruledocs.HelpURI(d.Rule)),
+						where, d.Severity, diag.ShortMessage(d), context(d), d.Rule, ruledocs.HelpURI(d.Rule)),
 				},
 			})
 			s.Failures++

@@ -26,6 +26,20 @@ type Run struct {
 	ToolVersion string
 	// ExitCode is the status the process exits with (SARIF records it).
 	ExitCode int
+
+	// Live says the diagnostics are about a live cluster's objects, not
+	// files: the text format heads them by object, locates them by field
+	// path and counts objects in its summary.
+	Live bool
+	// Excerpt, when set, shows the field a live finding names (as
+	// kubectl get -o yaml would), under it in text and as "excerpt" in
+	// JSON.
+	Excerpt func(diag.Diagnostic) string
+	// Notes and ResourceVersions are what a live run read with (stale or
+	// restarted lists, checks skipped; each resource's list version), for
+	// the JSON envelope.
+	Notes            []string
+	ResourceVersions map[string]string
 }
 
 // Formatter writes a run in one format.

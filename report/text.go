@@ -38,60 +38,132 @@ const (
 //
 //	1 error, 2 warnings in 1 file
 func (t *textFormatter) Format(w io.Writer, run *Run) error {
-	bw := bufio.NewWriter(w)
-	files := map[string]bool{}
-	// Diagnostics come sorted by file: index each file's lines once.
-	var lines *lineIndex
-	linesOf := ""
-	// The webhook and object a run of findings is about head them, once,
-	// as compilers name the function: "file: In webhook … of …:".
-	var headFile, head string
+	tw := NewTextWriter(w, t.opts, run)
 	for _, d := range run.Diagnostics {
-		files[d.File] = true
-		about := ""
-		if d.File != "" {
-			if s := subject(d); s != "" && (s != head || d.File != headFile) {
-				fmt.Fprintf(bw, "%s: In %s:\n", t.style(styleBold, escapeControls(d.File)), escapeControls(s))
-			}
-			headFile, head = d.File, subject(d)
-		} else {
-			// No file (a live object): the finding names its object.
-			about, headFile, head = context(d), "", ""
-		}
-		// File names, messages and names come from the input: what would
-		// act on the terminal is escaped.
-		fmt.Fprintf(bw, "%s: %s: %s%s %s\n",
-			t.style(styleBold, escapeControls(location(d))),
-			t.style(severityStyle(d.Severity), d.Severity.String()),
-			escapeControls(message(d)), escapeControls(about),
-			t.style(styleDim, "["+d.Rule+"]"))
-		if run.Source != nil && d.File != "" && d.Line > 0 {
-			if src := run.Source(d.File); src != nil {
-				if lines == nil || linesOf != d.File {
-					lines, linesOf = newLineIndex(src), d.File
-				}
-				t.snippet(bw, lines, d)
-			}
-		}
-		if len(d.Units) > 0 {
-			fmt.Fprintf(bw, "  %s %s\n", t.style(styleDim, "only in"), escapeControls(strings.Join(d.Units, "; ")))
-		}
-		for _, r := range d.Related {
-			at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column}
-			fmt.Fprintf(bw, "  %s %s: %s\n", t.style(styleDim, "see also"), escapeControls(location(at)), escapeControls(r.Message))
-		}
+		tw.Finding("", d, "")
 	}
-	if len(run.Diagnostics) > 0 {
-		fmt.Fprintf(bw, "\n%s\n", t.style(styleBold, summary(run.Diagnostics, len(files))))
-	} else {
-		// A clean run says what it looked at, so that it does not read
-		// like a run on the wrong folder.
-		fmt.Fprintf(bw, "%s\n", t.style(styleBold, cleanSummary(run)))
-	}
-	return bw.Flush()
+	tw.Summary(run)
+	return tw.Flush()
 }
 
-func (t *textFormatter) style(s, text string) string {
+// TextWriter prints findings one at a time in the text format, for
+// commands that print as they go (cluster --watch): the same headers,
+// lines, snippets, colors and summary as a whole run.
+type TextWriter struct {
+	opts Options
+	w    *bufio.Writer
+	run  *Run
+	// Diagnostics come sorted by file: index each file's lines once.
+	lines   *lineIndex
+	linesOf string
+	// The webhook and object a run of findings is about head them, once,
+	// as compilers name the function: "file: In webhook … of …:".
+	headFile, head string
+	headed         bool
+	files          map[string]bool
+}
+
+// NewTextWriter returns a TextWriter on w; run gives the sources of
+// snippets, the excerpts of live objects and whether it is live.
+func NewTextWriter(w io.Writer, opts Options, run *Run) *TextWriter {
+	return &TextWriter{opts: opts, w: bufio.NewWriter(w), run: run, files: map[string]bool{}}
+}
+
+// Finding prints d, after mark ("+ " for a finding that appeared) and
+// before note ("(resolved: fixed)"), under a header naming its subject
+// when that differs from the previous finding's.
+func (t *TextWriter) Finding(mark string, d diag.Diagnostic, note string) {
+	t.files[d.File] = true
+	about := ""
+	switch s := subject(d); {
+	case d.File != "" || t.run.Live && s != "":
+		if s != "" && (!t.headed || s != t.head || d.File != t.headFile) {
+			if d.File != "" {
+				fmt.Fprintf(t.w, "%s: In %s:\n", t.style(styleBold, escapeControls(d.File)), escapeControls(s))
+			} else {
+				fmt.Fprintf(t.w, "In %s:\n", escapeControls(s))
+			}
+		}
+		t.headFile, t.head, t.headed = d.File, s, true
+	default:
+		// No file and no header (a live object): the finding names its
+		// object.
+		about, t.headFile, t.head, t.headed = context(d), "", "", false
+	}
+	if note != "" {
+		note = " " + note
+	}
+	// File names, messages and names come from the input: what would act
+	// on the terminal is escaped.
+	fmt.Fprintf(t.w, "%s%s: %s: %s%s %s%s\n", mark,
+		t.style(styleBold, escapeControls(t.location(d))),
+		t.style(severityStyle(d.Severity), d.Severity.String()),
+		escapeControls(diag.ShortMessage(d)), escapeControls(about),
+		t.style(styleDim, "["+d.Rule+"]"), escapeControls(note))
+	if t.run.Source != nil && d.File != "" && d.Line > 0 {
+		if src := t.run.Source(d.File); src != nil {
+			if t.lines == nil || t.linesOf != d.File {
+				t.lines, t.linesOf = newLineIndex(src), d.File
+			}
+			t.snippet(t.w, t.lines, d)
+		}
+	}
+	if t.run.Excerpt != nil && mark != "- " {
+		if e := t.run.Excerpt(d); e != "" {
+			for _, line := range strings.Split(e, "\n") {
+				fmt.Fprintln(t.w, "    "+escapeControls(line))
+			}
+		}
+	}
+	if len(d.Units) > 0 {
+		fmt.Fprintf(t.w, "  %s %s\n", t.style(styleDim, "only in"), escapeControls(strings.Join(d.Units, "; ")))
+	}
+	for _, r := range d.Related {
+		at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column}
+		fmt.Fprintf(t.w, "  %s %s: %s\n", t.style(styleDim, "see also"), escapeControls(location(at)), escapeControls(r.Message))
+	}
+}
+
+// location is where a finding's line starts: file:line:col, or for a
+// live object under its header, the field path.
+func (t *TextWriter) location(d diag.Diagnostic) string {
+	if t.run.Live && t.headed && d.File == "" && d.Path != "" {
+		return d.Path
+	}
+	return location(d)
+}
+
+// Line prints a line of the command's own (a watch event, a note), dim;
+// the next finding repeats its header.
+func (t *TextWriter) Line(s string) {
+	fmt.Fprintln(t.w, t.style(styleDim, escapeControls(s)))
+	t.headed = false
+}
+
+// Summary ends the output with the counts of run's findings, or says
+// what a clean run looked at.
+func (t *TextWriter) Summary(run *Run) {
+	switch {
+	case len(run.Diagnostics) == 0:
+		// A clean run says what it looked at, so that it does not read
+		// like a run on the wrong folder.
+		fmt.Fprintf(t.w, "%s\n", t.style(styleBold, cleanSummary(run)))
+	case run.Live:
+		fmt.Fprintf(t.w, "\n%s\n", t.style(styleBold, liveSummary(run)))
+	default:
+		files := map[string]bool{}
+		for _, d := range run.Diagnostics {
+			files[d.File] = true
+		}
+		fmt.Fprintf(t.w, "\n%s\n", t.style(styleBold, summary(run.Diagnostics, len(files))))
+	}
+	t.headed = false
+}
+
+// Flush writes what is buffered.
+func (t *TextWriter) Flush() error { return t.w.Flush() }
+
+func (t *TextWriter) style(s, text string) string {
 	if !t.opts.Color || text == "" {
 		return text
 	}
@@ -115,7 +187,7 @@ const maxSnippetLine = 1000
 // snippet prints the line a finding starts on and marks its span: a caret
 // at the start column and tildes to the end column (or to the end of the
 // line when the span continues on later lines).
-func (t *textFormatter) snippet(w io.Writer, src *lineIndex, d diag.Diagnostic) {
+func (t *TextWriter) snippet(w io.Writer, src *lineIndex, d diag.Diagnostic) {
 	line, ok := src.line(d.Line)
 	if !ok || len(line) > maxSnippetLine || !utf8.ValidString(line) {
 		return
@@ -173,17 +245,41 @@ func summary(ds []diag.Diagnostic, files int) string {
 // 3 webhook configurations, 12 files", or that the files hold nothing
 // webhooklint lints.
 func cleanSummary(run *Run) string {
-	if run.Configs == 0 && run.Policies == 0 {
+	switch {
+	case run.Configs == 0 && run.Policies == 0 && run.Live:
+		return "no webhook configuration or admission policy in the cluster"
+	case run.Configs == 0 && run.Policies == 0:
 		return "no webhook configuration or admission policy in " + plural(run.Files, "file")
 	}
+	return "no findings in " + strings.Join(read(run), ", ")
+}
+
+// liveSummary counts a live run's findings and says what it read: "1
+// error, 2 warnings in 3 webhook configurations, 1 admission policy or
+// binding".
+func liveSummary(run *Run) string {
+	c := diag.CountOf(run.Diagnostics)
+	parts := []string{plural(c.Errors, "error"), plural(c.Warnings, "warning")}
+	if c.Infos > 0 {
+		parts = append(parts, plural(c.Infos, "info"))
+	}
+	return strings.Join(parts, ", ") + " in " + strings.Join(read(run), ", ")
+}
+
+// read names what a run linted: configurations and policies, and files
+// unless the run is live.
+func read(run *Run) []string {
 	var parts []string
-	if run.Configs > 0 {
+	if run.Configs > 0 || run.Live && run.Policies == 0 {
 		parts = append(parts, plural(run.Configs, "webhook configuration"))
 	}
 	if run.Policies > 0 {
 		parts = append(parts, pluralPolicies(run.Policies))
 	}
-	return "no findings in " + strings.Join(append(parts, plural(run.Files, "file")), ", ")
+	if !run.Live {
+		parts = append(parts, plural(run.Files, "file"))
+	}
+	return parts
 }
 
 func pluralPolicies(n int) string {

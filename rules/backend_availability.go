@@ -180,8 +180,8 @@ type gap struct {
 const (
 	oneReplica   = "a restart leaves %s with no ready pod"
 	blocksDrains = "node drains hang on the pods of %s"
-	noBudget     = "a drain of several nodes can evict every pod of %s"
-	notReady     = "new pods get calls for %s before they are ready"
+	noBudget     = "a drain can evict every pod of %s"
+	notReady     = "new pods serve %s before they are ready"
 	oneNode      = "one node's loss can take every pod of %s"
 )
 
@@ -243,7 +243,7 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe", diag.Warning, notReady, causeAt(g.Object, "spec.template.spec.containers")})
 		}
 		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
-			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread over nodes", g.Replicas),
+			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread", g.Replicas),
 				"spread them over nodes", diag.Info, oneNode, causeAt(g.Object, "spec.template.spec")})
 		}
 	}

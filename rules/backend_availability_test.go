@@ -65,10 +65,10 @@ func TestBackendAvailabilitySeverityModel(t *testing.T) {
 			"info a restart leaves"},
 		// fluid's chart: webhook.replicas 1 in values, no readinessProbe in the template.
 		{"values single replica, template without probe", deployment("fluid-webhook", 1, true, false, false), nil,
-			"warning new pods get calls for"},
+			"warning new pods serve"},
 		// 3scale-ops/marin3r's OLM bundle: 2 replicas, no budget, no spread.
 		{"two replicas without budget or spread", deployment("marin3r-controller-webhook", 2, false, true, false), nil,
-			"info a drain of several nodes"},
+			"info a drain can evict"},
 		// Two replicas from values with a budget allowing one disruption: no drain
 		// can empty it, only losing the node they share.
 		{"values two replicas with a budget", deployment("hook", 2, true, true, false), []DisruptionBudget{budget},

@@ -77,7 +77,7 @@ func TestServiceUnavailable(t *testing.T) {
 	}{
 		{"services unknown", &LiveInventory{}, nil},
 		{"missing", &LiveInventory{Services: []*corev1.Service{}},
-			[]string{`error webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; every request`}},
+			[]string{`error webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; failing closed, every request`}},
 		{"wrong port", &LiveInventory{Services: []*corev1.Service{liveService("policy", "checker", corev1.ServicePort{Name: "https", Port: 443})}},
 			[]string{`webhooks[0].clientConfig.service.port: no service port 8443 found for service "policy/checker" (it has ports 443 ("https"))`}},
 		{"headless", &LiveInventory{Services: []*corev1.Service{func() *corev1.Service {
@@ -111,7 +111,7 @@ func TestServiceUnavailable(t *testing.T) {
 	t.Run("fail open is a warning", func(t *testing.T) {
 		got := runLive(t, "service-unavailable", strings.Replace(svcWebhook, "sideEffects", "failurePolicy: Ignore\n  sideEffects", 1),
 			&LiveInventory{Services: []*corev1.Service{}})
-		expectLive(t, got, `warning webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; the webhook is silently skipped`)
+		expectLive(t, got, `warning webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; failing open, the webhook is silently skipped`)
 	})
 	t.Run("offline is silent", func(t *testing.T) {
 		expectLive(t, runLive(t, "service-unavailable", svcWebhook, nil))
@@ -140,8 +140,8 @@ func TestNamespaceSelectorLive(t *testing.T) {
 		return strings.Replace(open, "  rules:", "  namespaceSelector: "+sel+"\n  rules:", 1)
 	}
 	expectLive(t, runLive(t, "namespace-selector-live", open, live),
-		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches namespace "kube-system"`,
-		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches the webhook's own namespace "policy" (labels: kubernetes.io/metadata.name=policy,team=policy); the webhook's own pods pass through it`)
+		`warning webhooks[0]: no namespaceSelector matches namespace "kube-system": an outage of the webhook blocks or delays requests there; exclude it`,
+		`warning webhooks[0]: no namespaceSelector matches the webhook's own namespace "policy" (labels: team=policy): its own pods pass through it; exclude it`)
 
 	// One cause, one finding: failing closed on pods, the file mode's rules
 	// have both; on configmaps, self-deadlock has nothing to say of its
@@ -149,12 +149,12 @@ func TestNamespaceSelectorLive(t *testing.T) {
 	expectLive(t, runLive(t, "namespace-selector-live", svcWebhook, live))
 	configmaps := strings.Replace(svcWebhook, "resources: [pods]", "resources: [configmaps]", 1)
 	expectLive(t, runLive(t, "namespace-selector-live", configmaps, live),
-		`warning webhooks[0]: no namespaceSelector (matches every namespace) matches the webhook's own namespace "policy" (labels: kubernetes.io/metadata.name=policy,team=policy); the webhook's own pods pass through it, and with failurePolicy Fail`)
+		`warning webhooks[0]: no namespaceSelector matches the webhook's own namespace "policy" (labels: team=policy): failing closed, it can block its own recovery; exclude it`)
 
 	// The server stores an omitted selector as {}.
 	expectLive(t, runLive(t, "namespace-selector-live", withSelector(`{}`), live),
-		`webhooks[0].namespaceSelector: namespaceSelector {} (matches every namespace) matches namespace "kube-system"`,
-		`webhooks[0].namespaceSelector: namespaceSelector {} (matches every namespace) matches the webhook's own namespace "policy"`)
+		`webhooks[0].namespaceSelector: namespaceSelector {} matches namespace "kube-system"`,
+		`webhooks[0].namespaceSelector: namespaceSelector {} matches the webhook's own namespace "policy"`)
 
 	// A label nobody set excludes nothing.
 	expectLive(t, runLive(t, "namespace-selector-live",

@@ -209,7 +209,7 @@ func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) stri
 			absent = "`" + h.Container + "` or " + absent
 		}
 		what = fmt.Sprintf("errors when %s is absent", absent)
-		fix = "test it with `has(…)` or read it with `.?` and `orValue(…)`"
+		fix = "guard it with `has(…)` or `.?` and `orValue(…)`"
 	}
 	return fmt.Sprintf("condition %q %s; %s; %s", name, what, consequence, fix)
 }

@@ -85,23 +85,34 @@ func checkNamespaceSelectorLive(p *Pass) {
 				continue
 			}
 			what := fmt.Sprintf("namespace %q", name)
-			risk := "an outage of the webhook then blocks or delays requests there"
+			risk := "an outage of the webhook blocks or delays requests there"
 			if name == own {
 				what = fmt.Sprintf("the webhook's own namespace %q", name)
-				risk = "the webhook's own pods pass through it"
+				risk = "its own pods pass through it"
 				if w.FailsClosed() {
-					risk += ", and with failurePolicy Fail it can block its own recovery"
+					risk = "failing closed, it can block its own recovery"
 				}
 			}
 			selText := "namespaceSelector"
 			switch {
 			case w.NamespaceSelector == nil:
-				selText = "no namespaceSelector (matches every namespace)"
+				selText = "no namespaceSelector"
 			case len(w.NamespaceSelector.MatchLabels) == 0 && len(w.NamespaceSelector.MatchExpressions) == 0:
 				// What the API server stores for an omitted selector.
-				selText = "namespaceSelector {} (matches every namespace)"
+				selText = "namespaceSelector {}"
 			}
-			p.Reportf(path, "%s matches %s (labels: %s); %s", selText, what, labels.Set(ns.Labels).String(), risk)
+			// The label the server sets says nothing a reader does not
+			// know from the name: only other labels are shown.
+			set := labels.Set{}
+			for k, v := range ns.Labels {
+				if k != LabelMetadataName {
+					set[k] = v
+				}
+			}
+			if len(set) > 0 {
+				what += " (labels: " + set.String() + ")"
+			}
+			p.Reportf(path, "%s matches %s: %s; exclude it", selText, what, risk)
 		}
 	}
 }

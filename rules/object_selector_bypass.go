@@ -93,7 +93,7 @@ func checkObjectSelectorBypass(p *Pass) {
 					"that anyone can set too; %s", quoteWebhook(w), excludedBy(r), who, exemptAdvice(w)))
 				continue
 			}
-			p.Reportf(r.Path, "%s skips objects %s, a label their authors can set to bypass it; %s",
+			p.Reportf(r.Path, "%s skips objects %s, a label their authors can set; %s",
 				quoteWebhook(w), excludedBy(r), exemptAdvice(w))
 		}
 	}
@@ -187,7 +187,7 @@ func onlyNamespaceObjects(w *Webhook) bool {
 // the rules reach namespaced ones.
 func exemptAdvice(w *Webhook) string {
 	if _, clusterOnly := clusterScopedOnly(w.Rules); clusterOnly {
-		return "exempt requests by request.userInfo in matchConditions instead (cluster-scoped resources)"
+		return "exempt requests by request.userInfo in matchConditions instead"
 	}
-	return "exempt by namespaceSelector or by request.userInfo in matchConditions instead"
+	return "exempt by namespace or by request.userInfo instead"
 }

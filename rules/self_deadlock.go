@@ -454,13 +454,15 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 			parts = append(parts, who)
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", who, listNames(requestsOf(hits, who), 3)))
+		// The fix names the namespace: the workload is named without it.
+		name := strings.Replace(who, `"`+b.Namespace+"/", `"`, 1)
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, listNames(requestsOf(hits, who), 3)))
 	}
 	if len(parts) > 2 {
 		parts = append(parts[:2], fmt.Sprintf("%d more", len(parts)-2))
 	}
 	var msg strings.Builder
-	msg.WriteString("webhook fails closed on what its backend needs to restart: ")
+	msg.WriteString("webhook blocks its own backend: ")
 	msg.WriteString(strings.Join(parts, "; "))
 	if conditional {
 		msg.WriteString(", unless matchConditions exclude them")
@@ -480,7 +482,7 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 			b.Namespace, listNames(quoteAll(unset), 2), LabelMetadataName, b.Namespace)
 		return msg.String()
 	}
-	fmt.Fprintf(&msg, "; exclude namespace %q by namespaceSelector, or fail open", b.Namespace)
+	fmt.Fprintf(&msg, "; exclude namespace %q or fail open", b.Namespace)
 	return msg.String()
 }
 

@@ -49,7 +49,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: Deployment "policy/policy" (CREATE pods); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].rules[1]: webhook blocks its own backend: Deployment "policy" (CREATE pods); exclude namespace "policy" or fail open`)
 }
 
 func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
@@ -95,13 +95,13 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 `)
 	in := policyBackend(nil)
 	in.Namespaces = nil
-	expectFindings(t, runRuleFindings(t, "self-deadlock", c, in, nil), `Deployment "policy/policy" (CREATE pods)`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, in, nil), `Deployment "policy" (CREATE pods)`)
 }
 
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook fails closed on what its backend needs to restart: pods in "policy" (Service not in the input); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].rules[1]: webhook blocks its own backend: pods in "policy" (Service not in the input); exclude namespace "policy" or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
@@ -126,7 +126,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`warning webhooks[0].rules[0]: webhook fails closed on what its backend needs to restart: its Secrets (serving certificates, Helm releases); Service "policy/policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" by namespaceSelector, or fail open`)
+		`warning webhooks[0].rules[0]: webhook blocks its own backend: its Secrets (serving certificates, Helm releases); Service "policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {
@@ -193,7 +193,7 @@ webhooks:
 	// The objectSelector spares the backend's pods but not the TokenRequest
 	// the kubelet sends for them, which carries no labels.
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`Deployment "policy/policy" (CREATE serviceaccounts/token)`)
+		`Deployment "policy" (CREATE serviceaccounts/token)`)
 }
 
 func TestFindBackendPrefersTheNamedNamespace(t *testing.T) {

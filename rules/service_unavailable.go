@@ -54,10 +54,10 @@ func checkServiceUnavailable(p *Pass) {
 			continue
 		}
 		sev := diag.Error
-		consequence := "every request this webhook matches is rejected (failurePolicy Fail)"
+		consequence := "failing closed, every request it matches is rejected"
 		if !w.FailsClosed() {
 			sev = diag.Warning
-			consequence = "the webhook is silently skipped (failurePolicy Ignore)"
+			consequence = "failing open, the webhook is silently skipped"
 		}
 		svcPath := w.Path().Child("clientConfig", "service")
 		report := func(path string, msg string) {

@@ -88,7 +88,7 @@ type criticalTarget struct {
 const effectNodes = "nodes go NotReady"
 
 var (
-	fixNamespaces = "exclude kube-system and kube-node-lease by namespaceSelector"
+	fixNamespaces = "exclude kube-system and kube-node-lease"
 	fixCluster    = "narrow the rules for cluster-scoped objects"
 	fixEvents     = "drop events from the rules"
 )
@@ -346,7 +346,7 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 	// Details only for one or two families: the fix is the same however
 	// many there are, and the line stays readable.
 	var msg strings.Builder
-	msg.WriteString(w.noun + " fails closed on what the cluster needs: ")
+	msg.WriteString(w.noun + " fails closed on ")
 	if len(hits) > 2 {
 		msg.WriteString(strings.Join(short, ", "))
 	} else {

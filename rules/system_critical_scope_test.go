@@ -27,7 +27,7 @@ const everythingRules = `
 
 func TestSystemCriticalScopeEverything(t *testing.T) {
 	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
-	expectFindings(t, got, "warning webhooks[0].rules: webhook fails closed on what the cluster needs: "+
+	expectFindings(t, got, "warning webhooks[0].rules: webhook fails closed on "+
 		"node Leases, Nodes, kube-system Leases, CSRs, kube-system Endpoints(Slices), kube-system objects, Events; "+
 		"if it is down, nodes go NotReady; exclude kube-system and kube-node-lease, narrow the rules, or fail open")
 	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
@@ -41,7 +41,7 @@ func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) 
     - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil),
-		"warning webhooks[0].rules: webhook fails closed on what the cluster needs: Nodes, CSRs, Events; "+
+		"warning webhooks[0].rules: webhook fails closed on Nodes, CSRs, Events; "+
 			"if it is down, nodes go NotReady; narrow the rules for cluster-scoped objects, or fail open")
 }
 
@@ -55,7 +55,7 @@ func TestSystemCriticalScopeOptOutLabelNobodySets(t *testing.T) {
   rules:
   - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
 `))
-	const want = "warning webhooks[0].namespaceSelector: webhook fails closed on what the cluster needs: kube-system objects (pods); " +
+	const want = "warning webhooks[0].namespaceSelector: webhook fails closed on kube-system objects (pods); " +
 		"label \"control-plane\" is unset: exclude by kubernetes.io/metadata.name, or fail open"
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil), want)
 	// The Namespace in the input does not carry it either.
@@ -87,7 +87,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
-		"warning webhooks[0].rules: webhook fails closed on what the cluster needs: node Leases (kubelet heartbeats); kube-system Leases (leader election), unless matchConditions exclude them; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease by namespaceSelector, or fail open")
+		"warning webhooks[0].rules: webhook fails closed on node Leases (kubelet heartbeats); kube-system Leases (leader election), unless matchConditions exclude them; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease, or fail open")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 )
 
 func main() {
+	cluster.ToolVersion = cli.ToolVersion()
 	cli.RegisterSubcommand("cluster", cluster.Command, cluster.Commands()...)
 	cli.RegisterSubcommand("simulate", cli.Simulate, cli.SimulateCommand())
 	cli.RegisterSubcommand("server", cli.Server, cli.ServerCommand())

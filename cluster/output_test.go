@@ -1,0 +1,65 @@
+package cluster
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// A watch prints as the file mode does: each finding under a header that
+// names its object, located by its field path, with the event's mark in
+// front; each snapshot ends with the file mode's summary line.
+func TestWatchText(t *testing.T) {
+	st := newState(nil)
+	var out bytes.Buffer
+	p := &printer{w: &out, excerpt: true}
+	print := func(cs []Change) {
+		for _, c := range cs {
+			p.change(c)
+		}
+	}
+	print(st.syncKind(rules.ValidatingPolicy, nil, []*rules.Policy{testPolicy(vap("p", "1"))}))
+	print(st.syncKind(rules.ValidatingPolicyBinding, nil, []*rules.Policy{testBinding(vapBinding("b", "2", "q"))}))
+	p.change(Change{Type: Synced})
+	print(st.upsertPolicy(testBinding(vapBinding("b", "3", "p"))))
+	p.summary()
+	want := `# added ValidatingAdmissionPolicy/p (resourceVersion 1)
+# added ValidatingAdmissionPolicyBinding/b (resourceVersion 2)
+In ValidatingAdmissionPolicy "p":
++ metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy, so it is never enforced; bind it or remove it [policy-binding-reference]
+    metadata.name: p
+In ValidatingAdmissionPolicyBinding "b":
++ spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies [policy-binding-reference]
+    spec.policyName: q
+
+0 errors, 2 warnings in 2 admission policies and bindings
+# synced: watching for changes
+# changed ValidatingAdmissionPolicyBinding/b (resourceVersion 3)
+In ValidatingAdmissionPolicy "p":
+- metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy, so it is never enforced; bind it or remove it [policy-binding-reference] (resolved: fixed)
++ spec.matchConstraints.resourceRules: warning: policy fails closed on kube-system objects (deployments.apps); exclude kube-system and kube-node-lease, or fail open [policy-system-critical-scope]
+    spec.matchConstraints.resourceRules:
+      - apiGroups:
+        - apps
+        apiVersions:
+        - v1
+        operations:
+        - CREATE
+        resources:
+        - deployments
+In ValidatingAdmissionPolicyBinding "b":
+- spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies [policy-binding-reference] (resolved: fixed)
+
+0 errors, 1 warning in 2 admission policies and bindings
+`
+	if got := out.String(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	for i, line := range strings.Split(out.String(), "\n") {
+		if len(line) > 200 {
+			t.Errorf("line %d is %d characters wide: %s", i+1, len(line), line)
+		}
+	}
+}
