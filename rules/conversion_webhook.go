@@ -130,13 +130,12 @@ func checkUnconvertedVersions(p *Pass) {
 	// version; fields one version lacks are lost only when a client
 	// writes through it, which a project may accept for a deprecated
 	// version.
-	sev, what := diag.Info, "pruned"
+	sev, what := diag.Info, "prunes"
 	if retyped {
-		sev, what = diag.Warning, "mistyped or pruned"
+		sev, what = diag.Warning, "mistypes or prunes"
 	}
-	p.Emit(Finding{Severity: sev, Path: path, AtKey: true, Message: fmt.Sprintf("versions %s and %s are both served but their schemas "+
-		"differ (%s) and strategy None only rewrites apiVersion, so those fields are %s in the other version; "+
-		"add a conversion webhook, or stop serving one", a, b, describeFields(fields), what)})
+	p.Emit(Finding{Severity: sev, Path: path, AtKey: true, Message: fmt.Sprintf("served versions %s and %s differ in %s, which "+
+		"strategy None %s; add a conversion webhook", a, b, describeFields(fields), what)})
 }
 
 // writesOwnCABundle reports whether the Service's pods run a backend known
