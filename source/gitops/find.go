@@ -611,22 +611,10 @@ func (f *finder) argoValuesFile(e *Entry, file string, vf *yaml.Node, refs map[s
 // resolves a folder; when it is nowhere, the path at the root (or next to
 // from) is returned for the caller to report.
 func fileIn(repo *Repository, from, rel string) string {
+	if p, ok := inRepository(repo, from, rel, isFile); ok {
+		return p
+	}
 	rel = filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(rel, "./"), "/"))
-	if repo.Root != "" {
-		if p := filepath.Join(repo.Root, rel); isFile(p) {
-			return p
-		}
-	}
-	for dir := filepath.Dir(from); ; {
-		if p := filepath.Join(dir, rel); isFile(p) {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
-	}
 	if repo.Root != "" {
 		return filepath.Join(repo.Root, rel)
 	}
@@ -767,14 +755,7 @@ func (f *finder) generateDepth(obj *object, g *yaml.Node, goTemplate bool, depth
 // the folders of this repository that an include pattern matches and no
 // exclude pattern does.
 func (f *finder) gitDirectories(obj *object, gitGen *yaml.Node) []map[string]string {
-	var include, exclude []string
-	for _, d := range items(get(gitGen, "directories")) {
-		if str(d, "exclude") == "true" {
-			exclude = append(exclude, str(d, "path"))
-		} else {
-			include = append(include, str(d, "path"))
-		}
-	}
+	include, exclude := generatorPaths(gitGen, "directories")
 	root := f.o.Repo.Root
 	if root == "" {
 		root = guessRoot(obj.file, include)
@@ -796,26 +777,29 @@ func (f *finder) gitDirectories(obj *object, gitGen *yaml.Node) []map[string]str
 	return out
 }
 
-// gitFiles are the parameter sets of a Git files generator: each JSON or
-// YAML file of this repository that an include pattern matches (`**`
-// spans folders) and no exclude pattern does, in path order; a file holds
-// one object or a list of them, each flattened to dotted keys beside the
-// path parameters, as Argo CD's generator gives them.
-func (f *finder) gitFiles(obj *object, gitGen *yaml.Node) []map[string]string {
-	var include, exclude []string
-	for _, d := range items(get(gitGen, "files")) {
+// generatorPaths splits a Git generator's directories or files entries
+// into the patterns it includes and those it excludes.
+func generatorPaths(gitGen *yaml.Node, field string) (include, exclude []string) {
+	for _, d := range items(get(gitGen, field)) {
 		if str(d, "exclude") == "true" {
 			exclude = append(exclude, str(d, "path"))
 		} else {
 			include = append(include, str(d, "path"))
 		}
 	}
+	return include, exclude
+}
+
+// gitFiles are the parameter sets of a Git files generator: each JSON or
+// YAML file of this repository that an include pattern matches (`**`
+// spans folders) and no exclude pattern does, in path order; a file holds
+// one object or a list of them, each flattened to dotted keys beside the
+// path parameters, as Argo CD's generator gives them.
+func (f *finder) gitFiles(obj *object, gitGen *yaml.Node) []map[string]string {
+	include, exclude := generatorPaths(gitGen, "files")
 	root := f.o.Repo.Root
 	if root == "" {
 		root = guessFileRoot(obj.file, include)
-	}
-	if root == "" {
-		return nil
 	}
 	var rels []string
 	for _, rel := range f.filesUnder(root) {

@@ -319,15 +319,21 @@ func stringMap(n *yaml.Node) map[string]string {
 // folder above the entry's file where it exists, as the controller would
 // find it at its root.
 func dirIn(repo *Repository, from, rel string) (string, bool) {
+	return inRepository(repo, from, rel, isDir)
+}
+
+// inRepository is where dirIn and fileIn look for rel: at the repository
+// root, else at the nearest folder above from where is accepts it.
+func inRepository(repo *Repository, from, rel string, is func(string) bool) (string, bool) {
 	rel = filepath.FromSlash(strings.TrimPrefix(strings.TrimPrefix(rel, "./"), "/"))
 	if repo.Root != "" {
-		if d := filepath.Join(repo.Root, rel); isDir(d) {
-			return d, true
+		if p := filepath.Join(repo.Root, rel); is(p) {
+			return p, true
 		}
 	}
 	for dir := filepath.Dir(from); ; {
-		if d := filepath.Join(dir, rel); isDir(d) {
-			return d, true
+		if p := filepath.Join(dir, rel); is(p) {
+			return p, true
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
