@@ -318,6 +318,18 @@ type Chunk struct {
 	fileSize  int
 }
 
+// Documents cuts a YAML stream into its documents as Parse does, at the
+// separator lines (left out), blank documents included: a caller that
+// rewrites some documents keeps the others, and their Index, as they were.
+func Documents(data []byte) [][]byte {
+	chunks := splitDocuments(data)
+	out := make([][]byte, len(chunks))
+	for i, c := range chunks {
+		out[i] = c.data
+	}
+	return out
+}
+
 // splitDocuments cuts a YAML stream at separator lines. JSON input has no
 // separators and stays whole.
 func splitDocuments(data []byte) []Chunk {

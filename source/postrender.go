@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/gitops"
 	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
@@ -40,11 +40,11 @@ type postChange struct {
 // between renders is seen as regenerated.
 func postRender(e *gitops.Entry, c *helm.Chart) (*postRendered, error) {
 	p := &postRendered{entry: e, changed: map[string][]postChange{}}
-	if _, err := transformTemplates(e.Chart.PostRender, c.Templates, func(t *helm.Template) *[]byte { return &t.Rendered }, p); err != nil {
+	if err := transformTemplates(e.Chart.PostRender, c.Templates, func(t *helm.Template) *[]byte { return &t.Rendered }, p); err != nil {
 		return nil, err
 	}
 	if slices.ContainsFunc(c.Templates, func(t *helm.Template) bool { return t.Again != nil }) {
-		if _, err := transformTemplates(e.Chart.PostRender, c.Templates, func(t *helm.Template) *[]byte { return &t.Again }, nil); err != nil {
+		if err := transformTemplates(e.Chart.PostRender, c.Templates, func(t *helm.Template) *[]byte { return &t.Again }, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -58,7 +58,7 @@ type renderedObject struct {
 	text   []byte
 }
 
-func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out func(*helm.Template) *[]byte, record *postRendered) (bool, error) {
+func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out func(*helm.Template) *[]byte, record *postRendered) error {
 	var all [][]renderedObject
 	var docs [][]byte
 	for _, t := range ts {
@@ -71,19 +71,19 @@ func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out 
 		}
 	}
 	if len(docs) == 0 {
-		return false, nil
+		return nil
 	}
 	// kustomize writes every object its own way (key order, quoting): the
 	// first pass, with no step, is what the steps are compared against.
 	cur, err := transform(docs, nil)
 	if err != nil {
-		return false, &stepError{err: err}
+		return &stepError{err: err}
 	}
 	base := cur
 	for _, s := range steps {
 		next, err := transform(marshalAll(cur), s.Fields)
 		if err != nil {
-			return false, &stepError{step: s, err: err}
+			return &stepError{step: s, err: err}
 		}
 		if record != nil {
 			for k, after := range next {
@@ -94,7 +94,6 @@ func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out 
 		}
 		cur = next
 	}
-	changedAny := false
 	for i, t := range ts {
 		rewrite := false
 		for _, o := range all[i] {
@@ -105,7 +104,6 @@ func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out 
 		if !rewrite {
 			continue
 		}
-		changedAny = true
 		var b bytes.Buffer
 		for j, o := range all[i] {
 			after, kept := cur[o.key]
@@ -121,13 +119,13 @@ func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out 
 			}
 			y, err := sigsyaml.Marshal(after)
 			if err != nil {
-				return false, err
+				return err
 			}
 			b.Write(y)
 		}
 		*out(t) = b.Bytes()
 	}
-	return changedAny, nil
+	return nil
 }
 
 // stepError is a post-render step kustomize could not apply (step is
@@ -178,40 +176,23 @@ func marshalAll(objs map[string]map[string]any) [][]byte {
 
 func objectKey(kind, namespace, name string) string { return kind + "/" + namespace + "/" + name }
 
-// splitRendered splits a template's output into its documents.
+// splitRendered splits a template's output into its documents, as the
+// linter splits it.
 func splitRendered(text []byte) []renderedObject {
 	var out []renderedObject
-	for _, doc := range splitDocs(text) {
-		var n yaml.Node
+	for _, doc := range manifest.Documents(text) {
 		o := renderedObject{text: doc}
-		if yaml.Unmarshal(doc, &n) == nil && len(n.Content) == 1 && n.Content[0].Kind == yaml.MappingNode {
-			var m map[string]any
-			if sigsyaml.Unmarshal(doc, &m) == nil && m["kind"] != nil {
-				md, _ := m["metadata"].(map[string]any)
-				name, _ := md["name"].(string)
-				ns, _ := md["namespace"].(string)
-				kind, _ := m["kind"].(string)
-				o.key, o.fields = objectKey(kind, ns, name), m
-			}
+		var m map[string]any // a list, a scalar or nothing is kept as written
+		if sigsyaml.Unmarshal(doc, &m) == nil && m["kind"] != nil {
+			md, _ := m["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			ns, _ := md["namespace"].(string)
+			kind, _ := m["kind"].(string)
+			o.key, o.fields = objectKey(kind, ns, name), m
 		}
 		out = append(out, o)
 	}
 	return out
-}
-
-// splitDocs splits YAML text at its document separators.
-func splitDocs(text []byte) [][]byte {
-	var out [][]byte
-	var cur []byte
-	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		if t := bytes.TrimRight(line, " \t\r\n"); bytes.Equal(t, []byte("---")) || bytes.HasPrefix(line, []byte("--- ")) {
-			out = append(out, cur)
-			cur = nil
-			continue
-		}
-		cur = append(cur, line...)
-	}
-	return append(out, cur)
 }
 
 // diffPaths lists the fields of after that differ from before, at the
