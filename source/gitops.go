@@ -248,12 +248,6 @@ func relocateGitops(u *unit, b *kustomize.Build, uses map[string][]gitops.Use, d
 		}
 		return string(ls[n-1])
 	}
-	move := func(d *diag.Diagnostic, to gitops.Pos, why string) {
-		d.Related = append(d.Related, diag.Related{
-			File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Message: why,
-		})
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = to.File, to.Line, to.Column, to.Line, to.Column+1
-	}
 	for i := range ds {
 		d := &ds[i]
 		if d.File == b.File {
@@ -273,14 +267,14 @@ func relocateGitops(u *unit, b *kustomize.Build, uses map[string][]gitops.Use, d
 			if !set || !strings.Contains(text, "${"+use.Name) {
 				continue
 			}
-			move(d, v.At, fmt.Sprintf("the manifest reads ${%s} here", use.Name))
+			moveToEntry(d, v.At, fmt.Sprintf("the manifest reads ${%s} here", use.Name))
 			d.Origin = fmt.Sprintf("%s (postBuild: ${%s} from %s)", e.Label(), use.Name, v.From)
 			moved = true
 			break
 		}
 		k := e.Kustomization
 		if !moved && k.Namespace != "" && k.NamespaceAt.File != "" && strings.HasSuffix(d.Path, "namespace") && !strings.Contains(text, k.Namespace) {
-			move(d, k.NamespaceAt, "the object is written here")
+			moveToEntry(d, k.NamespaceAt, "the object is written here")
 			d.Origin = fmt.Sprintf("%s (targetNamespace %s)", e.Label(), k.Namespace)
 		}
 		for _, v := range e.Vars {
@@ -331,12 +325,17 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 		}
 		at, from = gitops.Pos{File: vs.File, Line: vs.Line, Column: vs.Column}, "values file "+display(vs.File)+" of "+u.gitops.Label()
 	}
-	d.Related = append(d.Related, diag.Related{
-		File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,
-		Message: "the template reads chart value " + key + " here",
-	})
-	d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.Line, at.Column+1
+	moveToEntry(d, at, "the template reads chart value "+key+" here")
 	return fmt.Sprintf(" (chart value %s, set by %s)", key, from), true
+}
+
+// moveToEntry reports a finding at the place of a GitOps entry that set
+// what it is about, keeping where it was as related location, said why.
+func moveToEntry(d *diag.Diagnostic, to gitops.Pos, why string) {
+	d.Related = append(d.Related, diag.Related{
+		File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Message: why,
+	})
+	d.File, d.Line, d.Column, d.EndLine, d.EndColumn = to.File, to.Line, to.Column, to.Line, to.Column+1
 }
 
 // onEntry moves the findings on a kustomization file that is not on disk

@@ -253,12 +253,7 @@ func (p *postRendered) relocate(ds []diag.Diagnostic) {
 			if d.Path != c.path && !strings.HasPrefix(d.Path, c.path+".") && !strings.HasPrefix(d.Path, c.path+"[") {
 				continue
 			}
-			d.Related = append(d.Related, diag.Related{
-				File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,
-				Message: "the chart's template writes it here, before postRenderers",
-			})
-			at := c.step.At
-			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.Line, at.Column+1
+			moveToEntry(d, c.step.At, "the chart's template writes it here, before postRenderers")
 			d.Origin = fmt.Sprintf("%s (%s)", p.entry.Label(), c.step.What)
 			break
 		}
