@@ -170,17 +170,34 @@ func (f *finder) fluxKustomization(obj *object) *Entry {
 	if cm := get(spec, "commonMetadata"); cm != nil {
 		k.Labels, k.Annotations, k.MetadataOnly = stringMap(get(cm, "labels")), stringMap(get(cm, "annotations")), true
 	}
-	for _, d := range items(get(spec, "dependsOn")) {
-		ns := str(d, "namespace")
-		if ns == "" {
-			ns = obj.namespace
-		}
-		e.DependsOn = append(e.DependsOn, ns+"/"+str(d, "name"))
-	}
+	dependsOn(e, obj)
+	// Ready only once what it applied is healthy: then, and only then,
+	// the entries that depend on it wait for its pods.
+	e.Waits = str(spec, "wait") == "true" || len(items(get(spec, "healthChecks"))) > 0
 	if pb := get(spec, "postBuild"); pb != nil {
 		f.vars(e, obj, pb)
 	}
 	return e
+}
+
+// dependsOn reads an entry's dependsOn: entries of its own kind, in its
+// namespace unless one is given, and where each is written. Without one,
+// DependsOnAt is the spec key, where a dependsOn would be added.
+func dependsOn(e *Entry, obj *object) {
+	e.DependsOnAt = e.At
+	if k := keyNode(obj.root, "spec"); k != nil {
+		e.DependsOnAt = at(obj.file, k)
+	}
+	if k := keyNode(obj.spec(), "dependsOn"); k != nil {
+		e.DependsOnAt = at(obj.file, k)
+	}
+	for _, d := range items(get(obj.spec(), "dependsOn")) {
+		ns := str(d, "namespace")
+		if ns == "" {
+			ns = obj.namespace
+		}
+		e.DependsOn = append(e.DependsOn, Dependency{Name: ns + "/" + str(d, "name"), At: at(obj.file, d)})
+	}
 }
 
 // vars reads postBuild: the variables of substituteFrom in order (each
@@ -295,13 +312,9 @@ func (f *finder) helmRelease(obj *object) *Entry {
 			c.ReleaseName = t + "-" + obj.name
 		}
 	}
-	for _, d := range items(get(spec, "dependsOn")) {
-		ns := str(d, "namespace")
-		if ns == "" {
-			ns = obj.namespace
-		}
-		e.DependsOn = append(e.DependsOn, ns+"/"+str(d, "name"))
-	}
+	dependsOn(e, obj)
+	// helm-controller waits for the release's resources unless told not to.
+	e.Waits = str(get(spec, "install"), "disableWait") != "true"
 	chartSpec := get(get(spec, "chart"), "spec")
 	chart, version := str(chartSpec, "chart"), str(chartSpec, "version")
 	srcNode := get(chartSpec, "sourceRef")

@@ -70,11 +70,23 @@ type Entry struct {
 	// substitution at all (Flux substitutes nothing without variables).
 	Vars       map[string]Var
 	Substitute bool
-	// DependsOn names the entries applied before this one (namespace/name).
-	DependsOn []string
+	// DependsOn are the entries of its kind Flux applies before this one;
+	// DependsOnAt is the dependsOn key, else the spec key (where one would
+	// be added). Waits is set when the entry is Ready only once what it
+	// applied is healthy (a Kustomization's wait or healthChecks, a
+	// HelmRelease unless install.disableWait).
+	DependsOn   []Dependency
+	DependsOnAt Pos
+	Waits       bool
 	// Problems are what the entry names that is not there (a substituteFrom
 	// object, a values file): reported on the entry.
 	Problems []Problem
+}
+
+// Dependency is one dependsOn entry: namespace/name, and where it is.
+type Dependency struct {
+	Name string
+	At   Pos
 }
 
 // Var is one postBuild variable: its value and where it is set.
