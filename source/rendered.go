@@ -72,10 +72,14 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
+	r := &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
 	if u.gitops != nil {
 		relocateGitops(u, b, uses, res.Diagnostics)
+		if fluxEntry(u) {
+			r.applied = appliedBy(files, "default")
+		}
 	}
-	return &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
+	return r
 }
 
 // buildKustomization builds a kustomize unit and parses its output as one
@@ -500,7 +504,11 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 				dep.Name, dep.Repository),
 		})
 	}
-	return &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal, chart: c.Name}
+	r := &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal, chart: c.Name}
+	if fluxEntry(u) {
+		r.applied = appliedBy(files, u.chart.Namespace) // helm installs into the release namespace
+	}
+	return r
 }
 
 // fillsFailure reports which missing dependency a failed template reads

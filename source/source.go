@@ -144,6 +144,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	alone := aloneUnits(req, units, unitsOf, results)
 	aloneResults := lintUnits(alone, stdin, lo, patches, nil)
 	dropSyntaxRestated(results, aloneResults)
+	orderFindings(req, units, results)
 	units = append(units, alone...)
 	results = append(results, aloneResults...)
 	return reportUnits(req, units, results, &lo), nil
@@ -416,6 +417,8 @@ type unitResult struct {
 	// chart is a rendered chart's name (Chart.yaml), the release name its
 	// install docs usually give.
 	chart string
+	// applied is what a Flux entry's unit applies (order.go).
+	applied *applied
 }
 
 // lintUnits loads, lints and locates every unit, several at a time. Each
@@ -563,8 +566,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	for _, l := range found {
 		d := l.d
 		using := readers.of(l.abs)
-		// A GitOps entry's note names the entry already.
-		if len(using) > 1 && !containsAll(l.units, using) && d.Rule != rules.GitOpsSourceRule {
+		// A GitOps entry's note and ordering finding name the entry already.
+		if len(using) > 1 && !containsAll(l.units, using) && d.Rule != rules.GitOpsSourceRule && d.Rule != rules.GitOpsOrderRule {
 			var labels []string
 			for _, i := range l.units {
 				labels = append(labels, units[i].label())

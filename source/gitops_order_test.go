@@ -1,0 +1,186 @@
+package source_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source"
+)
+
+// The layout of fluxcd/flux2-kustomize-helm-example's infrastructure
+// (see the fixture's README): infra-controllers applies the guard backend
+// and its CRD, infra-configs its fail-closed webhook and a Policy.
+const fluxOrdering = "../testdata/gitops/flux-ordering"
+
+// orderingTree copies the fixture into a temporary repository, with the
+// files of edits written over it.
+func orderingTree(t *testing.T, edits map[string]string) string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(fluxOrdering, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(fluxOrdering, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range edits {
+		files[name] = text
+	}
+	return writeTree(t, files)
+}
+
+// infrastructure is clusters/production/infrastructure.yaml with what
+// infra-controllers and infra-configs add to their specs.
+func infrastructure(controllers, configs string) string {
+	ks := func(name, path, extra string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name +
+			"\n  namespace: flux-system\nspec:\n" + extra + "  interval: 1h\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n  path: " +
+			path + "\n  prune: true\n"
+	}
+	return ks("infra-controllers", "./infrastructure/controllers", controllers) + "---\n" + ks("infra-configs", "./infrastructure/configs", configs)
+}
+
+// lineOf is the line of the n-th (from 1) line of text that has s.
+func lineOf(text, s string, n int) int {
+	for i, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			if n--; n == 0 {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// ordering returns the gitops-order findings of a run, and fails on any
+// at another file than the entries'.
+func ordering(t *testing.T, res []diag.Diagnostic) []diag.Diagnostic {
+	t.Helper()
+	ds := find(res, rules.GitOpsOrderRule, "")
+	for _, d := range ds {
+		if !strings.HasSuffix(filepath.ToSlash(d.File), "clusters/production/infrastructure.yaml") {
+			t.Errorf("a gitops-order finding off the entries' file:%s", dump(ds))
+		}
+	}
+	return ds
+}
+
+// Without dependsOn, the webhook and the Policy of infra-configs may be
+// applied before the guard pods and the Policy CRD of infra-controllers:
+// one finding at infra-configs' spec, naming the entry to depend on.
+func TestFluxOrderWithoutDependsOn(t *testing.T) {
+	res := run(t, []string{fluxOrdering}, source.Options{})
+	ds := ordering(t, res.Diagnostics)
+	if len(ds) != 1 || ds[0].Line != 21 || ds[0].Column != 1 || ds[0].Severity != diag.Warning {
+		t.Fatalf("want one warning at infra-configs' spec (line 21):%s", dump(res.Diagnostics))
+	}
+	for _, want := range []string{"Kustomization flux-system/infra-controllers", `webhook "guard.example.com"`, "and 1 more", "add it to dependsOn"} {
+		if !strings.Contains(ds[0].Message, want) {
+			t.Errorf("message %q does not say %q", ds[0].Message, want)
+		}
+	}
+	if ds[0].Origin != "Flux Kustomization flux-system/infra-configs" {
+		t.Errorf("origin %q is not the entry", ds[0].Origin)
+	}
+	if len(ds[0].Units) > 0 {
+		t.Errorf("the finding names its entry: no only-in line %v", ds[0].Units)
+	}
+	if plain := run(t, []string{fluxOrdering}, source.Options{NoGitOps: true}); len(find(plain.Diagnostics, rules.GitOpsOrderRule, "")) > 0 {
+		t.Errorf("without GitOps entries, no ordering finding:%s", dump(plain.Diagnostics))
+	}
+}
+
+// Depending on infra-controllers orders the CRD, but a Kustomization
+// without wait is Ready once applied, before the guard pods answer; with
+// wait: true nothing is left.
+func TestFluxOrderWait(t *testing.T) {
+	dep := "  dependsOn:\n    - name: infra-controllers\n"
+	text := infrastructure("", dep)
+	root := orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": text})
+	ds := ordering(t, run(t, []string{root}, source.Options{}).Diagnostics)
+	if len(ds) != 1 || ds[0].Line != lineOf(text, "dependsOn:", 1) || !strings.Contains(ds[0].Message, "Ready before its pods are; set wait: true on it") ||
+		strings.Contains(ds[0].Message, "more") {
+		t.Fatalf("want one wait finding at infra-configs' dependsOn, the CRD being ordered:%s", dump(ds))
+	}
+	root = orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": infrastructure("  wait: true\n", dep)})
+	if ds := ordering(t, run(t, []string{root}, source.Options{}).Diagnostics); len(ds) > 0 {
+		t.Errorf("ordered and waited for, yet:%s", dump(ds))
+	}
+	// healthChecks make Flux wait too.
+	hc := "  healthChecks:\n    - apiVersion: apps/v1\n      kind: Deployment\n      name: guard\n      namespace: guard-system\n"
+	root = orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": infrastructure(hc, dep)})
+	if ds := ordering(t, run(t, []string{root}, source.Options{}).Diagnostics); len(ds) > 0 {
+		t.Errorf("healthChecks wait for the backend, yet:%s", dump(ds))
+	}
+}
+
+// The backend depending on the webhook's entry is the order reversed:
+// adding a dependsOn would make a cycle, so the advice is to move the
+// webhook.
+func TestFluxOrderReversed(t *testing.T) {
+	root := orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": infrastructure("  dependsOn:\n    - name: infra-configs\n", "")})
+	ds := ordering(t, run(t, []string{root}, source.Options{}).Diagnostics)
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "depends on this entry") {
+		t.Fatalf("want one reversed-order finding:%s", dump(ds))
+	}
+}
+
+// A dependsOn cycle and a name no entry has are findings, not a hang:
+// Flux applies none of the entries that wait.
+func TestFluxOrderCycleAndMissing(t *testing.T) {
+	done := make(chan struct{})
+	var ds []diag.Diagnostic
+	text := infrastructure("  dependsOn:\n    - name: infra-configs\n",
+		"  dependsOn:\n    - name: infra-controllers\n    - name: infra-configs\n    - name: cert-manager\n")
+	go func() {
+		defer close(done)
+		root := orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": text})
+		ds = ordering(t, run(t, []string{root}, source.Options{}).Diagnostics)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a dependsOn cycle hangs the run")
+	}
+	var cycles, self, missing int
+	for _, d := range ds {
+		switch {
+		case strings.Contains(d.Message, "cycle flux-system/infra-controllers -> flux-system/infra-configs -> flux-system/infra-controllers"):
+			cycles++
+			if want := lineOf(text, "- name: infra-configs", 1); d.Line != want {
+				t.Errorf("the cycle is reported at infra-controllers' dependsOn entry (line %d): %d", want, d.Line)
+			}
+		case strings.Contains(d.Message, "cycle flux-system/infra-configs -> flux-system/infra-configs"):
+			self++
+		case strings.Contains(d.Message, "dependsOn flux-system/cert-manager names no Flux Kustomization"):
+			missing++
+			if want := lineOf(text, "- name: cert-manager", 1); d.Line != want {
+				t.Errorf("the missing name is reported at its entry (line %d): %d", want, d.Line)
+			}
+		}
+	}
+	if cycles != 1 || self != 1 || missing != 1 {
+		t.Errorf("want one cycle, one self-dependency and one missing name:%s", dump(ds))
+	}
+	// Named alone, the file's siblings are not read: a name may be defined
+	// where the run did not look.
+	alone := orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": infrastructure("", "  dependsOn:\n    - name: cert-manager\n")})
+	res := run(t, []string{filepath.Join(alone, "clusters/production/infrastructure.yaml")}, source.Options{})
+	for _, d := range ordering(t, res.Diagnostics) {
+		if strings.Contains(d.Message, "names no") {
+			t.Errorf("a file named alone reports a missing dependency:%s", dump(res.Diagnostics))
+		}
+	}
+}
