@@ -28,20 +28,9 @@ type Options struct {
 // file's text (nil when it cannot be read). Entries are sorted by file and
 // line.
 func Find(files []string, read func(string) []byte, o Options) []*Entry {
-	if o.Repo == nil {
-		o.Repo = &Repository{}
-	}
-	var objs []*object
-	for _, f := range files {
-		data := read(f)
-		if data == nil || !MayHold(data) {
-			continue
-		}
-		objs = append(objs, readObjects(f, data)...)
-	}
-	f := &finder{o: o, objs: objs, files: files, read: read}
+	f := newFinder(files, read, o)
 	var out []*Entry
-	for _, obj := range objs {
+	for _, obj := range f.objs {
 		switch {
 		case obj.group() == "kustomize.toolkit.fluxcd.io" && obj.kind == "Kustomization":
 			if e := f.fluxKustomization(obj); e != nil {
@@ -70,6 +59,23 @@ type finder struct {
 	// listed caches the files below a repository root (Git files
 	// generators).
 	listed map[string][]string
+}
+
+// newFinder reads the GitOps objects of files: the entries and the
+// sources they name.
+func newFinder(files []string, read func(string) []byte, o Options) *finder {
+	if o.Repo == nil {
+		o.Repo = &Repository{}
+	}
+	var objs []*object
+	for _, f := range files {
+		data := read(f)
+		if data == nil || !MayHold(data) {
+			continue
+		}
+		objs = append(objs, readObjects(f, data)...)
+	}
+	return &finder{o: o, objs: objs, files: files, read: read}
 }
 
 // source finds a Flux source object by kind and name.

@@ -78,6 +78,10 @@ type Entry struct {
 	DependsOn   []Dependency
 	DependsOnAt Pos
 	Waits       bool
+	// AppliedBy is the Flux Kustomization whose build outputs the entry
+	// (a HelmRelease read from the build, FindBuilt); nil for one read
+	// from its file.
+	AppliedBy *Entry
 	// Problems are what the entry names that is not there (a substituteFrom
 	// object, a values file): reported on the entry.
 	Problems []Problem
@@ -140,6 +144,9 @@ type Chart struct {
 	// PostRender are a HelmRelease's postRenderers kustomize steps, in
 	// the order helm-controller applies them to the rendered objects.
 	PostRender []PostRenderStep
+	// remap maps the positions of values read from a build's output to
+	// the files that wrote them (FindBuilt).
+	remap func(Pos) Pos
 }
 
 // PostRenderStep is one kustomize step of a HelmRelease's postRenderers:
@@ -185,7 +192,11 @@ func (c *Chart) ValueAt(key string) (Pos, string, bool) {
 			continue
 		}
 		if n := lookup(v.node, rest); n != nil {
-			return Pos{File: v.file, Line: n.Line, Column: n.Column}, v.From, true
+			p := Pos{File: v.file, Line: n.Line, Column: n.Column}
+			if c.remap != nil {
+				p = c.remap(p)
+			}
+			return p, v.From, true
 		}
 	}
 	return Pos{}, "", false
