@@ -73,13 +73,68 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 	var out []*unit
 	for _, root := range slices.Sorted(mapsKeys(byRepo)) {
 		o := gitops.Options{Repo: gitops.OpenRepository(root, d.so.RepoURLs), ChartCache: d.so.ChartCache}
-		for _, e := range gitops.Find(byRepo[root], read, o) {
+		entries := d.builtReleases(gitops.Find(byRepo[root], read, o), byRepo[root], read, o)
+		for _, e := range entries {
 			if u := d.gitopsUnit(e); u != nil {
 				out = append(out, u)
 			}
 		}
 	}
 	return out
+}
+
+// builtReleases replaces the HelmReleases of files a Flux Kustomization
+// builds with the HelmReleases as its build outputs them (patched,
+// substituted), one per Kustomization that applies them: two clusters'
+// overlays of one base are two releases. A build that fails leaves the
+// file's HelmReleases as they are (the Kustomization's unit reports why).
+func (d *discovery) builtReleases(entries []*gitops.Entry, files []string, read func(string) []byte, o gitops.Options) []*gitops.Entry {
+	var built []*gitops.Entry
+	replaced := map[string]bool{}
+	for _, e := range entries {
+		if e.Kind != "Flux Kustomization" || e.How != gitops.Kustomize || e.Dir == "" || (d.skip != nil && d.skip(e.Dir)) {
+			continue
+		}
+		holds := false
+		for f := range d.gitopsReads(e) {
+			if f != e.At.File && gitops.HoldsRelease(read(f)) {
+				holds = true
+				break
+			}
+		}
+		if !holds {
+			continue
+		}
+		u := &unit{kind: kustomizeUnit, dir: e.Dir, gitops: e, shown: display(e.Dir)}
+		root, err := gitopsRoot(u)
+		if err != nil {
+			continue
+		}
+		b, err := kustomize.RunAs(u.shown, root)
+		if err != nil {
+			continue
+		}
+		if _, err := applyGitops(e, b); err != nil {
+			continue
+		}
+		var objs []gitops.Built
+		for _, obj := range b.Objects {
+			if obj.Kind != "HelmRelease" || !strings.HasPrefix(obj.APIVersion, "helm.toolkit.fluxcd.io/") || obj.Origin == "" {
+				continue
+			}
+			replaced[obj.Origin] = true
+			objs = append(objs, gitops.Built{YAML: obj.YAML, File: obj.Origin, Locate: func(path string, atKey bool) gitops.Pos {
+				l := b.Locate(obj, path, atKey)
+				return gitops.Pos{File: l.File, Line: l.Line, Column: l.Column}
+			}})
+		}
+		built = append(built, gitops.FindBuilt(e, objs, files, read, o)...)
+	}
+	if len(built) == 0 {
+		return entries
+	}
+	entries = slices.DeleteFunc(entries, func(e *gitops.Entry) bool { return e.Kind == "Flux HelmRelease" && replaced[e.At.File] })
+	return append(entries, built...)
 }
 
 // readManifest reads a YAML file that may hold entries, ConfigMaps or

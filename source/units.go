@@ -96,7 +96,11 @@ type unit struct {
 func (u *unit) key() string {
 	if u.gitops != nil {
 		e := u.gitops
-		return fmt.Sprintf("g\x00%s\x00%s\x00%d\x00%s", e.At.File, e.Label(), e.At.Line, u.dir)
+		by := ""
+		if e.AppliedBy != nil { // one base's HelmRelease, built by two clusters' overlays
+			by = e.AppliedBy.At.File
+		}
+		return fmt.Sprintf("g\x00%s\x00%s\x00%d\x00%s\x00%s", e.At.File, e.Label(), e.At.Line, u.dir, by)
 	}
 	switch u.kind {
 	case kustomizeUnit:
@@ -114,6 +118,10 @@ func (u *unit) key() string {
 // label names the unit in findings that not every unit using a file shares.
 func (u *unit) label() string {
 	if u.gitops != nil {
+		if by := u.gitops.AppliedBy; by != nil {
+			// One base's HelmRelease, built by two clusters' overlays.
+			return u.gitops.Label() + " (built by " + display(by.At.File) + ")"
+		}
 		return u.gitops.Label()
 	}
 	switch u.kind {
