@@ -275,3 +275,34 @@ func TestGitOpsEntryFromOverlay(t *testing.T) {
 		t.Errorf("the unsaved buffer sets 3 replicas, yet the disk's 1 is reported:%s", dump(res.Diagnostics))
 	}
 }
+
+// A HelmRelease in a folder a Flux Kustomization builds is rendered as
+// the build outputs it: clusters/staging applies apps/staging, whose
+// patch gives the base's release 2 replicas and a 45 s timeout (the
+// layout of flux2-kustomize-helm-example's apps/staging). The server's
+// error on that timeout is reported at the patch line that set it, and
+// the base's 1-replica warning only in the production build.
+func TestHelmReleaseBuiltByOverlay(t *testing.T) {
+	res := run(t, []string{fluxExample}, source.Options{})
+	d := at(res.Diagnostics, "timeout-range", "apps/staging/guard-values.yaml", 9)
+	if d == nil || d.Severity != diag.Error {
+		t.Fatalf("want the timeout-range error at the staging patch's timeoutSeconds:%s", dump(res.Diagnostics))
+	}
+	if !hasRelated(d, "charts/guard/templates/webhook.yaml", 12) {
+		t.Errorf("want the template line as related location: %+v", d.Related)
+	}
+	if !strings.Contains(d.Origin, "clusters/staging/apps.yaml") {
+		t.Errorf("origin %q does not name the build the release comes from", d.Origin)
+	}
+	one := at(res.Diagnostics, "backend-availability", "apps/base/guard/release.yaml", 16)
+	if one == nil || len(one.Units) != 1 || !strings.Contains(one.Units[0], "clusters/production/apps.yaml") {
+		t.Errorf("want the 1-replica warning only in the production build:%s", dump(res.Diagnostics))
+	}
+	// The base's file alone is no entry of its own any more: the release
+	// is what the builds output, not what the base writes.
+	for _, d := range res.Diagnostics {
+		if strings.Contains(d.Origin, "Flux HelmRelease flux-system/policy") && !strings.Contains(d.Origin, "built by") {
+			t.Errorf("a finding of the base's HelmRelease as written: %s %s", d.Origin, d.Message)
+		}
+	}
+}
