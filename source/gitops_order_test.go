@@ -19,7 +19,7 @@ import (
 const fluxOrdering = "../testdata/gitops/flux-ordering"
 
 // orderingTree copies the fixture into a temporary repository, with the
-// files of edits written over it.
+// files of edits written over it (removed when empty).
 func orderingTree(t *testing.T, edits map[string]string) string {
 	t.Helper()
 	files := map[string]string{}
@@ -37,6 +37,9 @@ func orderingTree(t *testing.T, edits map[string]string) string {
 	}
 	for name, text := range edits {
 		files[name] = text
+		if text == "" {
+			delete(files, name)
+		}
 	}
 	return writeTree(t, files)
 }
@@ -183,4 +186,60 @@ func TestFluxOrderCycleAndMissing(t *testing.T) {
 			t.Errorf("a file named alone reports a missing dependency:%s", dump(res.Diagnostics))
 		}
 	}
+}
+
+// A backend installed by a HelmRelease that infra-controllers applies is
+// ready before infra-configs only when infra-controllers waits: its
+// dependsOn alone orders the HelmRelease's creation, not its pods.
+func TestFluxOrderHelmReleaseBackend(t *testing.T) {
+	edits := map[string]string{
+		"infrastructure/controllers/guard/deployment.yaml": "",
+		"infrastructure/controllers/guard/release.yaml": `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: guard
+  namespace: flux-system
+spec:
+  interval: 1h
+  releaseName: guard
+  targetNamespace: guard-system
+  chart:
+    spec:
+      chart: ./charts/guard
+      sourceRef:
+        kind: GitRepository
+        name: flux-system
+`,
+	}
+	chart := filepath.Join(fluxExample, "charts/guard")
+	err := filepath.WalkDir(chart, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(chart, p)
+		edits["charts/guard/"+filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep := "  dependsOn:\n    - name: infra-controllers\n"
+	edits["clusters/production/infrastructure.yaml"] = infrastructure("", dep)
+	ds := ordering(t, run(t, []string{orderingTree(t, edits)}, source.Options{}).Diagnostics)
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Kustomization flux-system/infra-controllers applies HelmRelease flux-system/guard, the backend of") {
+		t.Fatalf("want the Kustomization that applies the HelmRelease to wait:%s", dumpMessages(ds))
+	}
+	edits["clusters/production/infrastructure.yaml"] = infrastructure("  wait: true\n", dep)
+	if ds := ordering(t, run(t, []string{orderingTree(t, edits)}, source.Options{}).Diagnostics); len(ds) > 0 {
+		t.Errorf("infra-controllers waits for the release, yet:%s", dumpMessages(ds))
+	}
+}
+
+func dumpMessages(ds []diag.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString("\n  " + d.File + ": " + d.Message)
+	}
+	return b.String()
 }

@@ -123,7 +123,14 @@ func orderFindings(req *request, units []*unit, results []*unitResult) {
 	}
 	for _, n := range nodes {
 		for _, k := range nodes {
-			if k != n && units[k.unit].kind == kustomizeUnit && k.kind() == "Kustomization" && appliesFile(units[k.unit], n.e.At.File) {
+			switch {
+			case k == n || k.kind() != "Kustomization":
+			case n.e.AppliedBy != nil:
+				// Read from that build's output: applied by it alone.
+				if k.e == n.e.AppliedBy {
+					n.parents = append(n.parents, k)
+				}
+			case units[k.unit].kind == kustomizeUnit && appliesFile(units[k.unit], n.e.At.File):
 				n.parents = append(n.parents, k)
 			}
 		}
