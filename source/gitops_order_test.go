@@ -243,3 +243,88 @@ func dumpMessages(ds []diag.Diagnostic) string {
 	}
 	return b.String()
 }
+
+// The layout of fluxcd/flux2-multi-tenancy: each cluster applies kyverno
+// (with healthChecks on its Deployment) and kyverno-policies, which
+// depends on it in staging and, here, not in production. Entries are
+// compared within their cluster: only production's kyverno-policies has
+// a finding, and it names production's kyverno.
+func TestFluxOrderMultiTenancy(t *testing.T) {
+	cluster := func(ordered bool) string {
+		dep := ""
+		if ordered {
+			dep = "  dependsOn:\n    - name: kyverno\n"
+		}
+		return `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: kyverno
+  namespace: flux-system
+spec:
+  interval: 10m
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  path: ./infrastructure/kyverno
+  prune: true
+  healthChecks:
+    - apiVersion: apps/v1
+      kind: Deployment
+      name: kyverno
+      namespace: kyverno
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: kyverno-policies
+  namespace: flux-system
+spec:
+` + dep + `  interval: 15m
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  path: ./infrastructure/kyverno-policies
+  prune: true
+`
+	}
+	sync := func(name string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n" +
+			"  interval: 10m\n  path: ./clusters/" + name + "\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+	}
+	files := map[string]string{
+		"clusters/staging/flux-system/gotk-sync.yaml":    sync("staging"),
+		"clusters/staging/infrastructure.yaml":           cluster(true),
+		"clusters/production/flux-system/gotk-sync.yaml": sync("production"),
+		"clusters/production/infrastructure.yaml":        cluster(false),
+		"infrastructure/kyverno/crd.yaml": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: clusterpolicies.kyverno.io
+spec:
+  group: kyverno.io
+  names: {kind: ClusterPolicy, plural: clusterpolicies, singular: clusterpolicy, listKind: ClusterPolicyList}
+  scope: Cluster
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`,
+		"infrastructure/kyverno/service.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: kyverno-svc\n  namespace: kyverno\nspec:\n  selector: {app: kyverno}\n  ports: [{port: 443, targetPort: 9443}]\n",
+		"infrastructure/kyverno-policies/disallow-latest-tag.yaml": `apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: disallow-latest-tag
+spec:
+  validationFailureAction: Enforce
+`,
+	}
+	root := writeTree(t, files)
+	res := run(t, []string{root}, source.Options{})
+	ds := find(res.Diagnostics, rules.GitOpsOrderRule, "")
+	if len(ds) != 1 || !strings.HasSuffix(filepath.ToSlash(ds[0].File), "clusters/production/infrastructure.yaml") ||
+		!strings.Contains(ds[0].Message, "Kustomization flux-system/kyverno applies CRD clusterpolicies.kyverno.io of ClusterPolicy disallow-latest-tag") {
+		t.Fatalf("want one finding, on production's kyverno-policies:%s", dumpMessages(res.Diagnostics))
+	}
+}
