@@ -75,6 +75,12 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 		o := gitops.Options{Repo: gitops.OpenRepository(root, d.so.RepoURLs), ChartCache: d.so.ChartCache}
 		entries := d.builtReleases(gitops.Find(byRepo[root], read, o), byRepo[root], read, o)
 		for _, e := range entries {
+			if req.fluxEntries == nil {
+				req.fluxEntries = map[string]bool{}
+			}
+			req.fluxEntries[strings.TrimPrefix(e.Kind, "Flux ")+" "+e.Namespace+"/"+e.Name] = true
+		}
+		for _, e := range entries {
 			if u := d.gitopsUnit(e); u != nil {
 				out = append(out, u)
 			}

@@ -211,6 +211,24 @@ spec:
         name: flux-system
 `,
 	}
+	// flux bootstrap writes Flux's CRDs next to gotk-sync.yaml: the
+	// HelmRelease's CRD comes with the Kustomization that applies it, no
+	// dependsOn needed.
+	edits["clusters/production/flux-system/gotk-components.yaml"] = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: helmreleases.helm.toolkit.fluxcd.io
+spec:
+  group: helm.toolkit.fluxcd.io
+  names: {kind: HelmRelease, plural: helmreleases, singular: helmrelease, listKind: HelmReleaseList}
+  scope: Namespaced
+  versions:
+    - name: v2
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
 	chart := filepath.Join(fluxExample, "charts/guard")
 	err := filepath.WalkDir(chart, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -153,7 +153,7 @@ func orderFindings(req *request, units []*unit, results []*unitResult) {
 	}
 	for _, n := range nodes {
 		for j, d := range n.e.DependsOn {
-			if n.deps[j] == nil && fullyLinted(req, n.e.At.File) {
+			if n.deps[j] == nil && !req.fluxEntries[n.kind()+" "+d.Name] && fullyLinted(req, n.e.At.File) {
 				add(n, d.At, fmt.Sprintf("dependsOn %s names no Flux %s in the linted files, so Flux never applies this entry; fix the name",
 					d.Name, n.kind()))
 			}
@@ -329,6 +329,22 @@ func before(n *fluxNode) map[*fluxNode]bool {
 	return out
 }
 
+// ancestors are the Kustomizations that apply n, up to the top.
+func ancestors(n *fluxNode) map[*fluxNode]bool {
+	out := map[*fluxNode]bool{}
+	var up func(m *fluxNode)
+	up = func(m *fluxNode) {
+		for _, p := range m.parents {
+			if !out[p] {
+				out[p] = true
+				up(p)
+			}
+		}
+	}
+	up(n)
+	return out
+}
+
 // gate is the entry of done through which b is applied before another
 // entry: b itself, or the first Kustomization up its parents that is;
 // nil when none is.
@@ -364,6 +380,10 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		return nil
 	}
 	done := before(n)
+	// What the Kustomizations above n apply is applied with n's own object
+	// (CRDs first, as kustomize-controller applies them); depending on one
+	// of them would deadlock a parent that waits for n.
+	above := ancestors(n)
 	type problem struct {
 		msg, fix string
 		more     int
@@ -389,7 +409,7 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 				by = append(by, m)
 			}
 		}
-		if len(by) == 0 || slices.ContainsFunc(by, func(m *fluxNode) bool { g := gate(m, done); return g != nil && g.e.Waits }) {
+		if len(by) == 0 || slices.ContainsFunc(by, func(m *fluxNode) bool { g := gate(m, done); return above[m] || (g != nil && g.e.Waits) }) {
 			continue
 		}
 		b := by[0]
@@ -413,7 +433,7 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 			if crd == "" {
 				continue
 			}
-			if g := gate(m, done); g == m || (g != nil && g.e.Waits) {
+			if g := gate(m, done); above[m] || g == m || (g != nil && g.e.Waits) {
 				break
 			}
 			if before(m)[n] {

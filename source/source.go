@@ -202,6 +202,9 @@ type request struct {
 	// every finding.
 	exact map[string]int
 	dirs  []int
+	// fluxEntries are the Flux entries found (`Kustomization ns/name`),
+	// units or not (a folder ignored, say): what a dependsOn may name.
+	fluxEntries map[string]bool
 }
 
 type askedPath struct {
