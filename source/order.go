@@ -309,39 +309,41 @@ func posLess(a, b gitops.Pos) bool {
 // that apply it) depend on.
 func before(n *fluxNode) map[*fluxNode]bool {
 	out := map[*fluxNode]bool{}
-	seenParent := map[*fluxNode]bool{}
-	var from func(m *fluxNode)
-	from = func(m *fluxNode) {
+	for m := range reach(n, func(m *fluxNode) []*fluxNode { return append(slices.Clip(m.deps), m.parents...) }) {
 		for _, d := range m.deps {
-			if d != nil && !out[d] {
+			if d != nil {
 				out[d] = true
-				from(d)
-			}
-		}
-		for _, p := range m.parents {
-			if !seenParent[p] {
-				seenParent[p] = true
-				from(p)
 			}
 		}
 	}
-	from(n)
+	for _, d := range n.deps {
+		if d != nil {
+			out[d] = true
+		}
+	}
 	return out
 }
 
 // ancestors are the Kustomizations that apply n, up to the top.
 func ancestors(n *fluxNode) map[*fluxNode]bool {
+	return reach(n, func(m *fluxNode) []*fluxNode { return m.parents })
+}
+
+// reach lists the nodes reached from n by steps, each once: a cycle of
+// dependsOn or of parents ends the walk.
+func reach(n *fluxNode, steps func(*fluxNode) []*fluxNode) map[*fluxNode]bool {
 	out := map[*fluxNode]bool{}
-	var up func(m *fluxNode)
-	up = func(m *fluxNode) {
-		for _, p := range m.parents {
-			if !out[p] {
-				out[p] = true
-				up(p)
+	todo := []*fluxNode{n}
+	for len(todo) > 0 {
+		m := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, next := range steps(m) {
+			if next != nil && !out[next] {
+				out[next] = true
+				todo = append(todo, next)
 			}
 		}
 	}
-	up(n)
 	return out
 }
 
