@@ -89,7 +89,7 @@ func TestFluxOrderWithoutDependsOn(t *testing.T) {
 	if len(ds) != 1 || ds[0].Line != 21 || ds[0].Column != 1 || ds[0].Severity != diag.Warning {
 		t.Fatalf("want one warning at infra-configs' spec (line 21):%s", dump(res.Diagnostics))
 	}
-	for _, want := range []string{"Kustomization flux-system/infra-controllers", `webhook "guard.example.com"`, "and 1 more", "add it to dependsOn"} {
+	for _, want := range []string{"Kustomization infra-controllers", `webhook "guard.example.com"`, "and 1 more", "add it to dependsOn"} {
 		if !strings.Contains(ds[0].Message, want) {
 			t.Errorf("message %q does not say %q", ds[0].Message, want)
 		}
@@ -113,7 +113,7 @@ func TestFluxOrderWait(t *testing.T) {
 	text := infrastructure("", dep)
 	root := orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": text})
 	ds := ordering(t, run(t, []string{root}, source.Options{}).Diagnostics)
-	if len(ds) != 1 || ds[0].Line != lineOf(text, "dependsOn:", 1) || !strings.Contains(ds[0].Message, "Ready before its pods are; set wait: true on it") ||
+	if len(ds) != 1 || ds[0].Line != lineOf(text, "dependsOn:", 1) || !strings.Contains(ds[0].Message, "without waiting for its pods; set wait: true on it") ||
 		strings.Contains(ds[0].Message, "more") {
 		t.Fatalf("want one wait finding at infra-configs' dependsOn, the CRD being ordered:%s", dump(ds))
 	}
@@ -245,7 +245,7 @@ spec:
 	dep := "  dependsOn:\n    - name: infra-controllers\n"
 	edits["clusters/production/infrastructure.yaml"] = infrastructure("", dep)
 	ds := ordering(t, run(t, []string{orderingTree(t, edits)}, source.Options{}).Diagnostics)
-	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Kustomization flux-system/infra-controllers applies HelmRelease flux-system/guard, the backend of") {
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Kustomization infra-controllers applies HelmRelease guard (backend of") {
 		t.Fatalf("want the Kustomization that applies the HelmRelease to wait:%s", dumpMessages(ds))
 	}
 	edits["clusters/production/infrastructure.yaml"] = infrastructure("  wait: true\n", dep)
@@ -342,7 +342,7 @@ spec:
 	res := run(t, []string{root}, source.Options{})
 	ds := find(res.Diagnostics, rules.GitOpsOrderRule, "")
 	if len(ds) != 1 || !strings.HasSuffix(filepath.ToSlash(ds[0].File), "clusters/production/infrastructure.yaml") ||
-		!strings.Contains(ds[0].Message, "Kustomization flux-system/kyverno applies CRD clusterpolicies.kyverno.io of ClusterPolicy disallow-latest-tag") {
+		!strings.Contains(ds[0].Message, "Kustomization kyverno applies CRD clusterpolicies.kyverno.io of ClusterPolicy disallow-latest-tag") {
 		t.Fatalf("want one finding, on production's kyverno-policies:%s", dumpMessages(res.Diagnostics))
 	}
 }

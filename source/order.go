@@ -104,6 +104,15 @@ type fluxNode struct {
 
 func (n *fluxNode) kind() string { return strings.TrimPrefix(n.e.Kind, "Flux ") }
 
+// name names m in a finding on n: `Kustomization infra-controllers`, with
+// its namespace when it is not n's.
+func (n *fluxNode) name(m *fluxNode) string {
+	if m.e.Namespace == n.e.Namespace {
+		return m.kind() + " " + m.e.Name
+	}
+	return m.key
+}
+
 // orderFindings adds the ordering findings of the Flux entries among
 // units to their results.
 func orderFindings(req *request, units []*unit, results []*unitResult) {
@@ -417,13 +426,13 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		b := by[0]
 		switch g := gate(b, done); {
 		case g == b:
-			report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s and is Ready before its pods are", b.key, h.what), "set wait: true on it")
+			report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s without waiting for its pods", n.name(b), h.what), "set wait: true on it")
 		case g != nil:
-			report("wait "+g.key, fmt.Sprintf("%s applies %s, the backend of %s, and is Ready before its pods are", g.key, b.key, h.what), "set wait: true on it")
+			report("wait "+g.key, fmt.Sprintf("%s applies %s (backend of %s) without waiting for its pods", n.name(g), n.name(b), h.what), "set wait: true on it")
 		case before(b)[n]:
-			report("reversed "+b.key, fmt.Sprintf("%s applies the backend of %s and depends on this entry", b.key, h.what), "apply the webhook with it or after it")
+			report("reversed "+b.key, fmt.Sprintf("%s applies the backend of %s and depends on this entry", n.name(b), h.what), "apply the webhook with it or after it")
 		default:
-			report("order "+b.key, fmt.Sprintf("%s applies the backend of %s", b.key, h.what), "add it to dependsOn")
+			report("order "+b.key, fmt.Sprintf("%s applies the backend of %s", n.name(b), h.what), "add it to dependsOn")
 		}
 	}
 	for _, gk := range sortedKeys(a.custom) {
@@ -439,9 +448,9 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 				break
 			}
 			if before(m)[n] {
-				report("reversed "+m.key, fmt.Sprintf("%s applies CRD %s of %s and depends on this entry", m.key, crd, a.custom[gk]), "apply the CRD before it")
+				report("reversed "+m.key, fmt.Sprintf("%s applies CRD %s of %s and depends on this entry", n.name(m), crd, a.custom[gk]), "apply the CRD before it")
 			} else {
-				report("order "+m.key, fmt.Sprintf("%s applies CRD %s of %s", m.key, crd, a.custom[gk]), "add it to dependsOn")
+				report("order "+m.key, fmt.Sprintf("%s applies CRD %s of %s", n.name(m), crd, a.custom[gk]), "add it to dependsOn")
 			}
 			break
 		}
