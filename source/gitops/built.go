@@ -116,6 +116,9 @@ func fieldPaths(root *yaml.Node) map[[2]int]fieldPath {
 				if strings.ContainsAny(k.Value, ".[]") {
 					p = path // kustomize's paths cannot name it: its parent
 				}
+				// A mapping starts where its first key does: that key's
+				// path, which the build locates in any key order, stands
+				// for both (a dependsOn entry, a sourceRef).
 				out[[2]int{k.Line, k.Column}] = fieldPath{path: p, key: p != path}
 				walk(n.Content[i+1], p, depth+1)
 			}

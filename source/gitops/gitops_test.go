@@ -439,3 +439,74 @@ spec:
 		t.Errorf("got %d Applications, want the bound %d (and none of the too deeply nested matrix)", n, maxParamSets)
 	}
 }
+
+// fieldPaths names each key and value of an object by the path kustomize
+// locates (`spec.values.replicas`, `spec.dependsOn[0].name`); a key
+// kustomize's paths cannot spell (it holds a dot) stands for its parent.
+func TestFieldPaths(t *testing.T) {
+	objs := readObjects("hr.yaml", []byte(`kind: HelmRelease
+spec:
+  dependsOn:
+    - name: infra
+  values:
+    replicas: 2
+    app.kubernetes.io/name: guard
+`))
+	paths := fieldPaths(objs[0].root)
+	for _, c := range []struct {
+		line, col int
+		want      fieldPath
+	}{
+		{1, 1, fieldPath{path: "kind", key: true}},
+		{3, 3, fieldPath{path: "spec.dependsOn", key: true}},
+		{4, 7, fieldPath{path: "spec.dependsOn[0].name", key: true}}, // the entry, at its first key
+		{4, 13, fieldPath{path: "spec.dependsOn[0].name"}},
+		{6, 15, fieldPath{path: "spec.values.replicas"}},
+		{7, 5, fieldPath{path: "spec.values"}},
+	} {
+		if got := paths[[2]int{c.line, c.col}]; got != c.want {
+			t.Errorf("%d:%d = %+v, want %+v", c.line, c.col, got, c.want)
+		}
+	}
+}
+
+// dependsOn entries default to the entry's namespace; without dependsOn
+// the spec key is where one would go; a Kustomization waits with wait or
+// healthChecks, a HelmRelease unless install.disableWait.
+func TestDependsOn(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "app"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "ks.yaml")
+	text := `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  path: ./app
+  sourceRef: {kind: GitRepository, name: flux-system}
+  dependsOn:
+    - name: infra
+    - name: certs
+      namespace: cert-manager
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: infra, namespace: flux-system}
+spec:
+  path: ./app
+  wait: true
+  sourceRef: {kind: GitRepository, name: flux-system}
+`
+	es := Find([]string{file}, func(string) []byte { return []byte(text) }, Options{})
+	if len(es) != 2 {
+		t.Fatalf("entries: %+v", es)
+	}
+	want := []Dependency{{Name: "flux-system/infra", At: Pos{file, 8, 7}}, {Name: "cert-manager/certs", At: Pos{file, 9, 7}}}
+	if !reflect.DeepEqual(es[0].DependsOn, want) || es[0].DependsOnAt != (Pos{file, 7, 3}) || es[0].Waits {
+		t.Errorf("apps: %+v at %+v, waits %v", es[0].DependsOn, es[0].DependsOnAt, es[0].Waits)
+	}
+	if len(es[1].DependsOn) != 0 || es[1].DependsOnAt != (Pos{file, 15, 1}) || !es[1].Waits {
+		t.Errorf("infra: %+v at %+v, waits %v", es[1].DependsOn, es[1].DependsOnAt, es[1].Waits)
+	}
+}
