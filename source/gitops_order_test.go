@@ -113,7 +113,7 @@ func TestFluxOrderWait(t *testing.T) {
 	text := infrastructure("", dep)
 	root := orderingTree(t, map[string]string{"clusters/production/infrastructure.yaml": text})
 	ds := ordering(t, run(t, []string{root}, source.Options{}).Diagnostics)
-	if len(ds) != 1 || ds[0].Line != lineOf(text, "dependsOn:", 1) || !strings.Contains(ds[0].Message, "without waiting for its pods; set wait: true on it") ||
+	if len(ds) != 1 || ds[0].Line != lineOf(text, "dependsOn:", 1) || !strings.Contains(ds[0].Message, "Ready before its pods; set wait: true on it") ||
 		strings.Contains(ds[0].Message, "more") {
 		t.Fatalf("want one wait finding at infra-configs' dependsOn, the CRD being ordered:%s", dump(ds))
 	}
@@ -245,7 +245,7 @@ spec:
 	dep := "  dependsOn:\n    - name: infra-controllers\n"
 	edits["clusters/production/infrastructure.yaml"] = infrastructure("", dep)
 	ds := ordering(t, run(t, []string{orderingTree(t, edits)}, source.Options{}).Diagnostics)
-	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Kustomization infra-controllers applies HelmRelease guard (backend of") {
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "Kustomization infra-controllers applies HelmRelease guard, backend of") {
 		t.Fatalf("want the Kustomization that applies the HelmRelease to wait:%s", dumpMessages(ds))
 	}
 	edits["clusters/production/infrastructure.yaml"] = infrastructure("  wait: true\n", dep)

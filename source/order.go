@@ -426,9 +426,9 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		b := by[0]
 		switch g := gate(b, done); {
 		case g == b:
-			report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s without waiting for its pods", n.name(b), h.what), "set wait: true on it")
+			report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s, Ready before its pods", n.name(b), h.what), "set wait: true on it")
 		case g != nil:
-			report("wait "+g.key, fmt.Sprintf("%s applies %s (backend of %s) without waiting for its pods", n.name(g), n.name(b), h.what), "set wait: true on it")
+			report("wait "+g.key, fmt.Sprintf("%s applies %s, backend of %s, Ready before its pods", n.name(g), n.name(b), h.what), "set wait: true on it")
 		case before(b)[n]:
 			report("reversed "+b.key, fmt.Sprintf("%s applies the backend of %s and depends on this entry", n.name(b), h.what), "apply the webhook with it or after it")
 		default:
@@ -460,7 +460,7 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		p := problems[group]
 		more := ""
 		if p.more > 0 {
-			more = fmt.Sprintf(" (and %d more this entry needs)", p.more)
+			more = fmt.Sprintf(" (and %d more)", p.more)
 		}
 		out = append(out, p.msg+more+"; "+p.fix)
 	}
