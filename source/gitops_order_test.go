@@ -346,3 +346,59 @@ spec:
 		t.Fatalf("want one finding, on production's kyverno-policies:%s", dumpMessages(res.Diagnostics))
 	}
 }
+
+// Hostile dependsOn lists (a string, scalar items, a long chain that
+// closes into a cycle) give positioned findings, never a panic or a hang.
+func TestFluxOrderHostileDependsOn(t *testing.T) {
+	var b strings.Builder
+	const n = 60
+	for i := range n {
+		next := (i + 1) % n
+		b.WriteString("---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: k" + itoa(i) +
+			"\n  namespace: flux-system\nspec:\n  path: ./app\n  sourceRef: {kind: GitRepository, name: flux-system}\n  dependsOn:\n    - name: k" + itoa(next) + "\n")
+	}
+	b.WriteString(`---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: odd, namespace: flux-system}
+spec:
+  path: ./app
+  sourceRef: {kind: GitRepository, name: flux-system}
+  dependsOn: infra
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: scalars, namespace: flux-system}
+spec:
+  path: ./app
+  sourceRef: {kind: GitRepository, name: flux-system}
+  dependsOn: [infra, {name: []}]
+`)
+	root := writeTree(t, map[string]string{
+		"clusters/ks.yaml":   b.String(),
+		"app/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n",
+	})
+	done := make(chan []diag.Diagnostic)
+	go func() { done <- run(t, []string{root}, source.Options{}).Diagnostics }()
+	var ds []diag.Diagnostic
+	select {
+	case ds = <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("a long dependsOn chain hangs the run")
+	}
+	var cycles, missing int
+	for _, d := range find(ds, rules.GitOpsOrderRule, "clusters/ks.yaml") {
+		if d.Line < 1 || d.Column < 1 {
+			t.Errorf("unpositioned: %+v", d)
+		}
+		switch {
+		case strings.Contains(d.Message, "cycle flux-system/k0 -> flux-system/k1 -> "):
+			cycles++
+		case strings.Contains(d.Message, "names no Flux Kustomization"):
+			missing++
+		}
+	}
+	if cycles != 1 || missing != 2 {
+		t.Errorf("want the chain's one cycle and the scalar entries' two missing names:%s", dumpMessages(ds))
+	}
+}
