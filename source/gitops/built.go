@@ -49,17 +49,22 @@ func FindBuilt(parent *Entry, built []Built, files []string, read func(string) [
 			if e == nil {
 				continue
 			}
-			paths := fieldPaths(obj.root)
+			// Located now, once per node: the build is not asked again
+			// once units are linted (in parallel).
+			located := map[[2]int]Pos{}
+			for at, fp := range fieldPaths(obj.root) {
+				located[at] = b.Locate(fp.path, fp.key)
+			}
+			whole := b.Locate("", false)
 			e.AppliedBy = parent
 			e.remap(func(p Pos) Pos {
 				if p.File != b.File {
 					return p // a ConfigMap's or Secret's, read from its file
 				}
-				fp, ok := paths[[2]int{p.Line, p.Column}]
-				if !ok {
-					fp = fieldPath{}
+				if l, ok := located[[2]int{p.Line, p.Column}]; ok {
+					return l
 				}
-				return b.Locate(fp.path, fp.key)
+				return whole
 			})
 			out = append(out, e)
 		}
