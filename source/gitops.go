@@ -111,18 +111,14 @@ func (d *discovery) builtReleases(entries []*gitops.Entry, files []string, read 
 		if !holds {
 			continue
 		}
-		u := &unit{kind: kustomizeUnit, dir: e.Dir, gitops: e, shown: display(e.Dir)}
-		root, err := gitopsRoot(u)
+		b, uses, err := buildGitops(&unit{kind: kustomizeUnit, dir: e.Dir, gitops: e, shown: display(e.Dir)})
 		if err != nil {
 			continue
 		}
-		b, err := kustomize.RunAs(u.shown, root)
-		if err != nil {
-			continue
+		if d.prebuilt == nil {
+			d.prebuilt = map[*gitops.Entry]*prebuilt{}
 		}
-		if _, err := applyGitops(e, b); err != nil {
-			continue
-		}
+		d.prebuilt[e] = &prebuilt{b: b, uses: uses} // the unit lints this build
 		var objs []gitops.Built
 		for _, obj := range b.Objects {
 			if obj.Kind != "HelmRelease" || !strings.HasPrefix(obj.APIVersion, "helm.toolkit.fluxcd.io/") || obj.Origin == "" {
@@ -195,7 +191,8 @@ func (d *discovery) gitopsUnit(e *gitops.Entry) *unit {
 	}
 	switch e.How {
 	case gitops.Kustomize:
-		u.kind, u.dir, u.reads = kustomizeUnit, e.Dir, d.gitopsReads(e)
+		u.kind, u.dir, u.reads, u.prebuilt = kustomizeUnit, e.Dir, d.gitopsReads(e), d.prebuilt[e]
+		delete(d.prebuilt, e)
 	case gitops.Helm:
 		c := Chart{Dir: e.Dir, ValuesFiles: e.Chart.ValuesFiles, Set: e.Chart.Set, ReleaseName: e.Chart.ReleaseName, Namespace: e.Chart.Namespace, GivenBy: e.Label()}
 		for _, v := range e.Chart.Values {
@@ -411,4 +408,11 @@ func onEntry(e *gitops.Entry, ds []diag.Diagnostic) {
 		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = e.At.File, e.At.Line, e.At.Column, e.At.Line, e.At.Column+1
 		d.Message = e.Label() + ": " + d.Message
 	}
+}
+
+// prebuilt is a kustomize build with the postBuild variables each object
+// read (applyGitops).
+type prebuilt struct {
+	b    *kustomize.Build
+	uses map[string][]gitops.Use
 }

@@ -90,20 +90,11 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 // A GitOps entry's unit is built as its controller builds it (gitopsRoot,
 // applyGitops); uses are then the postBuild variables each object read.
 func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, built []byte, f *manifest.File, uses map[string][]gitops.Use, err error) {
-	var root *kustomize.Root
-	if u.gitops != nil {
-		if root, err = gitopsRoot(u); err != nil {
-			return nil, nil, nil, nil, err
-		}
-	}
-	b, err = kustomize.RunAs(u.shown, root) // as the error message shows it
-	if err != nil {
+	if p := u.prebuilt; p != nil {
+		// Built during discovery for the HelmReleases it outputs.
+		b, uses, u.prebuilt = p.b, p.uses, nil
+	} else if b, uses, err = buildGitops(u); err != nil {
 		return b, nil, nil, nil, err
-	}
-	if u.gitops != nil {
-		if uses, err = applyGitops(u.gitops, b); err != nil {
-			return b, nil, nil, nil, err
-		}
 	}
 	var buf bytes.Buffer
 	for _, o := range b.Objects {
@@ -112,6 +103,27 @@ func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, buil
 	}
 	built = buf.Bytes()
 	return b, built, manifest.ParseWith(b.File+" (built)", built, manifest.Options{Jobs: jobs, Alone: alone}), uses, nil
+}
+
+// buildGitops builds a kustomize unit, as its GitOps entry's controller
+// does when it has one (gitopsRoot, applyGitops).
+func buildGitops(u *unit) (b *kustomize.Build, uses map[string][]gitops.Use, err error) {
+	var root *kustomize.Root
+	if u.gitops != nil {
+		if root, err = gitopsRoot(u); err != nil {
+			return nil, nil, err
+		}
+	}
+	b, err = kustomize.RunAs(u.shown, root) // as the error message shows it
+	if err != nil {
+		return b, nil, err
+	}
+	if u.gitops != nil {
+		if uses, err = applyGitops(u.gitops, b); err != nil {
+			return b, nil, err
+		}
+	}
+	return b, uses, nil
 }
 
 // locateBuilt maps a field of a built object to the line that wrote it;

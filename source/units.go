@@ -86,6 +86,9 @@ type unit struct {
 	// about the entry itself (a source not available offline).
 	gitops *gitops.Entry
 	notes  []diag.Diagnostic
+	// prebuilt is a GitOps entry's build made during discovery (to read
+	// the HelmReleases it outputs), linted instead of building it again.
+	prebuilt *prebuilt
 	// fileAbs is file's absolute path, once computed (covers is asked for
 	// every finding and unit: filepath.Abs each time was most of a run).
 	fileAbs string
@@ -209,6 +212,9 @@ type discovery struct {
 	// gitopsCharts are the chart units of GitOps entries, by chart folder:
 	// a chart an entry deploys is rendered as the entry renders it.
 	gitopsCharts map[string][]*unit
+	// prebuilt are the builds of Flux Kustomizations made for their
+	// HelmReleases, until their units take them.
+	prebuilt map[*gitops.Entry]*prebuilt
 }
 
 func newDiscovery(so Options, skip func(string) bool, jobs int) *discovery {
