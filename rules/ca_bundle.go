@@ -61,7 +61,12 @@ func init() {
 				"and does not reuse the installed Secret through `lookup` writes a new caBundle at every `helm upgrade` " +
 				"(and every GitOps render), while the running pods keep serving the old certificate until they " +
 				"restart: every call fails TLS verification meanwhile (aws-load-balancer-controller#2473, #4605). " +
-				"webhooklint renders such a chart twice and reports the caBundles that differ. With an injector annotation, a caBundle written in the manifest is " +
+				"webhooklint renders such a chart twice and reports the caBundles that differ. A chart that calls " +
+				"`lookup` is rendered a third time with a lookup that finds what the first render installed, as " +
+				"at `helm upgrade`: a caBundle that still differs is not kept by that lookup (a warning). One that " +
+				"is kept there still changes at every render without a cluster, where `lookup` finds nothing: " +
+				"`helm template`, Argo CD's sync, a CI render; how the chart is deployed is not in the unit, so " +
+				"that is info. With an injector annotation, a caBundle written in the manifest is " +
 				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
 				"configuration with the same problem share one finding: the cure is one edit.",
 			Fix: "Put the base64-encoded PEM of the CA that signed the serving certificate in `caBundle`, " +
@@ -75,6 +80,9 @@ func init() {
 				issueExpiredCA,
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2473",
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/4605",
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/1828",
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2312",
+				"https://helm.sh/docs/chart_template_guide/functions_and_pipelines/#using-the-lookup-function",
 			},
 		},
 		Options: []Option{{
@@ -133,11 +141,19 @@ func checkCABundle(p *Pass) {
 			}
 			problems.add(w, problem)
 			problems.overlay[problem] = true
+		case w.CABundleRegenerated && w.CABundleLookup:
+			problems.add(w, "caBundle is a new CA at every helm upgrade: the chart's lookup does not keep it; "+
+				"look up the Secret that holds the CA, or use cert-manager")
 		case w.CABundleRegenerated:
 			// One cause: whatever the generated certificate is, the next
 			// render replaces it.
 			problems.add(w, "caBundle is a new certificate at every render: each helm upgrade breaks calls until the "+
 				"backend restarts; reuse the installed Secret with lookup, or use cert-manager")
+		case w.CABundleLookup:
+			// Kept at helm upgrade; whether the chart is rendered without
+			// a cluster is how it is deployed, which the unit does not say.
+			problems.addInfo(w, "caBundle is kept through lookup, so renders without a cluster (helm template, "+
+				"Argo CD) make a new CA at every sync; deploy with helm, or use cert-manager")
 		default:
 			for _, msg := range bundleContentProblems(p, bundle) {
 				problems.add(w, msg)
@@ -155,6 +171,17 @@ type caProblems struct {
 	// overlay marks problems that depend on what a kustomize overlay
 	// changes (it usually adds the injector annotation).
 	overlay map[string]bool
+	// info marks problems that hold only under an assumption.
+	info map[string]bool
+}
+
+// addInfo adds a problem reported at info.
+func (c *caProblems) addInfo(w *Webhook, problem string) {
+	c.add(w, problem)
+	if c.info == nil {
+		c.info = map[string]bool{}
+	}
+	c.info[problem] = true
 }
 
 func (c *caProblems) add(w *Webhook, problem string) {
@@ -180,8 +207,12 @@ func (c *caProblems) report(p *Pass) {
 		default:
 			who += fmt.Sprintf(" and %d more", len(ws)-1)
 		}
-		p.Emit(Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
-			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]})
+		f := Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
+			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]}
+		if c.info[problem] {
+			f.Severity = diag.Info
+		}
+		p.Emit(f)
 	}
 }
 
