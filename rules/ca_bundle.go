@@ -46,12 +46,14 @@ func init() {
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
 				"(a ClusterServiceVersion in the unit: OLM installs the webhooks with its own CA); a " +
 				"kube-webhook-certgen `patch` Job that names the configuration (`--webhook-name`); a backend " +
-				"flag that names the configuration (`--validating-webhook-configuration-name`, as " +
+				"or controller flag that names the configuration (`--validating-webhook-configuration-name`, as " +
 				"cert-controller rotators are configured). As a fallback, a backend image known to rotate its " +
 				"own certificate (Gatekeeper and MetalLB through cert-controller unless `--disable-cert-rotation`, " +
 				"Kueue's internal certificate management, CloudNativePG, istiod), or External Secrets' separate " +
-				"`certcontroller` Deployment. A grant of every configuration to a workload that is not the " +
-				"backend (cert-manager's cainjector, which writes only annotated ones) is no evidence. Where " +
+				"`certcontroller` Deployment, or a controller beside the backend (an operator's manager that " +
+				"deploys it) granted `update` or `patch` on every configuration of the kind, named as such: a " +
+				"role of every verb on every resource (a GitOps controller's) and cert-manager's cainjector " +
+				"(which writes only annotated ones) are no evidence. Where " +
 				"something else writes caBundle, adding an injector annotation would make two controllers " +
 				"fight over the field, so the rule does not suggest one; where the unit has both an injector " +
 				"annotation and a backend that names or is known to write the configuration, it warns that each " +
@@ -277,11 +279,17 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 			}
 		}
 	}
+	for i := range p.Input.Workloads {
+		// A flag naming the configuration, on the backend or on a
+		// controller beside it (whose RBAC may be outside the unit).
+		for _, c := range p.Input.Workloads[i].Containers {
+			if namesWebhookConfig(c, name) {
+				return workloadName(&p.Input.Workloads[i]), true
+			}
+		}
+	}
 	for i := range backends {
 		for _, c := range backends[i].Containers {
-			if namesWebhookConfig(c, name) {
-				return workloadName(&backends[i]), true
-			}
 			for _, m := range certManagingImages {
 				if imageRepository(c.Image, m.repository) && (m.disabledBy == "" || !hasFlag(c, m.disabledBy)) {
 					return workloadName(&backends[i]), true
@@ -297,7 +305,24 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 			return workloadName(&backends[i]), false
 		}
 	}
+	for _, i := range caWriterCandidates(p.Input) {
+		// A controller beside the backend (an operator's manager that
+		// deploys it) granted every configuration of the kind, naming the
+		// kind: it may write this one. Not cert-manager's cainjector,
+		// which writes only the annotated ones.
+		wl := &p.Input.Workloads[i]
+		if _, _, explicit := writeGrant(p.Input, wl, p.Config); explicit && !runsCAInjector(wl) {
+			return workloadName(wl), false
+		}
+	}
 	return "", false
+}
+
+// runsCAInjector reports a workload running cert-manager's cainjector.
+func runsCAInjector(wl *Workload) bool {
+	return slices.ContainsFunc(wl.Containers, func(c Container) bool {
+		return imageRepository(c.Image, "cert-manager-cainjector")
+	})
 }
 
 // caWriterCandidates are the workloads of the unit (their indexes, in
