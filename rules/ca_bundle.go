@@ -50,8 +50,8 @@ func init() {
 				"cert-controller rotators are configured). As a fallback, a backend image known to rotate its " +
 				"own certificate (Gatekeeper and MetalLB through cert-controller unless `--disable-cert-rotation`, " +
 				"Kueue's internal certificate management, CloudNativePG, istiod), or External Secrets' separate " +
-				"`certcontroller` Deployment, or a controller beside the backend (an operator's manager that " +
-				"deploys it) granted `update` or `patch` on every configuration of the kind, named as such: a " +
+				"`certcontroller` Deployment, or a controller beside the backend, in its namespace (an operator's " +
+				"manager that deploys it), granted `update` or `patch` on every configuration of the kind, named as such: a " +
 				"role of every verb on every resource (a GitOps controller's) and cert-manager's cainjector " +
 				"(which writes only annotated ones) are no evidence. Where " +
 				"something else writes caBundle, adding an injector annotation would make two controllers " +
@@ -306,11 +306,16 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 		}
 	}
 	for _, i := range caWriterCandidates(p.Input) {
-		// A controller beside the backend (an operator's manager that
-		// deploys it) granted every configuration of the kind, naming the
-		// kind: it may write this one. Not cert-manager's cainjector,
-		// which writes only the annotated ones.
+		// A controller beside the backend, in its namespace (an
+		// operator's manager that deploys it), granted every
+		// configuration of the kind, naming the kind: it may write this
+		// one. Not cert-manager's cainjector, which writes only the
+		// annotated ones; not a controller of another namespace, which
+		// another project's folder may hold.
 		wl := &p.Input.Workloads[i]
+		if w.ClientConfig.Service == nil || wl.Object.Namespace != w.ClientConfig.Service.Namespace {
+			continue
+		}
 		if _, _, explicit := writeGrant(p.Input, wl, p.Config); explicit && !runsCAInjector(wl) {
 			return workloadName(wl), false
 		}
