@@ -251,7 +251,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	case !rules.CRDServed(d.CRD, opts.Settings.KubeVersion):
 		// The apply fails (the loader's unserved-api-version error): no
 		// conversion webhook of it is ever called.
-		return d.Diagnostics, nil
+		return applySuppressions(d, slices.Clone(d.Diagnostics), opts), nil
 	default:
 		findings, errs = runCRDRules(d.CRD, inv, opts, d.File)
 	}
