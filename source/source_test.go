@@ -456,6 +456,13 @@ func TestHelmTimeoutFromValues(t *testing.T) {
 	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 30 (chart value)") {
 		t.Errorf("want one info timeout-too-long finding naming the chart values:%s", dump(res.Diagnostics))
 	}
+	// The other end, the same table: timeout-too-short.
+	res = run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")},
+		Set: []string{"webhook.timeoutSeconds=1"}})
+	found = find(res.Diagnostics, "timeout-too-short", "templates/webhook.yaml")
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 1 (chart value)") {
+		t.Errorf("want one info timeout-too-short finding naming the chart values:%s", dump(res.Diagnostics))
+	}
 }
 
 // A folder whose texts show no judged kind is parsed without cross-object
