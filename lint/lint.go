@@ -121,6 +121,10 @@ func LintUnit(u Unit, opts Options) *Result {
 	files := u.Files
 	res := &Result{Files: files}
 	inv := manifest.Inventory(files)
+	// A CRD the target does not serve is never installed.
+	inv.CRDs = slices.DeleteFunc(inv.CRDs, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
+		return !rules.CRDServed(crd, opts.Settings.KubeVersion)
+	})
 	inv.Live = opts.Live
 	inv.Base = u.Base
 	var docs []*manifest.Document
@@ -244,6 +248,10 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		}}, nil
 	case d.Policy != nil:
 		findings, errs = runPolicyRules(d.Policy, inv, opts, d.File)
+	case !rules.CRDServed(d.CRD, opts.Settings.KubeVersion):
+		// The apply fails (the loader's unserved-api-version error): no
+		// conversion webhook of it is ever called.
+		return applySuppressions(d, slices.Clone(d.Diagnostics), opts), nil
 	default:
 		findings, errs = runCRDRules(d.CRD, inv, opts, d.File)
 	}
@@ -254,6 +262,13 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		for i := range ds {
 			if ds[i].Rule == rules.UnservedAPIVersionRule {
 				ds[i].Severity, ds[i].Message = rules.UnservedV1beta1(d.Config, opts.Settings.KubeVersion)
+			}
+		}
+	}
+	if d.CRD != nil && rules.IsV1beta1CRD(d.CRD) {
+		for i := range ds {
+			if ds[i].Rule == rules.UnservedAPIVersionRule {
+				ds[i].Severity, ds[i].Message = rules.UnservedV1beta1CRD(opts.Settings.KubeVersion)
 			}
 		}
 	}

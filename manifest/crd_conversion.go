@@ -5,6 +5,9 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+
+	"github.com/webhooklint/webhooklint/rules"
 )
 
 // A CustomResourceDefinition with a spec.conversion is linted too (its
@@ -40,14 +43,21 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 	if crd == nil || b.exhausted {
 		return
 	}
+	old := rules.IsV1beta1CRD(crd) // linted whatever it writes: its apiVersion is a finding
 	if convKey == nil {
 		// Strategy None by default: linted only when there are versions
 		// it leaves unconverted, located at spec.versions.
-		if verKey, vers := mapEntry(spec, "versions"); verKey != nil && len(crd.Spec.Versions) > 1 {
+		verKey, vers := mapEntry(spec, "versions")
+		if (verKey != nil && len(crd.Spec.Versions) > 1) || old {
 			ix := newIndex()
 			ix.set("", Range{}, src.extent(obj))
+			if old {
+				ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+			}
 			ix.set("spec", src.extent(specKey), src.extent(resolve(spec)))
-			ix.set("spec.versions", src.extent(verKey), src.extent(resolve(vers)))
+			if verKey != nil {
+				ix.set("spec.versions", src.extent(verKey), src.extent(resolve(vers)))
+			}
 			ix.freeze()
 			d.Positions = ix
 			d.Suppressions = d.suppressions(src, nil, docNode) // a whole-document directive
@@ -57,6 +67,9 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 	}
 	dec := &decoder{src: src, index: newIndexFor(valueNodes(conv, 1<<12) + 16), budget: b}
 	dec.index.set("", Range{}, src.extent(obj))
+	if old {
+		dec.index.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+	}
 	if mdKey, md := mapEntry(obj, "metadata"); mdKey != nil {
 		dec.index.set("metadata", src.extent(mdKey), src.extent(resolve(md)))
 		if annKey, ann := mapEntry(md, "annotations"); annKey != nil {
@@ -72,6 +85,25 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 	}
 	dec.index.set("spec", src.extent(specKey), src.extent(resolve(spec)))
 	specID := dec.index.at("spec")
+	if old {
+		d.prepareV1beta1Conversion(src, dec, conv, convKey, specID)
+	} else {
+		d.prepareV1Conversion(src, dec, conv, convKey, specID)
+	}
+	d.Positions = dec.index
+	for _, e := range dec.errs {
+		d.addDecodeError(e)
+	}
+	d.Suppressions = d.suppressions(src, dec.comments, docNode)
+	d.Positions.freeze()
+	if !b.exhausted {
+		d.CRD = crd
+	}
+}
+
+// prepareV1Conversion decodes a v1 spec.conversion strictly, then indexes
+// the internal type's paths at the v1 fields they come from.
+func (d *Document) prepareV1Conversion(src *source, dec *decoder, conv, convKey *yaml.Node, specID int32) {
 	var c apiextensionsv1.CustomResourceConversion
 	dec.decode(conv, reflect.ValueOf(&c).Elem(), "spec.conversion", specID, "spec", src.extent(convKey))
 	errs := dec.errs
@@ -89,13 +121,23 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 		// Missing from the webhook block: that is where it goes.
 		dec.index.set("spec.conversion.conversionReviewVersions", src.extent(wk), src.extent(wk))
 	}
-	d.Positions = dec.index
-	for _, e := range errs {
-		d.addDecodeError(e)
+	dec.errs = errs
+}
+
+// prepareV1beta1Conversion decodes a v1beta1 spec.conversion strictly: its
+// fields are where the internal type has them, so the server's paths are
+// indexed as decoded; the v1 paths the practice rules report
+// (spec.conversion.webhook.clientConfig) are indexed at
+// webhookClientConfig.
+func (d *Document) prepareV1beta1Conversion(src *source, dec *decoder, conv, convKey *yaml.Node, specID int32) {
+	var c apiextensionsv1beta1.CustomResourceConversion
+	dec.decode(conv, reflect.ValueOf(&c).Elem(), "spec.conversion", specID, "spec", src.extent(convKey))
+	errs := dec.errs
+	convID := dec.index.at("spec.conversion")
+	if k, v := mapEntry(conv, "webhookClientConfig"); k != nil {
+		dec.index.set("spec.conversion.webhook", src.extent(k), src.extent(resolve(v)))
+		var cc apiextensionsv1beta1.WebhookClientConfig
+		dec.decode(v, reflect.ValueOf(&cc).Elem(), "spec.conversion.webhook.clientConfig", convID, "spec.conversion", src.extent(k))
 	}
-	d.Suppressions = d.suppressions(src, dec.comments, docNode)
-	d.Positions.freeze()
-	if !b.exhausted {
-		d.CRD = crd
-	}
+	dec.errs = errs
 }

@@ -151,11 +151,15 @@ func (d *Document) MarkReplicasFromValues() {
 }
 
 // MarkCABundleRegenerated records that webhook i's caBundle differs
-// between two renders of the chart (a CA generated at render time). It
-// does nothing for other documents.
-func (d *Document) MarkCABundleRegenerated(i int) {
+// between two renders of the chart (a CA generated at render time):
+// between renders as at helm upgrade (upgrade), or only between renders
+// without a cluster, of a chart that calls lookup (lookup). It does
+// nothing for other documents.
+func (d *Document) MarkCABundleRegenerated(i int, upgrade, lookup bool) {
 	if d.Config != nil && i >= 0 && i < len(d.Config.Webhooks) {
-		d.Config.Webhooks[i].CABundleRegenerated = true
+		w := &d.Config.Webhooks[i]
+		w.CABundleRegenerated = w.CABundleRegenerated || upgrade
+		w.CABundleLookup = w.CABundleLookup || lookup
 	}
 }
 

@@ -46,12 +46,14 @@ func init() {
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
 				"(a ClusterServiceVersion in the unit: OLM installs the webhooks with its own CA); a " +
 				"kube-webhook-certgen `patch` Job that names the configuration (`--webhook-name`); a backend " +
-				"flag that names the configuration (`--validating-webhook-configuration-name`, as " +
+				"or controller flag that names the configuration (`--validating-webhook-configuration-name`, as " +
 				"cert-controller rotators are configured). As a fallback, a backend image known to rotate its " +
 				"own certificate (Gatekeeper and MetalLB through cert-controller unless `--disable-cert-rotation`, " +
 				"Kueue's internal certificate management, CloudNativePG, istiod), or External Secrets' separate " +
-				"`certcontroller` Deployment. A grant of every configuration to a workload that is not the " +
-				"backend (cert-manager's cainjector, which writes only annotated ones) is no evidence. Where " +
+				"`certcontroller` Deployment, or a controller beside the backend, in its namespace (an operator's " +
+				"manager that deploys it), granted `update` or `patch` on every configuration of the kind, named as such: a " +
+				"role of every verb on every resource (a GitOps controller's) and cert-manager's cainjector " +
+				"(which writes only annotated ones) are no evidence. Where " +
 				"something else writes caBundle, adding an injector annotation would make two controllers " +
 				"fight over the field, so the rule does not suggest one; where the unit has both an injector " +
 				"annotation and a backend that names or is known to write the configuration, it warns that each " +
@@ -61,7 +63,12 @@ func init() {
 				"and does not reuse the installed Secret through `lookup` writes a new caBundle at every `helm upgrade` " +
 				"(and every GitOps render), while the running pods keep serving the old certificate until they " +
 				"restart: every call fails TLS verification meanwhile (aws-load-balancer-controller#2473, #4605). " +
-				"webhooklint renders such a chart twice and reports the caBundles that differ. With an injector annotation, a caBundle written in the manifest is " +
+				"webhooklint renders such a chart twice and reports the caBundles that differ. A chart that calls " +
+				"`lookup` is rendered a third time with a lookup that finds what the first render installed, as " +
+				"at `helm upgrade`: a caBundle that still differs is not kept by that lookup (a warning). One that " +
+				"is kept there still changes at every render without a cluster, where `lookup` finds nothing: " +
+				"`helm template`, Argo CD's sync, a CI render; how the chart is deployed is not in the unit, so " +
+				"that is info. With an injector annotation, a caBundle written in the manifest is " +
 				"overwritten, and GitOps tools that re-apply it keep bringing back the stale CA. Webhooks of one " +
 				"configuration with the same problem share one finding: the cure is one edit.",
 			Fix: "Put the base64-encoded PEM of the CA that signed the serving certificate in `caBundle`, " +
@@ -75,6 +82,9 @@ func init() {
 				issueExpiredCA,
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2473",
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/4605",
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/1828",
+				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2312",
+				"https://helm.sh/docs/chart_template_guide/functions_and_pipelines/#using-the-lookup-function",
 			},
 		},
 		Options: []Option{{
@@ -133,11 +143,19 @@ func checkCABundle(p *Pass) {
 			}
 			problems.add(w, problem)
 			problems.overlay[problem] = true
+		case w.CABundleRegenerated && w.CABundleLookup:
+			problems.add(w, "caBundle is a new CA at every helm upgrade: the chart's lookup does not keep it; "+
+				"look up the Secret that holds the CA, or use cert-manager")
 		case w.CABundleRegenerated:
 			// One cause: whatever the generated certificate is, the next
 			// render replaces it.
 			problems.add(w, "caBundle is a new certificate at every render: each helm upgrade breaks calls until the "+
 				"backend restarts; reuse the installed Secret with lookup, or use cert-manager")
+		case w.CABundleLookup:
+			// Kept at helm upgrade; whether the chart is rendered without
+			// a cluster is how it is deployed, which the unit does not say.
+			problems.addInfo(w, "caBundle is kept through lookup, so renders without a cluster (helm template, "+
+				"Argo CD) make a new CA at every sync; deploy with helm, or use cert-manager")
 		default:
 			for _, msg := range bundleContentProblems(p, bundle) {
 				problems.add(w, msg)
@@ -155,6 +173,17 @@ type caProblems struct {
 	// overlay marks problems that depend on what a kustomize overlay
 	// changes (it usually adds the injector annotation).
 	overlay map[string]bool
+	// info marks problems that hold only under an assumption.
+	info map[string]bool
+}
+
+// addInfo adds a problem reported at info.
+func (c *caProblems) addInfo(w *Webhook, problem string) {
+	c.add(w, problem)
+	if c.info == nil {
+		c.info = map[string]bool{}
+	}
+	c.info[problem] = true
 }
 
 func (c *caProblems) add(w *Webhook, problem string) {
@@ -180,8 +209,12 @@ func (c *caProblems) report(p *Pass) {
 		default:
 			who += fmt.Sprintf(" and %d more", len(ws)-1)
 		}
-		p.Emit(Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
-			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]})
+		f := Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
+			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]}
+		if c.info[problem] {
+			f.Severity = diag.Info
+		}
+		p.Emit(f)
 	}
 }
 
@@ -246,11 +279,17 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 			}
 		}
 	}
+	for i := range p.Input.Workloads {
+		// A flag naming the configuration, on the backend or on a
+		// controller beside it (whose RBAC may be outside the unit).
+		for _, c := range p.Input.Workloads[i].Containers {
+			if namesWebhookConfig(c, name) {
+				return workloadName(&p.Input.Workloads[i]), true
+			}
+		}
+	}
 	for i := range backends {
 		for _, c := range backends[i].Containers {
-			if namesWebhookConfig(c, name) {
-				return workloadName(&backends[i]), true
-			}
 			for _, m := range certManagingImages {
 				if imageRepository(c.Image, m.repository) && (m.disabledBy == "" || !hasFlag(c, m.disabledBy)) {
 					return workloadName(&backends[i]), true
@@ -266,7 +305,29 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 			return workloadName(&backends[i]), false
 		}
 	}
+	for _, i := range caWriterCandidates(p.Input) {
+		// A controller beside the backend, in its namespace (an
+		// operator's manager that deploys it), granted every
+		// configuration of the kind, naming the kind: it may write this
+		// one. Not cert-manager's cainjector, which writes only the
+		// annotated ones; not a controller of another namespace, which
+		// another project's folder may hold.
+		wl := &p.Input.Workloads[i]
+		if w.ClientConfig.Service == nil || wl.Object.Namespace != w.ClientConfig.Service.Namespace {
+			continue
+		}
+		if _, _, explicit := writeGrant(p.Input, wl, p.Config); explicit && !runsCAInjector(wl) {
+			return workloadName(wl), false
+		}
+	}
 	return "", false
+}
+
+// runsCAInjector reports a workload running cert-manager's cainjector.
+func runsCAInjector(wl *Workload) bool {
+	return slices.ContainsFunc(wl.Containers, func(c Container) bool {
+		return imageRepository(c.Image, "cert-manager-cainjector")
+	})
 }
 
 // caWriterCandidates are the workloads of the unit (their indexes, in

@@ -50,7 +50,8 @@ func init() {
 				"Webhook`) must say where the webhook is and which ConversionReview versions it speaks: " +
 				"`webhook.clientConfig` with exactly one of `url` (https, no user information, query or fragment) " +
 				"or `service` (name, namespace, a port 1–65535 and a path of lowercase DNS-subdomain segments), and " +
-				"`webhook.conversionReviewVersions` listing `v1` or `v1beta1`, without duplicates. With strategy " +
+				"`webhook.conversionReviewVersions` listing `v1` or `v1beta1`, without duplicates, and unknown fields " +
+				"must not be preserved (`spec.preserveUnknownFields: false`, which v1beta1 CRDs default to true). With strategy " +
 				"`None` neither may be set. The API server rejects the whole CustomResourceDefinition otherwise, " +
 				"so nothing of the custom resource gets installed.\n\n" +
 				"The server validates its internal form of the object and prints those paths: " +
@@ -97,6 +98,15 @@ func checkConversionConfig(p *Pass) {
 			reportConversionError(p, field.Forbidden(conversionReviewVersions, "should not be set when strategy is not set to Webhook"), true)
 		}
 		return
+	}
+	if p.CRD.Spec.PreserveUnknownFields {
+		// v1 refuses true on create; v1beta1 defaults to it.
+		fix := "; set spec.preserveUnknownFields: false"
+		if IsV1beta1CRD(p.CRD) {
+			fix += " (v1beta1 defaults it to true)"
+		}
+		e := field.Invalid(conversionPath.Child("strategy"), conv.Strategy, "must be None if spec.preserveUnknownFields is true")
+		p.Emit(Finding{Path: e.Field, Message: ConciseServerMessage(e.Error()) + fix})
 	}
 	switch {
 	case webhook == nil:

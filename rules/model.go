@@ -66,6 +66,11 @@ type Webhook struct {
 	// writes this webhook gave different caBundles: the chart generates
 	// its CA while rendering and does not reuse the installed one.
 	CABundleRegenerated bool
+	// CABundleLookup is set when that chart calls lookup: with
+	// CABundleRegenerated, its lookup does not keep the CA at helm
+	// upgrade; alone, it keeps it there, but every render without a
+	// cluster (helm template, Argo CD) generates a new one.
+	CABundleLookup bool
 	// TimeoutFromValues is set when a chart template writes
 	// timeoutSeconds from its values: the installer's choice.
 	TimeoutFromValues bool

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -13,7 +14,7 @@ import (
 func init() {
 	register(&Rule{
 		Name:     "object-selector-bypass",
-		Summary:  "an enforcement webhook lets the object's author opt out through objectSelector labels",
+		Summary:  "an enforcement webhook lets the object's author opt out through objectSelector labels, or skip an opt-in one",
 		Severity: diag.Warning,
 		Category: Practice,
 		Since:    "0.1.0",
@@ -35,12 +36,15 @@ func init() {
 				"come back (see self-deadlock).\n" +
 				"* Exclusions on a mutating webhook: an opt-out label is the usual feature switch (sidecar " +
 				"injectors such as Istio document `sidecar.istio.io/inject: \"false\"`).\n" +
-				"* Inclusions (`matchLabels`, `In`, `Exists`): they usually mark the objects a feature applies to " +
-				"(a credential Secret, a deletion-protected object). The linter cannot tell them from a bypass, " +
-				"and on real repositories they were the intended design.\n\n" +
+				"* Inclusions (`matchLabels`, `In`, `Exists`) elsewhere: they mark the objects a feature applies to " +
+				"(a credential Secret, an object Crossplane protects from deletion while it is in use). On a " +
+				"fail-closed validating webhook that checks the creation or update of pods or of the workloads " +
+				"that create them, an inclusion is an opt-in to an enforced check, and whoever writes the workload " +
+				"opts out by leaving the label off: that is reported (warning). On a mutating webhook an opt-in " +
+				"is the design (Istio's `sidecar.istio.io/inject`), and a fail-open webhook enforces nothing.\n\n" +
 				"The `kubernetes.io/metadata.name` label of a Namespace is set by the API server, so selecting " +
 				"namespaces by it is not a bypass.",
-			Fix: "Exempt objects by something their authors cannot set: a namespaceSelector on namespace labels " +
+			Fix: "Select or exempt objects by something their authors cannot set: a namespaceSelector on namespace labels " +
 				"that only administrators may change (the namespace name label is set by the API server), or " +
 				"matchConditions on `request.userInfo`. If label-based exemptions are required, protect the " +
 				"label with a policy that restricts who may set it.",
@@ -56,12 +60,10 @@ func init() {
 }
 
 func checkObjectSelectorBypass(p *Pass) {
-	// Only exclusions on validating webhooks are reported. On a mutating
-	// webhook an opt-out label is the usual feature switch (sidecar
-	// injection), and an opt-in selector on a validating webhook usually
-	// marks the objects the feature applies to (credential Secrets): the
-	// linter cannot tell those from a bypass, and on real repositories they
-	// were the intended design every time.
+	// Only validating webhooks are judged: on a mutating webhook a label is
+	// the usual feature switch (sidecar injection). An opt-in selector is
+	// judged only on fail-closed checks of workloads (enforcedWorkloads):
+	// elsewhere it marks the objects a feature applies to.
 	if p.Config.IsMutating() {
 		return
 	}
@@ -79,6 +81,13 @@ func checkObjectSelectorBypass(p *Pass) {
 		for _, r := range reqs {
 			if namespacesOnly && r.Key == "kubernetes.io/metadata.name" {
 				continue // set by the API server, not by the author
+			}
+			if r.Operator == metav1.LabelSelectorOpIn || r.Operator == metav1.LabelSelectorOpExists {
+				if what := enforcedWorkloads(w); what != "" {
+					p.Reportf(r.Path, "%s checks only %s labeled %s, so a workload without the label skips it; select by namespace instead",
+						quoteWebhook(w), what, includedBy(r))
+				}
+				continue
 			}
 			if r.Operator != metav1.LabelSelectorOpDoesNotExist && r.Operator != metav1.LabelSelectorOpNotIn {
 				continue
@@ -190,4 +199,53 @@ func exemptAdvice(w *Webhook) string {
 		return "exempt requests by request.userInfo in matchConditions instead"
 	}
 	return "exempt by namespace or by request.userInfo instead"
+}
+
+// workloadResources are the objects whose authors write the pod template a
+// security check judges: an opt-in label on them is chosen by the person
+// checked.
+var workloadResources = map[string]bool{
+	"pods": true, "deployments.apps": true, "statefulsets.apps": true, "daemonsets.apps": true,
+	"replicasets.apps": true, "jobs.batch": true, "cronjobs.batch": true, "replicationcontrollers": true,
+}
+
+// enforcedWorkloads names the workload resources a fail-closed validating
+// webhook checks on create or update ("pods, deployments.apps"), or ""
+// when it checks none: an opt-in selector there lets any author skip an
+// enforced check. Elsewhere an inclusion marks what a feature applies to
+// (credential Secrets, crossplane.io/in-use deletion protection).
+func enforcedWorkloads(w *Webhook) string {
+	if !w.FailsClosed() {
+		return ""
+	}
+	var names []string
+	for _, r := range w.Rules {
+		for _, res := range ExpandRule(r).Builtin {
+			writes := slices.Contains(res.Operations, admissionv1.Create) || slices.Contains(res.Operations, admissionv1.Update)
+			if name := res.String(); res.Subresource == "" && workloadResources[name] && writes && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { // pods first, the rest by name
+		if (a == "pods") != (b == "pods") {
+			if a == "pods" {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	if len(names) > 2 {
+		return fmt.Sprintf("%s and %d more kinds", strings.Join(names[:2], ", "), len(names)-2)
+	}
+	return strings.Join(names, ", ")
+}
+
+// includedBy describes the objects an inclusion requirement selects.
+func includedBy(r labelRequirement) string {
+	if r.Operator == metav1.LabelSelectorOpExists || len(r.Values) == 0 {
+		return r.Key
+	}
+	return r.Key + "=" + strings.Join(r.Values, "|")
 }

@@ -20,12 +20,15 @@ webhooks:
     - {key: skip, operator: DoesNotExist}
   rules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
 `, testSettings())
-	// The inclusion (matchLabels) is not reported.
-	if len(fs) != 1 {
+	// The opt-in (matchLabels) on a fail-closed check of pods, then the opt-out.
+	if len(fs) != 2 {
 		t.Fatalf("got %+v", fs)
 	}
-	if fs[0].Path != "webhooks[0].objectSelector.matchExpressions[0]" || fs[0].Severity != diag.Warning {
-		t.Errorf("exclusion: %+v", fs[0])
+	if fs[0].Path != "webhooks[0].objectSelector.matchLabels[enforce]" || fs[0].Severity != diag.Warning {
+		t.Errorf("inclusion: %+v", fs[0])
+	}
+	if fs[1].Path != "webhooks[0].objectSelector.matchExpressions[0]" || fs[1].Severity != diag.Warning {
+		t.Errorf("exclusion: %+v", fs[1])
 	}
 }
 

@@ -19,8 +19,16 @@ func webhookConfigResource(kind string) string {
 // of the kind (as cert-manager's cainjector, which writes only the
 // annotated ones, is granted).
 func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool) {
+	granted, named, _ = writeGrant(in, wl, c)
+	return granted, named
+}
+
+// writeGrant is mayWriteConfig, and also says whether a grant names the
+// kind and its group as written, not through "*" (explicit): a role that
+// may do anything, as a GitOps controller's, says nothing of the CA.
+func writeGrant(in *Inventory, wl *Workload, c *Config) (granted, named, explicit bool) {
 	if in == nil || wl.ServiceAccount == "" {
-		return false, false
+		return false, false, false
 	}
 	resource := webhookConfigResource(c.Kind)
 	ix := clusterRBACOf(in)
@@ -38,15 +46,16 @@ func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool
 				}
 				if len(pr.ResourceNames) == 0 {
 					granted = true
+					explicit = explicit || slices.Contains(pr.APIGroups, GroupName) && slices.Contains(pr.Resources, resource)
 					continue
 				}
 				if slices.ContainsFunc(pr.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
-					return true, true
+					return true, true, true
 				}
 			}
 		}
 	}
-	return granted, false
+	return granted, false, explicit
 }
 
 // clusterRBAC indexes a unit's cluster-wide grants once: mayWriteConfig is

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
 	"github.com/webhooklint/webhooklint/diag"
 )
 
@@ -14,7 +16,7 @@ const UnservedAPIVersionRule = "unserved-api-version"
 func init() {
 	register(&Rule{
 		Name:     UnservedAPIVersionRule,
-		Summary:  "webhook configurations are served only in admissionregistration.k8s.io/v1 (v1beta1 was removed in 1.22)",
+		Summary:  "webhook configurations are served only in admissionregistration.k8s.io/v1, CRDs only in apiextensions.k8s.io/v1 (v1beta1 was removed in 1.22)",
 		Severity: diag.Error,
 		Category: Server,
 		Since:    "0.1.0",
@@ -29,12 +31,18 @@ func init() {
 				"describe how the manifest behaved; those that follow only from the v1beta1 defaults are folded into this " +
 				"finding, whose message names the defaults the object relies on and what they break: `sideEffects: Unknown` " +
 				"fails every dry run (`kubectl diff`, `--dry-run=server`) and is rejected by v1, `failurePolicy: Ignore` " +
-				"silently becomes `Fail` when the field is left out, and the 30 s timeout becomes 10 s.",
+				"silently becomes `Fail` when the field is left out, and the 30 s timeout becomes 10 s.\n\n" +
+				"CustomResourceDefinitions in `apiextensions.k8s.io/v1beta1` were removed in the same release. Below 1.22 " +
+				"webhooklint reads them as the server did (`spec.version`, a shared `spec.validation`, " +
+				"`spec.conversion.webhookClientConfig`, `conversionReviewVersions` defaulting to `v1beta1`, " +
+				"`preserveUnknownFields` defaulting to true), so their conversion-webhook findings are reported; from 1.22 " +
+				"on the CRD is never installed and this error is its only finding.",
 			Fix: "Move to v1 and write out the v1beta1 defaults you relied on.",
 			Sources: []string{
 				docsDeprecation,
 				srcDefaultsV1beta1,
 				srcDefaultsV1,
+				"https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/",
 			},
 		},
 	})
@@ -90,4 +98,29 @@ func reliedV1beta1Defaults(c *Config) string {
 		out = append(out, strings.Join(changed, ", ")+" (v1 defaults differ)")
 	}
 	return strings.Join(out, ", ")
+}
+
+// CRDV1beta1 is the apiVersion of CustomResourceDefinitions removed in 1.22,
+// together with v1beta1 webhook configurations.
+const CRDV1beta1 = "apiextensions.k8s.io/v1beta1"
+
+// IsV1beta1CRD reports whether crd is written in CRDV1beta1 (the loader
+// reads it into v1's shape and keeps the version it was written in).
+func IsV1beta1CRD(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	return crd.APIVersion == CRDV1beta1
+}
+
+// CRDServed reports whether a server of version v serves crd's apiVersion:
+// one that does not never installs it.
+func CRDServed(crd *apiextensionsv1.CustomResourceDefinition, v KubeVersion) bool {
+	return !IsV1beta1CRD(crd) || V1beta1Served(v)
+}
+
+// UnservedV1beta1CRD is the severity and message of the
+// unserved-api-version finding on a v1beta1 CRD for a server of version v.
+func UnservedV1beta1CRD(v KubeVersion) (diag.Severity, string) {
+	if V1beta1Served(v) {
+		return diag.Warning, CRDV1beta1 + " is deprecated and removed in Kubernetes 1.22; use apiextensions.k8s.io/v1 (a schema per version)"
+	}
+	return diag.Error, CRDV1beta1 + " was removed in Kubernetes 1.22, so the apply fails (no matches for kind); use apiextensions.k8s.io/v1"
 }

@@ -624,37 +624,58 @@ func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 }
 
 // markRegeneratedCABundles compares each webhook's caBundle with the
-// chart's second render (made only for charts that generate certificates
-// without lookup) and marks those that differ.
+// chart's other renders (made only for charts that generate certificates)
+// and marks those that differ: a chart without lookup makes a new CA at
+// every upgrade; one with lookup, at every upgrade if its render as
+// installed differs too, else only at renders without a cluster.
 func markRegeneratedCABundles(files []*manifest.File, byName map[string]*helm.Template) {
 	for _, f := range files {
 		t := byName[f.Name]
 		if t == nil || t.Again == nil {
 			continue
 		}
-		again := manifest.Parse(f.Name, t.Again)
-		type key struct {
-			index, item int
-			kind, name  string
-		}
-		other := map[key]*rules.Config{}
-		for _, d := range again.Docs {
-			if d.Config != nil {
-				other[key{d.Index, d.Item, d.Kind, d.Name}] = d.Config
+		again := differingCABundles(f, t.Again)
+		upgrade := again
+		if t.Lookup {
+			upgrade = nil
+			if t.Installed != nil {
+				upgrade = differingCABundles(f, t.Installed)
 			}
 		}
-		for _, d := range f.Docs {
-			o := other[key{d.Index, d.Item, d.Kind, d.Name}]
-			if d.Config == nil || o == nil {
-				continue
-			}
-			for i, w := range d.Config.Webhooks {
-				if i < len(o.Webhooks) && !bytes.Equal(w.ClientConfig.CABundle, o.Webhooks[i].ClientConfig.CABundle) {
-					d.MarkCABundleRegenerated(i)
-				}
+		for d, ws := range again {
+			for _, i := range ws {
+				d.MarkCABundleRegenerated(i, slices.Contains(upgrade[d], i), t.Lookup)
 			}
 		}
 	}
+}
+
+// differingCABundles lists, per document of f, the webhooks whose caBundle
+// the other render of its template writes differently.
+func differingCABundles(f *manifest.File, other []byte) map[*manifest.Document][]int {
+	type key struct {
+		index, item int
+		kind, name  string
+	}
+	configs := map[key]*rules.Config{}
+	for _, d := range manifest.Parse(f.Name, other).Docs {
+		if d.Config != nil {
+			configs[key{d.Index, d.Item, d.Kind, d.Name}] = d.Config
+		}
+	}
+	out := map[*manifest.Document][]int{}
+	for _, d := range f.Docs {
+		o := configs[key{d.Index, d.Item, d.Kind, d.Name}]
+		if d.Config == nil || o == nil {
+			continue
+		}
+		for i, w := range d.Config.Webhooks {
+			if i < len(o.Webhooks) && !bytes.Equal(w.ClientConfig.CABundle, o.Webhooks[i].ClientConfig.CABundle) {
+				out[d] = append(out[d], i)
+			}
+		}
+	}
+	return out
 }
 
 // isAtKey reports whether a diagnostic on rendered text points at its

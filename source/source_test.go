@@ -371,7 +371,9 @@ func TestHelmReplicasFromValues(t *testing.T) {
 // A chart that generates its CA at every render without lookup
 // (aws-load-balancer-controller before #2473) gets a caBundle that changes
 // at every upgrade: rendering it twice shows it. The same chart reusing
-// its Secret through lookup does not.
+// its Secret through lookup keeps it at helm upgrade, but not where a
+// render has no cluster (helm template, Argo CD: info); with its lookup
+// turned off by a value (keepTLSSecret: false), it does not keep it.
 func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
 	res := run(t, []string{"../testdata/sources/helm-cases/gen-ca"}, source.Options{})
 	found := find(res.Diagnostics, "ca-bundle", "gen-ca/templates/webhook.yaml")
@@ -380,8 +382,14 @@ func TestHelmCAGeneratedAtEveryRender(t *testing.T) {
 		t.Errorf("want one ca-bundle warning on the caBundle line:%s", dump(res.Diagnostics))
 	}
 	res = run(t, []string{"../testdata/sources/helm-cases/gen-ca-lookup"}, source.Options{})
-	if found := find(res.Diagnostics, "ca-bundle", ".yaml"); len(found) != 0 {
-		t.Errorf("the chart reuses its Secret through lookup:%s", dump(found))
+	if found := find(res.Diagnostics, "ca-bundle", ".yaml"); len(found) != 1 || found[0].Severity != diag.Info ||
+		!strings.Contains(found[0].Message, "renders without a cluster (helm template, Argo CD) make a new CA") {
+		t.Errorf("the chart reuses its Secret through lookup, only at helm upgrade:%s", dump(found))
+	}
+	res = run(t, []string{"../testdata/sources/helm-cases/gen-ca-lookup-off"}, source.Options{})
+	if found := find(res.Diagnostics, "ca-bundle", ".yaml"); len(found) != 1 || found[0].Severity != diag.Warning ||
+		!strings.Contains(found[0].Message, "new CA at every helm upgrade: the chart's lookup does not keep it") {
+		t.Errorf("the chart's lookup is off by default:%s", dump(found))
 	}
 }
 
@@ -447,6 +455,13 @@ func TestHelmTimeoutFromValues(t *testing.T) {
 	found := find(res.Diagnostics, "timeout-too-long", "templates/webhook.yaml")
 	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 30 (chart value)") {
 		t.Errorf("want one info timeout-too-long finding naming the chart values:%s", dump(res.Diagnostics))
+	}
+	// The other end, the same table: timeout-too-short.
+	res = run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")},
+		Set: []string{"webhook.timeoutSeconds=1"}})
+	found = find(res.Diagnostics, "timeout-too-short", "templates/webhook.yaml")
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 1 (chart value)") {
+		t.Errorf("want one info timeout-too-short finding naming the chart values:%s", dump(res.Diagnostics))
 	}
 }
 

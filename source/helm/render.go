@@ -83,9 +83,15 @@ type Template struct {
 	defines map[string]*define
 	// Again is the output of a second render, made only when the chart
 	// generates certificates while rendering (genCA, genSelfSignedCert,
-	// genSignedCert) and never calls lookup to reuse a stored one: what
-	// differs between the two renders changes at every upgrade.
+	// genSignedCert): what differs between the two renders changes at
+	// every render without a cluster (helm template, Argo CD), and at
+	// every upgrade unless Lookup keeps it.
 	Again []byte
+	// Lookup says the chart calls lookup, the way it reuses a certificate
+	// it installed; Installed is then a render whose lookup answers with
+	// the first render's objects, as at helm upgrade (installed.go).
+	Lookup    bool
+	Installed []byte
 }
 
 // Chart is a rendered chart.
@@ -212,16 +218,20 @@ func Render(dir string, opts Options) (*Chart, error) {
 		}
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
 	}
-	out, skipped, err := renderBounded(c, top, dir)
+	out, skipped, err := renderBounded(c, top, dir, nil)
 	if err != nil {
 		return nil, err
 	}
 	sources := map[string][]byte{}
 	collectSources(c, "", sources)
-	var again map[string]string
-	if generatesCertificates(sources) {
+	var again, installed map[string]string
+	gen, lookup := generatesCertificates(sources)
+	if gen {
 		// The failing templates were removed by the first render.
-		again, _, _ = renderBounded(c, top, dir)
+		again, _, _ = renderBounded(c, top, dir, nil)
+	}
+	if gen && lookup {
+		installed, _, _ = renderBounded(c, top, dir, map[string]any{"lookup": installedLookup(out, release.Namespace)})
 	}
 	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped, MissingDeps: missingDependencies(c, chartFile)}
 	for _, d := range localDirs {
@@ -253,9 +263,14 @@ func Render(dir string, opts Options) (*Chart, error) {
 		res.Templates = append(res.Templates, &Template{
 			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n], defines: defines,
 		})
+		t := res.Templates[len(res.Templates)-1]
 		if a, ok := again[n]; ok {
-			res.Templates[len(res.Templates)-1].Again = []byte(a)
+			t.Again = []byte(a)
 		}
+		if a, ok := installed[n]; ok {
+			t.Installed = []byte(a)
+		}
+		t.Lookup = lookup
 	}
 	for _, crd := range c.CRDObjects() {
 		// A packaged subchart's CRDs have no file to point at.
@@ -272,17 +287,14 @@ var (
 )
 
 // generatesCertificates reports whether the chart's templates generate a
-// certificate while rendering and none of them calls lookup (the way a
-// chart reuses the certificate of its installed Secret instead).
-func generatesCertificates(sources map[string][]byte) bool {
-	gen := false
+// certificate while rendering, and whether some of them call lookup (the
+// way a chart reuses the certificate of its installed Secret).
+func generatesCertificates(sources map[string][]byte) (gen, lookup bool) {
 	for _, src := range sources {
-		if lookupFunc.Match(src) {
-			return false
-		}
+		lookup = lookup || lookupFunc.Match(src)
 		gen = gen || certificateFuncs.Match(src)
 	}
-	return gen
+	return gen, lookup
 }
 
 // loadLocalDependencies adds the file:// dependencies Chart.yaml declares
@@ -410,7 +422,7 @@ const maxAttempts = 8
 // template that fails (its own error, or a limit) is reported where Helm
 // says it failed, removed, and the rest rendered again, so one broken or
 // hostile template does not hide the others.
-func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]string, []*Error, error) {
+func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[string]any) (map[string]string, []*Error, error) {
 	var skipped []*Error
 	// removedBy maps each removed template to the failure that removed it;
 	// dependents lists, per failure, the templates removed only because
@@ -433,6 +445,7 @@ func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]st
 	for attempt := 0; ; attempt++ {
 		b := newBudget()
 		eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
+		maps.Copy(eng.CustomTemplateFuncs, funcs)
 		type result struct {
 			out map[string]string
 			err error
