@@ -110,11 +110,6 @@ type Unit struct {
 	Located func(*manifest.Document) bool
 }
 
-// Files lints already-parsed files as one unit.
-func Files(files []*manifest.File, opts Options) *Result {
-	return LintUnit(Unit{Files: files}, opts)
-}
-
 // LintUnit lints one deployment unit.
 func LintUnit(u Unit, opts Options) *Result {
 	opts = opts.withDefaults()

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -308,7 +309,7 @@ func TestUsageErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := f.Spec.Resolve()
-		if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), tc.want) {
+		if u := (UsageError{}); !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want a usage error with %q", tc.args, err, tc.want)
 		}
 	}
