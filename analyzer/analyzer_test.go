@@ -25,8 +25,11 @@ import (
 // front ends (what is built from Go, where findings land) independently
 // of which rules exist. Each reports the kind of path real rules report:
 // a set field, an element of a list, a missing field, a configuration
-// field, a field inside a selector.
+// field, a field inside a selector. unserved-api-version is the real one:
+// where the apiVersion finding lands (on the literal's type) is the front
+// end's.
 var testRules = []*rules.Rule{
+	rules.MustLookup(rules.UnservedAPIVersionRule),
 	{
 		Name: "test-failure-policy", Severity: diag.Warning,
 		Check: func(p *rules.Pass) {

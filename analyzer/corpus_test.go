@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -14,9 +13,9 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/analysis"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/webhooklint/webhooklint/internal/golden"
+)
 
 // markerLine matches a marker comment line as it appears in source.
 var markerLine = regexp.MustCompile(`^\s*//\s*\+kubebuilder:webhook`)
@@ -84,19 +83,7 @@ func TestCorpusMarkers(t *testing.T) {
 			t.Errorf("%s: controller-gen rejects these markers, but nothing was reported", name)
 		}
 	}
-	golden := filepath.Join("testdata", "corpus-markers.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("corpus results differ from %s (run with -update and review the diff):\n%s", golden, got.String())
-	}
+	golden.Check(t, filepath.Join("testdata", "corpus-markers.golden"), []byte(got.String()))
 }
 
 // FuzzMarkers feeds arbitrary marker arguments through controller-tools'

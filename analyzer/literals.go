@@ -15,7 +15,6 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -125,17 +124,19 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Ru
 		// even when two share a name (or have none).
 		obj := cfg.Object()
 		obj.Name = fmt.Sprintf("%s@%d", obj.Name, lit.Pos())
-		if apiVersion == rules.V1beta1 && e.anyKnown() {
-			// Conversion helpers build v1beta1 objects from values they
-			// read (for clusters that still have them): no constant of
-			// their own, nothing written for a v1beta1 server.
-			reportUnserved(r, lit, kind, obj)
-		}
 		done[lit] = true
 		changed := changesAfter(pass, stack, assignedChange)
 		inv := &rules.Inventory{Configs: []*rules.Config{cfg}}
+		// Conversion helpers build v1beta1 objects from values they read
+		// (for clusters that still have them): no constant of their own,
+		// nothing written for a v1beta1 server.
+		versionKnown := e.anyKnown()
 		runRules(rs, cfg, inv, s, func(f rules.Finding) {
-			if d, ok := e.place(f, changed); ok {
+			if d, ok := onType(f, lit); ok {
+				if versionKnown {
+					r.finding(d, obj, f.Path)
+				}
+			} else if d, ok := e.place(f, changed); ok {
 				r.finding(d, obj, f.Path)
 			}
 		}, r, func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 })
@@ -327,17 +328,13 @@ func literalKind(t types.Type) (kind, apiVersion string) {
 	return "", ""
 }
 
-// reportUnserved says what the YAML front end says about a v1beta1
-// manifest, on the literal's type: the API server stopped serving
-// admissionregistration/v1beta1 in 1.22.
-func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string, obj *diag.Object) {
-	rule, ok := rules.Lookup(rules.UnservedAPIVersionRule)
-	if !ok || lit.Type == nil {
-		return
+// onType places a finding on the literal's apiVersion on its type: a Go
+// literal writes its version by the package it names, not in a field.
+func onType(f rules.Finding, lit *ast.CompositeLit) (diagnostic, bool) {
+	if f.Path != "apiVersion" || lit.Type == nil {
+		return diagnostic{}, false
 	}
-	r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
-		message: fmt.Sprintf("v1beta1 %s was removed in Kubernetes 1.22: use %s and write out the defaults you relied on",
-			kind, admissionV1Path)}, obj, "apiVersion")
+	return diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: f.Severity, category: f.Rule, message: f.Message}, true
 }
 
 // evaluator turns a literal into a typed object, recording where each

@@ -52,15 +52,6 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 	obj := pol.Object()
 	obj.Name = fmt.Sprintf("%s@%d", obj.Name, lit.Pos())
 	done[lit] = true
-	if !s.KubeVersion.AtLeast(rules.PolicyServedFrom(kind)) {
-		// As in the CLI: the apply fails before validation, so there is
-		// nothing else to judge.
-		if rule, ok := rules.Lookup(rules.UnservedAPIVersionRule); ok && lit.Type != nil {
-			r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
-				message: rules.UnservedPolicyMessage(kind, s.KubeVersion)}, obj, "apiVersion")
-		}
-		return
-	}
 	changed := changesAfter(pass, stack, policyAssignedChange)
 	specKnown := e.complete("spec")
 	inv := &rules.Inventory{Policies: []*rules.Policy{pol}}
@@ -68,6 +59,10 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 	for _, rule := range prs {
 		runGuarded(rule, "admission policy", r, at, func() {
 			rules.NewPolicyPass(rule, pol, inv, s, func(f rules.Finding) {
+				if d, ok := onType(f, lit); ok {
+					r.finding(d, obj, f.Path)
+					return
+				}
 				if !specKnown && (f.Path == "spec" || strings.HasPrefix(f.Path, "spec.")) {
 					return
 				}

@@ -2,16 +2,13 @@ package cli
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/golden"
 	"github.com/webhooklint/webhooklint/rules"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const clean = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
@@ -36,22 +33,9 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
-func golden(t *testing.T, name, got string) {
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "cli", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cli -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run go test ./cli -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("..", "testdata", "cli", name), []byte(got))
 }
 
 func TestExitCodes(t *testing.T) {
@@ -87,10 +71,10 @@ func TestStdinFilenameAndFormats(t *testing.T) {
 	if code != ExitFindings {
 		t.Fatalf("exit %d", code)
 	}
-	golden(t, "typo.txt", out)
+	checkGolden(t, "typo.txt", out)
 	_, out, _ = run(t, typo, "--format", "json", "--stdin-filename", "config/webhook.yaml", "-")
 	out = strings.Replace(out, `"version": "`+version()+`"`, `"version": "test"`, 1)
-	golden(t, "typo.json", out)
+	checkGolden(t, "typo.json", out)
 }
 
 func TestListAndExplainCoverEveryRule(t *testing.T) {

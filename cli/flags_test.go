@@ -206,7 +206,7 @@ func TestCompletionBash(t *testing.T) {
 		{"webhooklint cluster --watch-list ", "auto always never"},
 		{"webhooklint cluster simulate --oper", "--operation"},
 		{"webhooklint cluster simulate --operation C", "CREATE CONNECT"},
-		{"webhooklint simulate --format ", "text json"},
+		{"webhooklint simulate --format ", "checkstyle counts github gitlab json junit markdown sarif text"},
 		{"webhooklint completion ", "bash zsh fish"},
 		{"webhooklint help c", "cluster completion"},
 		{"webhooklint --kube-version ", ""},

@@ -48,8 +48,7 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail(err)
 	}
 	units = source.WithAdmissionObjects(units)
-	code := ExitOK
-	shown := 0
+	answer := &simulate.Answer{Headed: len(units) > 1}
 	for _, u := range units {
 		if u.Problem != nil {
 			fmt.Fprintf(stderr, "webhooklint simulate: %s: %v (skipped)\n", u.Label, u.Problem)
@@ -68,40 +67,19 @@ func Simulate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "webhooklint simulate: %s: no webhook and no admission policy, nothing to simulate (skipped)\n", u.Label)
 			continue
 		}
-		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels, Policies: inv.Policies})
 		// Each unit is one installation: its chain is its own.
-		if f.Format != "json" && len(units) > 1 {
-			if shown > 0 {
-				fmt.Fprintln(stdout)
-			}
-			fmt.Fprintf(stdout, "# %s\n", u.Label)
-		}
-		shown++
-		if f.Format == "json" {
-			err = chain.WriteJSON(stdout)
-		} else {
-			err = chain.WriteText(stdout)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "webhooklint simulate: writing output: %v\n", err)
-			return ExitInternal
-		}
-		code = max(code, chain.ExitCode())
+		chain := simulate.Simulate(inv.Configs, req, simulate.Options{KubeVersion: kube, NamespaceLabels: inv.NamespaceLabels, Policies: inv.Policies})
+		answer.Units = append(answer.Units, simulate.Unit{Label: u.Label, Chain: chain})
 	}
-	if shown == 0 {
+	if len(answer.Units) == 0 {
 		fmt.Fprintln(stderr, "webhooklint simulate: note: no webhook configuration or admission policy found in the input")
-		chain := simulate.Simulate(nil, req, simulate.Options{KubeVersion: kube})
-		if f.Format == "json" {
-			err = chain.WriteJSON(stdout)
-		} else {
-			err = chain.WriteText(stdout)
-		}
-		if err != nil {
-			return ExitInternal
-		}
-		return chain.ExitCode()
+		answer = &simulate.Answer{Units: []simulate.Unit{{Chain: simulate.Simulate(nil, req, simulate.Options{KubeVersion: kube})}}}
 	}
-	return code
+	if err := simulate.Write(stdout, f.Format, version(), answer); err != nil {
+		fmt.Fprintf(stderr, "webhooklint simulate: writing output: %v\n", err)
+		return ExitInternal
+	}
+	return answer.ExitCode()
 }
 
 const simulateUsage = `Usage: webhooklint simulate --operation OP --resource RESOURCE [flags] [PATH...]

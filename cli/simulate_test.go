@@ -2,11 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
@@ -30,7 +35,7 @@ func TestSimulateCommand(t *testing.T) {
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "--object=" + fixtures + "pod.yaml", fixtures + "policy-errors.yaml"}, code: 1,
 			stdout: "Outcome: the API server rejects the request at ValidatingAdmissionPolicy condition-error with binding condition-error."},
 		{args: []string{"--operation=CREATE", "--resource=pods"}, code: 2, stderr: "pods are namespaced: give --namespace", noStdout: true},
-		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--format=yaml"}, code: 2, stderr: "--format must be text or json", noStdout: true},
+		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--format=yaml"}, code: 2, stderr: `--format: unknown format "yaml"`, noStdout: true},
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", "--kube-version=one"}, code: 2, noStdout: true},
 		{args: []string{"--operation=CREATE", "--resource=pods", "--namespace=x", fixtures + "nothing-here.yaml"}, code: 2, stderr: "nothing-here.yaml", noStdout: true},
 		{args: []string{"--no-such-flag"}, code: 2, stderr: "unknown flag: --no-such-flag", noStdout: true},
@@ -40,6 +45,52 @@ func TestSimulateCommand(t *testing.T) {
 		if code != tc.code || !strings.Contains(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) ||
 			(tc.noStdout && stdout.Len() > 0) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, %q, %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
+		}
+	}
+}
+
+// Every report format works for simulate: text and json print the chain,
+// the others report what can reject the request (here three fail-closed
+// webhooks), well formed in their own syntax.
+func TestSimulateEveryFormat(t *testing.T) {
+	args := []string{"--operation=CREATE", "--resource=pods", "--namespace=default", "../simulate/testdata/reinvoke.yaml"}
+	for _, format := range report.Names() {
+		var stdout, stderr bytes.Buffer
+		code := Simulate(append([]string{"--format=" + format}, args...), strings.NewReader(""), &stdout, &stderr)
+		out := stdout.String()
+		if code != 1 || stderr.Len() > 0 {
+			t.Errorf("--format %s: exit %d, stderr %q; want exit 1 and no stderr", format, code, stderr.String())
+			continue
+		}
+		want := []string{"m1", "first.example.com", "second.example.com", "third.example.com"}
+		switch format {
+		case "text":
+			want = append(want, "Worst-case latency: 16s")
+		case "json":
+			want = append(want, `"schemaVersion": 1`)
+		case "counts":
+			want = []string{"errors=0\nwarnings=3\n"}
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("--format %s: output lacks %q:\n%s", format, w, out)
+			}
+		}
+		switch format {
+		case "json", "sarif", "gitlab":
+			var v any
+			if err := json.Unmarshal(stdout.Bytes(), &v); err != nil {
+				t.Errorf("--format %s: not JSON: %v", format, err)
+			}
+		case "junit", "checkstyle":
+			for d := xml.NewDecoder(&stdout); ; {
+				if _, err := d.Token(); errors.Is(err, io.EOF) {
+					break
+				} else if err != nil {
+					t.Errorf("--format %s: not XML: %v", format, err)
+					break
+				}
+			}
 		}
 	}
 }

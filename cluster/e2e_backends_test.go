@@ -285,7 +285,7 @@ func liveDiagnostics(t *testing.T, ctx context.Context, c kubernetes.Interface) 
 
 func fileDiagnostics(t *testing.T, bundle string) []rulesDiagnostic {
 	t.Helper()
-	res := lint.Files([]*manifest.File{manifest.Parse("bundle.yaml", []byte(bundle))}, lint.Options{Settings: rules.DefaultSettings()})
+	res := lint.LintUnit(lint.Unit{Files: []*manifest.File{manifest.Parse("bundle.yaml", []byte(bundle))}}, lint.Options{Settings: rules.DefaultSettings()})
 	var out []rulesDiagnostic
 	for _, d := range res.Diagnostics {
 		// A file finding is located at the backend's field (its cause); the

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -12,7 +13,7 @@ import (
 // names its object, located by its field path, with the event's mark in
 // front; each snapshot ends with the file mode's summary line.
 func TestWatchText(t *testing.T) {
-	st := newState(nil)
+	st := newStateWith(lint.Options{})
 	var out bytes.Buffer
 	p := &printer{w: &out, excerpt: true}
 	print := func(cs []Change) {

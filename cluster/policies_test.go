@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -137,7 +138,7 @@ func policySummary(cs []Change) string {
 }
 
 func TestStateLintsPolicies(t *testing.T) {
-	st := newState(nil)
+	st := newStateWith(lint.Options{})
 	steps := []struct {
 		name string
 		do   func() []Change
@@ -179,7 +180,7 @@ func TestStateLintsPolicies(t *testing.T) {
 // A cluster that has no policy at all still lists its policies: a binding
 // there names a policy that does not exist, said of the cluster.
 func TestBindingInAClusterWithoutPolicies(t *testing.T) {
-	st := newState(nil)
+	st := newStateWith(lint.Options{})
 	st.syncKind(rules.ValidatingPolicy, nil, nil)
 	st.syncKind(rules.ValidatingPolicyBinding, nil, []*rules.Policy{testBinding(vapBinding("b", "1", "q"))})
 	want := `no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies`

@@ -97,16 +97,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer, r
 	}
 	chain := simulate.Simulate(configs, req, opts)
 	chain.Notes = append(chain.Notes, notes...)
-	if f.Format == "json" {
-		err = chain.WriteJSON(stdout)
-	} else {
-		err = chain.WriteText(stdout)
-	}
-	if err != nil {
+	answer := &simulate.Answer{Units: []simulate.Unit{{Chain: chain}}}
+	if err := simulate.Write(stdout, f.Format, ToolVersion, answer); err != nil {
 		fmt.Fprintf(stderr, "webhooklint cluster simulate: writing output: %v\n", err)
 		return exitFailure
 	}
-	return chain.ExitCode()
+	return answer.ExitCode()
 }
 
 // readForSimulation reads both configuration kinds, the admission

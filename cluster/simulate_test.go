@@ -26,7 +26,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 	}{
 		{[]string{"simulate"}, "--operation is required"},
 		{[]string{"simulate", "--operation=CREATE", "--resource=pods"}, "give --namespace"},
-		{[]string{"simulate", "--operation=CREATE", "--resource=pods", "--namespace=x", "--format=xml"}, "--format must be text or json"},
+		{[]string{"simulate", "--operation=CREATE", "--resource=pods", "--namespace=x", "--format=xml"}, `--format: unknown format "xml"`},
 		{[]string{"simulate", "--operation=CREATE", "--resource=pods", "--namespace=x", "files/"}, "reads no files"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -63,10 +63,6 @@ type state struct {
 	internal []error
 }
 
-func newState(settings *rules.Settings) *state {
-	return newStateWith(lint.Options{Settings: settings})
-}
-
 func newStateWith(o lint.Options) *state {
 	if o.Settings == nil {
 		o.Settings = rules.DefaultSettings()

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -36,7 +37,7 @@ func summary(cs []Change) string {
 }
 
 func TestStateReportsEachChangeOnce(t *testing.T) {
-	st := newState(nil)
+	st := newStateWith(lint.Options{})
 	st.setLive(&rules.LiveInventory{Served: []rules.ServedResource{{Group: "apps", Version: "v1", Resource: "deployments", Namespaced: true}}})
 	steps := []struct {
 		name string

@@ -2,7 +2,6 @@ package diag
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 )
 
@@ -19,15 +18,6 @@ const (
 	// would most likely make, applied only when asked (--unsafe-fixes).
 	Unsafe Applicability = "unsafe"
 )
-
-// ParseApplicability accepts the two names.
-func ParseApplicability(s string) (Applicability, error) {
-	switch a := Applicability(s); a {
-	case Safe, Unsafe:
-		return a, nil
-	}
-	return "", fmt.Errorf("unknown fix applicability %q (want safe or unsafe)", s)
-}
 
 // Fix is a change that resolves a finding: a set of text edits applied
 // together or not at all.

@@ -12,7 +12,7 @@ import (
 
 func lintText(t *testing.T, text string) []diag.Diagnostic {
 	t.Helper()
-	res := Files([]*manifest.File{manifest.Parse("test.yaml", []byte(text))}, Options{})
+	res := LintUnit(Unit{Files: []*manifest.File{manifest.Parse("test.yaml", []byte(text))}}, Options{})
 	if len(res.Internal) > 0 {
 		t.Fatal(res.Internal[0])
 	}
@@ -146,7 +146,7 @@ func TestV1beta1IsAnErrorFrom122(t *testing.T) {
 		}
 		s := rules.DefaultSettings()
 		s.KubeVersion = v
-		res := Files([]*manifest.File{manifest.Parse("test.yaml", []byte(v1beta1Config))}, Options{Settings: s})
+		res := LintUnit(Unit{Files: []*manifest.File{manifest.Parse("test.yaml", []byte(v1beta1Config))}}, Options{Settings: s})
 		roots := byRule(res.Diagnostics)["unserved-api-version"]
 		if len(roots) != 1 || roots[0].Severity != tc.want {
 			t.Errorf("--kube-version %s: want one %s, got %+v", tc.kube, tc.want, roots)

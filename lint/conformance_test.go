@@ -96,7 +96,7 @@ func TestConformanceWithAPIServer(t *testing.T) {
 			t.Fatalf("%s: %d documents but %d verdicts; re-record with hack/record-conformance.sh", name, len(starts), len(verdicts))
 		}
 		f := manifest.Parse(path, data)
-		res := Files([]*manifest.File{f}, Options{Settings: corpusSettings(t, data), Jobs: 1})
+		res := LintUnit(Unit{Files: []*manifest.File{f}}, Options{Settings: corpusSettings(t, data), Jobs: 1})
 		byDoc := make([][]diag.Diagnostic, len(starts))
 		for _, d := range res.Diagnostics {
 			k := docAt(starts, d.Line)

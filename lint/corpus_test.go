@@ -47,7 +47,7 @@ func TestCorpusAgreesWithServer(t *testing.T) {
 	// Each file is linted on its own: the server judged documents one by one.
 	seen := 0
 	for _, f := range parsed {
-		res := Files([]*manifest.File{f}, Options{})
+		res := LintUnit(Unit{Files: []*manifest.File{f}}, Options{})
 		for _, d := range f.Docs {
 			if d.Config == nil {
 				continue

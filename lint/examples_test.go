@@ -65,7 +65,7 @@ func lintExample(t *testing.T, r *rules.Rule, kind, src string) []string {
 	settings := rules.DefaultSettings()
 	settings.Now = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC) // as the fixtures
 	input := map[string]bool{r.Name: true, rules.YAMLSyntaxRule: true, rules.SchemaRule: true}
-	res := lint.Files([]*manifest.File{manifest.Parse(r.Name+"/"+kind+".yaml", []byte(src))}, lint.Options{
+	res := lint.LintUnit(lint.Unit{Files: []*manifest.File{manifest.Parse(r.Name+"/"+kind+".yaml", []byte(src))}}, lint.Options{
 		Settings: settings,
 		Enabled:  func(name string) bool { return input[name] },
 	})

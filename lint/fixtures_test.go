@@ -119,7 +119,7 @@ func runFixture(t *testing.T, rule, file string) {
 		}
 	}
 	enabled := append([]string{rule}, alwaysOn...)
-	res := lint.Files([]*manifest.File{manifest.Parse(file, data)}, lint.Options{
+	res := lint.LintUnit(lint.Unit{Files: []*manifest.File{manifest.Parse(file, data)}}, lint.Options{
 		Live:     live,
 		Settings: settings,
 		Enabled:  func(name string) bool { return slices.Contains(enabled, name) },

@@ -110,11 +110,6 @@ type Unit struct {
 	Located func(*manifest.Document) bool
 }
 
-// Files lints already-parsed files as one unit.
-func Files(files []*manifest.File, opts Options) *Result {
-	return LintUnit(Unit{Files: files}, opts)
-}
-
 // LintUnit lints one deployment unit.
 func LintUnit(u Unit, opts Options) *Result {
 	opts = opts.withDefaults()
@@ -237,15 +232,6 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	switch {
 	case d.Config != nil:
 		findings, errs = runRules(d.Config, inv, opts, d.File)
-	case d.Policy != nil && !opts.Settings.KubeVersion.AtLeast(rules.PolicyServedFrom(d.Kind)):
-		// Not served at the target version: the apply fails before
-		// validation, so there is nothing else to judge.
-		at := d.Locate("apiVersion", false)
-		return []diag.Diagnostic{{
-			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
-			Severity: diag.Error, Rule: rules.UnservedAPIVersionRule, Path: "apiVersion",
-			Message: rules.UnservedPolicyMessage(d.Kind, opts.Settings.KubeVersion), Object: d.Object(),
-		}}, nil
 	case d.Policy != nil:
 		findings, errs = runPolicyRules(d.Policy, inv, opts, d.File)
 	case !rules.CRDServed(d.CRD, opts.Settings.KubeVersion):
@@ -255,15 +241,12 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 	default:
 		findings, errs = runCRDRules(d.CRD, inv, opts, d.File)
 	}
+	unserved := d.Policy != nil && !rules.PolicyServed(d.Kind, opts.Settings.KubeVersion)
 	ds := make([]diag.Diagnostic, 0, len(findings)+len(d.Diagnostics))
-	ds = append(ds, d.Diagnostics...)
-	if d.Config != nil && d.Config.IsV1beta1() && rules.V1beta1Served(opts.Settings.KubeVersion) {
-		// The loader judged v1beta1 for a server that no longer serves it.
-		for i := range ds {
-			if ds[i].Rule == rules.UnservedAPIVersionRule {
-				ds[i].Severity, ds[i].Message = rules.UnservedV1beta1(d.Config, opts.Settings.KubeVersion)
-			}
-		}
+	if !unserved {
+		// Unserved, the apply fails before validation: the rule's finding
+		// is all there is to say.
+		ds = append(ds, d.Diagnostics...)
 	}
 	if d.CRD != nil && rules.IsV1beta1CRD(d.CRD) {
 		for i := range ds {
@@ -305,6 +288,9 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		ds = append(ds, dg)
 	}
 	attachFixes(d, ds, pending)
+	if unserved {
+		return ds, errs // as before validation, no suppression applies either
+	}
 	return applySuppressions(d, ds, opts), errs
 }
 

@@ -40,7 +40,7 @@ func TestMessagesAreOneReadableLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := lint.Files([]*manifest.File{manifest.Parse(f, data)}, lint.Options{Settings: settings})
+		res := lint.LintUnit(lint.Unit{Files: []*manifest.File{manifest.Parse(f, data)}}, lint.Options{Settings: settings})
 		for _, d := range res.Diagnostics {
 			lengths = append(lengths, utf8.RuneCountInString(d.Message))
 			if problem := messageProblem(d.Message); problem != "" {

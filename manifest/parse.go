@@ -638,8 +638,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		ix.freeze()
 		d.Positions = ix
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), rules.UnservedAPIVersionRule, diag.Error, "apiVersion",
-			fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
-				kind, apiVersion, kind, apiVersion, rules.V1)))
+			rules.NeverServedMessage(kind, apiVersion)))
 	case f.opts.Alone && kind != "CustomResourceDefinition" && b.plain:
 		// Nothing reads it (Options.Alone), and without aliases reading it
 		// cannot exhaust the budget, the one finding reading it gives.
@@ -725,13 +724,6 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 			e.msg = fmt.Sprintf("unknown field %q (reinvocationPolicy exists only on mutating webhooks)", e.path)
 		}
 		d.addDecodeError(e)
-	}
-	if d.APIVersion == rules.V1beta1 {
-		at := d.Locate("apiVersion", false)
-		// An error for the default target; lint makes it the warning of a
-		// target that still serves v1beta1 (rules.UnservedV1beta1).
-		sev, msg := rules.UnservedV1beta1(d.Config, rules.DefaultKubeVersion)
-		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rules.UnservedAPIVersionRule, sev, "apiVersion", msg))
 	}
 	d.Suppressions = d.suppressions(src, dec.comments, docNode)
 	d.Positions.freeze()

@@ -48,6 +48,9 @@ func init() {
 }
 
 func formatJSON(w io.Writer, run *Run) error {
+	if run.Document != nil {
+		return run.Document.WriteJSON(w)
+	}
 	c := diag.CountOf(run.Diagnostics)
 	report := func(ds []jsonDiagnostic) jsonReport {
 		r := jsonReport{

@@ -40,6 +40,18 @@ type Run struct {
 	// the JSON envelope.
 	Notes            []string
 	ResourceVersions map[string]string
+
+	// Document is the answer of a run that is not a list of findings
+	// (simulate's admission chains): the text and json formats print it
+	// in its own shape, the other formats report Diagnostics, what it
+	// found.
+	Document Document
+}
+
+// Document is a run's own output, for people and for programs.
+type Document interface {
+	WriteText(w io.Writer) error
+	WriteJSON(w io.Writer) error
 }
 
 // Formatter writes a run in one format.

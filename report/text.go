@@ -38,6 +38,9 @@ const (
 //
 //	1 error, 2 warnings in 1 file
 func (t *textFormatter) Format(w io.Writer, run *Run) error {
+	if run.Document != nil {
+		return run.Document.WriteText(w)
+	}
 	tw := NewTextWriter(w, t.opts, run)
 	for _, d := range run.Diagnostics {
 		tw.Finding("", d, "")

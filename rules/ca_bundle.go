@@ -16,9 +16,12 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
+// CABundleRule is the name of the rule, for the packages that judge its findings.
+const CABundleRule = "ca-bundle"
+
 func init() {
 	register(&Rule{
-		Name:     "ca-bundle",
+		Name:     CABundleRule,
 		Summary:  "caBundle that cannot verify the webhook: not PEM, no certificate, expired, not a CA, missing or overwritten",
 		Severity: diag.Warning,
 		Category: Practice,

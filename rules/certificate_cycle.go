@@ -12,9 +12,12 @@ import (
 
 const annotationInjectCAFrom = "cert-manager.io/inject-ca-from"
 
+// CertificateCycleRule is the name of the rule, for the packages that judge its findings.
+const CertificateCycleRule = "certificate-cycle"
+
 func init() {
 	register(&Rule{
-		Name:     "certificate-cycle",
+		Name:     CertificateCycleRule,
 		Summary:  "a fail-closed webhook blocks the cert-manager requests that issue its own serving certificate",
 		Severity: diag.Warning,
 		Category: Practice,

@@ -16,9 +16,12 @@ import (
 // server accepts go.
 var conversionWebhookClient = field.NewPath("spec", "conversion", "webhook", "clientConfig")
 
+// ConversionWebhookRule is the name of the rule, for the packages that judge its findings.
+const ConversionWebhookRule = "conversion-webhook"
+
 func init() {
 	register(&Rule{
-		Name:     "conversion-webhook",
+		Name:     ConversionWebhookRule,
 		Summary:  "a CRD's versions are not converted, or its conversion webhook has a caBundle or a backend that makes reads and writes of its custom resources fail",
 		Severity: diag.Warning,
 		Category: Practice,

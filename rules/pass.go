@@ -199,7 +199,9 @@ func NewPolicyPass(r *Rule, pol *Policy, in *Inventory, s *Settings, report func
 func (p *Pass) Run() {
 	switch {
 	case p.Policy != nil:
-		if p.rule.CheckPolicy != nil {
+		// A kind the target does not serve is never validated (the apply
+		// fails first): unserved-api-version says so, and nothing else.
+		if p.rule.CheckPolicy != nil && (p.rule.Name == UnservedAPIVersionRule || PolicyServed(p.Policy.Kind, p.Settings.KubeVersion)) {
 			p.rule.CheckPolicy(p)
 		}
 	case p.CRD != nil:

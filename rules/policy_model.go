@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -107,9 +105,7 @@ func PolicyServedFrom(kind string) int {
 	return 30
 }
 
-// UnservedPolicyMessage is the finding on a policy kind the target
-// version does not serve in v1.
-func UnservedPolicyMessage(kind string, v KubeVersion) string {
-	return fmt.Sprintf("Kubernetes %s does not serve %s in %s (kubectl: no matches for kind %q); it is served from 1.%d: raise --kube-version or drop it",
-		v, kind, V1, kind, PolicyServedFrom(kind))
-}
+// PolicyServed reports whether a server of version v serves the policy
+// kind in admissionregistration.k8s.io/v1. One it does not is judged by
+// unserved-api-version alone: the apply fails before validation.
+func PolicyServed(kind string, v KubeVersion) bool { return v.AtLeast(PolicyServedFrom(kind)) }

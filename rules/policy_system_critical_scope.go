@@ -12,9 +12,12 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
+// PolicySystemCriticalScopeRule is the name of the rule, for the packages that judge its findings.
+const PolicySystemCriticalScopeRule = "policy-system-critical-scope"
+
 func init() {
 	register(&Rule{
-		Name:     "policy-system-critical-scope",
+		Name:     PolicySystemCriticalScopeRule,
 		Summary:  "a fail-closed admission policy can deny requests the control plane and nodes depend on, or the fix of its own params",
 		Severity: diag.Warning,
 		Category: Practice,

@@ -14,9 +14,12 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
+// SelfDeadlockRule is the name of the rule, for the packages that judge its findings.
+const SelfDeadlockRule = "self-deadlock"
+
 func init() {
 	register(&Rule{
-		Name:     "self-deadlock",
+		Name:     SelfDeadlockRule,
 		Summary:  "a fail-closed webhook can block the requests that bring its own backend back",
 		Severity: diag.Warning,
 		Category: Practice,

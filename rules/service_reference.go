@@ -11,9 +11,12 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
+// ServiceReferenceRule is the name of the rule, for the packages that judge its findings.
+const ServiceReferenceRule = "service-reference"
+
 func init() {
 	register(&Rule{
-		Name:     "service-reference",
+		Name:     ServiceReferenceRule,
 		Summary:  "clientConfig.service names a Service, port or pods that cannot answer",
 		Severity: diag.Warning,
 		Category: Practice,

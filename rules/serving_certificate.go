@@ -12,9 +12,12 @@ import (
 	"github.com/webhooklint/webhooklint/internal/placeholder"
 )
 
+// ServingCertificateRule is the name of the rule, for the packages that judge its findings.
+const ServingCertificateRule = "serving-certificate"
+
 func init() {
 	register(&Rule{
-		Name:     "serving-certificate",
+		Name:     ServingCertificateRule,
 		Summary:  "the cert-manager Certificate injected as a webhook's CA is not issued for the Service the API server calls",
 		Severity: diag.Warning,
 		Category: Practice,

@@ -11,9 +11,12 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
+// SystemCriticalScopeRule is the name of the rule, for the packages that judge its findings.
+const SystemCriticalScopeRule = "system-critical-scope"
+
 func init() {
 	register(&Rule{
-		Name:     "system-critical-scope",
+		Name:     SystemCriticalScopeRule,
 		Summary:  "a fail-closed webhook can intercept requests the control plane and nodes depend on",
 		Severity: diag.Warning,
 		Category: Practice,

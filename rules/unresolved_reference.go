@@ -13,9 +13,12 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 )
 
+// UnresolvedReferenceRule is the name of the rule, for the packages that judge its findings.
+const UnresolvedReferenceRule = "unresolved-reference"
+
 func init() {
 	register(&Rule{
-		Name:     "unresolved-reference",
+		Name:     UnresolvedReferenceRule,
 		Summary:  "clientConfig.service or cert-manager.io/inject-ca-from names an object the unit does not have, while a near match is there",
 		Severity: diag.Warning,
 		Category: Practice,

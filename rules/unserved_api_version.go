@@ -5,12 +5,13 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
 
-// UnservedAPIVersionRule is the name of the rule the front end reports a
-// removed or never-served apiVersion under.
+// UnservedAPIVersionRule is the name of the rule that reports a removed or
+// never-served apiVersion.
 const UnservedAPIVersionRule = "unserved-api-version"
 
 func init() {
@@ -45,28 +46,59 @@ func init() {
 				"https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/",
 			},
 		},
+		Check:       checkUnservedAPIVersion,
+		CheckPolicy: checkUnservedPolicy,
 	})
+}
+
+// checkUnservedAPIVersion judges a v1beta1 configuration against the
+// target version: the loader decoded it with the v1beta1 defaults, and only
+// this rule knows which server it is for.
+func checkUnservedAPIVersion(p *Pass) {
+	if !p.Config.IsV1beta1() {
+		return
+	}
+	sev, msg := unservedV1beta1(p.Config, p.Settings.KubeVersion)
+	p.ReportSeverity(sev, field.NewPath("apiVersion"), msg)
+}
+
+// checkUnservedPolicy reports a policy kind the target does not serve in
+// v1; Pass.Run runs no other rule on it.
+func checkUnservedPolicy(p *Pass) {
+	if !PolicyServed(p.Policy.Kind, p.Settings.KubeVersion) {
+		p.Reportf(field.NewPath("apiVersion"), "Kubernetes %s does not serve %s in %s (kubectl: no matches for kind %q); it is served from 1.%d: raise --kube-version or drop it",
+			p.Settings.KubeVersion, p.Policy.Kind, V1, p.Policy.Kind, PolicyServedFrom(p.Policy.Kind))
+	}
+}
+
+// NeverServedMessage is the finding on a webhook configuration kind in a
+// version of admissionregistration.k8s.io no server ever served: the loader
+// reports it, as such an object has no schema to decode into and no rule
+// sees it.
+func NeverServedMessage(kind, apiVersion string) string {
+	return fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
+		kind, apiVersion, kind, apiVersion, V1)
 }
 
 // servedV1beta1Until is the last minor release that served
 // admissionregistration.k8s.io/v1beta1.
 const servedV1beta1Until = 21
 
-// V1beta1Served reports whether a server of version v still serves the
+// v1beta1Served reports whether a server of version v still serves the
 // v1beta1 webhook configuration API.
-func V1beta1Served(v KubeVersion) bool { return !v.AtLeast(servedV1beta1Until + 1) }
+func v1beta1Served(v KubeVersion) bool { return !v.AtLeast(servedV1beta1Until + 1) }
 
-// UnservedV1beta1 is the severity and message of the unserved-api-version
-// finding on a v1beta1 configuration for a server of version v: an error
-// (the apply fails) from 1.22 on, a warning before. The message names the
-// v1beta1 defaults the configuration relies on that change meaning, or
-// break, once it is moved to v1.
-func UnservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
+// unservedV1beta1 is the severity and message of the finding on a v1beta1
+// configuration for a server of version v: an error (the apply fails) from
+// 1.22 on, a warning before. The message names the v1beta1 defaults the
+// configuration relies on that change meaning, or break, once it is moved
+// to v1.
+func unservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
 	fix := "use v1 (its fields carry over as written)"
 	if set := reliedV1beta1Defaults(c); set != "" {
 		fix = "use v1 and set " + set
 	}
-	if V1beta1Served(v) {
+	if v1beta1Served(v) {
 		return diag.Warning, fmt.Sprintf("%s is deprecated and removed in Kubernetes 1.22; %s", V1beta1, fix)
 	}
 	return diag.Error, fmt.Sprintf("%s was removed in Kubernetes 1.22, so the apply fails; %s", V1beta1, fix)
@@ -113,13 +145,13 @@ func IsV1beta1CRD(crd *apiextensionsv1.CustomResourceDefinition) bool {
 // CRDServed reports whether a server of version v serves crd's apiVersion:
 // one that does not never installs it.
 func CRDServed(crd *apiextensionsv1.CustomResourceDefinition, v KubeVersion) bool {
-	return !IsV1beta1CRD(crd) || V1beta1Served(v)
+	return !IsV1beta1CRD(crd) || v1beta1Served(v)
 }
 
 // UnservedV1beta1CRD is the severity and message of the
 // unserved-api-version finding on a v1beta1 CRD for a server of version v.
 func UnservedV1beta1CRD(v KubeVersion) (diag.Severity, string) {
-	if V1beta1Served(v) {
+	if v1beta1Served(v) {
 		return diag.Warning, CRDV1beta1 + " is deprecated and removed in Kubernetes 1.22; use apiextensions.k8s.io/v1 (a schema per version)"
 	}
 	return diag.Error, CRDV1beta1 + " was removed in Kubernetes 1.22, so the apply fails (no matches for kind); use apiextensions.k8s.io/v1"

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/webhooklint/webhooklint/internal/cliflag"
+	"github.com/webhooklint/webhooklint/report"
 )
 
 // Flags are the command-line flags shared by `webhooklint simulate` and
@@ -52,14 +53,15 @@ func (f *Flags) Bind(fs *pflag.FlagSet) {
 		}
 		return nil
 	})
-	fs.StringVar(&f.Format, "format", "text", "output format: text or json")
-	cliflag.Enum(fs, "format", "text", "json")
+	fs.StringVar(&f.Format, "format", "text", "output `FORMAT`: "+strings.Join(report.Names(), ", ")+
+		" (text and json print the chain; the others report what can reject the request)")
+	cliflag.Enum(fs, "format", report.Names()...)
 }
 
 // Check validates the flags that do not describe the request.
 func (f *Flags) Check() error {
-	if f.Format != "text" && f.Format != "json" {
-		return usagef("--format must be text or json, not %q", f.Format)
+	if _, err := report.New(f.Format, report.Options{}); err != nil {
+		return usagef("--format: %v", err)
 	}
 	return nil
 }

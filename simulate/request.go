@@ -12,7 +12,6 @@
 package simulate
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -79,12 +78,6 @@ type UsageError struct{ Msg string }
 func (e UsageError) Error() string { return e.Msg }
 
 func usagef(format string, a ...any) error { return UsageError{fmt.Sprintf(format, a...)} }
-
-// IsUsage reports whether err is a UsageError.
-func IsUsage(err error) bool {
-	var u UsageError
-	return errors.As(err, &u)
-}
 
 // Spec is the request as the flags describe it, before resolution.
 type Spec struct {

@@ -2,7 +2,7 @@ package simulate
 
 import (
 	"bytes"
-	"flag"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +10,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/webhooklint/webhooklint/internal/golden"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // load parses fixture files the way the command line does.
 func load(t *testing.T, names ...string) *rules.Inventory {
@@ -308,7 +307,7 @@ func TestUsageErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := f.Spec.Resolve()
-		if err == nil || !IsUsage(err) || !strings.Contains(err.Error(), tc.want) {
+		if u := (UsageError{}); !errors.As(err, &u) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want a usage error with %q", tc.args, err, tc.want)
 		}
 	}
@@ -338,29 +337,16 @@ func TestGolden(t *testing.T) {
 			if err := ch.WriteJSON(&js); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name+".txt", text.Bytes())
-			golden(t, tc.name+".json", js.Bytes())
+			checkGolden(t, tc.name+".txt", text.Bytes())
+			checkGolden(t, tc.name+".json", js.Bytes())
 			validateSchema(t, js.Bytes())
 		})
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./simulate -run TestGolden -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./simulate -run TestGolden -update to accept):\n%s", name, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // A pod's deletion is admitted twice when it is immediate (store.go Delete).

@@ -2,7 +2,6 @@ package source_test
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -13,12 +12,11 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/golden"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // layoutProjects lists the projects of ../shared/corpus/layouts (its
 // SOURCES.tsv), skipping the test when the corpus is absent.
@@ -213,7 +211,7 @@ func keys(ms ...map[string][]string) func(func(string) bool) {
 
 // checkGolden compares findings, with paths relative to root, to a golden
 // file (rewritten with -update).
-func checkGolden(t *testing.T, golden, root string, ds []diag.Diagnostic) {
+func checkGolden(t *testing.T, goldenFile, root string, ds []diag.Diagnostic) {
 	t.Helper()
 	absRoot, _ := filepath.Abs(root)
 	// Messages name folders outside the working folder by absolute path;
@@ -242,21 +240,5 @@ func checkGolden(t *testing.T, golden, root string, ds []diag.Diagnostic) {
 	for _, l := range lines {
 		b.WriteString(l)
 	}
-	got := b.String()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./source -run TestLayouts -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s is stale (run go test ./source -run TestLayouts -update):\ngot:\n%s\nwant:\n%s", golden, got, want)
-	}
+	golden.Check(t, goldenFile, []byte(b.String()))
 }

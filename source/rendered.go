@@ -323,7 +323,7 @@ func releaseNameHeld(u *unit, lo lint.Options, r *unitResult) {
 // releaseNameRules are the rules whose findings compare names a chart
 // usually derives from the release name with names it may write out by
 // hand (a Certificate's dnsNames).
-var releaseNameRules = map[string]bool{"serving-certificate": true}
+var releaseNameRules = map[string]bool{rules.ServingCertificateRule: true}
 
 // namespaceRules are the rules whose findings compare namespaces or what
 // lives in them (the backend's namespace, the Service a webhook calls, who
@@ -331,9 +331,9 @@ var releaseNameRules = map[string]bool{"serving-certificate": true}
 // that mark some findings so. The others (replicas, probes, timeouts) read
 // nothing the release namespace changes.
 var namespaceRules = map[string]bool{
-	"self-deadlock": true, "system-critical-scope": true, "policy-system-critical-scope": true,
-	"service-reference": true, "unresolved-reference": true, "ca-bundle": true,
-	"certificate-cycle": true, "conversion-webhook": true, "serving-certificate": true,
+	rules.SelfDeadlockRule: true, rules.SystemCriticalScopeRule: true, rules.PolicySystemCriticalScopeRule: true,
+	rules.ServiceReferenceRule: true, rules.UnresolvedReferenceRule: true, rules.CABundleRule: true,
+	rules.CertificateCycleRule: true, rules.ConversionWebhookRule: true, rules.ServingCertificateRule: true,
 }
 
 // namespaceFree identifies a finding of a chart rendered into namespace ns

@@ -72,9 +72,3 @@ func find(s string) (string, bool) {
 	}
 	return tok, best >= 0
 }
-
-// Is reports whether s holds a placeholder.
-func Is(s string) bool {
-	_, ok := Find(s)
-	return ok
-}

@@ -264,13 +264,6 @@ func (f *originFS) withOrigins(data []byte) ([]byte, error) {
 	return sigsyaml.Marshal(k)
 }
 
-// Consumed lists the files the build reads as resources and as patches,
-// and its kustomization files: a folder walk lints them through the build,
-// not as standalone files.
-func (b *Build) Consumed() (resources, patches, kustomizations map[string]bool) {
-	return b.tree.files()
-}
-
 // Find returns the built object with this kind and name.
 func (b *Build) Find(kind, name, namespace string) *Object {
 	var byName *Object

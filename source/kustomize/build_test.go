@@ -92,7 +92,7 @@ func TestConsumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, patches, kusts := b.Consumed()
+	res, patches, kusts := b.tree.files()
 	for _, want := range []string{"webhook/manifests.yaml", "webhook/service.yaml", "manager/manager.yaml", "certmanager/certificate.yaml"} {
 		if !hasSuffix(res, want) {
 			t.Errorf("resource %s not consumed: %v", want, res)
