@@ -1,0 +1,271 @@
+package overlay
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Op is what a reader learned about a path: what must stay the same for
+// a result computed from it to hold.
+type Op uint8
+
+const (
+	// OpRead is a file's content.
+	OpRead Op = iota + 1
+	// OpStat is whether a path exists, and as what (a folder, a file of
+	// some size).
+	OpStat
+	// OpList is a folder's entries: their names and whether each is a
+	// folder.
+	OpList
+	// OpTree is a folder's every file, content included, at any depth
+	// (what a Helm chart loader reads).
+	OpTree
+)
+
+// A Recorder is told, while Recording, of every read of the process: the
+// path (absolute) and its signature (Sign). The signature is taken no
+// later than the read itself, so a change made during a run shows as a
+// mismatch on the next one, never as a stale match.
+type Recorder interface {
+	Recording() bool
+	Record(op Op, path, sig string)
+}
+
+type recorderBox struct{ r Recorder }
+
+var recorder atomic.Pointer[recorderBox]
+
+// SetRecorder installs r (nil removes it). The readers of source files
+// all go through this package, so r sees every input of what runs while
+// it is set.
+func SetRecorder(r Recorder) {
+	if r == nil {
+		recorder.Store(nil)
+		return
+	}
+	recorder.Store(&recorderBox{r})
+}
+
+// record is the recorder's Record while it records.
+func recording() (func(op Op, path, sig string), bool) {
+	b := recorder.Load()
+	if b == nil || !b.r.Recording() {
+		return nil, false
+	}
+	return b.r.Record, true
+}
+
+// Note tells the recorder of a read made by code that does not read
+// through this package (a library's loader): call it before that read.
+func Note(op Op, path string) {
+	if r, ok := recording(); ok {
+		path = absolute(path)
+		r(op, path, Sign(op, path))
+	}
+}
+
+func noteData(path string, data []byte) {
+	if r, ok := recording(); ok {
+		r(OpRead, absolute(path), sum(data))
+	}
+}
+
+func absolute(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+// Sign returns the signature of path for op now, as the recorder was
+// given it: equal signatures mean a reader would learn the same.
+func Sign(op Op, path string) string {
+	switch op {
+	case OpRead:
+		data, err := readFile(path)
+		if err != nil {
+			return "error"
+		}
+		return sum(data)
+	case OpStat:
+		return statSig(os.Stat(path))
+	case OpList:
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return "error"
+		}
+		return listSig(entries)
+	case OpTree:
+		h := sha256.New()
+		tree(h, path, 0)
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	return "unknown"
+}
+
+func sum(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+func statSig(fi fs.FileInfo, err error) string {
+	switch {
+	case err != nil:
+		return "missing"
+	case fi.IsDir():
+		return "dir"
+	case fi.Mode().IsRegular():
+		return "file " + strconv.FormatInt(fi.Size(), 10)
+	}
+	return "other " + fi.Mode().Type().String()
+}
+
+func listSig(entries []fs.DirEntry) string {
+	h := sha256.New()
+	for _, e := range entries {
+		io.WriteString(h, e.Name())
+		if e.IsDir() {
+			io.WriteString(h, "/")
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// tree writes every name under dir and every file's content to h,
+// following symbolic links as a chart loader does (to a bounded depth:
+// a link to a parent folder would never end).
+func tree(h hash.Hash, dir string, depth int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || depth > 32 {
+		io.WriteString(h, "\x00error\x00")
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		fi, err := os.Stat(p)
+		io.WriteString(h, e.Name()+"\x00"+statSig(fi, err)+"\x00")
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			tree(h, p, depth+1)
+		case fi.Mode().IsRegular():
+			if data, err := readFile(p); err == nil {
+				io.WriteString(h, sum(data))
+			}
+		}
+	}
+	io.WriteString(h, "\x00end\x00")
+}
+
+// Stat is os.Stat, recorded.
+func Stat(path string) (fs.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if r, ok := recording(); ok {
+		if _, buffered := Get(path); buffered {
+			r(OpStat, absolute(path), Sign(OpStat, path))
+		} else {
+			r(OpStat, absolute(path), statSig(fi, err))
+		}
+	}
+	return fi, err
+}
+
+// ReadDir is os.ReadDir, recorded.
+func ReadDir(path string) ([]fs.DirEntry, error) {
+	entries, err := os.ReadDir(path)
+	if r, ok := recording(); ok {
+		sig := "error"
+		if err == nil {
+			sig = listSig(entries)
+		}
+		r(OpList, absolute(path), sig)
+	}
+	return entries, err
+}
+
+// WalkDir is filepath.WalkDir, recording each folder it lists (those fn
+// skips are not listed, so what they hold does not matter).
+func WalkDir(root string, fn fs.WalkDirFunc) error {
+	if _, ok := recording(); !ok {
+		return filepath.WalkDir(root, fn)
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			Note(OpList, p)
+		} else if err == nil && p == root {
+			Note(OpStat, p)
+		}
+		return fn(p, d, err)
+	})
+}
+
+// ReadDiskFile is os.ReadFile, recorded: for readers that must not see
+// an editor's buffers.
+func ReadDiskFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if r, ok := recording(); ok {
+		if _, buffered := Get(path); buffered || err != nil {
+			r(OpRead, absolute(path), Sign(OpRead, path))
+		} else {
+			r(OpRead, absolute(path), sum(data))
+		}
+	}
+	return data, err
+}
+
+// Glob is filepath.Glob, recorded (NoteGlob).
+func Glob(pattern string) ([]string, error) {
+	NoteGlob(pattern)
+	return filepath.Glob(pattern)
+}
+
+// NoteGlob records what a glob of pattern depends on: the folder it
+// lists, up to its first metacharacter, whole.
+func NoteGlob(pattern string) {
+	if _, ok := recording(); ok {
+		dir := filepath.Dir(pattern)
+		for strings.ContainsAny(dir, "*?[") && dir != filepath.Dir(dir) {
+			dir = filepath.Dir(dir)
+		}
+		Note(OpTree, dir)
+	}
+}
+
+// hashingReader records the content of a file opened with Open once it
+// has been read to the end; one read only partly records a signature no
+// content has, so what depends on it is never reused.
+type hashingReader struct {
+	io.ReadCloser
+	path string
+	h    hash.Hash
+	eof  bool
+	r    func(op Op, path, sig string)
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	n, err := h.ReadCloser.Read(p)
+	h.h.Write(p[:n])
+	if err == io.EOF {
+		h.eof = true
+	}
+	return n, err
+}
+
+func (h *hashingReader) Close() error {
+	sig := "partial read"
+	if h.eof {
+		sig = hex.EncodeToString(h.h.Sum(nil))
+	}
+	h.r(OpRead, h.path, sig)
+	return h.ReadCloser.Close()
+}
