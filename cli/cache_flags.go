@@ -58,7 +58,11 @@ func (c *cacheFlags) open(rc *runContext, fs *pflag.FlagSet) *cache.Cache {
 	}
 	fs.Visit(func(f *pflag.Flag) {
 		if !resultNeutral[f.Name] {
-			fmt.Fprintf(h, "flag %q %q\n", f.Name, f.Value.String())
+			v := f.Value.String()
+			if r, ok := f.Value.(*keptValues); ok {
+				v = fmt.Sprintf("%q", r.values)
+			}
+			fmt.Fprintf(h, "flag %q %q\n", f.Name, v)
 		}
 	})
 	return cache.Open(dir, given, h.Sum(nil), rc.stderr)
@@ -71,4 +75,26 @@ func printStats(c *cache.Cache, rc *runContext) {
 	}
 	hits, misses := c.Stats()
 	fmt.Fprintf(rc.stderr, "webhooklint: cache: %d hits, %d misses\n", hits, misses)
+}
+
+// keptValues keeps what a flag defined with FlagSet.Func was given, which
+// its Value's String does not say.
+type keptValues struct {
+	pflag.Value
+	values []string
+}
+
+func (k *keptValues) Set(v string) error {
+	k.values = append(k.values, v)
+	return k.Value.Set(v)
+}
+
+// keepFuncValues makes every Func flag of fs keep its values, for the
+// cache's key.
+func keepFuncValues(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Value.Type() == "func" {
+			f.Value = &keptValues{Value: f.Value}
+		}
+	})
 }

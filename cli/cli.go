@@ -299,6 +299,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	o.sources.register(fs)
 	o.fixes.register(fs)
 	o.cache.register(fs)
+	keepFuncValues(fs)
 	o.flags = fs
 	return fs
 }
