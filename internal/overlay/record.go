@@ -229,12 +229,23 @@ func Glob(pattern string) ([]string, error) {
 	return filepath.Glob(pattern)
 }
 
-// NoteGlob records what a glob of pattern depends on: the folder it
-// lists, up to its first metacharacter, whole.
+// NoteGlob records what a glob of pattern depends on: whether the path
+// exists when it has no metacharacter; else the names of the folder it
+// lists; else (metacharacters in folder names too) the folder above them
+// whole.
 func NoteGlob(pattern string) {
-	if _, ok := recording(); ok {
-		dir := filepath.Dir(pattern)
-		for strings.ContainsAny(dir, "*?[") && dir != filepath.Dir(dir) {
+	if _, ok := recording(); !ok {
+		return
+	}
+	const meta = "*?["
+	dir := filepath.Dir(pattern)
+	switch {
+	case !strings.ContainsAny(pattern, meta):
+		Note(OpStat, pattern)
+	case !strings.ContainsAny(dir, meta):
+		Note(OpList, dir)
+	default:
+		for strings.ContainsAny(dir, meta) && dir != filepath.Dir(dir) {
 			dir = filepath.Dir(dir)
 		}
 		Note(OpTree, dir)
