@@ -89,6 +89,7 @@ type Cache struct {
 	sigs    sync.Map     // record key -> signature now, for lookups
 
 	hits, misses, stored atomic.Int64
+	unrecord             func() // removes the cache from overlay's recorders
 
 	warnOnce sync.Once
 	warnTo   io.Writer
@@ -125,7 +126,7 @@ func Open(dir string, given bool, config []byte, warn io.Writer) *Cache {
 	fmt.Fprintf(h, "webhooklint cache %s\x00%s\x00", format, id)
 	h.Write(config)
 	c.dir, c.salt = root, h.Sum(nil)
-	overlay.SetRecorder(c)
+	c.unrecord = overlay.AddRecorder(c)
 	return c
 }
 
@@ -134,7 +135,7 @@ func (c *Cache) Close() {
 	if c == nil {
 		return
 	}
-	overlay.SetRecorder(nil)
+	c.unrecord()
 	if c.stored.Load() > 0 {
 		c.evict()
 	}
@@ -156,8 +157,8 @@ func (c *Cache) warn(err error) {
 	c.warnOnce.Do(func() { fmt.Fprintf(c.warnTo, "webhooklint: warning: cache: %v (the run goes on without it)\n", err) })
 }
 
-// Recording and Record make the cache overlay's recorder: reads are
-// logged while a unit is being linted.
+// Recording and Record make the cache one of overlay's recorders: reads
+// are logged while a unit is being linted.
 func (c *Cache) Recording() bool { return c.windows.Load() > 0 }
 
 func (c *Cache) Record(op overlay.Op, path, sig string) {

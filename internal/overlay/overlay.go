@@ -63,7 +63,7 @@ func Get(path string) ([]byte, bool) {
 }
 
 // ReadFile is os.ReadFile, seeing the buffers set (and recorded, see
-// SetRecorder).
+// AddRecorder).
 func ReadFile(path string) ([]byte, error) {
 	data, err := readFile(path)
 	if err == nil {

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -40,28 +42,56 @@ type Recorder interface {
 	Record(op Op, path, sig string)
 }
 
-type recorderBox struct{ r Recorder }
+var (
+	recordersMu sync.Mutex
+	// recorders is the list of recorders installed, replaced whole on
+	// every change so that reads load it without the lock.
+	recorders atomic.Pointer[[]Recorder]
+)
 
-var recorder atomic.Pointer[recorderBox]
-
-// SetRecorder installs r (nil removes it). The readers of source files
-// all go through this package, so r sees every input of what runs while
-// it is set.
-func SetRecorder(r Recorder) {
-	if r == nil {
-		recorder.Store(nil)
-		return
+// AddRecorder installs r until remove is called. The readers of source
+// files all go through this package, so r sees every input of what runs
+// while it is installed (several may be: each sees every read).
+func AddRecorder(r Recorder) (remove func()) {
+	recordersMu.Lock()
+	defer recordersMu.Unlock()
+	var list []Recorder
+	if old := recorders.Load(); old != nil {
+		list = slices.Clone(*old)
 	}
-	recorder.Store(&recorderBox{r})
+	list = append(list, r)
+	recorders.Store(&list)
+	return func() {
+		recordersMu.Lock()
+		defer recordersMu.Unlock()
+		list := slices.DeleteFunc(slices.Clone(*recorders.Load()), func(x Recorder) bool { return x == r })
+		recorders.Store(&list)
+	}
 }
 
-// record is the recorder's Record while it records.
+// recording returns what to call for a read, if any recorder records.
 func recording() (func(op Op, path, sig string), bool) {
-	b := recorder.Load()
-	if b == nil || !b.r.Recording() {
+	list := recorders.Load()
+	if list == nil || len(*list) == 0 {
 		return nil, false
 	}
-	return b.r.Record, true
+	var on []Recorder
+	for _, r := range *list {
+		if r.Recording() {
+			on = append(on, r)
+		}
+	}
+	switch len(on) {
+	case 0:
+		return nil, false
+	case 1:
+		return on[0].Record, true
+	}
+	return func(op Op, path, sig string) {
+		for _, r := range on {
+			r.Record(op, path, sig)
+		}
+	}, true
 }
 
 // Note tells the recorder of a read made by code that does not read

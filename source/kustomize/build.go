@@ -244,7 +244,7 @@ func (f *originFS) Exists(path string) bool {
 }
 
 // The other reads are kustomize's own, recorded for the run's cache
-// (overlay.SetRecorder) before they are made.
+// (overlay.AddRecorder) before they are made.
 
 func (f *originFS) IsDir(path string) bool {
 	overlay.Note(overlay.OpStat, path)
