@@ -452,10 +452,7 @@ func bundleContentProblems(p *Pass, bundle []byte) []string {
 		out = append(out, fmt.Sprintf("the certificate in PEM block %s of caBundle does not parse and is ignored; remove or replace it",
 			listNames(parseErrs, 3)))
 	}
-	now := p.Settings.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
+	now := p.Settings.Clock()
 	horizon := now.AddDate(0, 0, p.IntOption("expiry-days"))
 	// A certificate generated while the manifests were rendered (Helm's
 	// genCA/genSelfSignedCert) starts "now"; only a start beyond ordinary

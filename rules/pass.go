@@ -49,8 +49,13 @@ type Settings struct {
 	// Options holds user-set rule options by rule name, then option name;
 	// unset options take the rule's declared default.
 	Options map[string]map[string]any
-	// Now is the instant certificate checks compare against (fixed in tests).
+	// Now is the instant certificate checks compare against (fixed in
+	// tests); rules read it with Clock.
 	Now time.Time
+	// OnClock, when set, is called when a rule reads the clock: the
+	// findings being made depend on when the run is (a cache must not
+	// keep them).
+	OnClock func()
 	// Provider is the platform the manifests are for (Generic when empty).
 	Provider Provider
 	// TypeCheckPolicy runs the API server's policy type checker
@@ -376,4 +381,16 @@ func PathString(p *field.Path) string {
 		return ""
 	}
 	return p.String()
+}
+
+// Clock is the instant to compare certificates against: Now, or the time
+// when Now is unset. It tells OnClock.
+func (s *Settings) Clock() time.Time {
+	if s.OnClock != nil {
+		s.OnClock()
+	}
+	if s.Now.IsZero() {
+		return time.Now()
+	}
+	return s.Now
 }

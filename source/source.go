@@ -25,6 +25,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cache"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
@@ -149,6 +150,15 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		// What units share is read in the first one's window: each unit
 		// reads its own, so that its cache entry holds all it depends on.
 		patches, origins = nil, nil
+		// Findings that depend on the day (a certificate's expiry) are not
+		// kept.
+		s := rules.DefaultSettings()
+		if lo.Settings != nil {
+			copied := *lo.Settings
+			s = &copied
+		}
+		s.OnClock = func() { overlay.Volatile("clock") }
+		lo.Settings = s
 	}
 	results := lintUnits(units, stdin, lo, patches, origins, so.Cache)
 	alone := aloneUnits(req, units, unitsOf, results)

@@ -283,6 +283,9 @@ func (c *Cache) Store(key []byte, w Window, result []byte) {
 	})
 	inputs := reads[:0]
 	for _, r := range reads {
+		if r.Op == overlay.OpVolatile {
+			return
+		}
 		if n := len(inputs); n > 0 && inputs[n-1].Op == r.Op && inputs[n-1].Path == r.Path {
 			if inputs[n-1].Sig != r.Sig {
 				return

@@ -31,6 +31,10 @@ const (
 	// OpTree is a folder's every file, content included, at any depth
 	// (what a Helm chart loader reads).
 	OpTree
+	// OpVolatile is an input that cannot be checked again: the clock, a
+	// time or memory budget that ran out. What depends on it is never
+	// reused.
+	OpVolatile
 )
 
 // A Recorder is told, while Recording, of every read of the process: the
@@ -103,6 +107,14 @@ func Note(op Op, path string) {
 	}
 }
 
+// Volatile tells the recorder that what is being computed depends on
+// something no later run can check (why: "clock", "render budget").
+func Volatile(why string) {
+	if r, ok := recording(); ok {
+		r(OpVolatile, why, "volatile")
+	}
+}
+
 func noteData(path string, data []byte) {
 	if r, ok := recording(); ok {
 		r(OpRead, absolute(path), sum(data))
@@ -138,6 +150,8 @@ func Sign(op Op, path string) string {
 		h := sha256.New()
 		tree(h, path, 0)
 		return hex.EncodeToString(h.Sum(nil))
+	case OpVolatile:
+		return "changed" // never what was recorded
 	}
 	return "unknown"
 }

@@ -456,6 +456,7 @@ func renderBounded(c *chart.Chart, top common.Values, dir string) (map[string]st
 			// A loop that calls no template function cannot be stopped:
 			// the render is abandoned (its goroutine ends with the
 			// process; the memory watchdog bounds what it takes).
+			overlay.Volatile("render budget")
 			return nil, nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
 				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
 		}
