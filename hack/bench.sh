@@ -186,23 +186,28 @@ cache_run() {
   (cd "$d" && /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$bin" --cache-dir "$c" --fail-on never --format counts "$@" >/dev/null 2>&1) || true
   awk '{printf "%s %.2f %d\n", $1, $2 + $3, $4}' "$work/time"
 }
-# cache_row LABEL DIR ARGS...: best of $RUNS cold runs (an empty cache
-# folder each) and of $RUNS warm ones (the same run again).
+# cache_row LABEL DIR ARGS...: best of $RUNS runs without the cache, of
+# $RUNS cold runs (an empty cache folder each) and of $RUNS warm ones (the
+# same run again).
 cache_row() {
-  local label=$1 d=$2 c="$work/cache" cold="" warm="" r; shift 2
+  local label=$1 d=$2 c="$work/cache" none="" cold="" warm="" r; shift 2
   for _ in $(seq "$RUNS"); do
+    r=$(cache_run "$d" "$c" --no-cache "$@")
+    if [ -z "$none" ] || awk -v a="${r%% *}" -v b="${none%% *}" 'BEGIN{exit !(a<b)}'; then none=$r; fi
     rm -rf "$c"
     r=$(cache_run "$d" "$c" "$@")
     if [ -z "$cold" ] || awk -v a="${r%% *}" -v b="${cold%% *}" 'BEGIN{exit !(a<b)}'; then cold=$r; fi
     r=$(cache_run "$d" "$c" "$@")
     if [ -z "$warm" ] || awk -v a="${r%% *}" -v b="${warm%% *}" 'BEGIN{exit !(a<b)}'; then warm=$r; fi
   done
+  read -r nw nc nm <<<"$none"
   read -r cw cc cm <<<"$cold"
   read -r ww wc wm <<<"$warm"
-  printf "%-40s | %6.2f s (cpu %5.2f s) %5d MB | %6.3f s (cpu %5.2f s) %5d MB\n" "$label" "$cw" "$cc" $((cm / 1024)) "$ww" "$wc" $((wm / 1024))
+  printf "%-40s | %6.2f s (cpu %5.2f s) %5d MB | %6.2f s (cpu %5.2f s) %5d MB | %6.3f s (cpu %5.2f s) %5d MB\n" \
+    "$label" "$nw" "$nc" $((nm / 1024)) "$cw" "$cc" $((cm / 1024)) "$ww" "$wc" $((wm / 1024))
 }
 echo "== cache kept between runs (best of $RUNS; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
-printf "%-40s | %-33s | %s\n" "workload" "cold (empty cache folder)" "warm"
+printf "%-40s | %-33s | %-33s | %s\n" "workload" "--no-cache" "cold (empty cache folder)" "warm"
 cache_row "monorepo, 2,000 apps, whole" "$work/mono2000" .
 cache_row "monorepo, one changed file named" "$work/mono2000" "$changed"
 [ -d "$work/real10" ] && cache_row "real corpus ×10" "$work/real10" .
@@ -216,7 +221,7 @@ for i in $(seq "$RUNS"); do
 done
 sed -i "s/timeoutSeconds: [0-9]*/timeoutSeconds: 5/" "$work/mono2000/$changed"
 read -r bw bc bm <<<"$best"
-printf "%-40s | %-33s | %6.3f s (cpu %5.2f s) %5d MB\n" "monorepo whole, one file changed since" "—" "$bw" "$bc" $((bm / 1024))
+printf "%-40s | %-33s | %-33s | %6.3f s (cpu %5.2f s) %5d MB\n" "monorepo whole, one file changed since" "—" "—" "$bw" "$bc" $((bm / 1024))
 echo "$(du -sh "$work/cache" | cut -f1) of cache for the monorepo"
 [ -n "${CACHE_ONLY:-}" ] && exit 0
 echo
