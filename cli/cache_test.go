@@ -199,8 +199,7 @@ func TestCacheInvalidation(t *testing.T) {
 	// step runs args twice: the first after a change, which must miss at
 	// least once (and change the findings when changed says so); the
 	// second, which must hit every unit.
-	var last map[string]cacheRun
-	last = map[string]cacheRun{}
+	last := map[string]cacheRun{}
 	step := func(name string, change func(), changed bool, args ...string) {
 		t.Helper()
 		key := strings.Join(args, " ")

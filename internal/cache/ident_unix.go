@@ -3,8 +3,8 @@
 package cache
 
 import (
+	"fmt"
 	"io/fs"
-	"strconv"
 	"syscall"
 )
 
@@ -16,5 +16,5 @@ func fileIdentity(fi fs.FileInfo) string {
 	if !ok {
 		return ""
 	}
-	return strconv.FormatUint(uint64(st.Ino), 10) + "/" + strconv.FormatInt(int64(st.Dev), 10)
+	return fmt.Sprint(st.Ino, "/", st.Dev) // their types differ by platform
 }

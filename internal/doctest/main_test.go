@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv(cache.EnvVar, dir) //nolint:usetesting // for the whole package and the binaries it runs
+	if err := os.Setenv(cache.EnvVar, dir); err != nil { //nolint:usetesting // for the whole package and the binaries it runs
+		panic(err)
+	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

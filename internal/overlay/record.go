@@ -176,14 +176,17 @@ func statSig(fi fs.FileInfo, err error) string {
 func listSig(entries []fs.DirEntry) string {
 	h := sha256.New()
 	for _, e := range entries {
-		io.WriteString(h, e.Name())
+		put(h, e.Name())
 		if e.IsDir() {
-			io.WriteString(h, "/")
+			put(h, "/")
 		}
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// put writes s to a hash, which never fails.
+func put(h hash.Hash, s string) { _, _ = io.WriteString(h, s) }
 
 // tree writes every name under dir and every file's content to h,
 // following symbolic links as a chart loader does (to a bounded depth:
@@ -191,24 +194,24 @@ func listSig(entries []fs.DirEntry) string {
 func tree(h hash.Hash, dir string, depth int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil || depth > 32 {
-		io.WriteString(h, "\x00error\x00")
+		put(h, "\x00error\x00")
 		return
 	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		fi, err := os.Stat(p)
-		io.WriteString(h, e.Name()+"\x00"+statSig(fi, err)+"\x00")
+		put(h, e.Name()+"\x00"+statSig(fi, err)+"\x00")
 		switch {
 		case err != nil:
 		case fi.IsDir():
 			tree(h, p, depth+1)
 		case fi.Mode().IsRegular():
 			if data, err := readFile(p); err == nil {
-				io.WriteString(h, sum(data))
+				put(h, sum(data))
 			}
 		}
 	}
-	io.WriteString(h, "\x00end\x00")
+	put(h, "\x00end\x00")
 }
 
 // Stat is os.Stat, recorded.
