@@ -139,7 +139,13 @@ func Sign(op Op, path string) string {
 		}
 		return sum(data)
 	case OpStat:
-		return statSig(os.Stat(path))
+		// Where it leads too: a link moved to another folder changes
+		// what the files below the path are, read by their real paths.
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			real = "unresolved"
+		}
+		return statSig(os.Stat(path)) + " at " + real
 	case OpList:
 		entries, err := os.ReadDir(path)
 		if err != nil {
@@ -216,11 +222,10 @@ func tree(h hash.Hash, dir string, depth int) {
 
 // Stat is os.Stat, recorded.
 func Stat(path string) (fs.FileInfo, error) {
-	fi, err := os.Stat(path)
 	if r, ok := recording(); ok {
-		r(OpStat, absolute(path), statSig(fi, err))
+		r(OpStat, absolute(path), Sign(OpStat, path)) // before the stat
 	}
-	return fi, err
+	return os.Stat(path)
 }
 
 // ReadDir is os.ReadDir, recorded.
