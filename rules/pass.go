@@ -52,10 +52,9 @@ type Settings struct {
 	// Now is the instant certificate checks compare against (fixed in
 	// tests); rules read it with Clock.
 	Now time.Time
-	// OnClock, when set, is called when a rule reads the clock: the
-	// findings being made depend on when the run is (a cache must not
-	// keep them).
-	OnClock func()
+	// OnClock, when set, is told when a rule reads the clock, and until
+	// when what it found holds: a cache keeps those findings only as long.
+	OnClock func(now, until time.Time)
 	// Provider is the platform the manifests are for (Generic when empty).
 	Provider Provider
 	// TypeCheckPolicy runs the API server's policy type checker
@@ -384,13 +383,15 @@ func PathString(p *field.Path) string {
 }
 
 // Clock is the instant to compare certificates against: Now, or the time
-// when Now is unset. It tells OnClock.
-func (s *Settings) Clock() time.Time {
+// when Now is unset. until says, given that instant, the first instant at
+// which what the rule finds could differ; OnClock is told both.
+func (s *Settings) Clock(until func(now time.Time) time.Time) time.Time {
+	now := s.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	if s.OnClock != nil {
-		s.OnClock()
+		s.OnClock(now, until(now))
 	}
-	if s.Now.IsZero() {
-		return time.Now()
-	}
-	return s.Now
+	return now
 }

@@ -150,14 +150,14 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		// What units share is read in the first one's window: each unit
 		// reads its own, so that its cache entry holds all it depends on.
 		patches, origins = nil, nil
-		// Findings that depend on the day (a certificate's expiry) are not
-		// kept.
+		// Findings that depend on the day (a certificate's expiry) are
+		// kept only as long as they hold.
 		s := rules.DefaultSettings()
 		if lo.Settings != nil {
 			copied := *lo.Settings
 			s = &copied
 		}
-		s.OnClock = func() { overlay.Volatile("clock") }
+		s.OnClock = overlay.Clock
 		lo.Settings = s
 	}
 	results := lintUnits(units, stdin, lo, patches, origins, so.Cache)

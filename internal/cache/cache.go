@@ -249,6 +249,15 @@ func (c *Cache) read(p string) (*entry, bool) {
 // many units share (a base, a chart's values) are signed once a run.
 func (c *Cache) valid(inputs []record) bool {
 	for _, in := range inputs {
+		if in.Op == overlay.OpClock {
+			// Findings on certificates: valid between the time they were
+			// made and the first instant they could change.
+			from, until, ok := overlay.ClockSpan(in.Sig)
+			if now := time.Now(); !ok || now.Before(from) || !now.Before(until) {
+				return false
+			}
+			continue
+		}
 		k := string(rune(in.Op)) + in.Path
 		sig, ok := c.sigs.Load(k)
 		if !ok {
@@ -281,10 +290,25 @@ func (c *Cache) Store(key []byte, w Window, result []byte) {
 		}
 		return int(a.Op) - int(b.Op)
 	})
+	// The time the findings hold for is the narrowest of those given.
+	var from, until time.Time
 	inputs := reads[:0]
 	for _, r := range reads {
-		if r.Op == overlay.OpVolatile {
+		switch r.Op {
+		case overlay.OpVolatile:
 			return
+		case overlay.OpClock:
+			f, u, ok := overlay.ClockSpan(r.Sig)
+			if !ok {
+				return
+			}
+			if from.IsZero() || f.After(from) {
+				from = f
+			}
+			if until.IsZero() || u.Before(until) {
+				until = u
+			}
+			continue
 		}
 		if n := len(inputs); n > 0 && inputs[n-1].Op == r.Op && inputs[n-1].Path == r.Path {
 			if inputs[n-1].Sig != r.Sig {
@@ -293,6 +317,13 @@ func (c *Cache) Store(key []byte, w Window, result []byte) {
 			continue
 		}
 		inputs = append(inputs, r)
+	}
+	if !from.IsZero() {
+		if !from.Before(until) {
+			return
+		}
+		inputs = append(inputs, record{Op: overlay.OpClock, Path: "clock",
+			Sig: fmt.Sprintf("%d %d", from.UnixNano(), until.UnixNano())})
 	}
 	body, err := json.Marshal(entry{Inputs: inputs, Result: result})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
@@ -214,5 +215,39 @@ func TestEviction(t *testing.T) {
 	})
 	if total > MaxBytes || total == 0 {
 		t.Errorf("%d bytes of entries after eviction; want some, at most %d", total, MaxBytes)
+	}
+}
+
+// Findings made from the clock are used only until the instant they
+// could change, and not before the instant they were made.
+func TestClockBoundsEntries(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	for i, span := range []struct {
+		from, until time.Time
+		hit         bool
+	}{
+		{now.Add(-time.Hour), now.Add(time.Hour), true},
+		{now.Add(-time.Hour), now.Add(-time.Minute), false},
+		{now.Add(time.Hour), now.Add(2 * time.Hour), false},
+	} {
+		c := Open(dir, true, nil, os.Stderr)
+		key := []byte{byte(i)}
+		w := c.Begin()
+		overlay.Clock(span.from, span.until)
+		c.Store(key, w, []byte("result"))
+		if _, ok := c.Lookup(key); ok != span.hit {
+			t.Errorf("findings holding from %v until %v: hit %v, want %v", span.from, span.until, ok, span.hit)
+		}
+		c.Close()
+	}
+	// A budget that ran out is never kept.
+	c := Open(dir, true, nil, os.Stderr)
+	defer c.Close()
+	w := c.Begin()
+	overlay.Volatile("render budget")
+	c.Store([]byte("volatile"), w, []byte("result"))
+	if _, ok := c.Lookup([]byte("volatile")); ok {
+		t.Error("a result computed with a volatile input was kept")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Op is what a reader learned about a path: what must stay the same for
@@ -31,10 +32,12 @@ const (
 	// OpTree is a folder's every file, content included, at any depth
 	// (what a Helm chart loader reads).
 	OpTree
-	// OpVolatile is an input that cannot be checked again: the clock, a
-	// time or memory budget that ran out. What depends on it is never
-	// reused.
+	// OpVolatile is an input that cannot be checked again: a time or
+	// memory budget that ran out. What depends on it is never reused.
 	OpVolatile
+	// OpClock is the time of the run, with until when what was computed
+	// from it holds (Clock).
+	OpClock
 )
 
 // A Recorder is told, while Recording, of every read of the process: the
@@ -113,6 +116,26 @@ func Volatile(why string) {
 	if r, ok := recording(); ok {
 		r(OpVolatile, why, "volatile")
 	}
+}
+
+// Clock tells the recorder that what is being computed depends on the
+// time: it holds from now until until (excluded). The signature is
+// "now until" in Unix nanoseconds (ClockSpan reads it back).
+func Clock(now, until time.Time) {
+	if r, ok := recording(); ok {
+		r(OpClock, "clock", strconv.FormatInt(now.UnixNano(), 10)+" "+strconv.FormatInt(until.UnixNano(), 10))
+	}
+}
+
+// ClockSpan reads a signature of Clock.
+func ClockSpan(sig string) (from, until time.Time, ok bool) {
+	a, b, found := strings.Cut(sig, " ")
+	f, err1 := strconv.ParseInt(a, 10, 64)
+	u, err2 := strconv.ParseInt(b, 10, 64)
+	if !found || err1 != nil || err2 != nil {
+		return time.Time{}, time.Time{}, false
+	}
+	return time.Unix(0, f), time.Unix(0, u), true
 }
 
 func noteData(path string, data []byte) {
