@@ -218,6 +218,7 @@ type options struct {
 	outputs       []string       // output_flags.go: FORMAT=PATH
 	sources       sourceFlags    // sources.go
 	fixes         fixFlags       // fix_flags.go
+	cache         cacheFlags     // cache_flags.go
 	flags         *pflag.FlagSet // to tell flags given from defaults
 }
 
@@ -238,6 +239,9 @@ type runContext struct {
 	// afterLint adjusts the lint result before anything is reported (the
 	// configuration's suppressions), whichever lint function ran.
 	afterLint []func(*lint.Result)
+	// configFile and configText are the configuration file read, if any.
+	configFile string
+	configText []byte
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -294,6 +298,8 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	registerOutputFlag(fs, &o.outputs)
 	o.sources.register(fs)
 	o.fixes.register(fs)
+	o.cache.register(fs)
+	keepFuncValues(fs)
 	o.flags = fs
 	return fs
 }
@@ -399,6 +405,9 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitUsage
 	}
 
+	c := o.cache.open(rc, o.flags)
+	defer c.Close()
+	rc.sources.Cache = c
 	res, err := o.fixes.lint(rc, func() (*lint.Result, error) {
 		res, err := source.Lint(rc.paths, stdin, o.stdinFilename, *rc.opts, rc.sources)
 		if err != nil {
@@ -413,6 +422,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)
 		return ExitUsage
 	}
+	printStats(c, rc)
 	// Texts that exist only in memory (stdin, rendered output); the report
 	// re-reads every other file from disk for its snippets.
 	inMemory := map[string][]byte{}

@@ -64,6 +64,10 @@ func applyConfig(rc *runContext, fset *pflag.FlagSet, path string) error {
 		}
 		path = found
 	}
+	// Read before it is loaded, for the cache's key: a change made in
+	// between makes the key older than the findings, never newer.
+	rc.configFile = path
+	rc.configText, _ = os.ReadFile(path)
 	c, err := config.Load(path)
 	if err != nil {
 		var errs config.Errors

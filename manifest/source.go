@@ -3,11 +3,12 @@ package manifest
 import (
 	"bytes"
 	"hash/maphash"
-	"os"
 	"strings"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // source is the text of one YAML document and where it sits in its file,
@@ -86,7 +87,7 @@ func (s *source) ref(file string) *textRef {
 func (r *textRef) source() *source {
 	// Never open anything but a regular file again: a named pipe would
 	// block the run.
-	if fi, err := os.Stat(r.file); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := overlay.Stat(r.file); err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
 	data, err := Read(Source{Name: r.file}, nil)

@@ -516,11 +516,9 @@ func bundleContentProblems(p *Pass, bundle []byte) []string {
 		out = append(out, fmt.Sprintf("the certificate in PEM block %s of caBundle does not parse and is ignored; remove or replace it",
 			listNames(parseErrs, 3)))
 	}
-	now := p.Settings.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	horizon := now.AddDate(0, 0, p.IntOption("expiry-days"))
+	expiryDays := p.IntOption("expiry-days")
+	now := p.Settings.Clock(func(now time.Time) time.Time { return certsChange(certs, now, expiryDays) })
+	horizon := now.AddDate(0, 0, expiryDays)
 	// A certificate generated while the manifests were rendered (Helm's
 	// genCA/genSelfSignedCert) starts "now"; only a start beyond ordinary
 	// clock skew is a problem.
@@ -581,4 +579,31 @@ func isPrintable(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// certsChange is the first instant after now at which what checkCerts
+// finds about certs could change: a certificate starts or ends, enters
+// the expiry horizon of days (AddDate's: give or take a daylight-saving
+// hour), or its days left (in the message) drop by one. now itself when
+// the horizon may be crossed within hours.
+func certsChange(certs []*x509.Certificate, now time.Time, days int) time.Time {
+	until := now.AddDate(100, 0, 0)
+	next := func(t time.Time) {
+		if t.After(now) && t.Before(until) {
+			until = t
+		}
+	}
+	for _, c := range certs {
+		next(c.NotAfter)
+		next(c.NotBefore.Add(-clockSkew))
+		enters := c.NotAfter.Add(-time.Duration(days) * 24 * time.Hour)
+		if now.After(enters.Add(-2*time.Hour)) && now.Before(enters.Add(2*time.Hour)) {
+			return now
+		}
+		next(enters.Add(-2 * time.Hour))
+		if left := c.NotAfter.Sub(now); left > 0 {
+			next(c.NotAfter.Add(-(left / (24 * time.Hour)) * 24 * time.Hour))
+		}
+	}
+	return until
 }

@@ -49,8 +49,12 @@ type Settings struct {
 	// Options holds user-set rule options by rule name, then option name;
 	// unset options take the rule's declared default.
 	Options map[string]map[string]any
-	// Now is the instant certificate checks compare against (fixed in tests).
+	// Now is the instant certificate checks compare against (fixed in
+	// tests); rules read it with Clock.
 	Now time.Time
+	// OnClock, when set, is told when a rule reads the clock, and until
+	// when what it found holds: a cache keeps those findings only as long.
+	OnClock func(now, until time.Time)
 	// Provider is the platform the manifests are for (Generic when empty).
 	Provider Provider
 	// TypeCheckPolicy runs the API server's policy type checker
@@ -378,4 +382,18 @@ func PathString(p *field.Path) string {
 		return ""
 	}
 	return p.String()
+}
+
+// Clock is the instant to compare certificates against: Now, or the time
+// when Now is unset. until says, given that instant, the first instant at
+// which what the rule finds could differ; OnClock is told both.
+func (s *Settings) Clock(until func(now time.Time) time.Time) time.Time {
+	now := s.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if s.OnClock != nil {
+		s.OnClock(now, until(now))
+	}
+	return now
 }

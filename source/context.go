@@ -2,12 +2,12 @@ package source
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
@@ -98,7 +98,7 @@ func assumption(what string, f Fact) string {
 func disabledReader(dir string) string {
 	parent := filepath.Dir(dir)
 	folders := []string{parent}
-	if entries, err := os.ReadDir(parent); err == nil {
+	if entries, err := overlay.ReadDir(parent); err == nil {
 		for _, e := range entries {
 			if p := filepath.Join(parent, e.Name()); e.IsDir() && p != dir {
 				folders = append(folders, p)
@@ -134,7 +134,7 @@ func disabledFile(file string) string {
 
 // isRepoRoot reports whether dir is a Git work tree's top folder.
 func isRepoRoot(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, ".git"))
+	_, err := overlay.Stat(filepath.Join(dir, ".git"))
 	return err == nil
 }
 
@@ -147,7 +147,7 @@ func commentedEntry(folder, target string) (file string, line int) {
 	if !ok {
 		return "", 0
 	}
-	data, err := os.ReadFile(file)
+	data, err := overlay.ReadDiskFile(file)
 	if err != nil {
 		return "", 0
 	}

@@ -2,12 +2,13 @@ package source
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // A file a kustomization names may be missing because the project builds
@@ -77,7 +78,7 @@ var makeTarget = regexp.MustCompile(`^([A-Za-z0-9_.$()/-]+)\s*:([^=]|$)`)
 func writtenBy(dir, file string) string {
 	var scripts []string
 	for _, pattern := range []string{"Makefile", "GNUmakefile", "makefile", "*.mk", "*.sh", "hack/*.sh", "scripts/*.sh"} {
-		found, _ := filepath.Glob(filepath.Join(dir, pattern))
+		found, _ := overlay.Glob(filepath.Join(dir, pattern))
 		scripts = append(scripts, found...)
 	}
 	for _, s := range scripts {
@@ -85,7 +86,7 @@ func writtenBy(dir, file string) string {
 		if err != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		data, err := os.ReadFile(s)
+		data, err := overlay.ReadDiskFile(s)
 		if err != nil {
 			continue
 		}

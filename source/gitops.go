@@ -3,7 +3,6 @@ package source
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -150,11 +149,11 @@ func readManifest(f string) []byte {
 	if data, ok := overlay.Get(f); ok { // an editor's unsaved buffer
 		return data
 	}
-	fi, err := os.Stat(f)
+	fi, err := overlay.Stat(f)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > manifest.MaxFileSize {
 		return nil
 	}
-	data, _ := os.ReadFile(f)
+	data, _ := overlay.ReadDiskFile(f)
 	return data
 }
 

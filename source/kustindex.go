@@ -119,7 +119,7 @@ func isRegularFile(p string, mode os.FileMode) bool {
 	if mode&os.ModeSymlink == 0 {
 		return false
 	}
-	fi, err := os.Stat(p)
+	fi, err := overlay.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -246,7 +246,7 @@ func plainJoin(dir, rel string) (base, rest string, ok bool) {
 }
 
 func isDir(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := overlay.Stat(p)
 	return err == nil && fi.IsDir()
 }
 

@@ -355,7 +355,7 @@ var judgedKinds = [][]byte{[]byte("WebhookConfiguration"), []byte("CustomResourc
 // own, its dependencies') names one. A partial's own failure (the required
 // value read in a _helpers.tpl) cannot be tied to one template: it may.
 func mayWriteJudged(u *unit, file string) bool {
-	data, err := os.ReadFile(file)
+	data, err := overlay.ReadDiskFile(file)
 	if err != nil || strings.HasPrefix(filepath.Base(file), "_") {
 		return true
 	}
@@ -370,12 +370,12 @@ func mayWriteJudged(u *unit, file string) bool {
 	}
 	found := false
 	for _, dir := range append([]string{u.dir}, u.readDirs...) {
-		_ = filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		_ = overlay.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 			if err != nil || found {
 				return filepath.SkipAll
 			}
 			if !e.IsDir() && strings.HasSuffix(p, ".tpl") {
-				if b, err := os.ReadFile(p); err == nil && names(b) {
+				if b, err := overlay.ReadDiskFile(p); err == nil && names(b) {
 					found = true
 				}
 			}

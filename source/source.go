@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cache"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
@@ -74,6 +76,9 @@ type Options struct {
 	// wherever located, as for an entry: the language server shows the
 	// findings an edit moves to another file of the same build.
 	WholeUnits bool
+	// Cache, when set, keeps each unit's findings between runs (cache.go);
+	// it must have been opened for this run's configuration.
+	Cache *cache.Cache
 }
 
 // FolderUnits says how the loose manifests under Dir are applied.
@@ -140,9 +145,24 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
 	}
 	patches := kustomize.NewPatchIndex()
-	results := lintUnits(units, stdin, lo, patches, sharedOrigins(units))
+	origins := sharedOrigins(units)
+	if so.Cache != nil {
+		// What units share is read in the first one's window: each unit
+		// reads its own, so that its cache entry holds all it depends on.
+		patches, origins = nil, nil
+		// Findings that depend on the day (a certificate's expiry) are
+		// kept only as long as they hold.
+		s := rules.DefaultSettings()
+		if lo.Settings != nil {
+			copied := *lo.Settings
+			s = &copied
+		}
+		s.OnClock = overlay.Clock
+		lo.Settings = s
+	}
+	results := lintUnits(units, stdin, lo, patches, origins, so.Cache)
 	alone := aloneUnits(req, units, unitsOf, results)
-	aloneResults := lintUnits(alone, stdin, lo, patches, nil)
+	aloneResults := lintUnits(alone, stdin, lo, patches, nil, so.Cache)
 	dropSyntaxRestated(results, aloneResults)
 	orderFindings(req, units, results)
 	units = append(units, alone...)
@@ -424,31 +444,41 @@ type unitResult struct {
 	applied *applied
 }
 
-// lintUnits loads, lints and locates every unit, several at a time. Each
-// unit's objects are dropped once its findings are located.
-func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex, origins *kustomize.Origins) []*unitResult {
+// lintUnits loads, lints and locates every unit, several at a time, or
+// takes its findings from the cache when it has them. Each unit's objects
+// are dropped once its findings are located. Without patches, each unit
+// reads the kustomizations above its files itself.
+func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex, origins *kustomize.Origins, c *cache.Cache) []*unitResult {
 	inner := lo
 	if len(units) > 1 {
 		inner.Jobs = 1 // units are the parallel work
 	}
 	out := make([]*unitResult, len(units))
 	parallel.For(len(units), lo.Workers(), func(i int) {
-		switch u := units[i]; u.kind {
-		case kustomizeUnit:
-			out[i] = lintKustomization(u, inner, origins)
-		case chartUnit:
-			out[i] = lintChart(u, inner)
-		case folderUnit:
-			out[i] = lintFolder(u, inner, patches)
-		case noteUnit:
-			out[i] = &unitResult{}
-		default:
-			out[i] = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
-		}
-		if by := units[i].disabledBy; by != "" {
-			notApplied(out[i].diags, by)
-		}
-		out[i].diags = append(out[i].diags, units[i].notes...)
+		out[i] = cachedLint(c, units[i], func() *unitResult {
+			patches := patches
+			if patches == nil {
+				patches = kustomize.NewPatchIndex()
+			}
+			var r *unitResult
+			switch u := units[i]; u.kind {
+			case kustomizeUnit:
+				r = lintKustomization(u, inner, origins)
+			case chartUnit:
+				r = lintChart(u, inner)
+			case folderUnit:
+				r = lintFolder(u, inner, patches)
+			case noteUnit:
+				r = &unitResult{}
+			default:
+				r = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
+			}
+			if by := units[i].disabledBy; by != "" {
+				notApplied(r.diags, by)
+			}
+			r.diags = append(r.diags, units[i].notes...)
+			return r
+		})
 	})
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/gitops"
@@ -434,7 +434,7 @@ func holdsSources(dir string) bool {
 	if isSourceDir(dir) {
 		return true
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := overlay.ReadDir(dir)
 	if err != nil {
 		return false
 	}
@@ -878,7 +878,7 @@ func (d *discovery) chart(dir string) *chartInfo {
 	}
 	c := &chartInfo{dir: dir}
 	d.charts[dir] = c
-	data, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+	data, err := overlay.ReadDiskFile(filepath.Join(dir, "Chart.yaml"))
 	if err != nil {
 		return c
 	}
@@ -968,7 +968,7 @@ func (d *discovery) chartsInScope(c string) []string {
 		return cs
 	}
 	var cs []string
-	_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+	_ = overlay.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || !e.IsDir() {
 			return nil
 		}
@@ -1027,7 +1027,7 @@ func (d *discovery) newChartUnit(dir string, c Chart) *unit {
 }
 
 func exists(p string) bool {
-	_, err := os.Stat(p)
+	_, err := overlay.Stat(p)
 	return err == nil
 }
 

@@ -12,6 +12,7 @@ package overlay
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"io"
 	"os"
 	"path/filepath"
@@ -61,8 +62,19 @@ func Get(path string) ([]byte, bool) {
 	return data, ok
 }
 
-// ReadFile is os.ReadFile, seeing the buffers set.
+// ReadFile is os.ReadFile, seeing the buffers set (and recorded, see
+// AddRecorder).
 func ReadFile(path string) ([]byte, error) {
+	data, err := readFile(path)
+	if err == nil {
+		noteData(path, data)
+	} else if r, ok := recording(); ok {
+		r(OpRead, absolute(path), "error")
+	}
+	return data, err
+}
+
+func readFile(path string) ([]byte, error) {
 	if data, ok := Get(path); ok {
 		return bytes.Clone(data), nil
 	}
@@ -73,6 +85,18 @@ func ReadFile(path string) ([]byte, error) {
 // content's length when it is known in advance (a buffer or a regular
 // file), else -1.
 func Open(path string) (r io.ReadCloser, size int64, err error) {
+	r, size, err = open(path)
+	if rec, ok := recording(); ok {
+		if err != nil {
+			rec(OpRead, absolute(path), "error")
+		} else {
+			r = &hashingReader{ReadCloser: r, path: absolute(path), h: sha256.New(), r: rec}
+		}
+	}
+	return r, size, err
+}
+
+func open(path string) (r io.ReadCloser, size int64, err error) {
 	if data, ok := Get(path); ok {
 		return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
 	}

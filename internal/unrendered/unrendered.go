@@ -20,6 +20,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Kind says what sort of template a file is.
@@ -108,7 +110,7 @@ func UnderChart(path string) (string, bool) {
 }
 
 func isFile(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := overlay.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
 

@@ -458,7 +458,7 @@ func (f *finder) cached(chart, version string) (string, bool) {
 }
 
 func isChart(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	fi, err := overlay.Stat(filepath.Join(dir, "Chart.yaml"))
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -562,7 +562,7 @@ func (f *finder) argoSource(e *Entry, file string, src *yaml.Node, refs map[stri
 			if !ok {
 				continue
 			}
-			if _, err := os.Stat(p); err != nil {
+			if _, err := overlay.Stat(p); err != nil {
 				if str(h, "ignoreMissingValueFiles") != "true" {
 					e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in %s; Argo CD fails to render it", e.Label(), vf.Value, where))
 				}
@@ -669,7 +669,7 @@ func argoImage(s string) map[string]any {
 
 func hasKustomization(dir string) bool {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
+		if fi, err := overlay.Stat(filepath.Join(dir, n)); err == nil && fi.Mode().IsRegular() {
 			return true
 		}
 	}
@@ -782,7 +782,7 @@ func (f *finder) gitDirectories(obj *object, gitGen *yaml.Node) []map[string]str
 	var out []map[string]string
 	seen := map[string]bool{}
 	for _, pat := range include {
-		matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pat)))
+		matches, _ := overlay.Glob(filepath.Join(root, filepath.FromSlash(pat)))
 		slices.Sort(matches)
 		for _, m := range matches {
 			rel, err := filepath.Rel(root, m)
@@ -861,7 +861,7 @@ func (f *finder) filesUnder(root string) []string {
 		return rels
 	}
 	var rels []string
-	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+	_ = overlay.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return nil
@@ -888,7 +888,7 @@ const maxParamsFile = 1 << 20
 // readParamsFile reads a Git files generator's file (JSON or YAML, any
 // name); nil when it is no regular file or too large to be parameters.
 func readParamsFile(p string) []byte {
-	fi, err := os.Stat(p)
+	fi, err := overlay.Stat(p)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxParamsFile {
 		return nil
 	}
@@ -1083,7 +1083,7 @@ func flatParams(n *yaml.Node) map[string]string {
 func guessRoot(file string, patterns []string) string {
 	for dir := filepath.Dir(file); ; {
 		for _, p := range patterns {
-			if m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(p))); len(m) > 0 {
+			if m, _ := overlay.Glob(filepath.Join(dir, filepath.FromSlash(p))); len(m) > 0 {
 				return dir
 			}
 		}

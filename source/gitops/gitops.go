@@ -13,12 +13,13 @@ package gitops
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Pos is a place in a file (1-based line and column).
@@ -367,12 +368,12 @@ func inRepository(repo *Repository, from, rel string, is func(string) bool) (str
 }
 
 func isDir(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := overlay.Stat(p)
 	return err == nil && fi.IsDir()
 }
 
 func isFile(p string) bool {
-	fi, err := os.Stat(p)
+	fi, err := overlay.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }
 

@@ -2,7 +2,6 @@ package gitops
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,7 +93,7 @@ func list(v any) []any {
 func kustomizationIn(dir string) (string, bool) {
 	for _, n := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
 		p := filepath.Join(dir, n)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := overlay.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p, true
 		}
 	}
@@ -107,7 +106,7 @@ func kustomizationIn(dir string) (string, bool) {
 // artifact Flux builds from leaves out .git and the like.
 func generatedResources(dir string) []any {
 	var out []any
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = overlay.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == dir {
 			return nil
 		}
@@ -124,7 +123,7 @@ func generatedResources(dir string) []any {
 			return nil
 		}
 		// Only regular files: kustomize would block reading a named pipe.
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		if fi, err := overlay.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
 		if ext := filepath.Ext(p); ext == ".yaml" || ext == ".yml" {

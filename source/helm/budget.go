@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/Masterminds/sprig/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Limits of one render. A chart is a program: `until 100000000` or three
@@ -61,9 +63,11 @@ func (b budgetExceeded) Error() string { return string(b) }
 func (b *budget) check() {
 	n := b.calls.Add(1)
 	if time.Now().After(b.deadline) {
+		overlay.Volatile("render budget") // another run may finish in time
 		panic(budgetExceeded(fmt.Sprintf("rendering ran longer than %s (a loop without end?)", RenderTimeout)))
 	}
 	if n%16 == 0 && heapBytes() > b.heapStart+b.maxHeap {
+		overlay.Volatile("render budget") // depends on what else the process holds
 		panic(budgetExceeded(fmt.Sprintf("rendering took more than %d MiB of memory", b.maxHeap>>20)))
 	}
 }

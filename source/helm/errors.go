@@ -3,7 +3,6 @@ package helm
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Helm's errors are rewritten here into one line that says what to do,
@@ -62,7 +63,7 @@ func columnOf(file string, line, off int) int {
 }
 
 func lineOf(file string, line int) string {
-	data, err := os.ReadFile(file)
+	data, err := overlay.ReadDiskFile(file)
 	if err != nil || line < 1 {
 		return ""
 	}
@@ -166,7 +167,7 @@ func pointer(p string) []string {
 // valuesKeyLine finds where a values file sets the key path: the value's line
 // and column, or its key's when the value is a collection.
 func valuesKeyLine(file string, path []string) (line, col int, ok bool) {
-	data, err := os.ReadFile(file)
+	data, err := overlay.ReadDiskFile(file)
 	if err != nil {
 		return 0, 0, false
 	}

@@ -2,13 +2,14 @@ package helm
 
 import (
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // ValuesNamespaces returns the namespaces a chart's values name under a
@@ -37,7 +38,7 @@ func ValuesNamespaces(chartDir string, valuesFiles []string, max int) []string {
 		}
 	}
 	for _, f := range append([]string{filepath.Join(chartDir, "values.yaml")}, valuesFiles...) {
-		data, err := os.ReadFile(f)
+		data, err := overlay.ReadDiskFile(f)
 		if err != nil {
 			continue
 		}

@@ -14,7 +14,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -136,7 +135,7 @@ func (e *Error) Error() string { return e.Msg }
 
 // IsChart reports whether dir holds a chart (a Chart.yaml).
 func IsChart(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, "Chart.yaml"))
+	fi, err := overlay.Stat(filepath.Join(dir, "Chart.yaml"))
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -162,6 +161,7 @@ func overlayBuffers(c *chart.Chart, dir string) error {
 // Render renders the chart in dir.
 func Render(dir string, opts Options) (*Chart, error) {
 	chartFile := filepath.Join(dir, "Chart.yaml")
+	overlay.Note(overlay.OpTree, dir) // helm's loader reads the folder whole
 	c, err := loader.Load(dir)
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
@@ -175,6 +175,7 @@ func Render(dir string, opts Options) (*Chart, error) {
 	}
 	vals := map[string]any{}
 	for _, f := range opts.ValuesFiles {
+		overlay.Note(overlay.OpRead, f)
 		v, err := common.ReadValuesFile(f)
 		if err != nil {
 			return nil, &Error{File: f, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", f, err)}
@@ -314,6 +315,7 @@ func loadLocalDependencies(c *chart.Chart, dir string) (map[string]string, error
 			continue
 		}
 		p := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(d.Repository, "file://")))
+		overlay.Note(overlay.OpTree, p)
 		sub, err := loader.Load(p)
 		if err != nil {
 			return nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
@@ -356,7 +358,7 @@ func missingDependencies(c *chart.Chart, chartFile string) []Dependency {
 
 // writtenDependencies reads the dependencies of a Chart.yaml as written.
 func writtenDependencies(chartFile string) []Dependency {
-	data, err := os.ReadFile(chartFile)
+	data, err := overlay.ReadDiskFile(chartFile)
 	if err != nil {
 		return nil
 	}
@@ -371,7 +373,7 @@ func writtenDependencies(chartFile string) []Dependency {
 
 // dependencyLine finds the "name: X" line of a dependency in Chart.yaml.
 func dependencyLine(chartFile, name string) (line, col int) {
-	data, err := os.ReadFile(chartFile)
+	data, err := overlay.ReadDiskFile(chartFile)
 	if err != nil {
 		return 0, 0
 	}
@@ -397,7 +399,7 @@ func collectSources(c *chart.Chart, prefix string, out map[string][]byte) {
 }
 
 func fileExists(path string) bool {
-	fi, err := os.Stat(path)
+	fi, err := overlay.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }
 
@@ -467,6 +469,7 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 			// A loop that calls no template function cannot be stopped:
 			// the render is abandoned (its goroutine ends with the
 			// process; the memory watchdog bounds what it takes).
+			overlay.Volatile("render budget")
 			return nil, nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
 				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
 		}

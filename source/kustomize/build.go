@@ -7,7 +7,6 @@
 package kustomize
 
 import (
-	"bytes"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -211,13 +210,7 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 	if f.text != nil && samePath(path, f.root) {
 		return f.withOrigins(f.text)
 	}
-	data, ok := overlay.Get(path) // an editor's unsaved buffer
-	var err error
-	if ok {
-		data = bytes.Clone(data)
-	} else {
-		data, err = f.FileSystem.ReadFile(path)
-	}
+	data, err := overlay.ReadFile(path) // an editor's unsaved buffer, or the disk; recorded
 	if err != nil {
 		return data, err
 	}
@@ -237,12 +230,45 @@ func (f *originFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error)
 	if f.text != nil && samePath(path, f.root) {
 		return filesys.ConfirmedDir(filepath.Dir(f.root)), filepath.Base(f.root), nil
 	}
+	overlay.Note(overlay.OpStat, path)
 	return f.FileSystem.CleanedAbs(path)
 }
 
 // Exists answers for a root kustomization that has only a text.
 func (f *originFS) Exists(path string) bool {
-	return (f.text != nil && samePath(path, f.root)) || f.FileSystem.Exists(path)
+	if f.text != nil && samePath(path, f.root) {
+		return true
+	}
+	overlay.Note(overlay.OpStat, path)
+	return f.FileSystem.Exists(path)
+}
+
+// The other reads are kustomize's own, recorded for the run's cache
+// (overlay.AddRecorder) before they are made.
+
+func (f *originFS) IsDir(path string) bool {
+	overlay.Note(overlay.OpStat, path)
+	return f.FileSystem.IsDir(path)
+}
+
+func (f *originFS) ReadDir(path string) ([]string, error) {
+	overlay.Note(overlay.OpList, path)
+	return f.FileSystem.ReadDir(path)
+}
+
+func (f *originFS) Open(path string) (filesys.File, error) {
+	overlay.Note(overlay.OpRead, path)
+	return f.FileSystem.Open(path)
+}
+
+func (f *originFS) Glob(pattern string) ([]string, error) {
+	overlay.NoteGlob(pattern)
+	return f.FileSystem.Glob(pattern)
+}
+
+func (f *originFS) Walk(path string, walkFn filepath.WalkFunc) error {
+	overlay.Note(overlay.OpTree, path)
+	return f.FileSystem.Walk(path, walkFn)
 }
 
 // withOrigins adds origin annotations to the root kustomization's text.

@@ -1,7 +1,6 @@
 package kustomize
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -78,7 +77,7 @@ func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 			return // an inline patch written as a flow scalar
 		}
 		p := filepath.Clean(filepath.Join(abs, v))
-		fi, err := os.Stat(p)
+		fi, err := overlay.Stat(p)
 		switch {
 		case err != nil:
 			r.Missing = append(r.Missing, p)

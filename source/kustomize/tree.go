@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,7 +23,7 @@ var FileNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomizati
 func FileIn(dir string) (string, bool) {
 	for _, n := range FileNames {
 		p := filepath.Join(dir, n)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := overlay.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p, true
 		}
 	}
@@ -136,7 +135,7 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 	for _, field := range []string{"resources", "bases", "components"} {
 		for _, e := range seqNodes(mapNode(root, field)) {
 			p := filepath.Join(dir, e.Value)
-			fi, statErr := os.Stat(p)
+			fi, statErr := overlay.Stat(p)
 			switch {
 			case isRemote(e.Value):
 				// Reported above.
@@ -177,7 +176,7 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 				continue // remote: reported above; inline: scanned with the kustomization
 			}
 			p := filepath.Join(dir, e.Value)
-			fi, err := os.Stat(p)
+			fi, err := overlay.Stat(p)
 			switch {
 			case err != nil:
 			case fi.IsDir():
@@ -262,7 +261,7 @@ func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Nod
 	}
 	v := n.Value
 	p := filepath.Clean(filepath.Join(k.dir, v))
-	fi, statErr := os.Stat(p)
+	fi, statErr := overlay.Stat(p)
 	isFile := form == pathPatch ||
 		(form == eitherPatch && ((statErr == nil && fi.Mode().IsRegular()) || !strings.ContainsAny(v, "\n:")))
 	if isFile {
@@ -508,7 +507,7 @@ func readPatchDir(dir string) *patchDir {
 			d.kustomization = k.file
 		}
 	}
-	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+	if fi, err := overlay.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
 		d.repoRoot = true
 	}
 	return d

@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// cacheRun is one run of webhooklint with the cache's statistics.
+type cacheRun struct {
+	stdout, stderr string
+	outputs        map[string]string // format -> what --output wrote
+	hits, misses   int
+}
+
+var statsLine = regexp.MustCompile(`webhooklint: cache: (\d+) hits, (\d+) misses\n`)
+
+// runCached runs webhooklint on args with the cache in dir ("" for
+// --no-cache), printing JSON, and text and SARIF to files.
+func runCached(t *testing.T, dir string, args ...string) cacheRun {
+	t.Helper()
+	t.Setenv(statsEnv, "1")
+	out := t.TempDir()
+	all := []string{"--format", "json", "--fail-on", "never", "--color", "never",
+		"--output", "text=" + filepath.Join(out, "text"), "--output", "sarif=" + filepath.Join(out, "sarif")}
+	if dir == "" {
+		all = append(all, "--no-cache")
+	} else {
+		all = append(all, "--cache-dir", dir)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main(append(all, args...), strings.NewReader(""), &stdout, &stderr); code != ExitOK {
+		t.Fatalf("webhooklint %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
+	}
+	r := cacheRun{stdout: stdout.String(), outputs: map[string]string{}}
+	for _, f := range []string{"text", "sarif"} {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.outputs[f] = string(data)
+	}
+	if m := statsLine.FindStringSubmatch(stderr.String()); m != nil {
+		r.hits, _ = strconv.Atoi(m[1])
+		r.misses, _ = strconv.Atoi(m[2])
+	} else if dir != "" {
+		t.Fatalf("no cache statistics on stderr:\n%s", stderr.String())
+	}
+	r.stderr = statsLine.ReplaceAllString(stderr.String(), "")
+	return r
+}
+
+// sameOutput fails unless two runs printed the same bytes in every format.
+func sameOutput(t *testing.T, what string, a, b cacheRun) {
+	t.Helper()
+	if a.stdout != b.stdout {
+		t.Errorf("%s: JSON differs:\n%s\n----\n%s", what, a.stdout, b.stdout)
+	}
+	for f, out := range a.outputs {
+		if b.outputs[f] != out {
+			t.Errorf("%s: %s output differs:\n%s\n----\n%s", what, f, out, b.outputs[f])
+		}
+	}
+	if a.stderr != b.stderr {
+		t.Errorf("%s: stderr differs:\n%s\n----\n%s", what, a.stderr, b.stderr)
+	}
+}
+
+// coldMissHit runs args without the cache, then twice with a new one:
+// the three print the same, the second misses every unit and the third
+// hits every one, or, with volatile, only some (units whose findings
+// depend on the day are never kept, nor those linted beside them).
+func coldMissHit(t *testing.T, volatile bool, args ...string) (second cacheRun) {
+	t.Helper()
+	dir := t.TempDir()
+	cold := runCached(t, "", args...)
+	miss := runCached(t, dir, args...)
+	hit := runCached(t, dir, args...)
+	sameOutput(t, "cold and first cached run", cold, miss)
+	sameOutput(t, "first and second cached run", miss, hit)
+	if miss.hits != 0 || miss.misses == 0 {
+		t.Errorf("first cached run: %d hits, %d misses; want 0 hits", miss.hits, miss.misses)
+	}
+	if hit.hits+hit.misses != miss.misses || (!volatile && hit.misses != 0) {
+		t.Errorf("second cached run: %d hits, %d misses; want %d hits, 0 misses", hit.hits, hit.misses, miss.misses)
+	}
+	return hit
+}
+
+// A unit's findings from the cache print exactly as linted now, in every
+// format, on the examples, the fixtures and the GitOps fixtures, and on
+// every layout of the shared corpus, whole and with each of its entries
+// (a folder with a kustomization or a chart) named.
+func TestCacheSameOutput(t *testing.T) {
+	for _, p := range []string{"../examples", "../testdata/gitops"} {
+		t.Run(p, func(t *testing.T) { coldMissHit(t, false, p) })
+	}
+	t.Run("../testdata", func(t *testing.T) {
+		if r := coldMissHit(t, true, "../testdata"); r.hits == 0 {
+			t.Error("second cached run: no hit")
+		}
+	})
+	// Findings on certificates depend on the day: kept until they could
+	// change (internal/cache tests when they stop being valid).
+	t.Run("../testdata/rules/ca-bundle", func(t *testing.T) { coldMissHit(t, false, "../testdata/rules/ca-bundle") })
+	layouts := filepath.Join("..", "..", "shared", "corpus", "layouts")
+	projects, err := os.ReadDir(layouts)
+	if err != nil {
+		t.Skipf("layouts corpus not available: %v", err)
+	}
+	for _, p := range projects {
+		if !p.IsDir() {
+			continue
+		}
+		root := filepath.Join(layouts, p.Name())
+		t.Run(p.Name(), func(t *testing.T) { coldMissHit(t, false, root) })
+		// Its entries named, each a unit of its own.
+		var entries []string
+		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (d.Name() == "kustomization.yaml" || d.Name() == "Chart.yaml") {
+				entries = append(entries, filepath.Dir(path))
+			}
+			return nil
+		})
+		if len(entries) > 0 && !testing.Short() {
+			t.Run(p.Name()+"/entries", func(t *testing.T) { coldMissHit(t, false, entries...) })
+		}
+	}
+}
+
+const cacheWebhook = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: demo
+webhooks:
+- name: validate.demo.example.com
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+  timeoutSeconds: TIMEOUT
+  clientConfig:
+    url: https://demo.example.com/validate
+  namespaceSelector:
+    matchExpressions:
+    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
+  rules:
+  - apiGroups: ["apps"]
+    apiVersions: [v1]
+    operations: [CREATE, UPDATE]
+    resources: [deployments]
+    scope: Namespaced
+`
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Every input of a unit invalidates its entry: a patch of a kustomize
+// overlay, a chart's values, a new file in a folder linted, the
+// configuration file, --kube-version; and an entry that is not whole is
+// a miss, not an error.
+func TestCacheInvalidation(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".git/HEAD":                      "ref: refs/heads/main\n",
+		"kust/base/kustomization.yaml":   "resources:\n- webhook.yaml\n",
+		"kust/base/webhook.yaml":         strings.Replace(cacheWebhook, "TIMEOUT", "5", 1),
+		"kust/prod/kustomization.yaml":   "resources:\n- ../base\npatches:\n- path: patch.yaml\n",
+		"kust/prod/patch.yaml":           "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: demo\nwebhooks:\n- name: validate.demo.example.com\n  timeoutSeconds: 30\n",
+		"chart/Chart.yaml":               "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+		"chart/values.yaml":              "timeout: 30\n",
+		"chart/templates/webhook.yaml":   strings.Replace(cacheWebhook, "TIMEOUT", "{{ .Values.timeout }}", 1),
+		"plain/webhook.yaml":             strings.Replace(cacheWebhook, "TIMEOUT", "30", 1),
+		"configured/.webhooklint.yaml":   "rules:\n  timeout-too-long: {enabled: true}\n",
+		"configured/hooks/webhook.yaml":  strings.Replace(cacheWebhook, "TIMEOUT", "30", 1),
+		"configured/hooks/unrelated.txt": "not linted\n",
+	})
+	dir := t.TempDir()
+	at := func(p string) string { return filepath.Join(root, p) }
+	const timeoutRule = "timeout-too-long"
+
+	// step runs args twice: the first after a change, which must miss at
+	// least once (and change the findings when changed says so); the
+	// second, which must hit every unit.
+	last := map[string]cacheRun{}
+	step := func(name string, change func(), changed bool, args ...string) {
+		t.Helper()
+		key := strings.Join(args, " ")
+		before, seen := last[key]
+		if change != nil {
+			change()
+		}
+		first := runCached(t, dir, args...)
+		if first.misses == 0 {
+			t.Errorf("%s: no miss after the change (%d hits)", name, first.hits)
+		}
+		if seen && changed && first.stdout == before.stdout {
+			t.Errorf("%s: same findings after the change:\n%s", name, first.stdout)
+		}
+		cold := runCached(t, "", args...)
+		sameOutput(t, name+": cold and cached run", cold, first)
+		again := runCached(t, dir, args...)
+		if again.misses != 0 {
+			t.Errorf("%s: run again: %d misses, want 0", name, again.misses)
+		}
+		sameOutput(t, name+": cached run and again", first, again)
+		last[key] = again
+	}
+
+	step("overlay", nil, false, at("kust/prod"))
+	if !strings.Contains(last[at("kust/prod")].stdout, timeoutRule) {
+		t.Fatalf("the overlay's patch should raise %s:\n%s", timeoutRule, last[at("kust/prod")].stdout)
+	}
+	step("overlay's patch changed", func() {
+		writeFiles(t, root, map[string]string{"kust/prod/patch.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: demo\nwebhooks:\n- name: validate.demo.example.com\n  timeoutSeconds: 3\n"})
+	}, true, at("kust/prod"))
+	step("base changed", func() {
+		writeFiles(t, root, map[string]string{"kust/base/webhook.yaml": strings.Replace(cacheWebhook, "TIMEOUT", "31", 1)})
+	}, false, at("kust/prod"))
+
+	step("chart", nil, false, at("chart"))
+	step("chart's values changed", func() {
+		writeFiles(t, root, map[string]string{"chart/values.yaml": "timeout: 5\n"})
+	}, true, at("chart"))
+	step("chart's template added", func() {
+		writeFiles(t, root, map[string]string{"chart/templates/other.yaml": strings.Replace(cacheWebhook, "name: demo", "name: other", 1)})
+	}, true, at("chart"))
+
+	step("folder", nil, false, at("plain"))
+	step("file added to the folder", func() {
+		writeFiles(t, root, map[string]string{"plain/other.yaml": strings.Replace(strings.Replace(cacheWebhook, "TIMEOUT", "30", 1), "name: demo", "name: other", 1)})
+	}, true, at("plain"))
+
+	step("configured", nil, false, at("configured/hooks"))
+	step("configuration changed", func() {
+		writeFiles(t, root, map[string]string{"configured/.webhooklint.yaml": "rules:\n  timeout-too-long: {enabled: false}\n"})
+	}, true, at("configured/hooks"))
+
+	step("kube-version", nil, false, "--kube-version", "1.30", at("plain"))
+	if r := runCached(t, dir, "--kube-version", "1.31", at("plain")); r.misses == 0 {
+		t.Errorf("another --kube-version: %d hits, no miss", r.hits)
+	}
+
+	// Entries cut short, or changed, are misses: the output stays that of
+	// a cold run, with no warning.
+	var entries []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".json") {
+			entries = append(entries, p)
+		}
+		return nil
+	})
+	if len(entries) == 0 {
+		t.Fatal("the cache folder holds no entry")
+	}
+	for i, e := range entries {
+		data, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			data = data[:len(data)/2]
+		} else {
+			data[len(data)-3] ^= 1
+		}
+		if err := os.WriteFile(e, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{at("kust/prod")}, {at("chart")}, {at("plain")}} {
+		r := runCached(t, dir, args...)
+		cold := runCached(t, "", args...)
+		sameOutput(t, "damaged entries", cold, r)
+		if r.misses == 0 {
+			t.Errorf("damaged entries of %s: %d hits, no miss", args[0], r.hits)
+		}
+	}
+}

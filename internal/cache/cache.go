@@ -1,0 +1,432 @@
+// Package cache keeps a run's per-unit results between runs, as
+// golangci-lint, ESLint's --cache and Ruff keep theirs: in the user's
+// cache folder, one file per unit.
+//
+// An entry is found by a key made of everything the caller knows before
+// linting a unit (the tool's build, the run's configuration, the unit's
+// description) and holds, beside the result, every input the unit read
+// while it was linted, with its signature: a file's content hash, a
+// folder's names, whether a path exists (internal/overlay records them
+// all). An entry is used only when every input still has its signature,
+// so a stale result cannot be reused, whatever changed and however. What
+// the inputs are is known only once a unit has been linted, which is why
+// they are kept in the entry rather than in its key.
+//
+// Units are linted in parallel and a read does not say which unit made
+// it, so a unit's inputs are every read the process made between its
+// start and its end: its own and some of the units linted beside it.
+// That is more than it needs (an entry may be invalidated by a file that
+// did not matter to it), never less.
+//
+// Nothing here fails a run: an entry that cannot be read, decoded or
+// written is a miss, and the first such error is printed once.
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
+)
+
+// EnvVar names the cache folder, or turns the cache off with off, 0,
+// false or no.
+const EnvVar = "WEBHOOKLINT_CACHE"
+
+// MaxBytes bounds the cache folder: past it, the entries used least
+// recently are removed until it holds three quarters of it.
+var MaxBytes int64 = 512 << 20
+
+// format is the entries' layout version, a folder of the cache: an
+// older webhooklint's entries are another folder's, never misread.
+const format = "v1"
+
+// Location returns the cache folder a run uses: dirFlag (--cache-dir)
+// when set, else $WEBHOOKLINT_CACHE, else webhooklint's folder in the
+// user's cache folder; off is set when the cache is turned off. given
+// says the folder was named by the user (so a failure to use it is worth
+// a warning; the default folder may be read-only, as in a container).
+func Location(dirFlag string) (dir string, given, off bool) {
+	if dirFlag != "" {
+		return dirFlag, true, false
+	}
+	if env := os.Getenv(EnvVar); env != "" {
+		switch strings.ToLower(env) {
+		case "off", "0", "false", "no":
+			return "", false, true
+		}
+		return env, true, false
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", false, true
+	}
+	return filepath.Join(base, "webhooklint"), false, false
+}
+
+// A Cache is the cache of one run. The nil Cache keeps nothing: every
+// lookup misses and nothing is stored.
+type Cache struct {
+	dir  string // the entries' folder
+	salt []byte // tool build and run configuration
+
+	mu      sync.Mutex
+	log     []record
+	windows atomic.Int32 // units being linted: reads are recorded
+	sigs    sync.Map     // record key -> signature now, for lookups
+
+	hits, misses, stored atomic.Int64
+	unrecord             func() // removes the cache from overlay's recorders
+
+	warnOnce sync.Once
+	warnTo   io.Writer
+	quiet    bool
+}
+
+type record struct {
+	Op   overlay.Op `json:"op"`
+	Path string     `json:"path"`
+	Sig  string     `json:"sig"`
+}
+
+// Open returns the cache in dir for a run whose configuration is config
+// (the bytes of everything the caller's results depend on besides the
+// units: flags, the configuration file), or nil when dir cannot be used.
+// Warnings go to warn (once); given says the user named dir. Close ends
+// the run.
+func Open(dir string, given bool, config []byte, warn io.Writer) *Cache {
+	c := &Cache{warnTo: warn, quiet: !given}
+	root := filepath.Join(dir, format)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		c.warn(err)
+		return nil
+	}
+	id := toolID()
+	if id == "" {
+		id = "sha256 " + exeHash(root)
+	}
+	if id == "sha256 " {
+		c.warn(errors.New("cannot identify the running binary"))
+		return nil
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "webhooklint cache %s\x00%s\x00", format, id)
+	h.Write(config)
+	c.dir, c.salt = root, h.Sum(nil)
+	c.unrecord = overlay.AddRecorder(c)
+	return c
+}
+
+// Close stops recording and keeps the folder within MaxBytes.
+func (c *Cache) Close() {
+	if c == nil {
+		return
+	}
+	c.unrecord()
+	if c.stored.Load() > 0 {
+		c.evict()
+	}
+}
+
+// Stats are the run's lookups that found a valid entry and those that
+// did not.
+func (c *Cache) Stats() (hits, misses int64) {
+	if c == nil {
+		return 0, 0
+	}
+	return c.hits.Load(), c.misses.Load()
+}
+
+func (c *Cache) warn(err error) {
+	if c.quiet || c.warnTo == nil {
+		return
+	}
+	c.warnOnce.Do(func() { fmt.Fprintf(c.warnTo, "webhooklint: warning: cache: %v (the run goes on without it)\n", err) })
+}
+
+// Recording and Record make the cache one of overlay's recorders: reads
+// are logged while a unit is being linted.
+func (c *Cache) Recording() bool { return c.windows.Load() > 0 }
+
+func (c *Cache) Record(op overlay.Op, path, sig string) {
+	c.mu.Lock()
+	c.log = append(c.log, record{op, path, sig})
+	c.mu.Unlock()
+}
+
+// A Window is the linting of one unit: the reads it covers are the
+// unit's inputs.
+type Window struct {
+	c     *Cache
+	start int
+}
+
+// Begin starts a unit's linting; Store ends it.
+func (c *Cache) Begin() Window {
+	if c == nil {
+		return Window{}
+	}
+	c.windows.Add(1) // before the start is taken: no read is missed
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Window{c: c, start: len(c.log)}
+}
+
+// entryPath is where the entry of key is.
+func (c *Cache) entryPath(key []byte) string {
+	h := sha256.New()
+	h.Write(c.salt)
+	h.Write(key)
+	name := hex.EncodeToString(h.Sum(nil))
+	return filepath.Join(c.dir, name[:2], name[2:]+".json")
+}
+
+// entry is a unit's file: its inputs and the caller's result.
+type entry struct {
+	Inputs []record `json:"inputs"`
+	Result []byte   `json:"result"`
+}
+
+// magic starts every entry, with the hash of the rest after it: a file
+// cut short or changed by anything but this package is a miss.
+const magic = "webhooklint-cache\n"
+
+// Lookup returns the result stored for key if every input it was
+// computed from is as it was then.
+func (c *Cache) Lookup(key []byte) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	e, ok := c.read(c.entryPath(key))
+	if !ok || !c.valid(e.Inputs) {
+		c.misses.Add(1)
+		return nil, false
+	}
+	c.hits.Add(1)
+	return e.Result, true
+}
+
+func (c *Cache) read(p string) (*entry, bool) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.warn(err)
+		}
+		return nil, false
+	}
+	body, ok := bytes.CutPrefix(data, []byte(magic))
+	if !ok || len(body) < 65 || body[64] != '\n' {
+		return nil, false
+	}
+	sum := sha256.Sum256(body[65:])
+	if hex.EncodeToString(sum[:]) != string(body[:64]) {
+		return nil, false
+	}
+	var e entry
+	if json.Unmarshal(body[65:], &e) != nil || len(e.Result) == 0 {
+		return nil, false
+	}
+	// Used: the eviction removes the entries used least recently.
+	now := time.Now()
+	_ = os.Chtimes(p, now, now)
+	return &e, true
+}
+
+// valid reports whether every input has its signature now. Inputs that
+// many units share (a base, a chart's values) are signed once a run.
+func (c *Cache) valid(inputs []record) bool {
+	for _, in := range inputs {
+		if in.Op == overlay.OpClock {
+			// Findings on certificates: valid between the time they were
+			// made and the first instant they could change.
+			from, until, ok := overlay.ClockSpan(in.Sig)
+			if now := time.Now(); !ok || now.Before(from) || !now.Before(until) {
+				return false
+			}
+			continue
+		}
+		k := string(rune(in.Op)) + in.Path
+		sig, ok := c.sigs.Load(k)
+		if !ok {
+			sig, _ = c.sigs.LoadOrStore(k, overlay.Sign(in.Op, in.Path))
+		}
+		if sig.(string) != in.Sig {
+			return false
+		}
+	}
+	return true
+}
+
+// Store ends w and writes result as key's entry, with the reads made
+// during w as its inputs. A path read twice with two signatures (changed
+// during the run) leaves no entry.
+func (c *Cache) Store(key []byte, w Window, result []byte) {
+	if c == nil || w.c != c {
+		return
+	}
+	c.mu.Lock()
+	reads := slices.Clone(c.log[w.start:])
+	c.mu.Unlock()
+	c.windows.Add(-1)
+	if result == nil {
+		return
+	}
+	slices.SortFunc(reads, func(a, b record) int {
+		if a.Path != b.Path {
+			return strings.Compare(a.Path, b.Path)
+		}
+		return int(a.Op) - int(b.Op)
+	})
+	// The time the findings hold for is the narrowest of those given.
+	var from, until time.Time
+	inputs := reads[:0]
+	for _, r := range reads {
+		switch r.Op {
+		case overlay.OpVolatile:
+			return
+		case overlay.OpClock:
+			f, u, ok := overlay.ClockSpan(r.Sig)
+			if !ok {
+				return
+			}
+			if from.IsZero() || f.After(from) {
+				from = f
+			}
+			if until.IsZero() || u.Before(until) {
+				until = u
+			}
+			continue
+		}
+		if n := len(inputs); n > 0 && inputs[n-1].Op == r.Op && inputs[n-1].Path == r.Path {
+			if inputs[n-1].Sig != r.Sig {
+				return
+			}
+			continue
+		}
+		inputs = append(inputs, r)
+	}
+	if !from.IsZero() {
+		if !from.Before(until) {
+			return
+		}
+		inputs = append(inputs, record{Op: overlay.OpClock, Path: "clock",
+			Sig: fmt.Sprintf("%d %d", from.UnixNano(), until.UnixNano())})
+	}
+	body, err := json.Marshal(entry{Inputs: inputs, Result: result})
+	if err != nil {
+		c.warn(err)
+		return
+	}
+	sum := sha256.Sum256(body)
+	data := make([]byte, 0, len(magic)+65+len(body))
+	data = append(data, magic...)
+	data = append(data, hex.EncodeToString(sum[:])...)
+	data = append(data, '\n')
+	data = append(data, body...)
+	p := c.entryPath(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		c.warn(err)
+		return
+	}
+	if err := writeAtomic(p, data); err != nil {
+		c.warn(err)
+		return
+	}
+	c.stored.Add(1)
+}
+
+// End ends a window whose unit is not stored (it cannot be: it read
+// stdin, or it failed in a way that must be seen again).
+func (w Window) End() {
+	if w.c != nil {
+		w.c.windows.Add(-1)
+	}
+}
+
+// writeAtomic writes data to p through a temporary file renamed over it:
+// a reader sees the old entry or the new one, never part of one, and two
+// runs writing the same entry leave one of them whole.
+func writeAtomic(p string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// evictEvery is how often the folder's size is measured: it costs a stat
+// of every entry.
+const evictEvery = time.Hour
+
+// evict removes the entries used least recently while the folder holds
+// more than MaxBytes, down to three quarters of it. Runs that meet here
+// at once may both remove entries: each removal is of a whole file, and
+// a removed entry is only a miss.
+func (c *Cache) evict() {
+	stamp := filepath.Join(c.dir, "evicted")
+	if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < evictEvery {
+		return
+	}
+	_ = writeAtomic(stamp, nil)
+	type file struct {
+		path string
+		size int64
+		used time.Time
+	}
+	var files []file
+	var total int64
+	_ = filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		// Temporary files of a run that died are removed after a day.
+		if strings.HasPrefix(d.Name(), ".tmp-") && time.Since(fi.ModTime()) > 24*time.Hour {
+			_ = os.Remove(p)
+			return nil
+		}
+		if strings.HasSuffix(d.Name(), ".json") {
+			files = append(files, file{p, fi.Size(), fi.ModTime()})
+			total += fi.Size()
+		}
+		return nil
+	})
+	if total <= MaxBytes {
+		return
+	}
+	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
+	for _, f := range files {
+		if total <= MaxBytes*3/4 {
+			break
+		}
+		if os.Remove(f.path) == nil {
+			total -= f.size
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package source
+
+import (
+	"bytes"
+	"encoding/gob"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cache"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/source/gitops"
+	"github.com/webhooklint/webhooklint/source/kustomize"
+)
+
+// Step 3 with a cache (--cache-dir): a unit whose entry is valid is not
+// loaded, its stored findings are; any other is linted while the cache
+// records what it reads, and stored. The entry's key is what is known of
+// the unit before it is loaded (discovery's description of it); the
+// cache adds the run's configuration and checks the inputs recorded.
+
+// cachedLint returns the unit's result from c, or lints it with lint and
+// stores the result in c.
+func cachedLint(c *cache.Cache, u *unit, lint func() *unitResult) *unitResult {
+	key, ok := u.cacheKey()
+	if c == nil || !ok {
+		return lint()
+	}
+	if data, hit := c.Lookup(key); hit {
+		if r, ok := decodeResult(data); ok {
+			return r
+		}
+	}
+	w := c.Begin()
+	r := lint()
+	data, ok := encodeResult(r)
+	if !ok {
+		w.End()
+		return r
+	}
+	c.Store(key, w, data)
+	return r
+}
+
+// cacheKey describes the unit as discovery made it: every field that
+// loading and linting it read. Units read from stdin are not cached.
+func (u *unit) cacheKey() ([]byte, bool) {
+	if u.kind == fileUnit && u.file.Stdin {
+		return nil, false
+	}
+	src := func(s manifest.Source) [2]string {
+		problem := ""
+		if s.Problem != nil {
+			problem = s.Problem.Error()
+		}
+		return [2]string{s.Name, problem}
+	}
+	var files [][2]string
+	for _, f := range u.files {
+		files = append(files, src(f))
+	}
+	data, err := json.Marshal(struct {
+		Kind                      unitKind
+		Dir                       string
+		Files                     [][2]string
+		File                      [2]string
+		Recursive, Entry, Base    bool
+		BaseBy, DisabledBy, Shown string
+		Deployed                  Fact
+		Chart                     Chart
+		Reads, ReadDirs, Cycle    []string
+		CycleAt                   kustomize.Pos
+		Gitops                    *gitops.Entry
+		Notes                     []diag.Diagnostic
+		NotesDependOnOverlay      []bool
+	}{
+		Kind: u.kind, Dir: u.dir, Files: files, File: src(u.file),
+		Recursive: u.recursive, Entry: u.entry, Base: u.base,
+		BaseBy: u.baseBy, DisabledBy: u.disabledBy, Shown: u.shown,
+		Deployed: u.deployed, Chart: u.chart,
+		Reads: slices.Sorted(maps.Keys(u.reads)), ReadDirs: u.readDirs, Cycle: u.cycle, CycleAt: u.cycleAt,
+		Gitops: u.gitops, Notes: u.notes, NotesDependOnOverlay: dependsOnOverlay(u.notes),
+	})
+	return data, err == nil
+}
+
+func dependsOnOverlay(ds []diag.Diagnostic) []bool {
+	var out []bool
+	for _, d := range ds {
+		out = append(out, d.DependsOnOverlay)
+	}
+	return out
+}
+
+// storedResult is a unitResult as kept in the cache: the findings as
+// located, before they are reported, so every output format prints a hit
+// as it prints a unit linted now. gob keeps every field of a finding
+// byte for byte, the unexported-to-JSON DependsOnOverlay included.
+type storedResult struct {
+	Diags             []diag.Diagnostic
+	Failed, Base      bool
+	Configs, Policies int
+	Chart             string
+}
+
+// encodeResult encodes r, unless it must not be reused: a rule panicked
+// (the panic is reported again) or the unit read stdin.
+func encodeResult(r *unitResult) ([]byte, bool) {
+	if len(r.internal) > 0 || r.stdin != nil {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	err := gob.NewEncoder(&buf).Encode(storedResult{
+		Diags: r.diags, Failed: r.failed, Base: r.base,
+		Configs: r.configs, Policies: r.policies, Chart: r.chart,
+	})
+	return buf.Bytes(), err == nil
+}
+
+func decodeResult(data []byte) (*unitResult, bool) {
+	var s storedResult
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return nil, false
+	}
+	return &unitResult{
+		diags: s.Diags, failed: s.Failed, base: s.Base,
+		configs: s.Configs, policies: s.Policies, chart: s.Chart,
+	}, true
+}
