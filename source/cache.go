@@ -44,9 +44,16 @@ func cachedLint(c *cache.Cache, u *unit, lint func() *unitResult) *unitResult {
 }
 
 // cacheKey describes the unit as discovery made it: every field that
-// loading and linting it read. Units read from stdin are not cached.
+// loading and linting it read. Units read from stdin, and units whose
+// build discovery already made, are not cached.
 func (u *unit) cacheKey() ([]byte, bool) {
 	if u.kind == fileUnit && u.file.Stdin {
+		return nil, false
+	}
+	if u.prebuilt != nil {
+		// Built during discovery (for its HelmReleases), outside the
+		// unit's recording window: what the build read is not recorded,
+		// so a changed patch could not invalidate the entry.
 		return nil, false
 	}
 	src := func(s manifest.Source) [2]string {
