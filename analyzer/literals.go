@@ -336,7 +336,7 @@ func reportUnserved(r *reporter, lit *ast.CompositeLit, kind string, obj *diag.O
 		return
 	}
 	r.finding(diagnostic{pos: lit.Type.Pos(), end: lit.Type.End(), severity: rule.Severity, category: rule.Name,
-		message: fmt.Sprintf("v1beta1 %s was removed in Kubernetes 1.22: use %s and write out the defaults you relied on",
+		message: fmt.Sprintf("v1beta1 %s was removed in 1.22; use %s and write out its defaults",
 			kind, admissionV1Path)}, obj, "apiVersion")
 }
 

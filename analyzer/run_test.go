@@ -166,7 +166,7 @@ func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 	for _, d := range runOn(t, own, &Options{MinSeverity: diag.Info}) {
 		if d.Category == "self-deadlock" {
 			found = true
-			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `exclude namespace "hooks-system"`) || strings.Contains(d.Message, baseNote) {
+			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `blocks its backend in "hooks-system"`) || strings.Contains(d.Message, baseNote) {
 				t.Errorf("own Service: %s", d.Message)
 			}
 		}

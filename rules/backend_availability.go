@@ -16,7 +16,7 @@ var _ = register(&Rule{
 	Doc: Doc{
 		Why: "A webhook with `failurePolicy: Fail` (the v1 default) is part of the API: while none of its pods " +
 			"answers, every request it matches is rejected; when the same pods convert CRDs, reads and writes of " +
-			"those in their other versions fail too, and the finding counts them. Its backend therefore needs what " +
+			"those in their other versions fail too, and the finding counts them (\"CRD conversions\"); it counts the fail-closed webhooks the same pods serve. Its backend therefore needs what " +
 			"any API server replica would have:\n\n" +
 			"- **At least two replicas.** With one, every rollout, node drain, eviction or crash leaves no pod to " +
 			"answer, and the requests the webhook matches fail until a new pod is scheduled and ready (`no endpoints " +
@@ -138,9 +138,10 @@ func checkBackendAvailability(p *Pass) {
 		if more > 0 {
 			named += fmt.Sprintf(" (and %d more behind the Service)", more)
 		}
-		webhooks := "this fail-closed webhook"
+		// Only fail-closed webhooks are counted; the doc says so.
+		webhooks := "this webhook"
 		if others > 0 {
-			webhooks = fmt.Sprintf("%d fail-closed webhooks", others+1)
+			webhooks = fmt.Sprintf("%d webhooks", others+1)
 		}
 		// The same pods convert CRDs: while they are down, reads and
 		// writes of those in their other versions fail too (there is no
@@ -148,9 +149,9 @@ func checkBackendAvailability(p *Pass) {
 		switch crds := conversionCRDsOf(p.Input, ref.Namespace, ref.Name); len(crds) {
 		case 0:
 		case 1:
-			webhooks += fmt.Sprintf(" and the conversion of %s.%s (reads and writes in its other versions)", crds[0].Spec.Names.Plural, crds[0].Spec.Group)
+			webhooks += fmt.Sprintf(" and %s.%s conversion", crds[0].Spec.Names.Plural, crds[0].Spec.Group)
 		default:
-			webhooks += fmt.Sprintf(" and the conversion of %d CRDs (reads and writes in their other versions)", len(crds))
+			webhooks += fmt.Sprintf(" and %d CRD conversions", len(crds))
 		}
 		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause,
 			"%s: %s; %s", named, fmt.Sprintf(consequence, webhooks), fix)
@@ -178,11 +179,11 @@ type gap struct {
 // chart chooses it. The finding takes its worst gap's level and
 // consequence.
 const (
-	oneReplica   = "a restart leaves %s with no ready pod"
+	oneReplica   = "each restart takes down %s"
 	blocksDrains = "node drains hang on the pods of %s"
 	noBudget     = "a drain can evict every pod of %s"
 	notReady     = "new pods serve %s before they are ready"
-	oneNode      = "one node's loss can take every pod of %s"
+	oneNode      = "one node's loss can take down %s"
 )
 
 // lowerIf lowers a warning to info when the chart's values decide it.
@@ -215,7 +216,8 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 	if g.Replicas > 0 {
 		if covering, known := budgetsFor(in, live, g); known {
 			switch {
-			case len(covering) == 0:
+			case len(covering) == 0 && g.Replicas > 1:
+				// With one replica no budget helps: the replica is the gap.
 				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget", diag.Info, noBudget, causeAt(g.Object, "metadata.name")})
 			case g.Replicas > 1 || len(gaps) == 0:
 				// With one replica any budget must block drains or allow the

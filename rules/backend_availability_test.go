@@ -59,10 +59,10 @@ func TestBackendAvailabilitySeverityModel(t *testing.T) {
 	}{
 		// kubernetes-sigs/cluster-api config/manager: replicas 1 in the manifest.
 		{"manifest single replica", deployment("capi-controller-manager", 1, false, true, false), nil,
-			"warning a restart leaves"},
+			"warning each restart takes down"},
 		// cert-manager's chart: webhook.replicaCount 1 in values, with a readinessProbe.
 		{"values single replica", deployment("cert-manager-webhook", 1, true, true, false), nil,
-			"info a restart leaves"},
+			"info each restart takes down"},
 		// fluid's chart: webhook.replicas 1 in values, no readinessProbe in the template.
 		{"values single replica, template without probe", deployment("fluid-webhook", 1, true, false, false), nil,
 			"warning new pods serve"},

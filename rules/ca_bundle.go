@@ -136,8 +136,8 @@ func checkCABundle(p *Pass) {
 		case w.CABundleRegenerated:
 			// One cause: whatever the generated certificate is, the next
 			// render replaces it.
-			problems.add(w, "caBundle is a new certificate at every render: each helm upgrade breaks calls until the "+
-				"backend restarts; reuse the installed Secret with lookup, or use cert-manager")
+			problems.add(w, "caBundle is regenerated at each render: helm upgrade breaks calls; "+
+				"reuse the Secret via lookup, or use cert-manager")
 		default:
 			for _, msg := range bundleContentProblems(p, bundle) {
 				problems.add(w, msg)

@@ -209,9 +209,9 @@ func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) stri
 			absent = "`" + h.Container + "` or " + absent
 		}
 		what = fmt.Sprintf("errors when %s is absent", absent)
-		fix = "guard it with `has(…)` or `.?` and `orValue(…)`"
+		fix = "guard it with `has(…)`" // the doc gives .? and orValue(…) too
 	}
-	return fmt.Sprintf("condition %q %s; %s; %s", name, what, consequence, fix)
+	return fmt.Sprintf("condition %q %s, %s; %s", name, what, consequence, fix)
 }
 
 // consequence says what an evaluation error does to matching requests,
@@ -219,11 +219,11 @@ func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) stri
 func consequence(w *Webhook) string {
 	if w.EffectiveFailurePolicy() == admissionv1.Ignore {
 		if w.Config != nil && !w.Config.IsMutating() {
-			return "failing open, those requests skip the check"
+			return "skipping the check"
 		}
-		return "failing open, those requests skip the webhook"
+		return "skipping the webhook"
 	}
-	return "failing closed, those requests are rejected"
+	return "rejecting the request"
 }
 
 // checkPolicyMatchConditionRuntime runs the same analysis on an admission
@@ -253,9 +253,9 @@ func checkPolicyMatchConditionRuntime(p *Pass) {
 		}
 	}
 	ignore := spec.failurePolicy != nil && *spec.failurePolicy == admissionv1.Ignore
-	consequence := "failing closed, those requests are rejected"
+	consequence := "rejecting the request"
 	if ignore {
-		consequence = "failing open, those requests skip the policy"
+		consequence = "skipping the policy"
 	} else if len(denyingBindings(p.Input, p.Policy)) == 0 && hasBinding(p.Input, p.Policy) {
 		return // its bindings only warn or audit: an error denies nothing
 	}

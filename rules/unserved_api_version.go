@@ -54,14 +54,14 @@ func V1beta1Served(v KubeVersion) bool { return !v.AtLeast(servedV1beta1Until + 
 // v1beta1 defaults the configuration relies on that change meaning, or
 // break, once it is moved to v1.
 func UnservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
-	fix := "use v1 (its fields carry over as written)"
+	fix := "use v1"
 	if set := reliedV1beta1Defaults(c); set != "" {
 		fix = "use v1 and set " + set
 	}
 	if V1beta1Served(v) {
-		return diag.Warning, fmt.Sprintf("%s is deprecated and removed in Kubernetes 1.22; %s", V1beta1, fix)
+		return diag.Warning, fmt.Sprintf("%s is deprecated, removed in 1.22; %s", V1beta1, fix)
 	}
-	return diag.Error, fmt.Sprintf("%s was removed in Kubernetes 1.22, so the apply fails; %s", V1beta1, fix)
+	return diag.Error, fmt.Sprintf("%s was removed in 1.22; %s", V1beta1, fix)
 }
 
 // reliedV1beta1Defaults says, in a fixed order, which fields some webhook

@@ -200,7 +200,7 @@ func policyOverwritten(strict bool) admissionregistrationv1.ValidatingWebhook {
 // v1beta1 defaults (no failurePolicy means Ignore there).
 func legacy() *admissionregistrationv1beta1.ValidatingWebhookConfiguration {
 	none := admissionregistrationv1beta1.SideEffectClassNone
-	return &admissionregistrationv1beta1.ValidatingWebhookConfiguration{ // want `v1beta1 ValidatingWebhookConfiguration was removed in Kubernetes 1\.22: use k8s.io/api/admissionregistration/v1`
+	return &admissionregistrationv1beta1.ValidatingWebhookConfiguration{ // want `v1beta1 ValidatingWebhookConfiguration was removed in 1\.22; use k8s.io/api/admissionregistration/v1`
 		ObjectMeta: metav1.ObjectMeta{Name: "legacy"},
 		Webhooks: []admissionregistrationv1beta1.ValidatingWebhook{{ // want `failurePolicy Ignore lets requests through`
 			Name:                    "vlegacy.example.com",
