@@ -187,7 +187,7 @@ func onlyNamespaceObjects(w *Webhook) bool {
 // the rules reach namespaced ones.
 func exemptAdvice(w *Webhook) string {
 	if _, clusterOnly := clusterScopedOnly(w.Rules); clusterOnly {
-		return "exempt requests by request.userInfo in matchConditions instead"
+		return "exempt by request.userInfo in matchConditions"
 	}
-	return "exempt by namespace or by request.userInfo instead"
+	return "exempt by namespace or request.userInfo"
 }

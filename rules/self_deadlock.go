@@ -49,7 +49,7 @@ func init() {
 				"example after a CNI outage). When the input holds both backends the rule reports such " +
 				"loops too.\n\n" +
 				"The message names the backend's namespace, what the webhook blocks there (a workload and its " +
-				"requests, its Secrets: serving certificates and Helm release records) and the fix; \"if " +
+				"requests; its Secrets: serving certificates, Helm release records) and the fix; \"if " +
 				"matchConditions match\" marks requests that matchConditions the rule cannot decide may exclude.",
 			Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
 				"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
@@ -222,7 +222,7 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 
 // secretsWho names the backend's Secrets in messages; what is done to them
 // (create, update) goes without saying.
-const secretsWho = "its Secrets (certificates, Helm releases)"
+const secretsWho = "its Secrets"
 
 // statusUpdate makes an update request carry the same labels old and new.
 func statusUpdate(r *Request) *Request {

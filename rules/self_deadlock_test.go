@@ -126,7 +126,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`warning webhooks[0].rules[0]: blocks its backend in "policy": its Secrets (certificates, Helm releases); Service "policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude the namespace or fail open`)
+		`warning webhooks[0].rules[0]: blocks its backend in "policy": its Secrets; Service "policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude the namespace or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {

@@ -391,7 +391,7 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 	}
 	switch {
 	case len(fixes) > 1 && fixes[0] == fixNamespaces:
-		msg.WriteString("; exclude kube-* namespaces, narrow rules, or fail open")
+		msg.WriteString("; exclude kube-*, narrow rules, or fail open")
 	default:
 		msg.WriteString("; " + fixes[0] + ", or fail open")
 	}

@@ -28,7 +28,7 @@ const everythingRules = `
 func TestSystemCriticalScopeEverything(t *testing.T) {
 	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
 	expectFindings(t, got, "warning webhooks[0].rules: fails closed on node Leases and 6 more; "+
-		"if it is down, nodes go NotReady; exclude kube-* namespaces, narrow rules, or fail open")
+		"if it is down, nodes go NotReady; exclude kube-*, narrow rules, or fail open")
 	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
 	// Token/SubjectAccessReviews are intercepted from 1.36 on.
 	expectFindings(t, on136, "fails closed on node Leases and 7 more; if it is down")
