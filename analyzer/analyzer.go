@@ -173,6 +173,7 @@ func run(pass *analysis.Pass, o *Options) error {
 			inv.Configs = append(inv.Configs, mc.config)
 		}
 		inv.Base = generatesBase(cfgs)
+		var note baseFindings
 		for _, mc := range cfgs {
 			runRules(rs, mc.config, inv, settings, func(f rules.Finding) {
 				if mc.deployTime(f.Path) {
@@ -187,21 +188,52 @@ func run(pass *analysis.Pass, o *Options) error {
 				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message,
 					webhook: f.Webhook, fixes: mc.ruleFixes(pass, f)}
 				if inv.Base && f.DependsOnOverlay {
-					d.severity, d.message = diag.Info, d.message+baseNote
+					d.severity = diag.Info
+					note.add(d, mc.config.Object(), f.Path)
 				}
 				r.finding(d, mc.config.Object(), f.Path)
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
+		note.report(r)
 	}
 	checkLiterals(pass, r, rs, sel.Rules(ruleSet(o), func(r *rules.Rule) bool { return r.CheckPolicy != nil }), settings)
 	r.flush()
 	return nil
 }
 
-// baseNote ends the findings on markers that generate a kustomize base
+// baseFindings are the findings on markers that generate a kustomize base
 // and depend on what the overlay changes (the backend's namespace and
-// name, selectors, CA injection): a marker is not where they are fixed.
-const baseNote = "; markers generate the kustomize base config/webhook: make the change in a kustomize patch, not in the marker"
+// name, selectors, CA injection): they are info, and one kustomize-base
+// note at the first says that a marker is not where they are fixed, as
+// the CLI does for a base linted without its overlay.
+type baseFindings struct {
+	n     int
+	first diagnostic
+	obj   *diag.Object
+	path  string
+}
+
+func (b *baseFindings) add(d diagnostic, obj *diag.Object, path string) {
+	if b.n == 0 || d.pos < b.first.pos {
+		b.first, b.obj, b.path = d, obj, path
+	}
+	b.n++
+}
+
+func (b *baseFindings) report(r *reporter) {
+	if b.n == 0 {
+		return
+	}
+	what := "1 finding"
+	if b.n > 1 {
+		what = fmt.Sprintf("%d findings", b.n)
+	}
+	r.finding(diagnostic{pos: b.first.pos, end: b.first.end, severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
+		category: rules.KustomizeBaseRule, message: fmt.Sprintf(baseNote, what)}, b.obj, b.path)
+}
+
+// baseNote is the kustomize-base note's message, with how many findings.
+const baseNote = "markers generate the kustomize base config/webhook: %s at info; make the fix in a kustomize patch, not in the markers"
 
 // generatesBase reports whether the markers generate what kubebuilder
 // projects keep as a kustomize base: a webhook whose marker leaves its
