@@ -611,7 +611,7 @@ func TestE2ELiveChecks(t *testing.T) {
 		// namespace's from the rules the file mode reports them with, and
 		// namespace-selector-live does not say either again.
 		"live-ready system-critical-scope webhooks[0].namespaceSelector": `fails closed on kube-system objects (pods)`,
-		"live-ready self-deadlock webhooks[0].namespaceSelector":         `pods in "live-e2e"`,
+		"live-ready self-deadlock webhooks[0].namespaceSelector":         `blocks its backend in "live-e2e": pods`,
 	} {
 		if !strings.Contains(got[key], text) {
 			t.Errorf("%s: got %q, want %q", key, got[key], text)

@@ -125,7 +125,7 @@ func checkCABundle(p *Pass) {
 			}
 			// An overlay usually adds the injector annotation (kubebuilder's
 			// config/default), so on a base this depends on the overlay.
-			problem := "empty caBundle and no CA injector: TLS to the backend fails (unknown authority); " +
+			problem := "empty caBundle and no CA injector: TLS to the backend fails; " +
 				"set caBundle or annotate cert-manager.io/inject-ca-from"
 			if len(raw) > 0 {
 				problem = "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 " +

@@ -88,7 +88,7 @@ func checkMatchConditionRuntime(p *Pass) {
 				continue
 			}
 			p.Reportf(w.Path().Child("matchConditions").Index(h.Condition).Child("expression"),
-				"%s", runtimeHazardMessage("webhooks", consequence(w), w.MatchConditions[h.Condition].Name, h))
+				"%s", runtimeHazardMessage("webhooks", consequence(w), h))
 		}
 		for j, r := range results {
 			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
@@ -186,9 +186,8 @@ func requestShapes(rules []admissionv1.RuleWithOperations) []celcheck.RequestSha
 
 // runtimeHazardMessage words a hazard of a condition; who is "webhooks" or
 // "policy matchConditions", what never gets namespaceObject.
-func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) string {
+func runtimeHazardMessage(who, consequence string, h celcheck.Hazard) string {
 	h.Expr, h.Missing, h.Container = excerpt(h.Expr, maxQuoted), excerpt(h.Missing, maxQuoted), excerpt(h.Container, maxQuoted)
-	name = excerpt(name, maxQuoted)
 	var what, fix string
 	switch h.Kind {
 	case celcheck.NullObject:
@@ -211,7 +210,8 @@ func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) stri
 		what = fmt.Sprintf("errors when %s is absent", absent)
 		fix = "guard it with `has(…)`" // the doc gives .? and orValue(…) too
 	}
-	return fmt.Sprintf("condition %q %s, %s; %s", name, what, consequence, fix)
+	// The condition is named by where the finding is (its expression).
+	return fmt.Sprintf("%s, %s; %s", what, consequence, fix)
 }
 
 // consequence says what an evaluation error does to matching requests,
@@ -268,7 +268,7 @@ func checkPolicyMatchConditionRuntime(p *Pass) {
 			continue
 		}
 		p.Reportf(conditions.Index(h.Condition).Child("expression"),
-			"%s", runtimeHazardMessage("policy matchConditions", consequence, spec.conditions[h.Condition].Name, h))
+			"%s", runtimeHazardMessage("policy matchConditions", consequence, h))
 	}
 	for j, r := range results {
 		if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
