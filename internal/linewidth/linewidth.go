@@ -23,8 +23,11 @@ const (
 )
 
 var (
-	findingRE = regexp.MustCompile(`\[[a-z0-9-]+\](?: \(resolved: [a-z ]+\))?$`)
+	findingRE = regexp.MustCompile(`\[[a-z0-9-]+\](?: \([a-z ]+\))?$`)
 	pathRE    = regexp.MustCompile(`[^\s:"(]+\.(?:ya?ml|json|tpl|go)\b`)
+	// fieldRE is the field path that locates a finding of the cluster
+	// mode, where the file mode has file:line:col, after the watch's mark.
+	fieldRE   = regexp.MustCompile(`^([+-] )?([A-Za-z]+(?:\[\d+\])*(?:\.[A-Za-z]+(?:\[\d+\])*)*)(: (?:error|warning|info): )`)
 	quotedRE  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 	snippetRE = regexp.MustCompile(`^ +(?:\d+ )?\| `)
 	// serverRE matches an error whose message is the API server's own
@@ -45,6 +48,11 @@ func Width(line string) int {
 		}
 	}
 	line = pathRE.ReplaceAllStringFunc(line, shorten(TypicalPath))
+	// A field path counts as a file location does: a typical path with
+	// its line and column.
+	if m := fieldRE.FindStringSubmatchIndex(line); m != nil {
+		line = line[:m[4]] + shorten(TypicalPath+len(":123:45"))(line[m[4]:m[5]]) + line[m[5]:]
+	}
 	line = quotedRE.ReplaceAllStringFunc(line, shorten(TypicalName))
 	return utf8.RuneCountInString(line)
 }
