@@ -355,7 +355,7 @@ func TestKustomizeBuildErrorLine(t *testing.T) {
 func TestHelmReplicasFromValues(t *testing.T) {
 	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")}})
 	found := find(res.Diagnostics, "backend-availability", "templates/deployment.yaml")
-	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "1 replica (chart value): each restart") {
+	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "1 replica (chart value); run 2+ replicas") {
 		t.Fatalf("want one info backend-availability finding naming the chart values:%s", dump(res.Diagnostics))
 	}
 	// Related: the webhook's template, then the values key to change.
