@@ -82,7 +82,7 @@ func podsOf(d *appsv1.Deployment) []runtime.Object {
 	var out []runtime.Object
 	for i := range n {
 		p := &corev1.Pod{ObjectMeta: *d.Spec.Template.ObjectMeta.DeepCopy(), Spec: *d.Spec.Template.Spec.DeepCopy()}
-		p.Namespace, p.Name = d.Namespace, d.Name+"-5d8f-"+string(rune('a'+i))
+		p.Namespace, p.Name = d.Namespace, d.Name+"-5d8f-"+string('a'+i)
 		p.Labels = maps.Clone(p.Labels)
 		if p.Labels == nil {
 			p.Labels = map[string]string{}

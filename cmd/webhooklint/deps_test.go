@@ -128,7 +128,8 @@ func TestBinariesLinkNoTestPackages(t *testing.T) {
 			// other and client-go/testing).
 			for _, by := range importers[p.ImportPath] {
 				_, carrier := testOnlyCarriers[by]
-				if !carrier && !(testLike(by, module, testOnly) && !strings.HasPrefix(by, module+"/")) {
+				dependency := !strings.HasPrefix(by, module+"/")
+				if !carrier && (!dependency || !testLike(by, module, testOnly)) {
 					t.Errorf("%s links %s, which only tests need (imported by %s)", bin, p.ImportPath, by)
 				}
 			}
