@@ -187,7 +187,7 @@ func run(pass *analysis.Pass, o *Options) error {
 				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message,
 					webhook: f.Webhook, fixes: mc.ruleFixes(pass, f)}
 				if inv.Base && f.DependsOnOverlay {
-					d.severity, d.message = diag.Info, d.message+baseNote
+					d.severity, d.base = diag.Info, true
 				}
 				r.finding(d, mc.config.Object(), f.Path)
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
@@ -198,10 +198,36 @@ func run(pass *analysis.Pass, o *Options) error {
 	return nil
 }
 
-// baseNote ends the findings on markers that generate a kustomize base
-// and depend on what the overlay changes (the backend's namespace and
-// name, selectors, CA injection): a marker is not where they are fixed.
-const baseNote = "; markers generate the kustomize base config/webhook: make the change in a kustomize patch, not in the marker"
+// baseNoteOf is the note on the findings of markers that generate a
+// kustomize base and depend on what the overlay changes (the backend's
+// namespace and name, selectors, CA injection; DependsOnOverlay): they are
+// info, and one kustomize-base note at the first of those reported says
+// that a marker is not where they are fixed, as the CLI does for a base
+// linted without its overlay.
+func baseNoteOf(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
+	var first *diag.Diagnostic
+	n := 0
+	for i, d := range ds {
+		if d.DependsOnOverlay {
+			if first == nil || d.Line < first.Line {
+				first = &ds[i]
+			}
+			n++
+		}
+	}
+	if n == 0 || !sel.On(rules.KustomizeBaseRule) {
+		return nil
+	}
+	what := "1 finding"
+	if n > 1 {
+		what = fmt.Sprintf("%d findings", n)
+	}
+	return []diag.Diagnostic{{Line: first.Line, EndLine: first.EndLine, Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
+		Rule: rules.KustomizeBaseRule, Message: fmt.Sprintf(baseNote, what), Path: first.Path, Object: first.Object}}
+}
+
+// baseNote is the kustomize-base note's message, with how many findings.
+const baseNote = "markers generate the kustomize base config/webhook: %s at info; make the fix in a kustomize patch, not in the markers"
 
 // generatesBase reports whether the markers generate what kubebuilder
 // projects keep as a kustomize base: a webhook whose marker leaves its
@@ -312,6 +338,7 @@ type diagnostic struct {
 	message  string
 	webhook  string // the webhook the finding is about, if any
 	fixes    []suggestedFix
+	base     bool // of markers that generate a kustomize base (baseNoteOf)
 }
 
 type suggestedFix struct {
@@ -348,7 +375,7 @@ type reporter struct {
 func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 	r.findings = append(r.findings, diag.Diagnostic{
 		Line: int(d.pos), EndLine: int(d.end), Severity: d.severity, Rule: d.category, Message: d.message,
-		Path: path, Object: obj, Webhook: d.webhook, Fixes: heldFixes(d.fixes),
+		Path: path, Object: obj, Webhook: d.webhook, Fixes: heldFixes(d.fixes), DependsOnOverlay: d.base,
 	})
 }
 
@@ -357,7 +384,8 @@ func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 // line per finding, with no header: the Go source position names the
 // webhook, so the message does not.
 func (r *reporter) flush() {
-	for _, d := range rules.ExplainCauses(r.suppress(r.findings, r.sel)) {
+	kept := rules.ExplainCauses(r.suppress(r.findings, r.sel))
+	for _, d := range append(kept, baseNoteOf(kept, r.sel)...) {
 		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: diag.ShortMessage(d),
 			fixes: unheldFixes(d.Fixes)})
 	}

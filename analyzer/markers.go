@@ -102,7 +102,7 @@ func findMarkers(f *ast.File, r *reporter) []*marker {
 			if owner, ok := docOf[g]; ok {
 				r.report(diagnostic{
 					pos: m.pos, end: m.end, severity: diag.Warning, category: categoryMarker,
-					message: fmt.Sprintf("controller-gen ignores this marker because it is part of the doc comment of %s; separate it from the doc comment with a blank line", owner),
+					message: fmt.Sprintf("controller-gen ignores this marker in the doc comment of %s; put a blank line between them", owner),
 				})
 				continue
 			}
@@ -420,7 +420,7 @@ func (mc *markerConfig) checkGenerated(r *reporter) {
 		switch {
 		case w.SideEffects == nil:
 			r.report(diagnostic{pos: h.m.pos, end: h.m.end, severity: diag.Error, category: categoryControllerGen,
-				message: "controller-gen fails: SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration; add sideEffects=None if the webhook has no side effects",
+				message: "controller-gen fails: SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration; add sideEffects=None",
 				fixes:   []suggestedFix{appendArg(h.m, "sideEffects=None")}})
 			mc.covered[prefix+".sideEffects"] = true
 		case *w.SideEffects == admissionv1.SideEffectClassUnknown || *w.SideEffects == admissionv1.SideEffectClassSome:

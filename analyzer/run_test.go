@@ -1,6 +1,7 @@
 package analyzer
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -130,9 +131,10 @@ func TestGeneratedConfiguration(t *testing.T) {
 
 // Markers with the scaffold's Service (webhook-service in namespace
 // system) generate the kustomize base config/webhook: findings about what
-// its overlay changes are info, once per webhook, say where the fix goes,
-// and never suggest excluding namespace "system", which the namespace
-// transformer rewrites in the Service but not in a selector.
+// its overlay changes are info, once per webhook, one kustomize-base note
+// says where the fix goes, and none suggests excluding namespace
+// "system", which the namespace transformer rewrites in the Service but
+// not in a selector.
 func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 	const pods = `package p
 
@@ -145,18 +147,21 @@ func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 	perRule := map[string]int{}
 	for _, d := range runOn(t, pods, &Options{MinSeverity: diag.Info}) {
 		perRule[d.Category]++
+		if d.Category == rules.KustomizeBaseRule && d.Message != "info: "+fmt.Sprintf(baseNote, "2 findings")+" [kustomize-base]" {
+			t.Errorf("want the note on where the fix goes, for 2 findings: %s", d.Message)
+		}
 		if d.Category != "self-deadlock" && d.Category != "system-critical-scope" {
 			continue
 		}
-		if !strings.HasPrefix(d.Message, "info: ") || !strings.Contains(d.Message, baseNote) {
-			t.Errorf("want info with the note on where the fix goes: %s", d.Message)
+		if !strings.HasPrefix(d.Message, "info: ") {
+			t.Errorf("want info: %s", d.Message)
 		}
 		if strings.Contains(d.Message, `exclude namespace "system"`) {
 			t.Errorf("suggests excluding the placeholder namespace: %s", d.Message)
 		}
 	}
-	if perRule["self-deadlock"] != 1 || perRule["system-critical-scope"] != 1 {
-		t.Errorf("findings per rule %v, want one self-deadlock and one system-critical-scope", perRule)
+	if perRule["self-deadlock"] != 1 || perRule["system-critical-scope"] != 1 || perRule[rules.KustomizeBaseRule] != 1 {
+		t.Errorf("findings per rule %v, want one self-deadlock, one system-critical-scope and one kustomize-base note", perRule)
 	}
 
 	// A Service of the project's own is not a placeholder: the same
@@ -164,9 +169,12 @@ func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 	own := strings.Replace(pods, "admissionReviewVersions=v1", "admissionReviewVersions=v1,serviceName=hooks,serviceNamespace=hooks-system", 1)
 	found := false
 	for _, d := range runOn(t, own, &Options{MinSeverity: diag.Info}) {
+		if d.Category == rules.KustomizeBaseRule {
+			t.Errorf("own Service: a base note: %s", d.Message)
+		}
 		if d.Category == "self-deadlock" {
 			found = true
-			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `exclude namespace "hooks-system"`) || strings.Contains(d.Message, baseNote) {
+			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `blocks its backend in "hooks-system"`) {
 				t.Errorf("own Service: %s", d.Message)
 			}
 		}

@@ -240,7 +240,7 @@ func (p *printer) change(c Change) {
 		if i := slices.IndexFunc(p.current, func(d diag.Diagnostic) bool { return diag.Compare(d, *c.Diagnostic) == 0 }); i >= 0 {
 			p.current = slices.Delete(p.current, i, i+1)
 		}
-		p.text.Finding("- ", *c.Diagnostic, "(resolved: "+c.Reason+")")
+		p.text.Finding("- ", *c.Diagnostic, resolvedNote(c.Reason))
 	case Added, Changed, Deleted:
 		p.objects[objectKey(c.Object)] = c.Type != Deleted
 		p.text.Line(fmt.Sprintf("# %s %s (resourceVersion %s)", c.Type, objectKey(c.Object), c.ResourceVersion))
@@ -295,4 +295,14 @@ func (p *printer) changeJSON(c Change) {
 type jsonDiagnostic struct {
 	diag.Diagnostic
 	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// resolvedNote ends the line of a resolved finding in text: "- " says it
+// is resolved, the header names the object, so the note says only how
+// ("(fixed)", "(deleted)"); JSON keeps the whole reason.
+func resolvedNote(reason string) string {
+	if strings.HasSuffix(reason, " deleted") {
+		return "(deleted)"
+	}
+	return "(" + reason + ")"
 }

@@ -2,9 +2,9 @@ package cluster
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/linewidth"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -39,7 +39,7 @@ In ValidatingAdmissionPolicyBinding "b":
 # synced: watching for changes
 # changed ValidatingAdmissionPolicyBinding/b (resourceVersion 3)
 In ValidatingAdmissionPolicy "p":
-- metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy, so it is never enforced; bind it or remove it [policy-binding-reference] (resolved: fixed)
+- metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy, so it is never enforced; bind it or remove it [policy-binding-reference] (fixed)
 + spec.matchConstraints.resourceRules: warning: policy fails closed on kube-system objects (deployments.apps); exclude kube-system and kube-node-lease, or fail open [policy-system-critical-scope]
     spec.matchConstraints.resourceRules:
       - apiGroups:
@@ -51,16 +51,12 @@ In ValidatingAdmissionPolicy "p":
         resources:
         - deployments
 In ValidatingAdmissionPolicyBinding "b":
-- spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies [policy-binding-reference] (resolved: fixed)
+- spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies [policy-binding-reference] (fixed)
 
 0 errors, 1 warning in 2 admission policies and bindings
 `
 	if got := out.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	for i, line := range strings.Split(out.String(), "\n") {
-		if len(line) > 200 {
-			t.Errorf("line %d is %d characters wide: %s", i+1, len(line), line)
-		}
-	}
+	linewidth.Check(t, "watch", out.String())
 }

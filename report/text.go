@@ -73,7 +73,7 @@ func NewTextWriter(w io.Writer, opts Options, run *Run) *TextWriter {
 }
 
 // Finding prints d, after mark ("+ " for a finding that appeared) and
-// before note ("(resolved: fixed)"), under a header naming its subject
+// before note ("(fixed)"), under a header naming its subject
 // when that differs from the previous finding's.
 func (t *TextWriter) Finding(mark string, d diag.Diagnostic, note string) {
 	t.files[d.File] = true

@@ -16,7 +16,7 @@ var _ = register(&Rule{
 	Doc: Doc{
 		Why: "A webhook with `failurePolicy: Fail` (the v1 default) is part of the API: while none of its pods " +
 			"answers, every request it matches is rejected; when the same pods convert CRDs, reads and writes of " +
-			"those in their other versions fail too, and the finding counts them. Its backend therefore needs what " +
+			"those in their other versions fail too, and the finding counts them (\"serving 3 webhooks and 2 CRD conversions\": the other fail-closed webhooks and the CRDs the same pods serve). Its backend therefore needs what " +
 			"any API server replica would have:\n\n" +
 			"- **At least two replicas.** With one, every rollout, node drain, eviction or crash leaves no pod to " +
 			"answer, and the requests the webhook matches fail until a new pod is scheduled and ready (`no endpoints " +
@@ -57,7 +57,7 @@ var _ = register(&Rule{
 			"| several replicas not spread over nodes | info | info |\n\n" +
 			"A finding on a missing budget or spread is located at the workload's own document (its name, or " +
 			"its pod template), where the fix goes, never at a patch that only names the workload. The finding " +
-			"takes its worst gap's level, and its message says what that gap leads to. Helm test hook pods (`helm.sh/hook: test`) are not backends.",
+			"takes its worst gap's level, and its message gives that gap's fix; the table says what each leads to. Helm test hook pods (`helm.sh/hook: test`) are not backends.",
 		Fix: "Run two or more replicas spread over nodes (`topologySpreadConstraints` or `podAntiAffinity` on " +
 			"`kubernetes.io/hostname`), add a PodDisruptionBudget with `maxUnavailable: 1` (or a `minAvailable` " +
 			"below the replica count), and give the serving container a readinessProbe. If the webhook can " +
@@ -97,7 +97,7 @@ func checkBackendAvailability(p *Pass) {
 		}
 		// One workload is named (the Service rarely selects more). The
 		// severity is the worst gap's (availabilityGaps).
-		var named, consequence, fix string
+		var named, fix string
 		var cause *Cause
 		more := 0
 		sev := diag.Info
@@ -118,9 +118,10 @@ func checkBackendAvailability(p *Pass) {
 					worst = gp
 				}
 			}
-			// The gaps are listed; the worst one's consequence and fix
-			// are spelled out (the others' fixes are what they name).
-			sev, consequence, fix, cause = worst.sev, worst.consequence, worst.fix, worst.at
+			// The gaps are listed; the worst one's fix is spelled out (the
+			// others' fixes are what they name). What each leads to is in
+			// the doc.
+			sev, fix, cause = worst.sev, worst.fix, worst.at
 			// Located on the workload, the report's header names it;
 			// anywhere else (its budget, its autoscaler, live pods) the
 			// message does.
@@ -138,33 +139,35 @@ func checkBackendAvailability(p *Pass) {
 		if more > 0 {
 			named += fmt.Sprintf(" (and %d more behind the Service)", more)
 		}
-		webhooks := "this fail-closed webhook"
+		// What else the pods serve, when more than this webhook: other
+		// fail-closed webhooks, and CRD conversions (while the pods are
+		// down, reads and writes of those CRDs in their other versions
+		// fail too: there is no failure policy; conversion-webhook leaves
+		// the finding here).
+		var serving []string
 		if others > 0 {
-			webhooks = fmt.Sprintf("%d fail-closed webhooks", others+1)
+			serving = append(serving, fmt.Sprintf("%d webhooks", others+1))
 		}
-		// The same pods convert CRDs: while they are down, reads and
-		// writes of those in their other versions fail too (there is no
-		// failure policy), and conversion-webhook leaves the finding here.
 		switch crds := conversionCRDsOf(p.Input, ref.Namespace, ref.Name); len(crds) {
 		case 0:
 		case 1:
-			webhooks += fmt.Sprintf(" and the conversion of %s.%s (reads and writes in its other versions)", crds[0].Spec.Names.Plural, crds[0].Spec.Group)
+			serving = append(serving, fmt.Sprintf("%s.%s conversion", crds[0].Spec.Names.Plural, crds[0].Spec.Group))
 		default:
-			webhooks += fmt.Sprintf(" and the conversion of %d CRDs (reads and writes in their other versions)", len(crds))
+			serving = append(serving, fmt.Sprintf("%d CRD conversions", len(crds)))
 		}
-		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause,
-			"%s: %s; %s", named, fmt.Sprintf(consequence, webhooks), fix)
+		if len(serving) > 0 {
+			named += ", serving " + strings.Join(serving, " and ")
+		}
+		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause, "%s; %s", named, fix)
 	}
 }
 
 // gap is one availability shortfall, its fix, how much it endangers the
-// webhook, what it leads to (a format with one %s: the webhooks), and the
-// field the fix changes (nil when the pods are live).
+// webhook, and the field the fix changes (nil when the pods are live).
 type gap struct {
-	what, fix   string
-	sev         diag.Severity
-	consequence string
-	at          *Cause
+	what, fix string
+	sev       diag.Severity
+	at        *Cause
 }
 
 // The severity model, one level per gap: what leaves the webhook without
@@ -175,15 +178,7 @@ type gap struct {
 // default scheduler already spreads replicas over nodes as it can) is
 // info. A gap that the chart's values decide (the replica count, and so
 // whether a budget can help) is one level lower: whoever installs the
-// chart chooses it. The finding takes its worst gap's level and
-// consequence.
-const (
-	oneReplica   = "a restart leaves %s with no ready pod"
-	blocksDrains = "node drains hang on the pods of %s"
-	noBudget     = "a drain can evict every pod of %s"
-	notReady     = "new pods serve %s before they are ready"
-	oneNode      = "one node's loss can take every pod of %s"
-)
+// chart chooses it. The finding takes its worst gap's level and fix.
 
 // lowerIf lowers a warning to info when the chart's values decide it.
 func lowerIf(fromValues bool, sev diag.Severity) diag.Severity {
@@ -210,13 +205,14 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 		case g.Defaulted:
 			what = "1 replica (replicas unset)"
 		}
-		gaps = append(gaps, gap{what, "run 2+ replicas", lowerIf(g.FromValues, diag.Warning), oneReplica, at})
+		gaps = append(gaps, gap{what, "run 2+ replicas", lowerIf(g.FromValues, diag.Warning), at})
 	}
 	if g.Replicas > 0 {
 		if covering, known := budgetsFor(in, live, g); known {
 			switch {
-			case len(covering) == 0:
-				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget", diag.Info, noBudget, causeAt(g.Object, "metadata.name")})
+			case len(covering) == 0 && g.Replicas > 1:
+				// With one replica no budget helps: the replica is the gap.
+				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget", diag.Info, causeAt(g.Object, "metadata.name")})
 			case g.Replicas > 1 || len(gaps) == 0:
 				// With one replica any budget must block drains or allow the
 				// outage; the missing replica is the finding then.
@@ -228,7 +224,7 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 				}
 				if blocking {
 					gaps = append(gaps, gap{fmt.Sprintf("PodDisruptionBudget %q allows no disruption", covering[0].Name),
-						"let it allow 1 disruption", lowerIf(g.FromValues, diag.Warning), blocksDrains, budgetCause(covering[0])})
+						"let it allow 1 disruption", lowerIf(g.FromValues, diag.Warning), budgetCause(covering[0])})
 				}
 			}
 		}
@@ -240,11 +236,11 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 		}
 		if !ready && len(g.Pod.Containers) > 0 {
 			// The probe is the template's own, not a value's.
-			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe", diag.Warning, notReady, causeAt(g.Object, "spec.template.spec.containers")})
+			gaps = append(gaps, gap{"no readinessProbe", "add a readinessProbe", diag.Warning, causeAt(g.Object, "spec.template.spec.containers")})
 		}
 		if g.Replicas > 1 && len(g.Pod.SpreadKeys) == 0 {
 			gaps = append(gaps, gap{fmt.Sprintf("%d replicas not spread", g.Replicas),
-				"spread them over nodes", diag.Info, oneNode, causeAt(g.Object, "spec.template.spec")})
+				"spread them over nodes", diag.Info, causeAt(g.Object, "spec.template.spec")})
 		}
 	}
 	return gaps

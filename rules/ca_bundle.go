@@ -138,7 +138,7 @@ func checkCABundle(p *Pass) {
 			}
 			// An overlay usually adds the injector annotation (kubebuilder's
 			// config/default), so on a base this depends on the overlay.
-			problem := "empty caBundle and no CA injector: TLS to the backend fails (unknown authority); " +
+			problem := "empty caBundle and no CA injector: TLS to the backend fails; " +
 				"set caBundle or annotate cert-manager.io/inject-ca-from"
 			if len(raw) > 0 {
 				problem = "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 " +
@@ -152,8 +152,8 @@ func checkCABundle(p *Pass) {
 		case w.CABundleRegenerated:
 			// One cause: whatever the generated certificate is, the next
 			// render replaces it.
-			problems.add(w, "caBundle is a new certificate at every render: each helm upgrade breaks calls until the "+
-				"backend restarts; reuse the installed Secret with lookup, or use cert-manager")
+			problems.add(w, "caBundle is regenerated at each render: helm upgrade breaks calls; "+
+				"reuse the Secret via lookup, or use cert-manager")
 		case w.CABundleLookup:
 			// Kept at helm upgrade; whether the chart is rendered without
 			// a cluster is how it is deployed, which the unit does not say.

@@ -25,7 +25,11 @@ func init() {
 				"backend's namespace, the Service, selectors or an empty caBundle describe the placeholders, not what " +
 				"reaches the cluster; webhooklint shows them at info with this note instead of as warnings. A fix such " +
 				"as `namespaceSelector: NotIn [system]` would also be wrong there: kustomize's namespace transformer " +
-				"rewrites the Service's namespace but not selector values.",
+				"rewrites the Service's namespace but not selector values.\n\n" +
+				"The note says what makes the kustomization a base (`commented out at FILE:LINE`: the entry that would " +
+				"read it, or apply it, is commented out). Under go vet, `+kubebuilder:webhook` markers that leave the " +
+				"Service to controller-gen's defaults generate such a base: the same findings are info, and one note " +
+				"at the first says to make their fixes in a kustomize patch, not in the markers.",
 			Fix: "Lint the overlay (`webhooklint config/default`), or the folder that holds it, so the base is linted as deployed; " +
 				"if the kustomization is itself applied as built, name it in `units.entries` in `.webhooklint.yaml`.",
 			Sources: []string{

@@ -77,7 +77,7 @@ func TestServiceUnavailable(t *testing.T) {
 	}{
 		{"services unknown", &LiveInventory{}, nil},
 		{"missing", &LiveInventory{Services: []*corev1.Service{}},
-			[]string{`error webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; failing closed, every request`}},
+			[]string{`error webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster, so every request`}},
 		{"wrong port", &LiveInventory{Services: []*corev1.Service{liveService("policy", "checker", corev1.ServicePort{Name: "https", Port: 443})}},
 			[]string{`webhooks[0].clientConfig.service.port: no service port 8443 found for service "policy/checker" (it has ports 443 ("https"))`}},
 		{"headless", &LiveInventory{Services: []*corev1.Service{func() *corev1.Service {
@@ -111,7 +111,7 @@ func TestServiceUnavailable(t *testing.T) {
 	t.Run("fail open is a warning", func(t *testing.T) {
 		got := runLive(t, "service-unavailable", strings.Replace(svcWebhook, "sideEffects", "failurePolicy: Ignore\n  sideEffects", 1),
 			&LiveInventory{Services: []*corev1.Service{}})
-		expectLive(t, got, `warning webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster; failing open, the webhook is silently skipped`)
+		expectLive(t, got, `warning webhooks[0].clientConfig.service: service "policy/checker" does not exist in the cluster, so the webhook is silently skipped`)
 	})
 	t.Run("offline is silent", func(t *testing.T) {
 		expectLive(t, runLive(t, "service-unavailable", svcWebhook, nil))
@@ -200,7 +200,7 @@ func TestUnservedResources(t *testing.T) {
 		{`{apiGroups: [apps], apiVersions: [v1], resources: [deployments, deployments/scale, "deployments/*"], operations: [CREATE]}`, nil},
 		{`{apiGroups: ["*"], apiVersions: ["*"], resources: ["*", "*/status"], operations: [CREATE]}`, nil},
 		{`{apiGroups: [app], apiVersions: [v1], resources: [deployments], operations: [CREATE]}`,
-			[]string{`warning webhooks[0].rules[0].apiGroups[0]: group "app" is not served by this cluster, so this rule never matches it (closest served: "apps")`}},
+			[]string{`warning webhooks[0].rules[0].apiGroups[0]: group "app" is not served, so this rule never matches it (closest served: "apps")`}},
 		{`{apiGroups: [apps], apiVersions: [v1beta1], resources: [deployments], operations: [CREATE]}`,
 			[]string{`webhooks[0].rules[0].apiVersions[0]: version "v1beta1" is not served in group "apps", so this rule never matches it (closest served: "v1")`}},
 		{`{apiGroups: [apps], apiVersions: [v1], resources: [deployment, deployments/scales], operations: [CREATE]}`,

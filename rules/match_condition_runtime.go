@@ -88,7 +88,7 @@ func checkMatchConditionRuntime(p *Pass) {
 				continue
 			}
 			p.Reportf(w.Path().Child("matchConditions").Index(h.Condition).Child("expression"),
-				"%s", runtimeHazardMessage("webhooks", consequence(w), w.MatchConditions[h.Condition].Name, h))
+				"%s", runtimeHazardMessage("webhooks", consequence(w), h))
 		}
 		for j, r := range results {
 			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
@@ -186,9 +186,8 @@ func requestShapes(rules []admissionv1.RuleWithOperations) []celcheck.RequestSha
 
 // runtimeHazardMessage words a hazard of a condition; who is "webhooks" or
 // "policy matchConditions", what never gets namespaceObject.
-func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) string {
+func runtimeHazardMessage(who, consequence string, h celcheck.Hazard) string {
 	h.Expr, h.Missing, h.Container = excerpt(h.Expr, maxQuoted), excerpt(h.Missing, maxQuoted), excerpt(h.Container, maxQuoted)
-	name = excerpt(name, maxQuoted)
 	var what, fix string
 	switch h.Kind {
 	case celcheck.NullObject:
@@ -209,9 +208,10 @@ func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) stri
 			absent = "`" + h.Container + "` or " + absent
 		}
 		what = fmt.Sprintf("errors when %s is absent", absent)
-		fix = "guard it with `has(…)` or `.?` and `orValue(…)`"
+		fix = "guard it with `has(…)`" // the doc gives .? and orValue(…) too
 	}
-	return fmt.Sprintf("condition %q %s; %s; %s", name, what, consequence, fix)
+	// The condition is named by where the finding is (its expression).
+	return fmt.Sprintf("%s, %s; %s", what, consequence, fix)
 }
 
 // consequence says what an evaluation error does to matching requests,
@@ -219,11 +219,11 @@ func runtimeHazardMessage(who, consequence, name string, h celcheck.Hazard) stri
 func consequence(w *Webhook) string {
 	if w.EffectiveFailurePolicy() == admissionv1.Ignore {
 		if w.Config != nil && !w.Config.IsMutating() {
-			return "failing open, those requests skip the check"
+			return "skipping the check"
 		}
-		return "failing open, those requests skip the webhook"
+		return "skipping the webhook"
 	}
-	return "failing closed, those requests are rejected"
+	return "rejecting the request"
 }
 
 // checkPolicyMatchConditionRuntime runs the same analysis on an admission
@@ -253,9 +253,9 @@ func checkPolicyMatchConditionRuntime(p *Pass) {
 		}
 	}
 	ignore := spec.failurePolicy != nil && *spec.failurePolicy == admissionv1.Ignore
-	consequence := "failing closed, those requests are rejected"
+	consequence := "rejecting the request"
 	if ignore {
-		consequence = "failing open, those requests skip the policy"
+		consequence = "skipping the policy"
 	} else if len(denyingBindings(p.Input, p.Policy)) == 0 && hasBinding(p.Input, p.Policy) {
 		return // its bindings only warn or audit: an error denies nothing
 	}
@@ -268,7 +268,7 @@ func checkPolicyMatchConditionRuntime(p *Pass) {
 			continue
 		}
 		p.Reportf(conditions.Index(h.Condition).Child("expression"),
-			"%s", runtimeHazardMessage("policy matchConditions", consequence, spec.conditions[h.Condition].Name, h))
+			"%s", runtimeHazardMessage("policy matchConditions", consequence, h))
 	}
 	for j, r := range results {
 		if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {

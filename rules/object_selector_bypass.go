@@ -98,12 +98,12 @@ func checkObjectSelectorBypass(p *Pass) {
 			if who := ownLabel(p.Input, r); who != "" {
 				// The project labels its own objects so (built-in objects,
 				// install ordering): its design, worth knowing.
-				p.ReportSeverity(diag.Info, r.Path, fmt.Sprintf("%s skips objects %s, the project's own label (on %s) "+
-					"that anyone can set too; %s", quoteWebhook(w), excludedBy(r), who, exemptAdvice(w)))
+				p.ReportSeverity(diag.Info, r.Path, fmt.Sprintf("skips objects %s, the project's own label (on %s) "+
+					"that anyone can set too; %s", excludedBy(r), who, exemptAdvice(w)))
 				continue
 			}
-			p.Reportf(r.Path, "%s skips objects %s, a label their authors can set; %s",
-				quoteWebhook(w), excludedBy(r), exemptAdvice(w))
+			// The header (or go vet's position) names the webhook.
+			p.Reportf(r.Path, "skips objects %s, which authors can set; %s", excludedBy(r), exemptAdvice(w))
 		}
 	}
 }
@@ -196,9 +196,9 @@ func onlyNamespaceObjects(w *Webhook) bool {
 // the rules reach namespaced ones.
 func exemptAdvice(w *Webhook) string {
 	if _, clusterOnly := clusterScopedOnly(w.Rules); clusterOnly {
-		return "exempt requests by request.userInfo in matchConditions instead"
+		return "exempt by userInfo in matchConditions"
 	}
-	return "exempt by namespace or by request.userInfo instead"
+	return "exempt by namespace or userInfo"
 }
 
 // workloadResources are the objects whose authors write the pod template a

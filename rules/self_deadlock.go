@@ -50,7 +50,10 @@ func init() {
 				"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
 				"backend needs and B on what A's needs, neither comes back once both are down (for " +
 				"example after a CNI outage). When the input holds both backends the rule reports such " +
-				"loops too.",
+				"loops too.\n\n" +
+				"The message names the backend's namespace, what the webhook blocks there (a workload and its " +
+				"requests; its Secrets: serving certificates, Helm release records) and the fix; \"if " +
+				"matchConditions match\" marks requests that matchConditions the rule cannot decide may exclude.",
 			Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
 				"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
 				"such as `request.namespace != \"image-policy\"`. An objectSelector that skips the backend's " +
@@ -222,7 +225,7 @@ func requestsFor(b backend, nsLabels *Labels) []backendRequest {
 
 // secretsWho names the backend's Secrets in messages; what is done to them
 // (create, update) goes without saying.
-const secretsWho = "its Secrets (serving certificates, Helm releases)"
+const secretsWho = "its Secrets"
 
 // statusUpdate makes an update request carry the same labels old and new.
 func statusUpdate(r *Request) *Request {
@@ -450,7 +453,7 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 			if b.Service != nil {
 				reason = "no workload matches its Service"
 			}
-			parts = append(parts, fmt.Sprintf("pods in %q (%s)", b.Namespace, reason))
+			parts = append(parts, fmt.Sprintf("pods (%s)", reason))
 			continue
 		}
 		if who == secretsWho {
@@ -465,10 +468,11 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 		parts = append(parts[:2], fmt.Sprintf("%d more", len(parts)-2))
 	}
 	var msg strings.Builder
-	msg.WriteString("webhook blocks its own backend: ")
+	// The namespace is named once, in front: the fix excludes it.
+	fmt.Fprintf(&msg, "blocks its backend in %q: ", b.Namespace)
 	msg.WriteString(strings.Join(parts, "; "))
 	if conditional {
-		msg.WriteString(", unless matchConditions exclude them")
+		msg.WriteString(", if matchConditions match")
 	}
 	if b.Namespace == "kube-system" || b.Namespace == "kube-node-lease" {
 		msg.WriteString(", in a namespace the cluster depends on")
@@ -477,15 +481,15 @@ func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, u
 		// kustomize's namespace transformer rewrites the Service's
 		// namespace but not selector values: NotIn [system] would exclude
 		// a namespace that no longer exists once the overlay is applied.
-		msg.WriteString("; in the overlay, exclude the backend's namespace, or fail open")
+		msg.WriteString("; in the overlay, exclude the namespace, or fail open")
 		return msg.String()
 	}
 	if len(unset) > 0 {
-		fmt.Fprintf(&msg, "; %q is excluded only if labeled %s: exclude it by %s NotIn [%s], or fail open",
-			b.Namespace, listNames(quoteAll(unset), 2), LabelMetadataName, b.Namespace)
+		fmt.Fprintf(&msg, "; it is excluded only if labeled %s: exclude it by %s NotIn [%s], or fail open",
+			listNames(quoteAll(unset), 2), LabelMetadataName, b.Namespace)
 		return msg.String()
 	}
-	fmt.Fprintf(&msg, "; exclude namespace %q or fail open", b.Namespace)
+	msg.WriteString("; exclude the namespace or fail open")
 	return msg.String()
 }
 

@@ -49,7 +49,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook blocks its own backend: Deployment "policy" (CREATE pods); exclude namespace "policy" or fail open`)
+		`warning webhooks[0].rules[1]: blocks its backend in "policy": Deployment "policy" (CREATE pods); exclude the namespace or fail open`)
 }
 
 func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
@@ -101,7 +101,7 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: webhook blocks its own backend: pods in "policy" (Service not in the input); exclude namespace "policy" or fail open`)
+		`warning webhooks[0].rules[1]: blocks its backend in "policy": pods (Service not in the input); exclude the namespace or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
@@ -109,7 +109,7 @@ func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
   matchConditions:
   - {name: gpu-only, expression: 'has(object.spec.runtimeClassName)'}
 `)
-	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "unless matchConditions exclude them")
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "if matchConditions match")
 }
 
 func TestSelfDeadlockEndpointSlicesAndSecrets(t *testing.T) {
@@ -126,7 +126,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`warning webhooks[0].rules[0]: webhook blocks its own backend: its Secrets (serving certificates, Helm releases); Service "policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude namespace "policy" or fail open`)
+		`warning webhooks[0].rules[0]: blocks its backend in "policy": its Secrets; Service "policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude the namespace or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {

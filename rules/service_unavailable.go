@@ -54,14 +54,14 @@ func checkServiceUnavailable(p *Pass) {
 			continue
 		}
 		sev := diag.Error
-		consequence := "failing closed, every request it matches is rejected"
+		consequence := "so every request it matches is rejected"
 		if !w.FailsClosed() {
 			sev = diag.Warning
-			consequence = "failing open, the webhook is silently skipped"
+			consequence = "so the webhook is silently skipped"
 		}
 		svcPath := w.Path().Child("clientConfig", "service")
 		report := func(path string, msg string) {
-			p.Emit(Finding{Severity: sev, Path: path, Message: msg + "; " + consequence})
+			p.Emit(Finding{Severity: sev, Path: path, Message: msg + ", " + consequence})
 		}
 		svc, known := live.Service(ref.Namespace, ref.Name)
 		if !known {

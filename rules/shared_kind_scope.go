@@ -66,8 +66,7 @@ func checkSharedKindScope(p *Pass) {
 				continue
 			}
 			p.Reportf(w.Path().Child("rules").Index(sim.Rule), "%s",
-				fmt.Sprintf("%s fails closed on every %s: while it is down, none can be created; "+
-					"narrow it with a matchCondition (%s)", quoteWebhook(w), k.kind, k.narrow))
+				fmt.Sprintf("%s fails closed on every %s; narrow it with a matchCondition (%s)", quoteWebhook(w), k.kind, k.narrow))
 		}
 	}
 }

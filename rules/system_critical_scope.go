@@ -54,7 +54,10 @@ func init() {
 				"Like every finding on a configuration the API server accepts, this is a warning; the " +
 				"message says when the webhook reaches node heartbeats, leader election or (before 1.37) " +
 				"the authentication and authorization reviews, where an outage spreads to the whole " +
-				"cluster within a minute without anyone touching it.",
+				"cluster within a minute without anyone touching it. It names up to three kinds of requests and, " +
+				"for more, the first and how many more; `kube-*` in its fix means `kube-system` and " +
+				"`kube-node-lease`. \"If matchConditions match\" marks requests the webhook's matchConditions " +
+				"may exclude in ways the rule cannot decide.",
 			Fix: "List only the resources the webhook needs; exclude `kube-system` and `kube-node-lease` " +
 				"with a namespaceSelector on `kubernetes.io/metadata.name`; keep Nodes, Leases, Events and " +
 				"CertificateSigningRequests out of the rules (or exclude `system:nodes` with a " +
@@ -262,7 +265,7 @@ type criticalScope struct {
 // criticalSubject is what the catalog is simulated against: a webhook, or
 // an admission policy through its bindings (policy-system-critical-scope).
 type criticalSubject struct {
-	noun     string // "webhook", "policy"
+	noun     string // "" (a webhook: its header names it), "policy"
 	failing  string // when it fails closed: "is down", "errors"
 	simulate func(*Request) Simulation
 	// rules are the rules Simulation.Rule indexes.
@@ -272,7 +275,7 @@ type criticalSubject struct {
 }
 
 func webhookCriticalSubject(w *Webhook) criticalSubject {
-	return criticalSubject{noun: "webhook", failing: "is down", simulate: w.Simulator().Simulate,
+	return criticalSubject{failing: "is down", simulate: w.Simulator().Simulate,
 		rules: w.Rules, namespaceSelector: w.NamespaceSelector}
 }
 
@@ -346,17 +349,24 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 	if len(hits) == 0 {
 		return criticalScope{}
 	}
-	// Details only for one or two families: the fix is the same however
-	// many there are, and the line stays readable.
+	// Details only for one or two families, names for three, the first
+	// one's name for more: the fix is the same however many there are, and
+	// the line stays readable.
 	var msg strings.Builder
-	msg.WriteString(w.noun + " fails closed on ")
-	if len(hits) > 2 {
+	if w.noun != "" {
+		msg.WriteString(w.noun + " ")
+	}
+	msg.WriteString("fails closed on ")
+	switch {
+	case len(hits) > 3:
+		fmt.Fprintf(&msg, "%s and %d more", short[0], len(short)-1)
+	case len(hits) > 2:
 		msg.WriteString(strings.Join(short, ", "))
-	} else {
+	default:
 		msg.WriteString(strings.Join(hits, "; "))
 	}
 	if conditional {
-		msg.WriteString(", unless matchConditions exclude them")
+		msg.WriteString(", if matchConditions match")
 	}
 	if len(effects) > 0 {
 		msg.WriteString("; if it " + w.failing + ", " + effects[0])
@@ -384,7 +394,7 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 	}
 	switch {
 	case len(fixes) > 1 && fixes[0] == fixNamespaces:
-		msg.WriteString("; exclude kube-system and kube-node-lease, narrow the rules, or fail open")
+		msg.WriteString("; exclude kube-*, narrow rules, or fail open")
 	default:
 		msg.WriteString("; " + fixes[0] + ", or fail open")
 	}

@@ -70,8 +70,7 @@ func checkTimeoutTooLong(p *Pass) {
 			// the installer's choice, worth knowing.
 			why, sev = " (chart value)", diag.Info
 		}
-		p.ReportSeverity(sev, path, fmt.Sprintf("%s fails closed after timeoutSeconds %d%s: a stalled backend holds "+
-			"each request %d s, then rejects it; set %d or less, or fail open",
-			quoteWebhook(w), t, why, t, limit))
+		p.ReportSeverity(sev, path, fmt.Sprintf("%s waits timeoutSeconds %d%s on a stalled backend, then rejects "+
+			"the request; set %d or less, or fail open", quoteWebhook(w), t, why, limit))
 	}
 }

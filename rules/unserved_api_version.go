@@ -94,14 +94,14 @@ func v1beta1Served(v KubeVersion) bool { return !v.AtLeast(servedV1beta1Until + 
 // configuration relies on that change meaning, or break, once it is moved
 // to v1.
 func unservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
-	fix := "use v1 (its fields carry over as written)"
+	fix := "use v1"
 	if set := reliedV1beta1Defaults(c); set != "" {
 		fix = "use v1 and set " + set
 	}
 	if v1beta1Served(v) {
-		return diag.Warning, fmt.Sprintf("%s is deprecated and removed in Kubernetes 1.22; %s", V1beta1, fix)
+		return diag.Warning, fmt.Sprintf("%s is deprecated, removed in 1.22; %s", V1beta1, fix)
 	}
-	return diag.Error, fmt.Sprintf("%s was removed in Kubernetes 1.22, so the apply fails; %s", V1beta1, fix)
+	return diag.Error, fmt.Sprintf("%s was removed in 1.22; %s", V1beta1, fix)
 }
 
 // reliedV1beta1Defaults says, in a fixed order, which fields some webhook
@@ -152,7 +152,7 @@ func CRDServed(crd *apiextensionsv1.CustomResourceDefinition, v KubeVersion) boo
 // unserved-api-version finding on a v1beta1 CRD for a server of version v.
 func UnservedV1beta1CRD(v KubeVersion) (diag.Severity, string) {
 	if v1beta1Served(v) {
-		return diag.Warning, CRDV1beta1 + " is deprecated and removed in Kubernetes 1.22; use apiextensions.k8s.io/v1 (a schema per version)"
+		return diag.Warning, CRDV1beta1 + " is deprecated, removed in 1.22; use apiextensions.k8s.io/v1"
 	}
-	return diag.Error, CRDV1beta1 + " was removed in Kubernetes 1.22, so the apply fails (no matches for kind); use apiextensions.k8s.io/v1"
+	return diag.Error, CRDV1beta1 + " was removed in 1.22; use apiextensions.k8s.io/v1"
 }

@@ -66,7 +66,7 @@ func checkRuleNames(p *Pass, live *LiveInventory, path *field.Path, groups, vers
 			continue
 		}
 		if !slices.Contains(allGroups, g) {
-			p.Reportf(path.Child("apiGroups").Index(k), "group %s is not served by this cluster, so this rule never matches it%s",
+			p.Reportf(path.Child("apiGroups").Index(k), "group %s is not served, so this rule never matches it%s",
 				groupName(g), closestText(groupName(closest(g, allGroups))))
 			continue
 		}

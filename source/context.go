@@ -59,7 +59,7 @@ type Context struct {
 }
 
 // namespaceHow says how to state a chart's release namespace.
-const namespaceHow = "set charts[].namespace in .webhooklint.yaml or --namespace"
+const namespaceHow = "set charts[].namespace or --namespace"
 
 // chartContext returns the deployment facts of a chart unit: those its
 // settings give (with what gave them), the rest assumed as `helm template`
@@ -107,7 +107,7 @@ func disabledReader(dir string) string {
 	}
 	for _, f := range folders {
 		if file, line := commentedEntry(f, dir); line > 0 {
-			return fmt.Sprintf("%s reads it in an entry commented out at line %d", display(file), line)
+			return fmt.Sprintf("commented out at %s:%d", display(file), line)
 		}
 	}
 	return ""
@@ -124,7 +124,7 @@ func disabledReader(dir string) string {
 func disabledFile(file string) string {
 	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
 		if kust, line := commentedEntry(dir, file); line > 0 {
-			return fmt.Sprintf("%s comments out its entry at line %d", display(kust), line)
+			return fmt.Sprintf("commented out at %s:%d", display(kust), line)
 		}
 		if isRepoRoot(dir) || filepath.Dir(dir) == dir {
 			return ""
@@ -176,7 +176,7 @@ func commentedEntry(folder, target string) (file string, line int) {
 func notApplied(ds []diag.Diagnostic, by string) {
 	for i := range ds {
 		ds[i].Severity = diag.Info
-		ds[i].Message += " (not applied: " + by + ")"
+		ds[i].Message += " (" + by + ")"
 	}
 }
 
@@ -207,9 +207,15 @@ func variantGap(u *unit, b *kustomize.Build, d *diag.Diagnostic) {
 	field := d.Path[strings.LastIndexByte(d.Path, '.')+1:]
 	d.Severity = diag.Info
 	d.DependsOnOverlay = true // a severity override does not raise it again
-	d.Message += fmt.Sprintf("; %s lowers %s from %d (%s:%d) to %d, as a test or development variant does: assuming it is not deployed; %s",
-		u.shown, field, bv, display(ov.Base.File), ov.Base.Line, v, variantHow)
+	// The message says what is assumed; the base's value, where the
+	// overlay lowers it and how to state otherwise go with the related
+	// location, so the finding stays one line.
+	d.Message += "; assumed a test variant, not deployed"
+	d.Related = append(d.Related, diag.Related{
+		File: ov.Base.File, Line: ov.Base.Line, Column: ov.Base.Column, EndLine: ov.Base.EndLine, EndColumn: ov.Base.EndColumn,
+		Message: fmt.Sprintf("%s %d in the base; %s lowers it to %d, as test variants do; %s", field, bv, u.shown, v, variantHow),
+	})
 }
 
 // variantHow says how to state that a variant is deployed after all.
-const variantHow = "if it is, name it in units.entries in .webhooklint.yaml"
+const variantHow = "if it is deployed, name it in units.entries"

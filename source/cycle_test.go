@@ -92,7 +92,7 @@ func TestKustomizationCycles(t *testing.T) {
 					}
 					if len(got) != 1 || got[0].Line != w.line || got[0].Column != 3 ||
 						!strings.Contains(got[0].Message, "kustomization cycle "+w.cycle+":") ||
-						!strings.Contains(got[0].Message, "linted one by one") || strings.Contains(got[0].Message, "\n") {
+						!strings.Contains(got[0].Message, "linted alone") || strings.Contains(got[0].Message, "\n") {
 						t.Errorf("%v: want one build error at %s/kustomization.yaml:%d:3 naming %q:%s%s",
 							args, dir, w.line, w.cycle, dump(got), messages(got))
 					}

@@ -96,7 +96,7 @@ func TestKustomizeAliasBombIsAFinding(t *testing.T) {
 	write("bomb.yaml", b.String())
 	write("webhook.yaml", badWebhook)
 	res := run(t, []string{dir}, source.Options{})
-	if k := find(res.Diagnostics, rules.KustomizeBuildRule, "bomb.yaml"); len(k) != 1 || !strings.Contains(k[0].Message, "linted one by one") {
+	if k := find(res.Diagnostics, rules.KustomizeBuildRule, "bomb.yaml"); len(k) != 1 || !strings.Contains(k[0].Message, "linted alone") {
 		t.Errorf("no positioned kustomize-build finding on the bomb:%s", dump(res.Diagnostics))
 	}
 	if len(find(res.Diagnostics, "side-effects-value", "webhook.yaml")) != 1 {

@@ -138,7 +138,7 @@ func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) 
 }
 
 // kustomizeNotBuilt ends the message of a kustomization that was not built.
-const kustomizeNotBuilt = "; not built, so its files are linted one by one"
+const kustomizeNotBuilt = "; its files are linted alone"
 
 // kustomizeErrors reports a kustomization that was not built. The files
 // it would have read are then linted one by one (when no other unit uses
@@ -176,18 +176,19 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		// manifest; the file linted one by one then does not say it again
 		// (dropSyntaxRestated).
 		if d, ok := syntaxError(se.File); ok {
-			return []diag.Diagnostic{mk(se.File, d.Line, d.Column, d.EndColumn, "kustomize build "+display(filepath.Dir(se.File))+": "+d.Message)}
+			return []diag.Diagnostic{mk(se.File, d.Line, d.Column, d.EndColumn, d.Message)}
 		}
 	}
-	file, line := filepath.Join(dir, "kustomization.yaml"), 1
+	file, line, msg := filepath.Join(dir, "kustomization.yaml"), 1, err.Error()
 	if f, ok := kustomize.FailedIn(err); ok {
 		file = f // the base's, when the base is what fails
+		msg, _ = kustomize.Cause(err)
 	} else if b != nil {
 		file = b.File
 	} else if f, ok := kustomize.FileIn(dir); ok {
 		file = f
 	}
-	col, endCol, msg := 1, 2, err.Error()
+	col, endCol := 1, 2
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
@@ -427,7 +428,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		} else if he := (*helm.Error)(nil); errors.As(e, &he) && he.NeedsValue && d.Severity == diag.Warning && !mayWriteJudged(u, he.File) {
 			// Only objects the rules read for context were not rendered.
 			d.Severity = diag.Info
-			d.Message += "; it writes no webhook configuration, CRD or admission policy: none was missed"
+			d.Message += "; no webhook or policy in it"
 		}
 		problems = append(problems, d)
 	}

@@ -737,16 +737,15 @@ func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, file := range slices.Sorted(maps.Keys(first)) {
 		f := first[file]
-		what := "1 finding the overlay decides is"
+		what := "1 finding"
 		if count[file] > 1 {
-			what = fmt.Sprintf("%d findings the overlay decides are", count[file])
+			what = fmt.Sprintf("%d findings", count[file])
 		}
 		out = append(out, diag.Diagnostic{
 			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
 			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
-			Message: "kustomize base linted without its overlay (" + by + "): " +
-				what + " info; lint the overlay that deploys it, or name this folder in units.entries if it is deployed as built",
-			Object: f.Object, Origin: f.Origin,
+			Message: "kustomize base (" + by + "): " + what + " at info; lint its overlay, or name it in units.entries",
+			Object:  f.Object, Origin: f.Origin,
 		})
 	}
 	return out

@@ -183,7 +183,7 @@ func TestBaseWithoutOverlay(t *testing.T) {
 			}
 		}
 	}
-	checkBase(run(t, []string{writeTree(t, files)}, source.Options{}), "config/default/kustomization.yaml reads it in an entry commented out at line 5")
+	checkBase(run(t, []string{writeTree(t, files)}, source.Options{}), "config/default/kustomization.yaml:5): ")
 	// Named on its own in the kubebuilder tree, whose overlay reads it.
 	checkBase(run(t, []string{filepath.Join(kubebuilderDir, "webhook")}, source.Options{}), "read by ")
 	// Linted with the overlay, there is no base.

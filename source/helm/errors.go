@@ -39,14 +39,15 @@ func needsValue(e *Error, msg string) bool {
 	}
 	switch {
 	case isRequired:
-		key, set := "a value", "--set KEY=VALUE"
+		// The chart's own text is on the snippet's line; it is said only
+		// when the value it asks for is not known.
+		needs := fmt.Sprintf("a value (%q)", text)
 		if m := requiredKey.FindStringSubmatch(action); m != nil {
-			key, set = m[1], "--set "+m[1]+"=VALUE"
+			needs = m[1]
 		}
-		e.Msg = fmt.Sprintf("chart requires %s (%q): pass %s or set it under charts: in .webhooklint.yaml", key, text, set)
+		e.Msg = fmt.Sprintf("chart needs %s: set it with --set or in .webhooklint.yaml", needs)
 	default:
-		e.Msg = fmt.Sprintf("chart fails with its default values (%q): pass the values it needs with --set, "+
-			"or set them under charts: in .webhooklint.yaml", text)
+		e.Msg = fmt.Sprintf("chart fails with its default values (%q): set what it needs with --set or in .webhooklint.yaml", text)
 	}
 	e.NeedsValue = true
 	return true

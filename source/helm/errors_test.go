@@ -47,8 +47,8 @@ func TestRequiredAndFailSayWhatToGive(t *testing.T) {
 		needs     bool
 		msg       string
 	}{
-		"required.yaml": {5, 17, true, `chart requires a.crtPEM ("give the certificate"): pass --set a.crtPEM=VALUE or set it under charts: in .webhooklint.yaml`},
-		"fail.yaml":     {2, 5, true, `chart fails with its default values ("set b"): pass the values it needs with --set, or set them under charts: in .webhooklint.yaml`},
+		"required.yaml": {5, 17, true, `chart needs a.crtPEM: set it with --set or in .webhooklint.yaml`},
+		"fail.yaml":     {2, 5, true, `chart fails with its default values ("set b"): set what it needs with --set or in .webhooklint.yaml`},
 		"nil.yaml":      {3, 16, false, `cannot render chart c: at <.Values.a.b.c>: nil pointer evaluating interface {}.c`},
 	} {
 		e := got[name]

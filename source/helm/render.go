@@ -433,13 +433,13 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 	dependents := map[*Error][]string{}
 	finish := func() []*Error {
 		for _, e := range skipped {
-			e.Msg += "; its other templates are linted without it"
+			e.Msg += "; the rest is linted"
 			if ds := dependents[e]; len(ds) > 0 {
 				verb := "includes"
 				if len(ds) > 1 {
 					verb = "include"
 				}
-				e.Msg += fmt.Sprintf(" and without %s, which %s it", strings.Join(ds, " and "), verb)
+				e.Msg += fmt.Sprintf(" but %s, which %s it", strings.Join(ds, " and "), verb)
 			}
 		}
 		return skipped

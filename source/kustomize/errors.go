@@ -48,6 +48,17 @@ func (e *buildError) Error() string {
 
 func (e *buildError) Unwrap() error { return e.err }
 
+// Cause is what a build error says went wrong, without the "kustomize
+// build DIR: " in front: a finding located in the failed kustomization
+// names its folder already.
+func Cause(err error) (string, bool) {
+	var e *buildError
+	if errors.As(err, &e) {
+		return e.cause, true
+	}
+	return "", false
+}
+
 // FailedIn returns the kustomization file whose build a build error is
 // about: an overlay's, or the base's that made it fail.
 func FailedIn(err error) (string, bool) {

@@ -50,7 +50,7 @@ package markers
 // +kubebuilder:webhook:webhookVersions=v1beta1,path=/validate-v1-rc,mutating=false,failurePolicy=fail,sideEffects=None,groups="",resources=replicationcontrollers,verbs=create,versions=v1,name=vrc.example.com,admissionReviewVersions=v1
 
 // Validator validates things.
-// want +1 `^warning: controller-gen ignores this marker because it is part of the doc comment of type Validator`
+// want +1 `^warning: controller-gen ignores this marker in the doc comment of type Validator`
 // +kubebuilder:webhook:path=/validate-v1-endpoints,mutating=false,failurePolicy=fail,sideEffects=None,groups="",resources=endpoints,verbs=create,versions=v1,name=vendpoints.example.com,admissionReviewVersions=v1
 type Validator struct{}
 
