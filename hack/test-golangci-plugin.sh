@@ -18,12 +18,16 @@
 #      import, go mod edit -replace, go mod tidy, go build.
 #
 # Building golangci-lint takes minutes on a small machine, so the binaries
-# are cached in $WEBHOOKLINT_CACHE (default ~/.cache/webhooklint), keyed by
-# the golangci-lint version and a hash of this module's sources.
+# are cached in $WEBHOOKLINT_CACHE (default ~/.cache/webhooklint; the
+# values that turn the linter's cache off leave the default), keyed by the
+# golangci-lint version and a hash of this module's sources.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache=${WEBHOOKLINT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/webhooklint}
+cache=${WEBHOOKLINT_CACHE:-}
+case "${cache,,}" in
+'' | off | 0 | false | no) cache=${XDG_CACHE_HOME:-$HOME/.cache}/webhooklint ;;
+esac
 version=$(sed -n 's/^version: *//p' "$root/.custom-gcl.yml")
 mkdir -p "$cache/bin"
 log() { printf '%s %s\n' "$(date +%T)" "$*" >&2; }
