@@ -257,6 +257,6 @@ func checkInjectCAFrom(p *Pass, annotations map[string]string) {
 		there = near.Namespace + "/" + near.Name
 	}
 	p.Reportf(field.NewPath("metadata", "annotations").Key(annotationInjectCAFrom),
-		"%s names Certificate %q, which is not in the unit, but %q is, so cert-manager injects no CA; name the Certificate installed",
+		"%s names Certificate %q, which is not in the unit, but %q is; name the Certificate installed",
 		annotationInjectCAFrom, ns+"/"+name, there)
 }

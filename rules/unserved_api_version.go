@@ -124,7 +124,7 @@ func reliedV1beta1Defaults(c *Config) string {
 		changed = append(changed, "timeoutSeconds 30")
 	}
 	if sideEffects {
-		out = append(out, "sideEffects None (the default Unknown fails every dry run)")
+		out = append(out, "sideEffects None")
 	}
 	if len(changed) > 0 {
 		out = append(out, strings.Join(changed, ", ")+" (v1 defaults differ)")
