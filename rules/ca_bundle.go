@@ -127,8 +127,8 @@ func checkCABundle(p *Pass) {
 			// Two controllers writing one field keep replacing each
 			// other's CA: the webhook fails whenever the wrong one won.
 			if who, named := caWriter(p, w); named && w.ClientConfig.Service != nil && len(w.Rules) > 0 {
-				problems.add(w, fmt.Sprintf("%s (annotation %s) and %s both write caBundle, so each replaces the "+
-					"other's CA; keep one of them", injectorBy, injector, who))
+				problems.add(w, fmt.Sprintf("%s (annotation %s) and %s both write caBundle; keep one of them",
+					injectorBy, injector, who))
 			}
 		case len(bundle) == 0:
 			// Empty, or only whitespace (Cg== is a newline): both wait for
@@ -138,7 +138,7 @@ func checkCABundle(p *Pass) {
 			}
 			// An overlay usually adds the injector annotation (kubebuilder's
 			// config/default), so on a base this depends on the overlay.
-			problem := "empty caBundle and no CA injector: TLS to the backend fails; " +
+			problem := "empty caBundle and no CA injector; " +
 				"set caBundle or annotate cert-manager.io/inject-ca-from"
 			if len(raw) > 0 {
 				problem = "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 " +

@@ -123,8 +123,8 @@ func checkCertificateCycle(p *Pass) {
 			unless = ", unless matchConditions exclude them"
 		}
 		p.Reportf(w.Path().Child("rules").Index(rule), "%s", fmt.Sprintf(
-			"webhook fails closed on what cert-manager needs to issue its serving certificate %q (%s)%s: "+
-				"issuance and renewals while it is down fail; exclude namespace %q or fail open",
+			"fails closed on what cert-manager needs to issue serving certificate %q (%s)%s; "+
+				"exclude namespace %q or fail open",
 			ns+"/"+cert, listNames(hits, 1), unless, ns))
 	}
 }

@@ -58,8 +58,7 @@ func checkClientURLHost(p *Pass) {
 			continue
 		}
 		if inClusterName(host) {
-			p.Reportf(path, "%s calls in-cluster name %s by URL, which the API server's resolver usually cannot "+
-				"resolve, so every call fails; %s", quoteWebhook(w), excerpt(raw, maxQuoted), serviceSuggestion(host, u))
+			p.Reportf(path, "%s calls in-cluster name %s by URL, which the API server usually cannot resolve; %s", quoteWebhook(w), excerpt(raw, maxQuoted), serviceSuggestion(host, u))
 		}
 	}
 }

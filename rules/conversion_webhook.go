@@ -193,7 +193,7 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 	}
 	// On the service key: the CRD's reference to the backend.
 	p.Emit(Finding{Severity: sev, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
-		Message: fmt.Sprintf("%s: its backend %s has %s, so while it is down (a restart, a node drain) requests in other versions fail; run 2+ replicas",
+		Message: fmt.Sprintf("%s: its backend %s has %s, so while it is down requests in other versions fail; run 2+ replicas",
 			what, g.Who, why)})
 }
 

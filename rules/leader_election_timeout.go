@@ -80,8 +80,8 @@ func checkLeaderElectionTimeout(p *Pass) {
 		if sim.Outcome == MaybeCalled {
 			why += ", unless matchConditions exclude them"
 		}
-		p.Reportf(path, "%s intercepts kube-system Leases with timeoutSeconds %d%s: a hung backend delays each leader-election "+
-			"renewal %d s (deadline 10 s), even failing open; exclude kube-system or lower the timeout",
+		p.Reportf(path, "%s intercepts kube-system Leases with timeoutSeconds %d%s: a hung backend delays leader-election "+
+			"renewals %d s of their 10 s; exclude kube-system or lower the timeout",
 			quoteWebhook(w), t, why, t)
 	}
 }

@@ -275,7 +275,7 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 		if suggestion != "" {
 			what += fmt.Sprintf(" (it has `%s`)", suggestion)
 		}
-		fix = "check `request.resource.resource` before reading it"
+		fix = "check `request.resource.resource` first"
 	case suggestion != "":
 		fix = fmt.Sprintf("did you mean `%s`?", suggestion)
 	case is.Kind == celcheck.NeverEqual || is.Kind == celcheck.NoOverload:

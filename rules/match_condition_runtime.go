@@ -93,8 +93,8 @@ func checkMatchConditionRuntime(p *Pass) {
 		for j, r := range results {
 			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
 				p.Reportf(w.Path().Child("matchConditions").Index(j).Child("expression"),
-					"condition %q reads namespaceObject, which webhooks never get, so `%s` is the same on every "+
-						"request; select namespaces with namespaceSelector", w.MatchConditions[j].Name, use)
+					"condition %q reads namespaceObject (`%s`), which webhooks never get; "+
+						"select namespaces with namespaceSelector", w.MatchConditions[j].Name, use)
 			}
 		}
 	}
@@ -273,8 +273,8 @@ func checkPolicyMatchConditionRuntime(p *Pass) {
 	for j, r := range results {
 		if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
 			p.Reportf(conditions.Index(j).Child("expression"),
-				"condition %q reads namespaceObject, which policy matchConditions never get, so `%s` is the same on every "+
-					"request; read it in a validation, or select namespaces with namespaceSelector", spec.conditions[j].Name, use)
+				"condition %q reads namespaceObject (`%s`), which policy matchConditions never get; "+
+					"read it in a validation, or select namespaces with namespaceSelector", spec.conditions[j].Name, use)
 		}
 	}
 }

@@ -41,8 +41,8 @@ func checkNamespaceSelectorNoEffect(p *Pass) {
 		}
 		if targets, ok := clusterScopedOnly(w.Rules); ok {
 			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect on the "+
-				"cluster-scoped resources its rules match (%s); remove it and narrow with objectSelector or "+
-				"matchConditions", quoteWebhook(w), listNames(targets, 2))
+				"cluster-scoped resources it matches (%s); remove it, narrow with objectSelector or matchConditions",
+				quoteWebhook(w), listNames(targets, 1))
 		}
 	}
 }

@@ -100,12 +100,12 @@ func checkNeverSentResources(p *Pass) {
 					effect = "this rule has no effect"
 				}
 				p.Reportf(path, "%s %s never sent to admission webhooks; %s",
-					listNames(dead, 3), isAre(len(dead)), effect)
+					listNames(dead, 1), isAre(len(dead)), effect)
 			}
 			if len(sentDangerous) > 0 {
 				p.Reportf(path, "%s %s sent to admission webhooks on Kubernetes %s (excluded only from 1.%d), so a "+
 					"failing webhook breaks authentication or authorization; remove %s from the rule",
-					listNames(sentDangerous, 3), isAre(len(sentDangerous)), p.Settings.KubeVersion,
+					listNames(sentDangerous, 1), isAre(len(sentDangerous)), p.Settings.KubeVersion,
 					virtualReviewsExcludedSince, itThem(len(sentDangerous)))
 			}
 		}

@@ -74,8 +74,8 @@ func checkObjectSelectorSubresource(p *Pass) {
 				}
 				path := w.Path().Child("rules").Index(ri).Child("resources").Index(j)
 				if outcome == NotCalled {
-					p.Reportf(path, "%s: objectSelector never matches %s requests (their %s carries none of %s's labels), "+
-						"so the webhook is never called for them; drop the objectSelector for them or use matchConditions",
+					p.Reportf(path, "%s: objectSelector never matches %s requests (their %s carries none of %s's labels); "+
+						"drop it for them or use matchConditions",
 						quoteWebhook(w), res, kind, parentName(parent))
 					continue
 				}

@@ -44,9 +44,9 @@ func checkSelectorNeverMatches(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		checkUnsatisfiable(p, w, "objectSelector", w.ObjectSelector,
-			"the webhook is never called")
+			"it is never called")
 		checkUnsatisfiable(p, w, "namespaceSelector", w.NamespaceSelector,
-			"the webhook is never called for namespaced resources (and namespaces)")
+			"it is never called for namespaced resources")
 		if !selectorEmpty(w.ObjectSelector) && unsatisfiable(selectorRequirements(w.ObjectSelector, w.Path())) == "" {
 			checkLabelFreeRequests(p, w)
 		}
@@ -74,7 +74,7 @@ func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelect
 func absentNamespaceName(reqs []labelRequirement) string {
 	for _, r := range reqs {
 		if r.Key == "kubernetes.io/metadata.name" && r.Operator == metav1.LabelSelectorOpDoesNotExist {
-			return fmt.Sprintf("%q excludes every namespace (the API server sets that label)", r.String())
+			return fmt.Sprintf("%q excludes every namespace", r.String())
 		}
 	}
 	return ""

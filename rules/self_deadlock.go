@@ -371,9 +371,9 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 		}
 		path, atKey := exclusionAt(w, loops[0].ours.rule)
 		p.Emit(Finding{Path: path, AtKey: atKey, Message: fmt.Sprintf(
-			"webhook fails closed in dependency loops with %d webhooks (%s): each blocks what the other's backend "+
-				"needs to restart; exclude their namespaces (%s) and have them exclude %q, or fail open",
-			len(loops), listNames(partners, 2), listNames(namespaces, 2), b.Namespace)})
+			"fails closed in dependency loops with %d webhooks (%s); exclude their namespaces (%s) "+
+				"and have them exclude %q, or fail open",
+			len(loops), listNames(partners, 1), listNames(namespaces, 1), b.Namespace)})
 	}
 }
 

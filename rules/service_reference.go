@@ -159,8 +159,8 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 			at = fmt.Sprintf("spec.ports[%d].targetPort", i)
 		}
 	}
-	reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, at), "targetPort %s of service %q names no container port of %s (it declares %s): no endpoints, so %s; "+
-		"use a declared port's name or number", describeTargetPort(target), id, g.Who, declaredPorts(g.Pod), fails)
+	reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, at), "targetPort %s of service %q names no container port of %s (it declares %s): %s; "+
+		"use a declared port", describeTargetPort(target), id, g.Who, declaredPorts(g.Pod), fails)
 }
 
 // callFailure says what happens to requests when every call fails.
@@ -168,7 +168,7 @@ func callFailure(w *Webhook) string {
 	if w.FailsClosed() {
 		return "requests it matches are rejected"
 	}
-	return "it is silently skipped (failurePolicy Ignore)"
+	return "it is silently skipped"
 }
 
 // workloadsIn names the input's workloads stated to run in namespace: the

@@ -148,7 +148,7 @@ func uncoveredService(in *Inventory, cert *Certificate, namespace, name string) 
 	id := fmt.Sprintf("Certificate %q", cert.Name)
 	switch {
 	case len(cert.DNSNames) == 0 && coversHost(cert.CommonName, want):
-		return fmt.Sprintf("%s names %s only as commonName, which the API server ignores (Go 1.15+)", id, want)
+		return fmt.Sprintf("%s names %s only as commonName, which the API server ignores", id, want)
 	case len(cert.DNSNames) == 0:
 		return "" // no names at all: cert-manager refuses it
 	}

@@ -126,7 +126,7 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	}
 	const ks = "kube-system"
 	targets := []criticalTarget{
-		{what: "node Leases (kubelet heartbeats)", effect: effectNodes, reqs: []*Request{
+		{what: "node Leases", effect: effectNodes, reqs: []*Request{
 			kubelet(req(admissionv1.Update, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 			kubelet(req(admissionv1.Create, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 		}},
@@ -135,7 +135,7 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 			kubelet(req(admissionv1.Update, "", "nodes", "", "")),
 			kubelet(req(admissionv1.Create, "", "nodes", "", "")),
 		}},
-		{what: "kube-system Leases (leader election)", effect: "the scheduler and controller manager lose leadership",
+		{what: "kube-system Leases", effect: "the scheduler and controller manager lose leadership",
 			reqs: createUpdate("coordination.k8s.io", "leases", ks)},
 		{what: "CSRs (kubelet certificates)", fix: fixCluster, reqs: []*Request{
 			req(admissionv1.Create, "certificates.k8s.io", "certificatesigningrequests", "", ""),

@@ -87,7 +87,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
-		"warning webhooks[0].rules: fails closed on node Leases (kubelet heartbeats); kube-system Leases (leader election), if matchConditions match; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease, or fail open")
+		"warning webhooks[0].rules: fails closed on node Leases; kube-system Leases, if matchConditions match; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease, or fail open")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {

@@ -81,15 +81,13 @@ func checkTimeoutBudget(p *Pass) {
 	for _, b := range chain.mutating {
 		steps = append(steps, describeCost(b))
 	}
-	mutating := "mutating " + listNames(steps, 2)
 	if chain.validating != nil {
-		mutating += ", validating " + describeCost(*chain.validating)
+		steps = append(steps, describeCost(*chain.validating))
 	}
 	// The scope of a custom resource's request class is detail here.
 	request := excerpt(strings.Replace(chain.request.String(), " (namespaced)", "", 1), 60)
-	msg := fmt.Sprintf("%s requests can wait %d s in webhooks, %s the %d s deadline, failing even under "+
-		"Ignore (%s); lower timeoutSeconds or narrow the rules",
-		request, chain.total, reachOrExceed(chain.total, deadline), deadline, mutating)
+	msg := fmt.Sprintf("%s requests can wait %d s in webhooks (%s), %s the %d s deadline; lower timeoutSeconds",
+		request, chain.total, listNames(steps, 1), reachOrExceed(chain.total, deadline), deadline)
 	path := first.Path().Child("timeoutSeconds")
 	if first.TimeoutSeconds == nil {
 		path = first.Path()

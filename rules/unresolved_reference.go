@@ -125,10 +125,10 @@ func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *f
 	}
 	switch {
 	case renamed != nil:
-		return fmt.Sprintf("no Service %q in the unit, but %q is (a prefix or suffix the reference missed?); name the Service installed",
+		return fmt.Sprintf("no Service %q in the unit, but %q is; name the Service installed",
 			namespace+"/"+name, namespace+"/"+renamed.Name), path.Child("name")
 	case moved != nil:
-		return fmt.Sprintf("no Service %q in the unit, but %q is (a rename and a namespace the reference missed?); name the Service installed",
+		return fmt.Sprintf("no Service %q in the unit, but %q is; name the Service installed",
 			namespace+"/"+name, moved.Namespace+"/"+moved.Name), path
 	}
 	if s, w := uncalledService(in, namespace, port); s != nil {
@@ -257,6 +257,6 @@ func checkInjectCAFrom(p *Pass, annotations map[string]string) {
 		there = near.Namespace + "/" + near.Name
 	}
 	p.Reportf(field.NewPath("metadata", "annotations").Key(annotationInjectCAFrom),
-		"%s names Certificate %q, which is not in the unit, but %q is, so cert-manager injects no CA; name the Certificate installed",
+		"%s names Certificate %q, which is not in the unit, but %q is; name the Certificate installed",
 		annotationInjectCAFrom, ns+"/"+name, there)
 }

@@ -66,8 +66,8 @@ func checkUnservedAPIVersion(p *Pass) {
 // v1; Pass.Run runs no other rule on it.
 func checkUnservedPolicy(p *Pass) {
 	if !PolicyServed(p.Policy.Kind, p.Settings.KubeVersion) {
-		p.Reportf(field.NewPath("apiVersion"), "Kubernetes %s does not serve %s in %s (kubectl: no matches for kind %q); it is served from 1.%d: raise --kube-version or drop it",
-			p.Settings.KubeVersion, p.Policy.Kind, V1, p.Policy.Kind, PolicyServedFrom(p.Policy.Kind))
+		p.Reportf(field.NewPath("apiVersion"), "Kubernetes %s does not serve %s in %s; it is served from 1.%d: raise --kube-version or drop it",
+			p.Settings.KubeVersion, p.Policy.Kind, V1, PolicyServedFrom(p.Policy.Kind))
 	}
 }
 
@@ -76,8 +76,8 @@ func checkUnservedPolicy(p *Pass) {
 // reports it, as such an object has no schema to decode into and no rule
 // sees it.
 func NeverServedMessage(kind, apiVersion string) string {
-	return fmt.Sprintf("the API server does not serve %s in %s (kubectl: no matches for kind %q in version %q); use %s",
-		kind, apiVersion, kind, apiVersion, V1)
+	return fmt.Sprintf("the API server does not serve %s in %s; use %s",
+		kind, apiVersion, V1)
 }
 
 // servedV1beta1Until is the last minor release that served
@@ -124,7 +124,7 @@ func reliedV1beta1Defaults(c *Config) string {
 		changed = append(changed, "timeoutSeconds 30")
 	}
 	if sideEffects {
-		out = append(out, "sideEffects None (the default Unknown fails every dry run)")
+		out = append(out, "sideEffects None")
 	}
 	if len(changed) > 0 {
 		out = append(out, strings.Join(changed, ", ")+" (v1 defaults differ)")

@@ -9,7 +9,7 @@ import (
 
 // Binding binds a policy that does not exist.
 func Binding() *admissionregistrationv1.MutatingAdmissionPolicyBinding {
-	return &admissionregistrationv1.MutatingAdmissionPolicyBinding{ // want `^error: Kubernetes 1\.35 does not serve MutatingAdmissionPolicyBinding in admissionregistration\.k8s\.io/v1 .*\[unserved-api-version\]$`
+	return &admissionregistrationv1.MutatingAdmissionPolicyBinding{ // want `^error: Kubernetes 1\.35 does not serve MutatingAdmissionPolicyBinding in admissionregistration\.k8s\.io/v1;.*\[unserved-api-version\]$`
 		ObjectMeta: metav1.ObjectMeta{Name: "Bad_Name"},
 		Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "labels"},
 	}
