@@ -6,13 +6,14 @@ import (
 	"slices"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/ruledocs"
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
 // Rule names the findings simulate reports in the formats made for
 // findings (SARIF, JUnit, GitLab…): what can reject the request.
-const Rule = "simulate"
+const Rule = ruledocs.SimulateFinding
 
 // Answer is simulate's answer for one request: a chain per deployment
 // unit, each unit one installation. It is the report.Document of the run,

@@ -19,8 +19,18 @@ const RepoURL = "https://github.com/webhooklint/webhooklint"
 // DocPath is the repository-relative path of a rule's page.
 func DocPath(name string) string { return "docs/rules/" + name + ".md" }
 
+// SimulateFinding names the findings `webhooklint simulate` reports in
+// the formats made for findings (SARIF, JUnit, GitLab…). No rule makes
+// them, so their link is the command's page, not a rule's.
+const SimulateFinding = "simulate"
+
 // HelpURI is the absolute link to a rule's page on the default branch.
-func HelpURI(name string) string { return RepoURL + "/blob/main/" + DocPath(name) }
+func HelpURI(name string) string {
+	if name == SimulateFinding {
+		return RepoURL + "/blob/main/docs/simulate.md"
+	}
+	return RepoURL + "/blob/main/" + DocPath(name)
+}
 
 // Markdown renders a rule's page. The output ends with exactly one newline.
 func Markdown(r *rules.Rule) string {
