@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/cli"
-	"github.com/webhooklint/webhooklint/internal/cache"
+	"github.com/webhooklint/webhooklint/internal/cache/cachetest"
 )
 
 const selfVersionEnv = "WEBHOOKLINT_SELF_VERSION"
@@ -25,14 +25,5 @@ func TestMain(m *testing.M) {
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	// The runs get a cache folder of their own, never the user's.
-	dir, err := os.MkdirTemp("", "webhooklint-cache-")
-	if err != nil {
-		panic(err)
-	}
-	if err := os.Setenv(cache.EnvVar, dir); err != nil { //nolint:usetesting // for the whole package and the binaries it runs
-		panic(err)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(cachetest.Run(m))
 }
