@@ -1,0 +1,328 @@
+package source
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
+)
+
+// reportUnits keeps the findings located in requested files, adds the
+// notes of base units, and merges units: a finding every unit using its
+// file has is reported once; one that only some have names them.
+func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Options) *lint.Result {
+	out := &lint.Result{}
+	type located struct {
+		d     diag.Diagnostic
+		abs   string
+		units []int
+	}
+	n := 0
+	for _, r := range results {
+		n += len(r.diags)
+	}
+	// One unit (a folder, a build) needs no merging: its findings are
+	// de-duplicated by sorting, which keeps the first of equal ones as the
+	// map below does, without a hundred thousand map entries and copies
+	// (the findings are even kept in the unit's own slice).
+	single := len(results) == 1
+	var kept []diag.Diagnostic
+	var found []*located
+	var byID map[findingID]*located
+	if !single {
+		found, byID = make([]*located, 0, n), make(map[findingID]*located, n)
+	}
+	stdinData := map[string][]byte{}
+	for i, r := range results {
+		out.Configs += r.configs
+		out.Policies += r.policies
+		out.Internal = append(out.Internal, r.internal...)
+		if r.stdin != nil {
+			stdinData[units[i].file.Name] = r.stdin
+		}
+		ds := r.diags
+		if r.base {
+			ds = append(ds, baseNotes(ds, units[i].baseBy)...)
+		}
+		stdinUnit := units[i].kind == fileUnit && units[i].file.Stdin
+		if single {
+			kept = ds[:0] // in place: each finding is written where it was or before
+		}
+		for _, d := range ds {
+			abs := d.File
+			if !stdinUnit {
+				abs = absPath(d.File)
+			}
+			switch {
+			case stdinUnit:
+			case r.failed:
+				d.File = req.name(abs)
+			default:
+				name, ok := req.display(abs)
+				if !ok && units[i].entry && (req.skip == nil || !req.skip(abs)) {
+					// An entry's build reports all it installs, bases included.
+					name, ok = req.name(abs), true
+				}
+				if !ok {
+					continue
+				}
+				d.File = name
+			}
+			if len(d.Related) > 0 && !stdinUnit {
+				d.Related = slices.Clone(d.Related)
+				for j := range d.Related {
+					r := &d.Related[j]
+					ra := absPath(r.File)
+					if name, ok := req.display(ra); ok {
+						r.File = name
+					} else {
+						r.File = req.name(ra)
+					}
+				}
+			}
+			if len(d.Fixes) > 0 && !stdinUnit {
+				d.Fixes = displayFixes(d.Fixes, req)
+			}
+			if single {
+				kept = append(kept, d)
+				continue
+			}
+			id := identity(d)
+			if l := byID[id]; l != nil {
+				if !slices.Contains(l.units, i) {
+					l.units = append(l.units, i)
+				}
+				continue
+			}
+			l := &located{d: d, abs: abs, units: []int{i}}
+			byID[id] = l
+			found = append(found, l)
+		}
+		r.diags = nil // copied: drop the unit's own slice
+	}
+	if single {
+		// diag.Compare orders by exactly what identity holds.
+		slices.SortStableFunc(kept, diag.Compare)
+		out.Diagnostics = slices.CompactFunc(kept, func(a, b diag.Diagnostic) bool { return diag.Compare(a, b) == 0 })
+	}
+	readers := newReaderIndex(units, results)
+	for _, l := range found {
+		d := l.d
+		using := readers.of(l.abs)
+		// A GitOps entry's note and ordering finding name the entry already.
+		if len(using) > 1 && !containsAll(l.units, using) && d.Rule != rules.GitOpsSourceRule && d.Rule != rules.GitOpsOrderRule {
+			var labels []string
+			for _, i := range l.units {
+				labels = append(labels, units[i].label())
+			}
+			slices.Sort(labels)
+			d.Units = labels
+		}
+		out.Diagnostics = append(out.Diagnostics, d)
+	}
+	// Selection and severity overrides once more, for the findings made
+	// here rather than by the engine (the engine's pass unchanged: it
+	// applied them already, and kept demoted base findings at info).
+	out.Diagnostics = diag.Normalize(supersededByPlaceholders(lo.Selection().Select(out.Diagnostics)))
+
+	// The report counts the requested files. Snippets come from stdin's
+	// text, kept here, and from the other files, which the text report
+	// reads again from disk one at a time (report.FileSource).
+	listed := map[string]bool{}
+	addFile := func(name string, stdin bool) {
+		if listed[name] {
+			return
+		}
+		listed[name] = true
+		f := &manifest.File{Name: name}
+		if stdin {
+			f.Data = stdinData[name]
+		}
+		out.Files = append(out.Files, f)
+	}
+	for _, s := range req.sources {
+		addFile(s.Name, s.Stdin)
+	}
+	for _, d := range out.Diagnostics {
+		addFile(d.File, stdinData[d.File] != nil)
+	}
+	return out
+}
+
+// readerIndex answers which units (that loaded) read a file, in units'
+// order. Loose files and kustomizations name the files they read, so they
+// are looked up by path; only charts, which read whole folders, are asked
+// one by one. Asking every unit for every file was quadratic in a folder
+// of loose files.
+type readerIndex struct {
+	byFile map[string][]int
+	charts []int
+	units  []*unit
+	cache  map[string][]int
+}
+
+func newReaderIndex(units []*unit, results []*unitResult) *readerIndex {
+	x := &readerIndex{byFile: map[string][]int{}, units: units, cache: map[string][]int{}}
+	for i, u := range units {
+		if results[i].failed {
+			continue
+		}
+		switch {
+		case u.kind == kustomizeUnit:
+			for abs := range u.reads {
+				x.byFile[abs] = append(x.byFile[abs], i)
+			}
+		case u.kind == chartUnit:
+			x.charts = append(x.charts, i)
+		case u.kind == folderUnit:
+			for _, f := range u.files {
+				x.byFile[f.Name] = append(x.byFile[f.Name], i)
+			}
+		case u.kind == noteUnit:
+			x.byFile[u.gitops.At.File] = append(x.byFile[u.gitops.At.File], i)
+		case !u.file.Stdin:
+			abs := u.absFile()
+			x.byFile[abs] = append(x.byFile[abs], i)
+		}
+	}
+	return x
+}
+
+func (x *readerIndex) of(abs string) []int {
+	if using, ok := x.cache[abs]; ok {
+		return using
+	}
+	using := slices.Clone(x.byFile[abs])
+	for _, i := range x.charts {
+		if x.units[i].covers(abs) {
+			using = append(using, i)
+		}
+	}
+	slices.Sort(using)
+	x.cache[abs] = using
+	return using
+}
+
+// findingID is what makes two findings the same for the reader.
+type findingID struct {
+	file, rule, path, message string
+	line, column              int
+	object                    diag.Object
+	hasObject                 bool
+	severity                  diag.Severity
+}
+
+func identity(d diag.Diagnostic) findingID {
+	id := findingID{file: d.File, rule: d.Rule, path: d.Path, message: d.Message, line: d.Line, column: d.Column, severity: d.Severity}
+	if d.Object != nil {
+		id.object, id.hasObject = *d.Object, true
+	}
+	return id
+}
+
+func containsAll(have, want []int) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// baseNotes adds, for each file with findings demoted because the unit is
+// a kustomize base without its overlay, one note saying so and why it is
+// a base (by).
+func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
+	first := map[string]diag.Diagnostic{}
+	count := map[string]int{}
+	for _, d := range ds {
+		if !d.DependsOnOverlay {
+			continue
+		}
+		count[d.File]++
+		if f, ok := first[d.File]; !ok || diag.Compare(d, f) < 0 {
+			first[d.File] = d
+		}
+	}
+	var out []diag.Diagnostic
+	for _, file := range slices.Sorted(maps.Keys(first)) {
+		f := first[file]
+		what := "1 finding"
+		if count[file] > 1 {
+			what = fmt.Sprintf("%d findings", count[file])
+		}
+		out = append(out, diag.Diagnostic{
+			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
+			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
+			Message: "kustomize base (" + by + "): " + what + " at info; lint its overlay, or name it in units.entries",
+			Object:  f.Object, Origin: f.Origin,
+		})
+	}
+	return out
+}
+
+// supersededByPlaceholders drops findings that only restate a placeholder
+// finding on the same field (a placeholder is no base64, no DNS label, no
+// URL host): the placeholder finding says what is actually wrong.
+func supersededByPlaceholders(ds []diag.Diagnostic) []diag.Diagnostic {
+	type key struct{ file, object, path string }
+	obj := func(o *diag.Object) string {
+		if o == nil {
+			return ""
+		}
+		return o.Kind + "/" + o.Namespace + "/" + o.Name
+	}
+	ph := map[key]bool{}
+	tokens := map[string][]string{} // quoted placeholders per file and object
+	for _, d := range ds {
+		if d.Rule == rules.PlaceholderRule && d.Path != "" {
+			ph[key{d.File, obj(d.Object), d.Path}] = true
+			if _, rest, ok := strings.Cut(d.Message, "`"); ok {
+				if tok, _, ok := strings.Cut(rest, "`"); ok {
+					k := d.File + "\x00" + obj(d.Object)
+					tokens[k] = append(tokens[k], tok)
+				}
+			}
+		}
+	}
+	if len(ph) == 0 {
+		return ds
+	}
+	kept := ds[:0]
+	for _, d := range ds {
+		if d.Rule != rules.PlaceholderRule && d.Path != "" {
+			// On the placeholder's field or inside it (a placeholder where
+			// a list of rules belongs makes every rule field "missing").
+			covered := false
+			for p := d.Path; p != "" && !covered; p = parentPath(p) {
+				covered = ph[key{d.File, obj(d.Object), p}]
+			}
+			// Or quoting it (a label key placeholder reported on the map).
+			for _, tok := range tokens[d.File+"\x00"+obj(d.Object)] {
+				covered = covered || strings.Contains(d.Message, tok)
+			}
+			if covered {
+				continue
+			}
+		}
+		kept = append(kept, d)
+	}
+	return kept
+}
+
+func parentPath(p string) string {
+	if strings.HasSuffix(p, "]") {
+		if i := strings.LastIndexByte(p, '['); i >= 0 {
+			return p[:i]
+		}
+	}
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
