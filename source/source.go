@@ -11,22 +11,18 @@
 package source
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"maps"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
-	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -441,71 +437,6 @@ func mayHoldJudged(files []manifest.Source, jobs int) bool {
 	return found.Load()
 }
 
-// looseFile is a loose manifest file as read: its documents, the findings
-// on unrendered templates that replace some of them, and which documents
-// are partial objects (and why).
-type looseFile struct {
-	file    *manifest.File
-	extra   []diag.Diagnostic
-	partial map[*manifest.Document]string
-	// data is stdin's text, which the report cannot read again; a file's
-	// text is dropped once parsed, so a folder unit of thousands of files
-	// does not hold them all until its rules have run.
-	data []byte
-}
-
-// loadLoose reads and parses a loose file. With alone, its unit is
-// thought to hold no judged object (manifest.Options.Alone).
-func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool) *looseFile {
-	data, err := manifest.Read(s, stdin)
-	name := s.Name
-	if !s.Stdin {
-		name = absPath(s.Name)
-	}
-	var f *manifest.File
-	if err != nil {
-		f = manifest.Unreadable(name, err) // one finding on that path
-	} else {
-		// A file's text is read again if a finding points inside a string.
-		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin})
-	}
-	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
-	if s.Stdin {
-		l.data = data
-	}
-	// Asked once per file, not per document: it walks up the folders.
-	patchedBy := sync.OnceValues(func() (string, bool) { return patches.PatchedBy(f.Name) })
-	for _, d := range f.Docs {
-		if why := isPartial(f, d, patchedBy); why != "" {
-			l.partial[d] = why
-		}
-	}
-	// The rules read the decoded documents only; what they point inside
-	// keeps its own text.
-	f.Data = nil
-	return l
-}
-
-// lintLoose lints loose files as one unit; base says it is a kustomize
-// base linted without the overlay that deploys it.
-func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
-	files := make([]*manifest.File, len(loaded))
-	partial := map[*manifest.Document]string{}
-	var extra []diag.Diagnostic
-	for i, l := range loaded {
-		files[i] = l.file
-		maps.Copy(partial, l.partial)
-		extra = append(extra, l.extra...)
-	}
-	// onlyStated reads a partial document's positions after the rules.
-	located := func(d *manifest.Document) bool { _, isPartial := partial[d]; return !isPartial }
-	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Located: located}, lo)
-	return &unitResult{
-		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
-		base:  base, configs: res.Configs, policies: res.Policies, internal: res.Internal,
-	}
-}
-
 func skipDir(name string) bool {
 	return (strings.HasPrefix(name, ".") && name != "." && name != "..") || name == "vendor" || name == "node_modules"
 }
@@ -516,193 +447,4 @@ func absPath(p string) string {
 		return filepath.Clean(p)
 	}
 	return a
-}
-
-// recogniseTemplates replaces what the loader made of an unrendered
-// template with one helm-template finding: a file under a chart's
-// templates/ that holds actions is a template as a whole; elsewhere each
-// document is judged on its own, and is a template when a template action
-// stands where YAML expects a node (unrendered.Documents), or when it is a
-// webhook configuration holding Go template actions. The documents and
-// findings of those documents are dropped; every other document of the
-// file, and its findings (syntax errors included), stay.
-func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
-	report := func(t unrendered.Template, lineOffset int) diag.Diagnostic {
-		line := t.Line + lineOffset
-		return diag.Diagnostic{
-			File: f.Name, Line: line, Column: t.Column, EndLine: line,
-			EndColumn: t.Column + len([]rune(t.Action)),
-			Severity:  rules.MustLookup(rules.HelmTemplateRule).Severity,
-			Rule:      rules.HelmTemplateRule, Message: t.Message(),
-		}
-	}
-	if len(f.Data) > manifest.MaxFileSize || (!bytes.Contains(f.Data, []byte("{{")) && !bytes.Contains(f.Data, []byte("${"))) {
-		return nil // the size finding stands; nothing to judge
-	}
-	if _, underChart := unrendered.UnderChart(f.Name); underChart {
-		if t, ok := unrendered.InFile(f.Name, f.Data); ok {
-			// The whole file is a template: nothing in it is final.
-			f.Docs = nil
-			f.Diagnostics = nil
-			return []diag.Diagnostic{report(t, 0)}
-		}
-	}
-	lines := bytes.Split(f.Data, []byte{'\n'})
-	var out []diag.Diagnostic
-	var templated [][2]int
-	for _, c := range unrendered.Documents(f.Data) {
-		t, ok := unrendered.Template{}, false
-		if c.Action != "" {
-			t, ok = unrendered.Describe(f.Name, f.Data, c), true
-			if unrendered.IsBlockPlaceholder(c.Action) && !syntaxErrorIn(f, c.FirstLine, c.LastLine) {
-				ok = false
-			}
-		} else {
-			text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
-			for _, d := range f.Docs {
-				if d.Config != nil && d.Line >= c.FirstLine && d.Line <= c.LastLine {
-					if t, ok = unrendered.InDocument(f.Name, text); ok {
-						t.Line += c.FirstLine - 1
-					}
-					break
-				}
-			}
-		}
-		if !ok {
-			continue
-		}
-		templated = append(templated, [2]int{c.FirstLine, c.LastLine})
-		if len(out) == 0 {
-			// One finding per file: the advice is the same for every
-			// templated document in it.
-			out = append(out, report(t, 0))
-		}
-	}
-	if len(templated) == 0 {
-		return nil
-	}
-	in := func(line int) bool {
-		for _, r := range templated {
-			if line >= r[0] && line <= r[1] {
-				return true
-			}
-		}
-		return false
-	}
-	f.Docs = slices.DeleteFunc(f.Docs, func(d *manifest.Document) bool { return in(d.Line) })
-	f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return in(d.Line) })
-	return out
-}
-
-// syntaxErrorIn reports whether the loader found the lines first..last of
-// f not to be YAML.
-func syntaxErrorIn(f *manifest.File, first, last int) bool {
-	return slices.ContainsFunc(f.Diagnostics, func(d diag.Diagnostic) bool {
-		return d.Rule == rules.YAMLSyntaxRule && d.Line >= first && d.Line <= last
-	})
-}
-
-// isPartial says why a webhook configuration document of a loose file is a
-// partial object (a kustomize patch) rather than something to apply, or ""
-// when it is a complete object. (A patch that a kustomization uses is
-// linted through the build, unless kustomize is off.)
-//
-// The rule: a document is partial when a kustomization (in its folder or
-// above) uses its file as a patch; or when it has the shape of a patch and
-// the file says it is one. The shape: it names webhooks, none of them has a
-// clientConfig, and each lacks sideEffects or admissionReviewVersions.
-// Every webhook the API server accepts has a clientConfig (v1 and v1beta1)
-// and, in v1, both other fields, so such a document cannot be applied as
-// it is, only merged into one that has them. The shape alone does not
-// tell a patch from a skeleton someone is writing (whose missing fields
-// are real errors), so it counts only with a sign of kustomize: "patch" in
-// the file name (kubebuilder's patch_manifests.yaml, *_patch.yaml), a
-// `$patch:` directive, or a kustomization file in the same folder.
-func isPartial(f *manifest.File, d *manifest.Document, patchedBy func() (string, bool)) string {
-	if d.Config == nil {
-		return ""
-	}
-	if k, ok := patchedBy(); ok {
-		return "patch in " + display(k)
-	}
-	if len(d.Config.Webhooks) == 0 {
-		return ""
-	}
-	for _, w := range d.Config.Webhooks {
-		cc := w.ClientConfig
-		if cc.URL != nil || cc.Service != nil || len(cc.CABundle) > 0 {
-			return ""
-		}
-		if w.SideEffects != nil && len(w.AdmissionReviewVersions) > 0 {
-			return ""
-		}
-	}
-	switch {
-	case strings.Contains(strings.ToLower(filepath.Base(f.Name)), "patch"):
-		return "a patch: no webhook has a clientConfig"
-	case bytes.Contains(f.Data, []byte("$patch:")):
-		return "a strategic-merge patch with $patch directives"
-	}
-	if _, ok := kustomize.FileIn(filepath.Dir(f.Name)); ok {
-		return "a patch beside a kustomization: no webhook has a clientConfig"
-	}
-	return ""
-}
-
-// onlyStated keeps, for partial documents, the findings about what the
-// document states: API-server and input findings on fields it writes.
-// Missing required fields are the base's business, and practice rules
-// judge combinations of fields the patch does not see; both are checked
-// on the built kustomization.
-func onlyStated(ds []diag.Diagnostic, files []*manifest.File, partial map[*manifest.Document]string) []diag.Diagnostic {
-	if len(partial) == 0 {
-		return ds
-	}
-	byFile := map[string][]*manifest.Document{}
-	for _, f := range files {
-		byFile[f.Name] = append(byFile[f.Name], f.Docs...)
-	}
-	for _, docs := range byFile {
-		sort.Slice(docs, func(i, j int) bool { return docs[i].Line < docs[j].Line })
-	}
-	kept := ds[:0]
-	for _, dg := range ds {
-		d := docAt(byFile[dg.File], dg.Line)
-		why, isPartial := partial[d]
-		if !isPartial {
-			kept = append(kept, dg)
-			continue
-		}
-		r, known := rules.Lookup(dg.Rule)
-		if known && r.Category == rules.Practice {
-			continue
-		}
-		if dg.Path == "" || isWebhookPath(dg.Path) {
-			continue
-		}
-		if _, exact, ok := d.Positions.Lookup(dg.Path, false); !ok || !exact {
-			continue
-		}
-		if dg.Origin == "" {
-			dg.Origin = "partial object (" + why + "): only the fields it states are checked"
-		}
-		kept = append(kept, dg)
-	}
-	return kept
-}
-
-func docAt(docs []*manifest.Document, line int) *manifest.Document {
-	var at *manifest.Document
-	for _, d := range docs {
-		if d.Line <= line {
-			at = d
-		}
-	}
-	return at
-}
-
-// isWebhookPath reports whether p names a whole webhook (webhooks[3]).
-func isWebhookPath(p string) bool {
-	rest, ok := strings.CutPrefix(p, "webhooks[")
-	return ok && strings.HasSuffix(rest, "]") && !strings.ContainsAny(rest[:len(rest)-1], ".[]")
 }
