@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cache"
@@ -381,60 +380,6 @@ func sharedOrigins(units []*unit) *kustomize.Origins {
 		}
 	}
 	return kustomize.NewOrigins(readers)
-}
-
-// lintFile lints a loose file on its own: unrendered templates are
-// recognized, and partial objects (kustomize patches) are checked only for
-// what they state.
-func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
-	l := loadLoose(s, stdin, lo.Workers(), patches, true)
-	r := lintLoose([]*looseFile{l}, false, lo)
-	if s.Stdin {
-		r.stdin = l.data // the report shows snippets from it
-	}
-	return r
-}
-
-// lintFolder lints the loose manifests of a folder together, as kubectl
-// applies them: a webhook in one file and its Service and Deployment in
-// others are one installation. A folder with no object the rules judge (a
-// GitOps folder of Deployments and Services) is parsed alone, keeping no
-// cross-object data nothing would read.
-func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
-	inner := lo
-	if len(u.files) > 1 {
-		inner.Jobs = 1 // the files are the parallel work
-	}
-	load := func(alone bool) []*looseFile {
-		loaded := make([]*looseFile, len(u.files))
-		parallel.For(len(u.files), lo.Workers(), func(i int) {
-			loaded[i] = loadLoose(u.files[i], nil, inner.Workers(), patches, alone)
-		})
-		return loaded
-	}
-	alone := !mayHoldJudged(u.files, lo.Workers())
-	loaded := load(alone)
-	if alone && slices.ContainsFunc(loaded, func(l *looseFile) bool { return l.file.HasJudged() }) {
-		loaded = load(false) // the guess missed one: every file's objects are needed
-	}
-	r := lintLoose(loaded, u.base, lo)
-	return r
-}
-
-// mayHoldJudged reads the files' texts for the words of a judged kind
-// (manifest.MayHoldJudged), stopping at the first that has them.
-func mayHoldJudged(files []manifest.Source, jobs int) bool {
-	var found atomic.Bool
-	parallel.For(len(files), jobs, func(i int) {
-		if found.Load() {
-			return
-		}
-		// An unreadable file holds no object; loading it says why.
-		if data, err := manifest.Read(files[i], nil); err == nil && manifest.MayHoldJudged(data) {
-			found.Store(true)
-		}
-	})
-	return found.Load()
 }
 
 func skipDir(name string) bool {
