@@ -368,20 +368,6 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 	return out
 }
 
-// sharedOrigins shares between kustomize units the files several of them
-// read, so that a base under many overlays is parsed for positions once.
-func sharedOrigins(units []*unit) *kustomize.Origins {
-	readers := map[string]int{}
-	for _, u := range units {
-		if u.kind == kustomizeUnit {
-			for abs := range u.reads {
-				readers[abs]++
-			}
-		}
-	}
-	return kustomize.NewOrigins(readers)
-}
-
 func skipDir(name string) bool {
 	return (strings.HasPrefix(name, ".") && name != "." && name != "..") || name == "vendor" || name == "node_modules"
 }

@@ -1,0 +1,263 @@
+package source
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/overlay"
+	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
+	"github.com/webhooklint/webhooklint/rules"
+	"github.com/webhooklint/webhooklint/source/gitops"
+	"github.com/webhooklint/webhooklint/source/kustomize"
+)
+
+// lintKustomization builds a root kustomization and lints the objects it
+// builds together (cross-object rules see the build's Services and
+// workloads, and nothing else), then moves every finding to the patch or
+// resource line that wrote its field.
+func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *unitResult {
+	defer origins.Done(u.reads)
+	if u.cycle != nil {
+		return &unitResult{failed: true, diags: []diag.Diagnostic{cycleError(u)}}
+	}
+	b, built, f, uses, err := buildKustomization(u, lo.Workers(), true)
+	if err != nil {
+		ds := kustomizeErrors(u.dir, b, err)
+		if u.gitops != nil {
+			onEntry(u.gitops, ds)
+		}
+		return &unitResult{failed: true, diags: ds}
+	}
+	b.Origins = origins
+	name := f.Name
+	files := []*manifest.File{f}
+	res := lint.LintUnit(lint.Unit{Files: files, Base: u.base}, lo)
+	origin := u.label()
+	for i := range res.Diagnostics {
+		d := &res.Diagnostics[i]
+		if d.File != name {
+			continue
+		}
+		for j := range d.Related {
+			r := &d.Related[j]
+			if r.Object != nil {
+				at, _ := locateBuilt(b, r.Object, r.Path, false)
+				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
+			}
+		}
+		at, found := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
+		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
+		d.Origin = origin
+		if found {
+			d.Origin += " (" + at.By + ")"
+		}
+		if at.By == "patch" && d.Severity > diag.Info && !u.deployed.Known() {
+			variantGap(u, b, d)
+		}
+	}
+	// kustomize's own warnings (deprecated fields) are findings on the
+	// kustomization that has them, at info: the build still works.
+	for _, w := range b.Warnings {
+		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
+			File: w.File, Line: w.Line, Column: w.Column, EndLine: w.Line, EndColumn: w.Column + 1,
+			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
+		})
+	}
+	r := &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
+	if u.gitops != nil {
+		relocateGitops(u, b, uses, res.Diagnostics)
+		if fluxEntry(u) {
+			r.applied = appliedBy(files, "default")
+		}
+	}
+	return r
+}
+
+// buildKustomization builds a kustomize unit and parses its output as one
+// file: the objects kubectl would receive, in kustomize's order. With
+// alone, a build with no judged object is parsed alone
+// (manifest.Options.Alone): nothing reads its objects' cross-object data.
+//
+// A GitOps entry's unit is built as its controller builds it (gitopsRoot,
+// applyGitops); uses are then the postBuild variables each object read.
+func buildKustomization(u *unit, jobs int, alone bool) (b *kustomize.Build, built []byte, f *manifest.File, uses map[string][]gitops.Use, err error) {
+	if p := u.prebuilt; p != nil {
+		// Built during discovery for the HelmReleases it outputs.
+		b, uses, u.prebuilt = p.b, p.uses, nil
+	} else if b, uses, err = buildGitops(u); err != nil {
+		return b, nil, nil, nil, err
+	}
+	var buf bytes.Buffer
+	for _, o := range b.Objects {
+		buf.WriteString("---\n")
+		buf.Write(o.YAML)
+	}
+	built = buf.Bytes()
+	return b, built, manifest.ParseWith(b.File+" (built)", built, manifest.Options{Jobs: jobs, Alone: alone}), uses, nil
+}
+
+// buildGitops builds a kustomize unit, as its GitOps entry's controller
+// does when it has one (gitopsRoot, applyGitops).
+func buildGitops(u *unit) (b *kustomize.Build, uses map[string][]gitops.Use, err error) {
+	var root *kustomize.Root
+	if u.gitops != nil {
+		if root, err = gitopsRoot(u); err != nil {
+			return nil, nil, err
+		}
+	}
+	b, err = kustomize.RunAs(u.shown, root) // as the error message shows it
+	if err != nil {
+		return b, nil, err
+	}
+	if u.gitops != nil {
+		if uses, err = applyGitops(u.gitops, b); err != nil {
+			return b, nil, err
+		}
+	}
+	return b, uses, nil
+}
+
+// locateBuilt maps a field of a built object to the line that wrote it;
+// an object the build does not hold stays on the kustomization file.
+func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) (kustomize.Location, bool) {
+	if obj != nil {
+		if o := b.Find(obj.Kind, obj.Name, obj.Namespace); o != nil {
+			return b.Locate(o, path, atKey), true
+		}
+	}
+	return kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}, false
+}
+
+// kustomizeNotBuilt ends the message of a kustomization that was not built.
+const kustomizeNotBuilt = "; its files are linted alone"
+
+// kustomizeErrors reports a kustomization that was not built. The files
+// it would have read are then linted one by one (when no other unit uses
+// them), and the message says so.
+func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
+	const after = kustomizeNotBuilt
+	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+		sev := rules.MustLookup(rules.KustomizeBuildRule).Severity
+		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
+			// Not built yet, not wrong: the project makes the file.
+			sev, msg = diag.Info, msg+"; "+by
+		}
+		return diag.Diagnostic{
+			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
+			Severity: sev, Rule: rules.KustomizeBuildRule,
+			Message: msg + after,
+		}
+	}
+	var ps kustomize.Problems
+	if errors.As(err, &ps) {
+		out := make([]diag.Diagnostic, 0, len(ps))
+		for _, p := range ps {
+			d := mk(p.File, p.Line, p.Column, p.EndCol, p.Msg)
+			if p.Remote {
+				// Offline by design: the build is not wrong, only not linted.
+				d.Severity = diag.Warning
+			}
+			out = append(out, d)
+		}
+		return out
+	}
+	var se *kustomize.SyntaxError
+	if errors.As(err, &se) {
+		// Where and what as the YAML parser's error is reported for any
+		// manifest; the file linted one by one then does not say it again
+		// (dropSyntaxRestated).
+		if d, ok := syntaxError(se.File); ok {
+			return []diag.Diagnostic{mk(se.File, d.Line, d.Column, d.EndColumn, d.Message)}
+		}
+	}
+	file, line, msg := filepath.Join(dir, "kustomization.yaml"), 1, err.Error()
+	if f, ok := kustomize.FailedIn(err); ok {
+		file = f // the base's, when the base is what fails
+		msg, _ = kustomize.Cause(err)
+	} else if b != nil {
+		file = b.File
+	} else if f, ok := kustomize.FileIn(dir); ok {
+		file = f
+	}
+	col, endCol := 1, 2
+	if l, c, ok := kustomize.EntryLine(file, msg); ok {
+		line, col, endCol = l, c, c+1
+	}
+	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
+}
+
+// syntaxError is the first YAML syntax error of a file, as the parser of
+// manifests positions it.
+func syntaxError(file string) (diag.Diagnostic, bool) {
+	data, err := overlay.ReadFile(file)
+	if err != nil {
+		return diag.Diagnostic{}, false
+	}
+	for _, d := range manifest.Parse(file, data).Diagnostics {
+		if d.Rule == rules.YAMLSyntaxRule {
+			return d, true
+		}
+	}
+	return diag.Diagnostic{}, false
+}
+
+// cycleError reports a kustomization that includes itself, at its entry
+// that starts the cycle. It is not built: kustomize would fail, and its
+// files are linted one by one like those of any failed build.
+func cycleError(u *unit) diag.Diagnostic {
+	at := u.cycleAt
+	if at.Line == 0 {
+		at.Line, at.Column, at.EndLine, at.EndColumn = 1, 1, 1, 2
+	}
+	names := []string{display(at.File)}
+	for _, d := range u.cycle[1:] {
+		names = append(names, display(d))
+	}
+	return diag.Diagnostic{
+		File: at.File, Line: at.Line, Column: at.Column, EndLine: at.Line, EndColumn: at.EndColumn,
+		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
+		Message: "kustomization cycle " + strings.Join(names, " -> ") +
+			": kustomize cannot build it; remove one of these references" + kustomizeNotBuilt,
+	}
+}
+
+// isAtKey reports whether a diagnostic on rendered text points at its
+// field's key (an unknown or duplicate field) rather than its value.
+func isAtKey(data []byte, d diag.Diagnostic) bool {
+	lines := bytes.Split(data, []byte{'\n'})
+	if d.Line < 1 || d.Line > len(lines) || d.Path == "" {
+		return false
+	}
+	r := []rune(string(lines[d.Line-1]))
+	if d.Column < 1 || d.Column > len(r) {
+		return false
+	}
+	rest := string(r[d.Column-1:])
+	key := d.Path
+	if strings.HasSuffix(key, "]") {
+		if i := strings.LastIndexByte(key, '['); i >= 0 {
+			key = key[i+1 : len(key)-1]
+		}
+	} else if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:]
+	}
+	return strings.HasPrefix(rest, key+":") || strings.HasPrefix(rest, `"`+key+`":`) || strings.HasPrefix(rest, "'"+key+"':")
+}
+
+// sharedOrigins shares between kustomize units the files several of them
+// read, so that a base under many overlays is parsed for positions once.
+func sharedOrigins(units []*unit) *kustomize.Origins {
+	readers := map[string]int{}
+	for _, u := range units {
+		if u.kind == kustomizeUnit {
+			for abs := range u.reads {
+				readers[abs]++
+			}
+		}
+	}
+	return kustomize.NewOrigins(readers)
+}
