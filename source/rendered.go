@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -373,20 +372,4 @@ func differingCABundles(f *manifest.File, other []byte) map[*manifest.Document][
 		}
 	}
 	return out
-}
-
-// display shows a path relative to the working folder when it is inside
-// it, as paths given on the command line are.
-func display(p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return p
 }

@@ -367,15 +367,3 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 	})
 	return out
 }
-
-func skipDir(name string) bool {
-	return (strings.HasPrefix(name, ".") && name != "." && name != "..") || name == "vendor" || name == "node_modules"
-}
-
-func absPath(p string) string {
-	a, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	return a
-}

@@ -380,13 +380,3 @@ func isKustomizationName(name string) bool {
 	}
 	return false
 }
-
-func exists(p string) bool {
-	_, err := overlay.Stat(p)
-	return err == nil
-}
-
-// within reports whether p is dir or below it (both absolute).
-func within(p, dir string) bool {
-	return strings.HasPrefix(p, dir) && (len(p) == len(dir) || p[len(dir)] == filepath.Separator)
-}
