@@ -17,29 +17,6 @@ import (
 	"github.com/webhooklint/webhooklint/source/helm"
 )
 
-// dropSyntaxRestated drops from the findings of files linted one by one
-// the YAML syntax errors that a failed build reports already, at the same
-// place: one cause, one finding.
-func dropSyntaxRestated(failed []*unitResult, alone []*unitResult) {
-	type at struct {
-		file      string
-		line, col int
-	}
-	said := map[at]bool{}
-	for _, r := range failed {
-		for _, d := range r.diags {
-			if d.Rule == rules.KustomizeBuildRule {
-				said[at{absPath(d.File), d.Line, d.Column}] = true
-			}
-		}
-	}
-	for _, r := range alone {
-		r.diags = slices.DeleteFunc(r.diags, func(d diag.Diagnostic) bool {
-			return d.Rule == rules.YAMLSyntaxRule && said[at{absPath(d.File), d.Line, d.Column}]
-		})
-	}
-}
-
 // judgedKinds are the words of the kinds rules judge (webhook
 // configurations, CRDs, admission policies and their bindings); other
 // objects are only read as their context.

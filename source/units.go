@@ -380,3 +380,109 @@ func isKustomizationName(name string) bool {
 	}
 	return false
 }
+
+// lazySources is the most files a run may name for its kustomization
+// scopes to parse only what refers to them: pre-commit passes thousands,
+// and then parsing every kustomization once is cheaper.
+const lazySources = 32
+
+// discover finds the units of every requested file, each once, in a
+// stable order, and the units of each requested file. The entries the
+// user named come first: a file their build reads belongs to them alone.
+func discover(req *request, so Options, skip func(string) bool, jobs int) (units []*unit, unitsOf [][]*unit) {
+	d := newDiscovery(so, skip, jobs)
+	d.lazyKusts = len(req.dirs) == 0 && len(req.sources) <= lazySources
+	byKey := map[string]*unit{}
+	add := func(u *unit) *unit {
+		if have := byKey[u.key()]; have != nil {
+			return have
+		}
+		u.shown = display(u.dir)
+		byKey[u.key()] = u
+		units = append(units, u)
+		return u
+	}
+	var named []*unit // named kustomizations, which claim the files they read
+	gitopsUnits := d.gitopsUnits(req)
+	for _, u := range gitopsUnits {
+		u = add(u)
+		if _, asked := req.display(u.gitops.At.File); asked {
+			u.entry = true
+		}
+		if u.kind == kustomizeUnit {
+			named = append(named, u)
+		}
+	}
+	for _, u := range d.entries(req) {
+		if u.kind == kustomizeUnit && coveredByGitops(u, gitopsUnits) {
+			continue // built as the entry builds it
+		}
+		u = add(u)
+		u.entry = true
+		if u.kind == kustomizeUnit {
+			named = append(named, u)
+		}
+	}
+	unitsOf = make([][]*unit, len(req.sources))
+	for i, s := range req.sources {
+		var us []*unit
+		if !s.Stdin {
+			abs := absPath(s.Name)
+			for _, u := range named {
+				if u.reads[abs] {
+					us = append(us, u)
+				}
+			}
+		}
+		if len(us) == 0 {
+			us, _ = d.unitsOf(s)
+		}
+		for _, u := range us {
+			unitsOf[i] = append(unitsOf[i], add(u))
+			if so.WholeUnits {
+				unitsOf[i][len(unitsOf[i])-1].entry = true
+			}
+		}
+	}
+	// A unit rooted in a folder the user named is an entry too: linting
+	// config/ or the repository reports what each of its roots installs.
+	for _, u := range units {
+		for _, i := range req.dirs {
+			if u.kind != fileUnit && within(u.dir, req.paths[i].abs) {
+				u.entry = true
+			}
+		}
+		// The editor server's buffers come as stdin named by their path:
+		// judged by it too.
+		if u.kind == fileUnit && u.file.Name != "" && u.file.Name != "-" {
+			u.disabledBy = disabledFile(u.absFile())
+		}
+		switch {
+		case u.gitops != nil:
+			// A GitOps entry is deployed by its controller, whatever
+			// units.entries or a commented-out reader says.
+			u.deployed = Fact{Value: "deployed", Source: Given, By: u.gitops.Label()}
+		case len(so.Deployed) > 0:
+			if (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
+				u.base, u.baseBy = true, "not named in units.entries"
+			} else {
+				u.deployed = Fact{Value: "deployed", Source: Given, By: "units.entries in .webhooklint.yaml"}
+			}
+		case u.kind == kustomizeUnit && !u.base:
+			if by := disabledReader(u.dir); by != "" {
+				u.base, u.baseBy = true, by
+			}
+		}
+	}
+	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
+	return units, unitsOf
+}
+
+func deployed(dir string, entries []string) bool {
+	for _, e := range entries {
+		if absPath(e) == dir {
+			return true
+		}
+	}
+	return false
+}
