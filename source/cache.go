@@ -68,7 +68,7 @@ func (u *unit) cacheKey() ([]byte, bool) {
 		files = append(files, src(f))
 	}
 	data, err := json.Marshal(struct {
-		Kind                      unitKind
+		Kind                      string
 		Dir                       string
 		Files                     [][2]string
 		File                      [2]string
@@ -82,7 +82,7 @@ func (u *unit) cacheKey() ([]byte, bool) {
 		Notes                     []diag.Diagnostic
 		NotesDependOnOverlay      []bool
 	}{
-		Kind: u.kind, Dir: u.dir, Files: files, File: src(u.file),
+		Kind: u.kind.name(), Dir: u.dir, Files: files, File: src(u.file),
 		Recursive: u.recursive, Entry: u.entry, Base: u.base,
 		BaseBy: u.baseBy, DisabledBy: u.disabledBy, Shown: u.shown,
 		Deployed: u.deployed, Chart: u.chart,

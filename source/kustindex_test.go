@@ -74,7 +74,7 @@ func checkLazyAgrees(t *testing.T, root string) (lazy int) {
 		for i, lazyKusts := range []bool{false, true} {
 			d := newDiscovery(Options{}, nil, 2)
 			d.lazyKusts = lazyKusts
-			us, _ := d.unitsOf(manifest.Source{Name: f})
+			us := d.unitsOf(manifest.Source{Name: f})
 			got[i] = unitsText(us)
 			if lazyKusts {
 				for _, s := range d.kustScopes {
@@ -113,7 +113,7 @@ func TestLazyScopeParsesAllWhenAPathLeavesTheWalk(t *testing.T) {
 	}
 	d := newDiscovery(Options{}, nil, 2)
 	d.lazyKusts = true
-	us, _ := d.unitsOf(manifest.Source{Name: filepath.Join(root, "base", "app.yaml")})
+	us := d.unitsOf(manifest.Source{Name: filepath.Join(root, "base", "app.yaml")})
 	if len(us) != 1 || us[0].dir != filepath.Join(root, "overlay") {
 		t.Errorf("base/app.yaml is linted through %s; want the overlay's build", unitsText(us))
 	}

@@ -75,6 +75,17 @@ type unitResult struct {
 	applied *applied
 }
 
+// lintInput is what a unit kind's lint reads besides the unit: the run's
+// options (one job when units are the parallel work), stdin, and what
+// units share (the kustomizations above loose files, the positions of
+// files several builds read).
+type lintInput struct {
+	lo      lint.Options
+	stdin   io.Reader
+	patches *kustomize.PatchIndex
+	origins *kustomize.Origins
+}
+
 // lintUnits loads, lints and locates every unit, several at a time, or
 // takes its findings from the cache when it has them. Each unit's objects
 // are dropped once its findings are located. Without patches, each unit
@@ -91,19 +102,7 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 			if patches == nil {
 				patches = kustomize.NewPatchIndex()
 			}
-			var r *unitResult
-			switch u := units[i]; u.kind {
-			case kustomizeUnit:
-				r = lintKustomization(u, inner, origins)
-			case chartUnit:
-				r = lintChart(u, inner)
-			case folderUnit:
-				r = lintFolder(u, inner, patches)
-			case noteUnit:
-				r = &unitResult{}
-			default:
-				r = lintFile(u.file, stdin, inner, patches) // Read takes stdin only for "-"
-			}
+			r := units[i].kind.lint(units[i], &lintInput{lo: inner, stdin: stdin, patches: patches, origins: origins})
 			if by := units[i].disabledBy; by != "" {
 				notApplied(r.diags, by)
 			}

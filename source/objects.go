@@ -1,7 +1,6 @@
 package source
 
 import (
-	"fmt"
 	"io"
 	"runtime"
 	"slices"
@@ -40,62 +39,39 @@ func Units(args []string, stdin io.Reader, stdinName string, skip func(string) b
 		discoverJobs = runtime.GOMAXPROCS(0)
 	}
 	units, _ := discover(req, so, skip, discoverJobs)
-	// A plain folder holds what is asked about: a file named alone is what
-	// kubectl apply -f FILE installs, not its folder.
 	asked := map[string]bool{}
 	for _, s := range req.sources {
 		if !s.Stdin {
 			asked[absPath(s.Name)] = true
 		}
 	}
-	patches := kustomize.NewPatchIndex()
+	in := &loadInput{stdin: stdin, jobs: jobs, patches: kustomize.NewPatchIndex(), asked: asked}
 	out := make([]Unit, 0, len(units))
 	for _, u := range units {
-		if u.kind == folderUnit {
-			only := *u
-			only.files = slices.DeleteFunc(slices.Clone(u.files), func(s manifest.Source) bool { return !asked[s.Name] })
-			u = &only
-		}
-		out = append(out, loadUnit(u, stdin, jobs, patches))
+		out = append(out, u.kind.load(u, in))
 	}
 	return out, nil
 }
 
-func loadUnit(u *unit, stdin io.Reader, jobs int, patches *kustomize.PatchIndex) Unit {
-	out := Unit{Label: u.label()}
-	switch u.kind {
-	case kustomizeUnit:
-		if u.cycle != nil {
-			out.Problem = fmt.Errorf("%s", cycleError(u).Message)
-			return out
-		}
-		_, _, f, _, err := buildKustomization(u, jobs, false)
-		if err != nil {
-			out.Problem = err
-			return out
-		}
-		out.Files = []*manifest.File{f}
-	case chartUnit:
-		c, err := renderChart(u, "") // simulate's --kube-version is the API server's, not the chart's
-		if err != nil {
-			out.Problem = err
-			return out
-		}
-		for _, t := range c.Templates {
-			out.Files = append(out.Files, manifest.Parse(t.File, t.Rendered))
-		}
-	default:
-		sources := u.files
-		if u.kind == fileUnit {
-			sources = []manifest.Source{u.file}
-		}
-		for _, s := range sources {
-			l := loadLoose(s, stdin, jobs, patches, false)
-			// A patch is merged into what its kustomization builds; on its
-			// own it is no object the cluster receives.
-			l.file.Docs = slices.DeleteFunc(l.file.Docs, func(d *manifest.Document) bool { return l.partial[d] != "" })
-			out.Files = append(out.Files, l.file)
-		}
+// loadInput is what a unit kind's load reads besides the unit.
+type loadInput struct {
+	stdin   io.Reader
+	jobs    int
+	patches *kustomize.PatchIndex
+	// asked are the files named (absolute): a plain folder holds what is
+	// asked about, as a file named alone is what kubectl apply -f FILE
+	// installs, not its folder.
+	asked map[string]bool
+}
+
+// loadLooseFiles loads loose files as the cluster receives them: a patch
+// is merged into what its kustomization builds, and on its own is no
+// object the cluster receives.
+func loadLooseFiles(out Unit, sources []manifest.Source, in *loadInput) Unit {
+	for _, s := range sources {
+		l := loadLoose(s, in.stdin, in.jobs, in.patches, false)
+		l.file.Docs = slices.DeleteFunc(l.file.Docs, func(d *manifest.Document) bool { return l.partial[d] != "" })
+		out.Files = append(out.Files, l.file)
 	}
 	return out
 }

@@ -160,10 +160,10 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 // one by one. Asking every unit for every file was quadratic in a folder
 // of loose files.
 type readerIndex struct {
-	byFile map[string][]int
-	charts []int
-	units  []*unit
-	cache  map[string][]int
+	byFile   map[string][]int
+	byCovers []int // units that read whole folders (charts): asked with covers
+	units    []*unit
+	cache    map[string][]int
 }
 
 func newReaderIndex(units []*unit, results []*unitResult) *readerIndex {
@@ -172,21 +172,12 @@ func newReaderIndex(units []*unit, results []*unitResult) *readerIndex {
 		if results[i].failed {
 			continue
 		}
-		switch {
-		case u.kind == kustomizeUnit:
-			for abs := range u.reads {
-				x.byFile[abs] = append(x.byFile[abs], i)
-			}
-		case u.kind == chartUnit:
-			x.charts = append(x.charts, i)
-		case u.kind == folderUnit:
-			for _, f := range u.files {
-				x.byFile[f.Name] = append(x.byFile[f.Name], i)
-			}
-		case u.kind == noteUnit:
-			x.byFile[u.gitops.At.File] = append(x.byFile[u.gitops.At.File], i)
-		case !u.file.Stdin:
-			abs := u.absFile()
+		files, byName := u.kind.reads(u)
+		if !byName {
+			x.byCovers = append(x.byCovers, i)
+			continue
+		}
+		for abs := range files {
 			x.byFile[abs] = append(x.byFile[abs], i)
 		}
 	}
@@ -198,7 +189,7 @@ func (x *readerIndex) of(abs string) []int {
 		return using
 	}
 	using := slices.Clone(x.byFile[abs])
-	for _, i := range x.charts {
+	for _, i := range x.byCovers {
 		if x.units[i].covers(abs) {
 			using = append(using, i)
 		}

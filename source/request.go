@@ -29,6 +29,14 @@ type askedPath struct {
 	dir        bool
 }
 
+// folder is the folder named, or the folder of the file named.
+func (p askedPath) folder() string {
+	if p.dir {
+		return p.abs
+	}
+	return filepath.Dir(p.abs)
+}
+
 func newRequest(args []string, stdinName string, skip func(string) bool) (*request, error) {
 	sources, err := manifest.Expand(args, stdinName)
 	if err != nil {

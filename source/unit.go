@@ -2,8 +2,7 @@ package source
 
 import (
 	"fmt"
-	"slices"
-	"strings"
+	"iter"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -11,16 +10,46 @@ import (
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
-// unitKind says how a unit is loaded.
-type unitKind int
+// A unitKind is how one kind of unit is found, named, loaded, linted and
+// located: a root kustomization, a chart, a plain folder, a loose file, a
+// GitOps entry with notes only. Each kind is one file (unit_<kind>.go) and
+// one line of unitKinds. A kind holds no data: what discovery decided of a
+// unit is in the unit's fields.
+type unitKind interface {
+	// name names the kind in the unit's cache key.
+	name() string
+	// discoverFile returns the units of this kind that a file (absolute
+	// abs) is linted through; claimed says that this kind decides for the
+	// file, even with no unit (a file of a library chart).
+	discoverFile(d *discovery, s manifest.Source, abs string) (units []*unit, claimed bool)
+	// discoverEntry returns the units of this kind that a path the user
+	// named stands for (a kustomization or chart folder, a file in one),
+	// claimed as for a file.
+	discoverEntry(d *discovery, p askedPath) (units []*unit, claimed bool)
+	// key identifies the unit among those of its kind, and label names it
+	// in findings, when no GitOps entry builds it (unit.key, unit.label).
+	key(u *unit) string
+	label(u *unit) string
+	// covers reports whether the unit reads a file (absolute path).
+	covers(u *unit, abs string) bool
+	// reads lists the files the unit reads, for the index of their
+	// readers; byName is false when it reads whole folders, which covers
+	// is then asked about file by file.
+	reads(u *unit) (files iter.Seq[string], byName bool)
+	// lint loads the unit, lints its objects together and locates every
+	// finding at the file and line that wrote it (files absolute, stdin by
+	// its name).
+	lint(u *unit, in *lintInput) *unitResult
+	// load loads the unit's objects as installed, for commands that read
+	// them rather than lint them (simulate).
+	load(u *unit, in *loadInput) Unit
+}
 
-const (
-	kustomizeUnit unitKind = iota + 1 // a root kustomization, built
-	chartUnit                         // a chart, rendered with its values
-	folderUnit                        // the loose manifests of a folder, applied together
-	fileUnit                          // a loose manifest file on its own (stdin, a split folder)
-	noteUnit                          // a GitOps entry with nothing to lint here: its notes only
-)
+// unitKinds are the kinds of unit, in the order discovery asks them about
+// a file or a named path: the first that claims it decides. A chart holds
+// its files whatever else reads them; the builds of the kustomizations
+// that read a file come before the folder kubectl would apply.
+var unitKinds = []unitKind{chartUnit, kustomizeUnit, folderUnit, fileUnit, noteUnit}
 
 // A unit is what is installed together, and so what cross-object rules
 // compare: the build of a root kustomization (one no other kustomization
@@ -97,17 +126,7 @@ func (u *unit) key() string {
 		}
 		return fmt.Sprintf("g\x00%s\x00%s\x00%d\x00%s\x00%s", e.At.File, e.Label(), e.At.Line, u.dir, by)
 	}
-	switch u.kind {
-	case kustomizeUnit:
-		return "k\x00" + u.dir
-	case chartUnit:
-		c := u.chart
-		return strings.Join([]string{"c", u.dir, strings.Join(c.ValuesFiles, ","), strings.Join(c.Set, ","),
-			strings.Join(c.SetString, ","), c.ReleaseName, c.Namespace}, "\x00")
-	case folderUnit:
-		return "d\x00" + u.dir
-	}
-	return "f\x00" + u.file.Name
+	return u.kind.key(u)
 }
 
 // label names the unit in findings that not every unit using a file shares.
@@ -119,59 +138,11 @@ func (u *unit) label() string {
 		}
 		return u.gitops.Label()
 	}
-	switch u.kind {
-	case kustomizeUnit:
-		return "kustomize build " + display(u.dir)
-	case chartUnit:
-		s := "helm template " + display(u.dir)
-		for _, v := range u.chart.ValuesFiles {
-			s += " --values " + display(v)
-		}
-		for _, v := range u.chart.Set {
-			s += " --set " + v
-		}
-		for _, v := range u.chart.SetString {
-			s += " --set-string " + v
-		}
-		if u.chart.ReleaseName != "" {
-			s += " (release " + u.chart.ReleaseName + ")"
-		}
-		if u.chart.Namespace != "" {
-			s += " --namespace " + u.chart.Namespace
-		}
-		return s
-	case folderUnit:
-		if u.recursive {
-			return "kubectl apply -R -f " + display(u.dir)
-		}
-		return "kubectl apply -f " + display(u.dir)
-	}
-	return u.file.Name
+	return u.kind.label(u)
 }
 
 // covers reports whether the unit reads the file (absolute path).
-func (u *unit) covers(abs string) bool {
-	switch u.kind {
-	case kustomizeUnit:
-		return u.reads[abs]
-	case chartUnit:
-		for _, d := range u.readDirs {
-			if within(abs, d) {
-				return true
-			}
-		}
-		return false
-	case noteUnit:
-		return abs == u.gitops.At.File
-	case folderUnit:
-		_, found := slices.BinarySearchFunc(u.files, abs, func(s manifest.Source, abs string) int { return strings.Compare(s.Name, abs) })
-		return found
-	}
-	if u.file.Stdin {
-		return false
-	}
-	return u.absFile() == abs
-}
+func (u *unit) covers(abs string) bool { return u.kind.covers(u, abs) }
 
 // absFile is a file unit's file, absolute.
 func (u *unit) absFile() string {

@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"io/fs"
+	"iter"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,9 +13,100 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source/helm"
 )
+
+// chartUnit is a Helm chart, rendered with its values: once per entry of
+// the configuration's charts: that names it, or per GitOps entry that
+// installs it.
+var chartUnit unitKind = chartKind{}
+
+type chartKind struct{}
+
+func (chartKind) name() string { return "chart" }
+
+// discoverFile: the charts rendered with the chart whose folder holds the
+// file. A file of a library chart has none, and is no manifest either.
+func (chartKind) discoverFile(d *discovery, _ manifest.Source, abs string) ([]*unit, bool) {
+	return d.chartUnitsHolding(filepath.Dir(abs))
+}
+
+// discoverEntry: the chart of anything named inside a chart (its values,
+// a template, Chart.yaml): a change there changes the whole render.
+func (chartKind) discoverEntry(d *discovery, p askedPath) ([]*unit, bool) {
+	return d.chartUnitsHolding(p.folder())
+}
+
+// chartUnitsHolding returns the units of the chart that holds dir, if one
+// does.
+func (d *discovery) chartUnitsHolding(dir string) ([]*unit, bool) {
+	c, ok := d.chartHolding(dir)
+	if !ok {
+		return nil, false
+	}
+	var units []*unit
+	for _, root := range d.chartRoots(c) {
+		units = append(units, d.chartUnits(root)...)
+	}
+	return units, true
+}
+
+func (chartKind) key(u *unit) string {
+	c := u.chart
+	return strings.Join([]string{"c", u.dir, strings.Join(c.ValuesFiles, ","), strings.Join(c.Set, ","),
+		strings.Join(c.SetString, ","), c.ReleaseName, c.Namespace}, "\x00")
+}
+
+// label is the helm command that renders the unit.
+func (chartKind) label(u *unit) string {
+	s := "helm template " + display(u.dir)
+	for _, v := range u.chart.ValuesFiles {
+		s += " --values " + display(v)
+	}
+	for _, v := range u.chart.Set {
+		s += " --set " + v
+	}
+	for _, v := range u.chart.SetString {
+		s += " --set-string " + v
+	}
+	if u.chart.ReleaseName != "" {
+		s += " (release " + u.chart.ReleaseName + ")"
+	}
+	if u.chart.Namespace != "" {
+		s += " --namespace " + u.chart.Namespace
+	}
+	return s
+}
+
+// covers: a chart reads every file of its folder and of its file://
+// dependencies'.
+func (chartKind) covers(u *unit, abs string) bool {
+	for _, d := range u.readDirs {
+		if within(abs, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func (chartKind) reads(*unit) (iter.Seq[string], bool) { return nil, false }
+
+func (chartKind) lint(u *unit, in *lintInput) *unitResult { return lintChart(u, in.lo) }
+
+func (chartKind) load(u *unit, _ *loadInput) Unit {
+	out := Unit{Label: u.label()}
+	c, err := renderChart(u, "") // simulate's --kube-version is the API server's, not the chart's
+	if err != nil {
+		out.Problem = err
+		return out
+	}
+	for _, t := range c.Templates {
+		out.Files = append(out.Files, manifest.Parse(t.File, t.Rendered))
+	}
+	return out
+}
 
 // probeNamespace is a release namespace no chart expects: a finding the
 // chart has in "default" but not there rests on the namespace.

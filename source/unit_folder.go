@@ -1,6 +1,7 @@
 package source
 
 import (
+	"iter"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,57 @@ import (
 	"github.com/webhooklint/webhooklint/source/helm"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
+
+// folderUnit is the loose manifests of a plain folder (or of a tree, as
+// the configuration's units.folders groups it), applied together as
+// `kubectl apply -f DIR` applies them.
+var folderUnit unitKind = folderKind{}
+
+type folderKind struct{}
+
+func (folderKind) name() string { return "folder" }
+
+func (folderKind) discoverFile(d *discovery, _ manifest.Source, abs string) ([]*unit, bool) {
+	if u := d.folderUnitOf(abs); u != nil {
+		return []*unit{u}, true
+	}
+	return nil, false
+}
+
+func (folderKind) discoverEntry(*discovery, askedPath) ([]*unit, bool) { return nil, false }
+
+func (folderKind) key(u *unit) string { return "d\x00" + u.dir }
+
+func (folderKind) label(u *unit) string {
+	if u.recursive {
+		return "kubectl apply -R -f " + display(u.dir)
+	}
+	return "kubectl apply -f " + display(u.dir)
+}
+
+func (folderKind) covers(u *unit, abs string) bool {
+	_, found := slices.BinarySearchFunc(u.files, abs, func(s manifest.Source, abs string) int { return strings.Compare(s.Name, abs) })
+	return found
+}
+
+func (folderKind) reads(u *unit) (iter.Seq[string], bool) {
+	return func(yield func(string) bool) {
+		for _, f := range u.files {
+			if !yield(f.Name) {
+				return
+			}
+		}
+	}, true
+}
+
+func (folderKind) lint(u *unit, in *lintInput) *unitResult { return lintFolder(u, in.lo, in.patches) }
+
+// load loads the files of the folder that were asked about: a file named
+// alone is what kubectl apply -f FILE installs, not its folder.
+func (folderKind) load(u *unit, in *loadInput) Unit {
+	only := slices.DeleteFunc(slices.Clone(u.files), func(s manifest.Source) bool { return !in.asked[s.Name] })
+	return loadLooseFiles(Unit{Label: u.label()}, only, in)
+}
 
 // lintFolder lints the loose manifests of a folder together, as kubectl
 // applies them: a webhook in one file and its Service and Deployment in

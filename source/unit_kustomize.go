@@ -3,7 +3,11 @@ package source
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"iter"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -14,6 +18,91 @@ import (
 	"github.com/webhooklint/webhooklint/source/gitops"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
+
+// kustomizeUnit is a root kustomization, built as kustomize builds it:
+// one no other kustomization of its repository reads, one the user named,
+// or one a GitOps entry builds.
+var kustomizeUnit unitKind = kustomizeKind{}
+
+type kustomizeKind struct{}
+
+func (kustomizeKind) name() string { return "kustomize" }
+
+// discoverFile: the root kustomizations whose builds read the file,
+// directly or through bases, components and patches.
+func (kustomizeKind) discoverFile(d *discovery, _ manifest.Source, abs string) ([]*unit, bool) {
+	if d.so.NoKustomize {
+		return nil, false
+	}
+	var units []*unit
+	for _, k := range d.kustomizationsReading(abs) {
+		units = append(units, d.kustScope(k.Dir).rootsUsing(k.Dir)...)
+	}
+	return units, len(units) > 0
+}
+
+// discoverEntry: the kustomization of a folder named, built as named even
+// when an overlay uses it, or the roots that read a kustomization file
+// named (a change there changes their builds). A named kustomization that
+// cannot build offline brings the kustomizations it reads that can, as
+// bases, so that its local files are still linted together.
+func (kustomizeKind) discoverEntry(d *discovery, p askedPath) ([]*unit, bool) {
+	dir := p.folder()
+	if d.so.NoKustomize || (!p.dir && !slices.Contains(kustomize.FileNames, filepath.Base(p.abs))) {
+		return nil, false
+	}
+	r := d.refs(dir)
+	if r == nil || (d.skip != nil && d.skip(r.File)) {
+		return nil, false
+	}
+	s := d.kustScope(dir)
+	if !p.dir {
+		// A changed kustomization file changes the builds that read it.
+		return s.rootsUsing(dir), true
+	}
+	u := s.unit(dir)
+	// Built as named, but a kustomization that another one reads is a
+	// base: that one deploys it, changed.
+	if !u.base && u.cycle == nil && !s.isRoot(dir) {
+		u.base, u.baseBy = true, "read by "+s.readersOf(dir)
+	}
+	out := []*unit{u}
+	if s.broken(dir, map[string]bool{}) {
+		for _, b := range s.buildableReads(dir) {
+			u := s.unit(b)
+			u.base, u.baseBy = true, "read by "+display(dir)+", which does not build offline"
+			out = append(out, u)
+		}
+	}
+	return out, true
+}
+
+func (kustomizeKind) key(u *unit) string { return "k\x00" + u.dir }
+
+func (kustomizeKind) label(u *unit) string { return "kustomize build " + display(u.dir) }
+
+func (kustomizeKind) covers(u *unit, abs string) bool { return u.reads[abs] }
+
+func (kustomizeKind) reads(u *unit) (iter.Seq[string], bool) { return maps.Keys(u.reads), true }
+
+func (kustomizeKind) lint(u *unit, in *lintInput) *unitResult {
+	return lintKustomization(u, in.lo, in.origins)
+}
+
+func (kustomizeKind) load(u *unit, in *loadInput) Unit {
+	out := Unit{Label: u.label()}
+	if u.cycle != nil {
+		out.Problem = fmt.Errorf("%s", cycleError(u).Message)
+		return out
+	}
+	_, _, f, _, err := buildKustomization(u, in.jobs, false)
+	if err != nil {
+		out.Problem = err
+		return out
+	}
+	out.Files = []*manifest.File{f}
+	return out
+}
 
 // lintKustomization builds a root kustomization and lints the objects it
 // builds together (cross-object rules see the build's Services and

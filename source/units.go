@@ -48,81 +48,32 @@ func newDiscovery(so Options, skip func(string) bool, jobs int) *discovery {
 	}
 }
 
-// unitsOf returns the units a file is linted through: the chart whose
-// folder holds it; else the root kustomizations that use it, directly or
-// through bases, components and patches; else the file alone. inChart
-// reports a file inside a chart that no unit renders (a library chart):
-// it is not a manifest either.
-func (d *discovery) unitsOf(s manifest.Source) (units []*unit, inChart bool) {
+// unitsOf returns the units a file is linted through: those of the
+// first kind that claims it (unitKinds): the chart whose folder holds it;
+// else the root kustomizations that use it, directly or through bases,
+// components and patches; else its plain folder; else the file alone.
+func (d *discovery) unitsOf(s manifest.Source) []*unit {
 	if s.Stdin {
-		return []*unit{{kind: fileUnit, file: s}}, false
+		return []*unit{{kind: fileUnit, file: s}}
 	}
 	abs := absPath(s.Name)
-	if c, ok := d.chartHolding(filepath.Dir(abs)); ok {
-		for _, root := range d.chartRoots(c) {
-			units = append(units, d.chartUnits(root)...)
-		}
-		return units, true
-	}
-	if !d.so.NoKustomize {
-		for _, k := range d.kustomizationsReading(abs) {
-			units = append(units, d.kustScope(k.Dir).rootsUsing(k.Dir)...)
-		}
-		if len(units) > 0 {
-			return units, false
+	for _, k := range unitKinds {
+		if units, claimed := k.discoverFile(d, s, abs); claimed {
+			return units
 		}
 	}
-	if u := d.folderUnitOf(abs); u != nil {
-		return []*unit{u}, false
-	}
-	return []*unit{{kind: fileUnit, file: s}}, false
+	return nil
 }
 
-// entries returns the units the user named: the kustomization of a folder
-// named (built as named, even when an overlay uses it), the roots that
-// read a kustomization file named (a change there changes their builds), and the
-// chart of anything named inside a chart (its values, a template, Chart.yaml:
-// a change there changes the whole render). A named kustomization that
-// cannot build offline brings the kustomizations it reads that can, as
-// bases, so that its local files are still linted together.
+// entries returns the units the user named: for each path, those of the
+// first kind that claims it (a chart's, a kustomization's).
 func (d *discovery) entries(req *request) []*unit {
 	var out []*unit
 	for _, p := range req.paths {
-		dir := p.abs
-		if !p.dir {
-			dir = filepath.Dir(p.abs)
-		}
-		if c, ok := d.chartHolding(dir); ok {
-			for _, root := range d.chartRoots(c) {
-				out = append(out, d.chartUnits(root)...)
-			}
-			continue
-		}
-		if d.so.NoKustomize || (!p.dir && !slices.Contains(kustomize.FileNames, filepath.Base(p.abs))) {
-			continue
-		}
-		r := d.refs(dir)
-		if r == nil || (d.skip != nil && d.skip(r.File)) {
-			continue
-		}
-		s := d.kustScope(dir)
-		if !p.dir {
-			// A changed kustomization file changes the builds that read it.
-			out = append(out, s.rootsUsing(dir)...)
-			continue
-		}
-		u := s.unit(dir)
-		// Built as named, but a kustomization that another one reads is a
-		// base: that one deploys it, changed.
-		if !u.base && u.cycle == nil && !s.isRoot(dir) {
-			u.base, u.baseBy = true, "read by "+s.readersOf(dir)
-		}
-		out = append(out, u)
-		if s.broken(dir, map[string]bool{}) {
-			for _, b := range s.buildableReads(dir) {
-				u := s.unit(b)
-				u.base, u.baseBy = true, "read by "+display(dir)+", which does not build offline"
-				out = append(out, u)
+		for _, k := range unitKinds {
+			if units, claimed := k.discoverEntry(d, p); claimed {
+				out = append(out, units...)
+				break
 			}
 		}
 	}
@@ -263,7 +214,7 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 			}
 		}
 		if len(us) == 0 {
-			us, _ = d.unitsOf(s)
+			us = d.unitsOf(s)
 		}
 		for _, u := range us {
 			unitsOf[i] = append(unitsOf[i], add(u))
