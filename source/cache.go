@@ -109,37 +109,7 @@ type storedResult struct {
 	Failed, Base      bool
 	Configs, Policies int
 	Chart             string
-	Applied           *storedApplied
-}
-
-// storedApplied is what a Flux entry's unit applies (order.go), kept so
-// the ordering step judges a hit as it judges a unit linted now.
-type storedApplied struct {
-	Services     map[string]bool
-	Hooks        [][2]string // what, service
-	CRDs, Custom map[string]string
-}
-
-func storeApplied(a *applied) *storedApplied {
-	if a == nil {
-		return nil
-	}
-	s := &storedApplied{Services: a.services, CRDs: a.crds, Custom: a.custom}
-	for _, h := range a.hooks {
-		s.Hooks = append(s.Hooks, [2]string{h.what, h.service})
-	}
-	return s
-}
-
-func (s *storedApplied) applied() *applied {
-	if s == nil {
-		return nil
-	}
-	a := &applied{services: s.Services, crds: s.CRDs, custom: s.Custom}
-	for _, h := range s.Hooks {
-		a.hooks = append(a.hooks, backendHook{what: h[0], service: h[1]})
-	}
-	return a
+	Applied           *applied // what a Flux entry's unit applies (order.go)
 }
 
 // encodeResult encodes r, unless it must not be reused: a rule panicked
@@ -152,7 +122,7 @@ func encodeResult(r *unitResult) ([]byte, bool) {
 	err := gob.NewEncoder(&buf).Encode(storedResult{
 		Diags: r.diags, Failed: r.failed, Base: r.base,
 		Configs: r.configs, Policies: r.policies, Chart: r.chart,
-		Applied: storeApplied(r.applied),
+		Applied: r.applied,
 	})
 	return buf.Bytes(), err == nil
 }
@@ -165,6 +135,6 @@ func decodeResult(data []byte) (*unitResult, bool) {
 	return &unitResult{
 		diags: s.Diags, failed: s.Failed, base: s.Base,
 		configs: s.Configs, policies: s.Policies, chart: s.Chart,
-		applied: s.Applied.applied(),
+		applied: s.Applied,
 	}, true
 }

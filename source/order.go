@@ -25,26 +25,27 @@ import (
 // none.
 
 // applied is what a Flux entry's unit applies, as the ordering step
-// reads it; the objects themselves are dropped with the unit.
+// reads it; the objects themselves are dropped with the unit. Its fields
+// are exported for the cache, which keeps it with the unit's findings.
 type applied struct {
-	services map[string]bool // namespace/name
-	// hooks are the webhooks that reject requests while their backend is
+	Services map[string]bool // namespace/name
+	// Hooks are the webhooks that reject requests while their backend is
 	// down: admission webhooks failing closed, CRD conversion webhooks.
-	hooks []backendHook
-	// crds are the CRDs by group/Kind, and custom the first object of
+	Hooks []backendHook
+	// CRDs are the CRDs by group/Kind, and Custom the first object of
 	// each group/Kind of a named API group (`Policy guard-system/deny`).
-	crds, custom map[string]string
+	CRDs, Custom map[string]string
 }
 
 type backendHook struct {
-	what    string // `fail-closed webhook "x"`, `the conversion webhook of CRD y`
-	service string // namespace/name
+	What    string // `fail-closed webhook "x"`, `the conversion webhook of CRD y`
+	Service string // namespace/name
 }
 
 // appliedBy summarizes a unit's files; objects without a namespace are
 // applied in ns.
 func appliedBy(files []*manifest.File, ns string) *applied {
-	a := &applied{services: map[string]bool{}, crds: map[string]string{}, custom: map[string]string{}}
+	a := &applied{Services: map[string]bool{}, CRDs: map[string]string{}, Custom: map[string]string{}}
 	inv := manifest.Inventory(files)
 	for _, o := range inv.Objects {
 		namespace := o.Namespace
@@ -54,10 +55,10 @@ func appliedBy(files []*manifest.File, ns string) *applied {
 		group, _, named := strings.Cut(o.APIVersion, "/")
 		switch {
 		case o.Kind == "Service" && o.APIVersion == "v1":
-			a.services[namespace+"/"+o.Name] = true
+			a.Services[namespace+"/"+o.Name] = true
 		case named && strings.Contains(group, ".") && o.Kind != "CustomResourceDefinition":
-			if gk := group + "/" + o.Kind; a.custom[gk] == "" {
-				a.custom[gk] = o.Kind + " " + strings.TrimPrefix(o.Namespace+"/"+o.Name, "/")
+			if gk := group + "/" + o.Kind; a.Custom[gk] == "" {
+				a.Custom[gk] = o.Kind + " " + strings.TrimPrefix(o.Namespace+"/"+o.Name, "/")
 			}
 		}
 	}
@@ -68,16 +69,16 @@ func appliedBy(files []*manifest.File, ns string) *applied {
 			closed := (w.FailurePolicy == nil && c.APIVersion == rules.V1) ||
 				(w.FailurePolicy != nil && *w.FailurePolicy == admissionv1.Fail)
 			if s != nil && closed {
-				a.hooks = append(a.hooks, backendHook{what: fmt.Sprintf("fail-closed webhook %q", w.Name), service: s.Namespace + "/" + s.Name})
+				a.Hooks = append(a.Hooks, backendHook{What: fmt.Sprintf("fail-closed webhook %q", w.Name), Service: s.Namespace + "/" + s.Name})
 			}
 		}
 	}
 	for _, crd := range inv.CRDs {
-		a.crds[crd.Spec.Group+"/"+crd.Spec.Names.Kind] = crd.Name
+		a.CRDs[crd.Spec.Group+"/"+crd.Spec.Names.Kind] = crd.Name
 		if cv := crd.Spec.Conversion; cv != nil && cv.Strategy == apiextensionsv1.WebhookConverter &&
 			cv.Webhook != nil && cv.Webhook.ClientConfig != nil && cv.Webhook.ClientConfig.Service != nil {
 			s := cv.Webhook.ClientConfig.Service
-			a.hooks = append(a.hooks, backendHook{what: "the conversion webhook of CRD " + crd.Name, service: s.Namespace + "/" + s.Name})
+			a.Hooks = append(a.Hooks, backendHook{What: "the conversion webhook of CRD " + crd.Name, Service: s.Namespace + "/" + s.Name})
 		}
 	}
 	return a
@@ -410,13 +411,13 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		order = append(order, group)
 	}
 	others := slices.DeleteFunc(slices.Clone(nodes), func(m *fluxNode) bool { return m == n || m.applied == nil || !sameCluster(n, m) })
-	for _, h := range a.hooks {
-		if a.services[h.service] {
+	for _, h := range a.Hooks {
+		if a.Services[h.Service] {
 			continue
 		}
 		var by []*fluxNode
 		for _, m := range others {
-			if m.applied.services[h.service] {
+			if m.applied.Services[h.Service] {
 				by = append(by, m)
 			}
 		}
@@ -426,21 +427,21 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		b := by[0]
 		switch g := gate(b, done); {
 		case g == b:
-			report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s, Ready before its pods", n.name(b), h.what), "set wait: true on it")
+			report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s, Ready before its pods", n.name(b), h.What), "set wait: true on it")
 		case g != nil:
-			report("wait "+g.key, fmt.Sprintf("%s applies %s, backend of %s, Ready before its pods", n.name(g), n.name(b), h.what), "set wait: true on it")
+			report("wait "+g.key, fmt.Sprintf("%s applies %s, backend of %s, Ready before its pods", n.name(g), n.name(b), h.What), "set wait: true on it")
 		case before(b)[n]:
-			report("reversed "+b.key, fmt.Sprintf("%s applies the backend of %s and depends on this entry", n.name(b), h.what), "apply the webhook with it or after it")
+			report("reversed "+b.key, fmt.Sprintf("%s applies the backend of %s and depends on this entry", n.name(b), h.What), "apply the webhook with it or after it")
 		default:
-			report("order "+b.key, fmt.Sprintf("%s applies the backend of %s", n.name(b), h.what), "add it to dependsOn")
+			report("order "+b.key, fmt.Sprintf("%s applies the backend of %s", n.name(b), h.What), "add it to dependsOn")
 		}
 	}
-	for _, gk := range sortedKeys(a.custom) {
-		if a.crds[gk] != "" {
+	for _, gk := range sortedKeys(a.Custom) {
+		if a.CRDs[gk] != "" {
 			continue
 		}
 		for _, m := range others {
-			crd := m.applied.crds[gk]
+			crd := m.applied.CRDs[gk]
 			if crd == "" {
 				continue
 			}
@@ -448,9 +449,9 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 				break
 			}
 			if before(m)[n] {
-				report("reversed "+m.key, fmt.Sprintf("%s applies CRD %s of %s and depends on this entry", n.name(m), crd, a.custom[gk]), "apply the CRD before it")
+				report("reversed "+m.key, fmt.Sprintf("%s applies CRD %s of %s and depends on this entry", n.name(m), crd, a.Custom[gk]), "apply the CRD before it")
 			} else {
-				report("order "+m.key, fmt.Sprintf("%s applies CRD %s of %s", n.name(m), crd, a.custom[gk]), "add it to dependsOn")
+				report("order "+m.key, fmt.Sprintf("%s applies CRD %s of %s", n.name(m), crd, a.Custom[gk]), "add it to dependsOn")
 			}
 			break
 		}
