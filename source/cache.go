@@ -32,6 +32,12 @@ func cachedLint(c *cache.Cache, u *unit, lint func() *unitResult) *unitResult {
 			return r
 		}
 	}
+	// A build made during discovery is linted instead of building it
+	// again: what it read is among the unit's inputs.
+	var built cache.Reads
+	if u.prebuilt != nil {
+		built = u.prebuilt.reads
+	}
 	w := c.Begin()
 	r := lint()
 	data, ok := encodeResult(r)
@@ -39,21 +45,14 @@ func cachedLint(c *cache.Cache, u *unit, lint func() *unitResult) *unitResult {
 		w.End()
 		return r
 	}
-	c.Store(key, w, data)
+	c.Store(key, w, data, built)
 	return r
 }
 
 // cacheKey describes the unit as discovery made it: every field that
-// loading and linting it read. Units read from stdin, and units whose
-// build discovery already made, are not cached.
+// loading and linting it read. Units read from stdin are not cached.
 func (u *unit) cacheKey() ([]byte, bool) {
 	if u.kind == fileUnit && u.file.Stdin {
-		return nil, false
-	}
-	if u.prebuilt != nil {
-		// Built during discovery (for its HelmReleases), outside the
-		// unit's recording window: what the build read is not recorded,
-		// so a changed patch could not invalidate the entry.
 		return nil, false
 	}
 	src := func(s manifest.Source) [2]string {

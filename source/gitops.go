@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -110,14 +111,17 @@ func (d *discovery) builtReleases(entries []*gitops.Entry, files []string, read 
 		if !holds {
 			continue
 		}
+		// What the build reads is recorded for the unit's cache entry.
+		w := d.so.Cache.Begin()
 		b, uses, err := buildGitops(&unit{kind: kustomizeUnit, dir: e.Dir, gitops: e, shown: display(e.Dir)})
+		reads := w.Take()
 		if err != nil {
 			continue
 		}
 		if d.prebuilt == nil {
 			d.prebuilt = map[*gitops.Entry]*prebuilt{}
 		}
-		d.prebuilt[e] = &prebuilt{b: b, uses: uses} // the unit lints this build
+		d.prebuilt[e] = &prebuilt{b: b, uses: uses, reads: reads} // the unit lints this build
 		var objs []gitops.Built
 		for _, obj := range b.Objects {
 			if obj.Kind != "HelmRelease" || !strings.HasPrefix(obj.APIVersion, "helm.toolkit.fluxcd.io/") || obj.Origin == "" {
@@ -410,8 +414,9 @@ func onEntry(e *gitops.Entry, ds []diag.Diagnostic) {
 }
 
 // prebuilt is a kustomize build with the postBuild variables each object
-// read (applyGitops).
+// read (applyGitops), and what the build read, for the cache.
 type prebuilt struct {
-	b    *kustomize.Build
-	uses map[string][]gitops.Use
+	b     *kustomize.Build
+	uses  map[string][]gitops.Use
+	reads cache.Reads
 }

@@ -270,10 +270,27 @@ func (c *Cache) valid(inputs []record) bool {
 	return true
 }
 
+// Reads are the reads of a window that ended before its unit's linting
+// began (a build made during discovery), stored with the unit's own.
+type Reads []record
+
+// Take ends w and returns the reads made during it, for Store.
+func (w Window) Take() Reads {
+	if w.c == nil {
+		return nil
+	}
+	w.c.mu.Lock()
+	reads := slices.Clone(w.c.log[w.start:])
+	w.c.mu.Unlock()
+	w.c.windows.Add(-1)
+	return reads
+}
+
 // Store ends w and writes result as key's entry, with the reads made
-// during w as its inputs. A path read twice with two signatures (changed
-// during the run) leaves no entry.
-func (c *Cache) Store(key []byte, w Window, result []byte) {
+// during w, and the earlier ones taken from other windows, as its inputs.
+// A path read twice with two signatures (changed during the run) leaves
+// no entry.
+func (c *Cache) Store(key []byte, w Window, result []byte, earlier ...Reads) {
 	if c == nil || w.c != c {
 		return
 	}
@@ -281,6 +298,9 @@ func (c *Cache) Store(key []byte, w Window, result []byte) {
 	reads := slices.Clone(c.log[w.start:])
 	c.mu.Unlock()
 	c.windows.Add(-1)
+	for _, e := range earlier {
+		reads = append(reads, e...)
+	}
 	if result == nil {
 		return
 	}

@@ -251,3 +251,35 @@ func TestClockBoundsEntries(t *testing.T) {
 		t.Error("a result computed with a volatile input was kept")
 	}
 }
+
+// The reads of a window taken before the unit's own (a build made during
+// discovery) are inputs of its entry: changing what they read is a miss.
+func TestEarlierReadsAreInputs(t *testing.T) {
+	dir, file := t.TempDir(), filepath.Join(t.TempDir(), "patch.yaml")
+	write := func(text string) {
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("one")
+	c := Open(dir, true, nil, os.Stderr)
+	defer c.Close()
+	early := c.Begin()
+	if _, err := overlay.ReadFile(file); err != nil {
+		t.Fatal(err)
+	}
+	reads := early.Take()
+	if c.Recording() {
+		t.Fatal("still recording after Take")
+	}
+	c.Store([]byte("unit"), c.Begin(), []byte("result"), reads)
+	if _, ok := c.Lookup([]byte("unit")); !ok {
+		t.Fatal("no hit with the earlier read unchanged")
+	}
+	write("two")
+	c2 := Open(dir, true, nil, os.Stderr)
+	defer c2.Close()
+	if _, ok := c2.Lookup([]byte("unit")); ok {
+		t.Error("hit after the file read before the unit's window changed")
+	}
+}
