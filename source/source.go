@@ -94,19 +94,22 @@ type Chart struct {
 	GivenBy string
 }
 
-// Lint lints args as they are deployed, in five steps:
+// Lint lints args as they are deployed, in five steps, each one file
+// (the request, what the user asked about, is request.go):
 //
-//  1. discover units: for every file named (or found in a named folder),
-//     the units it belongs to: the chart whose folder holds it, else the
-//     root kustomizations that use it, else the file alone;
+//  1. discover units (units.go): for every file named (or found in a
+//     named folder), the units it belongs to: the chart whose folder holds
+//     it, else the root kustomizations that use it, else its folder, else
+//     the file alone (unitKinds, one kind a file: unit_<kind>.go);
 //  2. load each unit: build the kustomization, render the chart, read the
-//     file;
+//     files (lint.go, through the unit's kind);
 //  3. lint each unit on its own, so cross-object rules compare objects
 //     that are installed together and nothing else;
 //  4. locate each finding at the file and line that wrote the field (a
 //     patch, a resource file, a template);
 //  5. report the findings located in the files asked about, once each,
-//     naming the unit when not every unit using that file has it.
+//     naming the unit when not every unit using that file has it
+//     (report.go).
 //
 // A file's findings are therefore the same whether it is linted with its
 // folder, with every file of the repository, or alone.
