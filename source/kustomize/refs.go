@@ -62,8 +62,8 @@ func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
 		return &Refs{Dir: abs, File: file}, true
 	}
-	root := doc.Content[0]
-	r = &Refs{Dir: abs, File: file, Component: mapValue(root, "kind") == "Component", DirAt: map[string]Pos{}}
+	k := fields{doc.Content[0]}
+	r = &Refs{Dir: abs, File: file, Component: k.component(), DirAt: map[string]Pos{}}
 	ref := func(n *yaml.Node, dirsAllowed bool) {
 		if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" || strings.ContainsAny(n.Value, "\n") {
 			return
@@ -90,37 +90,31 @@ func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 			r.Files = append(r.Files, p)
 		}
 	}
-	for _, f := range []string{"resources", "bases", "components"} {
-		for _, e := range seqNodes(mapNode(root, f)) {
-			ref(e, true)
-		}
+	for _, e := range k.includes() {
+		ref(e.node, true)
 	}
-	for _, f := range []string{"patchesStrategicMerge", "configurations", "crds"} {
-		for _, e := range seqNodes(mapNode(root, f)) {
-			ref(e, false)
-		}
+	for _, n := range append(k.strategicMerge(), k.configFiles()...) {
+		ref(n, false)
 	}
-	for _, f := range []string{"patches", "patchesJson6902", "replacements"} {
-		for _, e := range seqNodes(mapNode(root, f)) {
-			ref(mapNode(e, "path"), false)
-		}
+	for _, p := range k.patches() {
+		ref(p.path, false)
 	}
-	for _, g := range []string{"configMapGenerator", "secretGenerator"} {
-		for _, e := range seqNodes(mapNode(root, g)) {
-			for _, f := range []string{"files", "envs"} {
-				for _, s := range seqNodes(mapNode(e, f)) {
-					if s.Kind == yaml.ScalarNode {
-						// "key=path" names the key the file is stored under.
-						v := s.Value
-						if _, p, ok := strings.Cut(v, "="); ok {
-							v = p
-						}
-						ref(&yaml.Node{Kind: yaml.ScalarNode, Value: v}, false)
-					}
+	for _, n := range k.replacementPaths() {
+		ref(n, false)
+	}
+	for _, g := range k.generatorSources() {
+		if g.keyed {
+			if g.node.Kind == yaml.ScalarNode {
+				// "key=path" names the key the file is stored under.
+				v := g.node.Value
+				if _, p, ok := strings.Cut(v, "="); ok {
+					v = p
 				}
+				ref(&yaml.Node{Kind: yaml.ScalarNode, Value: v}, false)
 			}
-			ref(mapNode(e, "env"), false)
+			continue
 		}
+		ref(g.node, false)
 	}
 	return r, true
 }

@@ -127,67 +127,65 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
-	k := &kust{dir: dir, file: file, resources: map[string]bool{}, openAPI: mapNode(root, "openapi") != nil}
+	kf := fields{root}
+	k := &kust{dir: dir, file: file, resources: map[string]bool{}, openAPI: kf.openAPI()}
 	lines := bytes.Split(data, []byte{'\n'})
 	// Every reference kustomize would download, whatever field holds it.
 	*problems = append(*problems, remoteRefs(file, root)...)
 
-	for _, field := range []string{"resources", "bases", "components"} {
-		for _, e := range seqNodes(mapNode(root, field)) {
-			p := filepath.Join(dir, e.Value)
-			fi, statErr := overlay.Stat(p)
-			switch {
-			case isRemote(e.Value):
-				// Reported above.
-			case statErr == nil && fi.IsDir():
-				sub, err := loadKust(p, seen, problems, nil)
-				if err != nil {
-					return nil, err
-				}
-				k.subs = append(k.subs, sub)
-				for f := range sub.resources {
-					k.resources[f] = true
-				}
-				if field == "components" {
-					// A component's own patches apply to what the
-					// kustomization including it has accumulated.
-					for _, pt := range sub.patches {
-						if pt.owner == sub {
-							pt.owner = k
-						}
+	for _, entry := range kf.includes() {
+		e, field := entry.node, entry.field
+		p := filepath.Join(dir, e.Value)
+		fi, statErr := overlay.Stat(p)
+		switch {
+		case isRemote(e.Value):
+			// Reported above.
+		case statErr == nil && fi.IsDir():
+			sub, err := loadKust(p, seen, problems, nil)
+			if err != nil {
+				return nil, err
+			}
+			k.subs = append(k.subs, sub)
+			for f := range sub.resources {
+				k.resources[f] = true
+			}
+			if field == "components" {
+				// A component's own patches apply to what the
+				// kustomization including it has accumulated.
+				for _, pt := range sub.patches {
+					if pt.owner == sub {
+						pt.owner = k
 					}
 				}
-				k.patches = append(k.patches, sub.patches...)
-			case statErr == nil:
-				// Its aliases are checked as kustomize reads it (originFS).
-				k.resources[filepath.Clean(p)] = true
 			}
-			// A missing local path is left to kustomize, whose error
-			// names it.
+			k.patches = append(k.patches, sub.patches...)
+		case statErr == nil:
+			// Its aliases are checked as kustomize reads it (originFS).
+			k.resources[filepath.Clean(p)] = true
 		}
+		// A missing local path is left to kustomize, whose error
+		// names it.
 	}
 	// Generators, transformers and validators name configuration files,
 	// or kustomizations whose resources are configurations: kustomize
 	// loads what those name (a PatchTransformer's path, a generator's
 	// files), so they are read for remote references too.
-	for _, field := range []string{"generators", "transformers", "validators"} {
-		for _, e := range seqNodes(mapNode(root, field)) {
-			if e.Kind != yaml.ScalarNode || isRemote(e.Value) || strings.Contains(e.Value, "\n") {
-				continue // remote: reported above; inline: scanned with the kustomization
-			}
-			p := filepath.Join(dir, e.Value)
-			fi, err := overlay.Stat(p)
-			switch {
-			case err != nil:
-			case fi.IsDir():
-				if sub, err := loadKust(p, seen, problems, nil); err == nil {
-					for f := range sub.resources {
-						checkPlugin(f, problems)
-					}
+	for _, e := range kf.plugins() {
+		if e.Kind != yaml.ScalarNode || isRemote(e.Value) || strings.Contains(e.Value, "\n") {
+			continue // remote: reported above; inline: scanned with the kustomization
+		}
+		p := filepath.Join(dir, e.Value)
+		fi, err := overlay.Stat(p)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			if sub, err := loadKust(p, seen, problems, nil); err == nil {
+				for f := range sub.resources {
+					checkPlugin(f, problems)
 				}
-			default:
-				checkPlugin(p, problems)
 			}
+		default:
+			checkPlugin(p, problems)
 		}
 	}
 
@@ -199,22 +197,20 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 		k.patches = append(k.patches, pt)
 		return nil
 	}
-	for _, e := range seqNodes(mapNode(root, "patchesStrategicMerge")) {
+	for _, e := range kf.strategicMerge() {
 		if err := k.addPatchRef(add, e, nil, lines, eitherPatch, problems); err != nil {
 			return nil, err
 		}
 	}
-	for _, field := range []string{"patches", "patchesJson6902"} {
-		for _, e := range seqNodes(mapNode(root, field)) {
-			sel := parseSelector(mapNode(e, "target"))
-			if p := mapNode(e, "path"); p != nil {
-				if err := k.addPatchRef(add, p, sel, lines, pathPatch, problems); err != nil {
-					return nil, err
-				}
-			} else if p := mapNode(e, "patch"); p != nil {
-				if err := k.addPatchRef(add, p, sel, lines, inlinePatch, problems); err != nil {
-					return nil, err
-				}
+	for _, e := range kf.patches() {
+		sel := parseSelector(e.target)
+		if e.path != nil {
+			if err := k.addPatchRef(add, e.path, sel, lines, pathPatch, problems); err != nil {
+				return nil, err
+			}
+		} else if e.patch != nil {
+			if err := k.addPatchRef(add, e.patch, sel, lines, inlinePatch, problems); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -525,16 +521,15 @@ func EntryLine(file, msg string) (line, col int, ok bool) {
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
 		return 0, 0, false
 	}
-	root := doc.Content[0]
+	k := fields{doc.Content[0]}
 	var refs []*yaml.Node
-	for _, f := range []string{"resources", "bases", "components", "patchesStrategicMerge"} {
-		refs = append(refs, seqNodes(mapNode(root, f))...)
+	for _, e := range k.includes() {
+		refs = append(refs, e.node)
 	}
-	for _, f := range []string{"patches", "patchesJson6902"} {
-		for _, e := range seqNodes(mapNode(root, f)) {
-			if p := mapNode(e, "path"); p != nil {
-				refs = append(refs, p)
-			}
+	refs = append(refs, k.strategicMerge()...)
+	for _, e := range k.patches() {
+		if e.path != nil {
+			refs = append(refs, e.path)
 		}
 	}
 	for _, n := range refs {
