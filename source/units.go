@@ -223,6 +223,15 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 			}
 		}
 	}
+	unitFacts(req, so, units)
+	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
+	return units, unitsOf
+}
+
+// unitFacts sets what discovery knows of each unit besides its files:
+// whether it is an entry, whether it is deployed or a base, and a loose
+// file that a commented-out entry disables.
+func unitFacts(req *request, so Options, units []*unit) {
 	// A unit rooted in a folder the user named is an entry too: linting
 	// config/ or the repository reports what each of its roots installs.
 	for _, u := range units {
@@ -253,8 +262,6 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 			}
 		}
 	}
-	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
-	return units, unitsOf
 }
 
 func deployed(dir string, entries []string) bool {
