@@ -17,11 +17,6 @@ import (
 // file has is reported once; one that only some have names them.
 func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Options) *lint.Result {
 	out := &lint.Result{}
-	type located struct {
-		d     diag.Diagnostic
-		abs   string
-		units []int
-	}
 	n := 0
 	for _, r := range results {
 		n += len(r.diags)
@@ -54,39 +49,9 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 			kept = ds[:0] // in place: each finding is written where it was or before
 		}
 		for _, d := range ds {
-			abs := d.File
-			if !stdinUnit {
-				abs = absPath(d.File)
-			}
-			switch {
-			case stdinUnit:
-			case r.failed:
-				d.File = req.name(abs)
-			default:
-				name, ok := req.display(abs)
-				if !ok && units[i].entry && (req.skip == nil || !req.skip(abs)) {
-					// An entry's build reports all it installs, bases included.
-					name, ok = req.name(abs), true
-				}
-				if !ok {
-					continue
-				}
-				d.File = name
-			}
-			if len(d.Related) > 0 && !stdinUnit {
-				d.Related = slices.Clone(d.Related)
-				for j := range d.Related {
-					r := &d.Related[j]
-					ra := absPath(r.File)
-					if name, ok := req.display(ra); ok {
-						r.File = name
-					} else {
-						r.File = req.name(ra)
-					}
-				}
-			}
-			if len(d.Fixes) > 0 && !stdinUnit {
-				d.Fixes = displayFixes(d.Fixes, req)
+			abs, ok := nameFinding(req, units[i], r.failed, stdinUnit, &d)
+			if !ok {
+				continue
 			}
 			if single {
 				kept = append(kept, d)
@@ -111,6 +76,71 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		out.Diagnostics = slices.CompactFunc(kept, func(a, b diag.Diagnostic) bool { return diag.Compare(a, b) == 0 })
 	}
 	readers := newReaderIndex(units, results)
+	out.Diagnostics = append(out.Diagnostics, unitsNamed(found, readers, units)...)
+	// Selection and severity overrides once more, for the findings made
+	// here rather than by the engine (the engine's pass unchanged: it
+	// applied them already, and kept demoted base findings at info).
+	out.Diagnostics = diag.Normalize(supersededByPlaceholders(lo.Selection().Select(out.Diagnostics)))
+
+	out.Files = reportedFiles(req, out.Diagnostics, stdinData)
+	return out
+}
+
+// located is a finding as reported (named as asked), with its file's
+// absolute path and the units that have it.
+type located struct {
+	d     diag.Diagnostic
+	abs   string
+	units []int
+}
+
+// nameFinding names a finding of unit u as the report shows it, and its
+// related locations and fixes: as the user named its file (a failed
+// build's, or an entry's outside the paths asked, relative to the working
+// folder). ok is false for a finding in a file not asked about. It
+// returns the file's absolute path.
+func nameFinding(req *request, u *unit, failed, stdinUnit bool, d *diag.Diagnostic) (abs string, ok bool) {
+	abs = d.File
+	if !stdinUnit {
+		abs = absPath(d.File)
+	}
+	switch {
+	case stdinUnit:
+	case failed:
+		d.File = req.name(abs)
+	default:
+		name, ok := req.display(abs)
+		if !ok && u.entry && (req.skip == nil || !req.skip(abs)) {
+			// An entry's build reports all it installs, bases included.
+			name, ok = req.name(abs), true
+		}
+		if !ok {
+			return "", false
+		}
+		d.File = name
+	}
+	if len(d.Related) > 0 && !stdinUnit {
+		d.Related = slices.Clone(d.Related)
+		for j := range d.Related {
+			r := &d.Related[j]
+			ra := absPath(r.File)
+			if name, ok := req.display(ra); ok {
+				r.File = name
+			} else {
+				r.File = req.name(ra)
+			}
+		}
+	}
+	if len(d.Fixes) > 0 && !stdinUnit {
+		d.Fixes = displayFixes(d.Fixes, req)
+	}
+	return abs, true
+}
+
+// unitsNamed returns the findings merged across units, each naming the
+// units that have it when not every unit that reads its file does.
+func unitsNamed(found []*located, readers *readerIndex, units []*unit) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, l := range found {
 		d := l.d
 		using := readers.of(l.abs)
@@ -123,16 +153,17 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 			slices.Sort(labels)
 			d.Units = labels
 		}
-		out.Diagnostics = append(out.Diagnostics, d)
+		out = append(out, d)
 	}
-	// Selection and severity overrides once more, for the findings made
-	// here rather than by the engine (the engine's pass unchanged: it
-	// applied them already, and kept demoted base findings at info).
-	out.Diagnostics = diag.Normalize(supersededByPlaceholders(lo.Selection().Select(out.Diagnostics)))
+	return out
+}
 
-	// The report counts the requested files. Snippets come from stdin's
-	// text, kept here, and from the other files, which the text report
-	// reads again from disk one at a time (report.FileSource).
+// reportedFiles lists the files the report counts: the requested ones,
+// then those with findings. Snippets come from stdin's text, kept here,
+// and from the other files, which the text report reads again from disk
+// one at a time (report.FileSource).
+func reportedFiles(req *request, diags []diag.Diagnostic, stdinData map[string][]byte) []*manifest.File {
+	var files []*manifest.File
 	listed := map[string]bool{}
 	addFile := func(name string, stdin bool) {
 		if listed[name] {
@@ -143,15 +174,15 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		if stdin {
 			f.Data = stdinData[name]
 		}
-		out.Files = append(out.Files, f)
+		files = append(files, f)
 	}
 	for _, s := range req.sources {
 		addFile(s.Name, s.Stdin)
 	}
-	for _, d := range out.Diagnostics {
+	for _, d := range diags {
 		addFile(d.File, stdinData[d.File] != nil)
 	}
-	return out
+	return files
 }
 
 // readerIndex answers which units (that loaded) read a file, in units'
