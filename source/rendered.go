@@ -67,31 +67,15 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	if lo.Settings != nil {
 		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
 	}
-	renderDiag := func(err error) diag.Diagnostic {
-		d := diag.Diagnostic{
-			File: filepath.Join(u.shown, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
-			Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
-			Message: err.Error(),
-		}
-		var he *helm.Error
-		if errors.As(err, &he) {
-			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
-			d.Message = he.Msg
-			if he.NeedsValue {
-				d.Severity = diag.Warning // a value to give, not a broken chart
-			}
-		}
-		return d
-	}
 	c, err := renderChart(u, kv)
 	if err != nil {
-		return &unitResult{failed: true, diags: []diag.Diagnostic{renderDiag(err)}}
+		return &unitResult{failed: true, diags: []diag.Diagnostic{renderProblem(u, err)}}
 	}
 	// Templates that failed or passed a render limit: reported, and the
 	// rest of the chart is linted.
 	var problems []diag.Diagnostic
 	for _, e := range c.Skipped {
-		d := renderDiag(e)
+		d := renderProblem(u, e)
 		if dep, ok := fillsFailure(c.MissingDeps, e); ok {
 			// Not the chart's fault: with the dependency vendored, its values
 			// would be there (the dependency's note says it is missing).
@@ -131,8 +115,42 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	for _, f := range files {
 		docsOf[f.Name] = f
 	}
-	for i := range res.Diagnostics {
-		d := &res.Diagnostics[i]
+	traceFindings(u, res.Diagnostics, byName, docsOf, origin)
+	post.relocate(res.Diagnostics)
+	res.Diagnostics = append(res.Diagnostics, problems...)
+	res.Diagnostics = append(res.Diagnostics, missingDependencies(u, c.MissingDeps, origin)...)
+	r := &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal, chart: c.Name}
+	if fluxEntry(u) {
+		r.applied = appliedBy(files, u.chart.Namespace) // helm installs into the release namespace
+	}
+	return r
+}
+
+// renderProblem reports a chart that did not render, or a template that
+// did not: on the template line helm names, else on Chart.yaml.
+func renderProblem(u *unit, err error) diag.Diagnostic {
+	d := diag.Diagnostic{
+		File: filepath.Join(u.shown, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
+		Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
+		Message: err.Error(),
+	}
+	var he *helm.Error
+	if errors.As(err, &he) {
+		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
+		d.Message = he.Msg
+		if he.NeedsValue {
+			d.Severity = diag.Warning // a value to give, not a broken chart
+		}
+	}
+	return d
+}
+
+// traceFindings moves each finding on a rendered template to the template
+// line its field was traced to, naming the chart value to change when a
+// template action wrote it.
+func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Template, docsOf map[string]*manifest.File, origin string) {
+	for i := range ds {
+		d := &ds[i]
 		t := byName[d.File]
 		if t == nil {
 			continue
@@ -178,22 +196,22 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		}
 		d.Origin = origin + ", # Source: " + t.Name + how
 	}
-	post.relocate(res.Diagnostics)
-	res.Diagnostics = append(res.Diagnostics, problems...)
-	for _, dep := range c.MissingDeps {
+}
+
+// missingDependencies notes each dependency that is not vendored: the
+// chart is linted without it.
+func missingDependencies(u *unit, missing []helm.Dependency, origin string) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, dep := range missing {
 		line, col := max(dep.Line, 1), max(dep.Column, 1)
-		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
+		out = append(out, diag.Diagnostic{
 			File: filepath.Join(u.dir, "Chart.yaml"), Line: line, Column: col, EndLine: line, EndColumn: col + 1,
 			Severity: diag.Info, Rule: rules.HelmRenderRule, Origin: origin,
 			Message: fmt.Sprintf("dependency %s (%s) is not under charts/ and webhooklint renders offline: the chart was linted without it; run `helm dependency build` to lint it too",
 				dep.Name, dep.Repository),
 		})
 	}
-	r := &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal, chart: c.Name}
-	if fluxEntry(u) {
-		r.applied = appliedBy(files, u.chart.Namespace) // helm installs into the release namespace
-	}
-	return r
+	return out
 }
 
 // fillsFailure reports which missing dependency a failed template reads
