@@ -76,6 +76,11 @@ type Options struct {
 	// wherever located, as for an entry: the language server shows the
 	// findings an edit moves to another file of the same build.
 	WholeUnits bool
+	// Workspace, when set, is the folder the editor server lints file by
+	// file: its GitOps entries are read in every run, kept between runs,
+	// and the files named are linted with those that apply them
+	// (gitops_workspace.go).
+	Workspace *Workspace
 	// Cache, when set, keeps each unit's findings between runs (cache.go);
 	// it must have been opened for this run's configuration.
 	Cache *cache.Cache
@@ -140,6 +145,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
+	req.workspace = so.Workspace
 	units, unitsOf := discover(req, so, lo.Skip, lo.Workers())
 	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")
@@ -225,6 +231,8 @@ type request struct {
 	// fluxEntries are the Flux entries found (`Kustomization ns/name`),
 	// units or not (a folder ignored, say): what a dependsOn may name.
 	fluxEntries map[string]bool
+	// workspace is the editor's folder, whose every entry was read.
+	workspace *Workspace
 }
 
 type askedPath struct {
@@ -412,6 +420,9 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 				u.base, u.baseBy = true, by
 			}
 		}
+	}
+	if so.Workspace != nil {
+		units = workspaceUnits(req, units, unitsOf)
 	}
 	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
 	return units, unitsOf
