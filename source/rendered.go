@@ -40,7 +40,9 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	b.Origins = origins
 	name := f.Name
 	files := []*manifest.File{f}
+	waves := argoWaveFindings(u, files) // before the rules drop the positions
 	res := lint.LintUnit(lint.Unit{Files: files, Base: u.base}, lo)
+	res.Diagnostics = append(res.Diagnostics, waves...)
 	origin := u.label()
 	for i := range res.Diagnostics {
 		d := &res.Diagnostics[i]
@@ -454,7 +456,9 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		markValueDriven(files, byName)
 	}
 	markRegeneratedCABundles(files, byName)
+	waves := argoWaveFindings(u, files) // before the rules drop the positions
 	res := lint.LintUnit(lint.Unit{Files: files}, lo)
+	res.Diagnostics = append(res.Diagnostics, waves...)
 	docsOf := map[string]*manifest.File{}
 	for _, f := range files {
 		docsOf[f.Name] = f
