@@ -1,7 +1,6 @@
 package source_test
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,19 +21,7 @@ var argoWavesOptions = source.Options{RepoURLs: []string{"https://github.com/exa
 // replaced by to.
 func argoWavesTree(t *testing.T, edits map[string][2]string) string {
 	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(argoWaves, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(argoWaves, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := treeFiles(t, argoWaves)
 	for name, e := range edits {
 		if !strings.Contains(files[name], e[0]) {
 			t.Fatalf("%s holds no %q", name, e[0])
