@@ -52,13 +52,18 @@ func testConfig() Config {
 
 // startServer runs Serve on pipes; the client reads everything it sends.
 func startServer(t testing.TB) *client {
+	return startServerWith(t, testConfig())
+}
+
+// startServerWith runs a server with the command line's configuration cfg.
+func startServerWith(t testing.TB, cfg Config) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, w: inW, exited: make(chan int, 1), resps: map[string]wire{},
 		diags: map[string][]diagnostic{}, publishes: map[string]int{}, versions: map[string]int{}}
 	c.cond = sync.NewCond(&c.mu)
 	go func() {
-		c.exited <- Serve(inR, outW, testConfig())
+		c.exited <- Serve(inR, outW, cfg)
 		_ = outW.Close()
 	}()
 	go c.read(bufio.NewReader(outR))

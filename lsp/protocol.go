@@ -76,8 +76,14 @@ type didCloseParams struct {
 
 type fileEvent struct {
 	URI  string `json:"uri"`
-	Type int    `json:"type"`
+	Type int    `json:"type"` // fileCreated, fileChanged, fileDeleted
 }
+
+const (
+	fileCreated = iota + 1
+	fileChanged
+	fileDeleted
+)
 
 type didChangeWatchedFilesParams struct {
 	Changes []fileEvent `json:"changes"`

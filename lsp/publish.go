@@ -54,8 +54,10 @@ func (s *server) lintOnce() {
 	}
 	s.mu.Unlock()
 
-	// Files under one configuration are linted together, as one command.
-	groups := map[string][]string{}
+	// Files under one configuration and workspace folder are linted
+	// together, as one command.
+	type group struct{ cfg, root string }
+	groups := map[group][]string{}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
 		if !lintable(f) {
 			continue
@@ -65,18 +67,24 @@ func (s *server) lintOnce() {
 			s.logf(messageWarning, "%s: %v", f, err)
 			continue
 		}
-		groups[cfg] = append(groups[cfg], f)
+		g := group{cfg, s.rootOf(f)}
+		groups[g] = append(groups[g], f)
 	}
 	found := map[string][]diag.Diagnostic{}
-	for _, cfg := range slices.Sorted(maps.Keys(groups)) {
-		setup, err := s.setup(cfg)
+	for _, g := range slices.SortedFunc(maps.Keys(groups), func(a, b group) int {
+		return strings.Compare(a.cfg+"\x00"+a.root, b.cfg+"\x00"+b.root)
+	}) {
+		setup, err := s.setup(g.cfg)
 		if err != nil {
 			s.logf(messageError, "%v", err)
 			continue
 		}
 		so := setup.Sources
 		so.WholeUnits = true
-		res, err := source.Lint(groups[cfg], nil, "", setup.Lint, so)
+		if g.root != "" && !so.NoGitOps {
+			so.Workspace = s.workspace(g.cfg, g.root, setup)
+		}
+		res, err := source.Lint(groups[g], nil, "", setup.Lint, so)
 		if err != nil {
 			s.logf(messageError, "%v", err)
 			continue
@@ -114,6 +122,50 @@ func lintable(f string) bool {
 	}
 	fi, err := os.Stat(f)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// rootOf is the innermost workspace folder that holds file, or "".
+func (s *server) rootOf(file string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best := ""
+	for _, r := range s.roots {
+		if rel, err := filepath.Rel(r, file); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+// workspace is the GitOps entries kept for a workspace folder linted
+// under configuration cfg: the files of the folder that the folder's
+// entries apply are linted with them, as `webhooklint FOLDER` lints them.
+// It is made on first use (walking the folder) and kept until the
+// configuration changes; edits tell it what changed (changed).
+func (s *server) workspace(cfg, root string, setup *Setup) *source.Workspace {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := cfg + "\x00" + root
+	w := s.workspaces[key]
+	if w == nil {
+		w = source.NewWorkspace(root, setup.Lint.Skip)
+		s.workspaces[key] = w
+	}
+	return w
+}
+
+// changed tells the kept workspaces that file changed; created says a
+// file appeared or went away on disk.
+func (s *server) changed(file string, created bool) {
+	s.mu.Lock()
+	ws := slices.Collect(maps.Values(s.workspaces))
+	s.mu.Unlock()
+	for _, w := range ws {
+		w.Changed(file)
+		if created {
+			w.Forget()
+		}
+	}
 }
 
 func (s *server) setup(cfg string) (*Setup, error) {

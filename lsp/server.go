@@ -101,6 +101,9 @@ type server struct {
 	// code actions.
 	findings map[string][]diag.Diagnostic
 	setups   map[string]*setupResult
+	// workspaces are the GitOps entries kept per configuration and
+	// workspace folder (publish.go).
+	workspaces map[string]*source.Workspace
 	// inflight cancels the requests being answered ($/cancelRequest).
 	// jsonrpc2.CancelHandler is not used: it derives from the pooled
 	// request context, which its cancel propagation reads after reuse.
@@ -120,15 +123,16 @@ type setupResult struct {
 
 func newServer(cfg Config) *server {
 	return &server{
-		cfg:       cfg,
-		exit:      make(chan struct{}),
-		dirty:     make(chan struct{}, 1),
-		enc:       encUTF16,
-		docs:      map[string]*document{},
-		published: map[string][]diagnostic{},
-		findings:  map[string][]diag.Diagnostic{},
-		setups:    map[string]*setupResult{},
-		inflight:  map[jsonrpc2.ID]context.CancelFunc{},
+		cfg:        cfg,
+		exit:       make(chan struct{}),
+		dirty:      make(chan struct{}, 1),
+		enc:        encUTF16,
+		docs:       map[string]*document{},
+		published:  map[string][]diagnostic{},
+		findings:   map[string][]diag.Diagnostic{},
+		setups:     map[string]*setupResult{},
+		workspaces: map[string]*source.Workspace{},
+		inflight:   map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }
 
@@ -317,6 +321,7 @@ func (s *server) didOpen(p didOpenParams) {
 	s.docs[path] = &document{uri: p.TextDocument.URI, version: p.TextDocument.Version, text: p.TextDocument.Text}
 	overlay.Set(path, []byte(p.TextDocument.Text))
 	s.mu.Unlock()
+	s.changed(path, false)
 	s.touch()
 }
 
@@ -326,9 +331,9 @@ func (s *server) didChange(p didChangeParams) {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	d := s.docs[path]
 	if d == nil {
+		s.mu.Unlock()
 		s.logf(messageWarning, "didChange for %s, which is not open", p.TextDocument.URI)
 		return
 	}
@@ -343,6 +348,7 @@ func (s *server) didChange(p didChangeParams) {
 			start, end = end, start
 		}
 		if len(text)-(end-start)+len(c.Text) > MaxMessage {
+			s.mu.Unlock()
 			s.logf(messageError, "%s: over %d bytes; the server keeps the text before this change", p.TextDocument.URI, MaxMessage)
 			return
 		}
@@ -353,11 +359,14 @@ func (s *server) didChange(p didChangeParams) {
 		d.version = *p.TextDocument.Version
 	}
 	overlay.Set(path, []byte(text))
+	s.mu.Unlock()
+	s.changed(path, false)
 	s.touch()
 }
 
 func (s *server) didSave(p didSaveParams) {
-	if _, ok := uriPath(p.TextDocument.URI); ok {
+	if path, ok := uriPath(p.TextDocument.URI); ok {
+		s.changed(path, false)
 		s.touch()
 	}
 }
@@ -371,21 +380,24 @@ func (s *server) didClose(p didCloseParams) {
 	delete(s.docs, path)
 	overlay.Delete(path) // closing reverts to the disk
 	s.mu.Unlock()
+	s.changed(path, false)
 	s.touch()
 }
 
 func (s *server) didChangeWatchedFiles(p didChangeWatchedFilesParams) {
-	s.mu.Lock()
 	for _, c := range p.Changes {
 		path, ok := uriPath(c.URI)
 		if !ok {
 			continue
 		}
 		if base := filepath.Base(path); base == ".webhooklint.yaml" || base == ".webhooklint.yml" {
-			clear(s.setups) // a configuration may now apply, or none
+			s.mu.Lock()
+			clear(s.setups)     // a configuration may now apply, or none
+			clear(s.workspaces) // and its ignore globs, or none
+			s.mu.Unlock()
 		}
+		s.changed(path, c.Type == fileCreated || c.Type == fileDeleted)
 	}
-	s.mu.Unlock()
 	s.touch()
 }
 

@@ -3,13 +3,15 @@ package rules
 import "github.com/webhooklint/webhooklint/diag"
 
 // GitOpsOrderRule names the finding on a Flux entry applied before what
-// its webhooks or custom resources need, or whose dependsOn cannot be met.
+// its webhooks or custom resources need, or whose dependsOn cannot be met,
+// and on an Argo CD Application's webhook synced in an earlier wave than
+// its backend.
 const GitOpsOrderRule = "gitops-order"
 
 func init() {
 	register(&Rule{
 		Name:     GitOpsOrderRule,
-		Summary:  "a Flux entry applies a webhook before its backend or a custom resource before its CRD, or its dependsOn cannot be met",
+		Summary:  "a Flux entry or an Argo CD sync wave applies a webhook before its backend or a custom resource before its CRD, or a dependsOn cannot be met",
 		Severity: diag.Warning,
 		Category: Practice,
 		Since:    "0.3.0",
@@ -30,19 +32,35 @@ func init() {
 				"reads the entries of the linted files, builds each, and compares what they apply: each entry's " +
 				"dependencies (transitively, and those of the Kustomization that applies a HelmRelease) must hold the " +
 				"backend or the CRD. Entries of different clusters (the Kustomizations another `clusters/NAME` " +
-				"folder applies) are not compared. Argo CD's sync waves order the resources of one Application, and " +
-				"Applications only under an app-of-apps whose Application health check is turned back on: they are " +
-				"not read.",
+				"folder applies) are not compared. Argo CD syncs one Application in steps: PreSync hooks, then the " +
+				"objects, then PostSync hooks, each phase by `argocd.argoproj.io/sync-wave` (0 by default, lowest " +
+				"first; a Helm hook's weight for Helm hooks), applying a wave only once every object of the waves " +
+				"before is synced and healthy; within a wave objects go together, by kind (Namespaces and CRDs " +
+				"first, Services before Deployments, webhook configurations with the other kinds Argo CD does not " +
+				"list, last), without waiting. A webhook configuration is healthy as soon as it exists, so a " +
+				"fail-closed webhook (or a CRD's conversion webhook) in an earlier wave than its backend's Service " +
+				"or workload rejects what the waves up to the backend's create that it intercepts (a custom " +
+				"resource at a version other than the storage one, for a conversion webhook): the backend's wave " +
+				"never comes. webhooklint simulates the creation of each object of those waves against the " +
+				"webhook. Between Applications, waves order nothing by default: since Argo CD 1.8 an " +
+				"Application's health is not assessed, so the parent of an app-of-apps creates its child " +
+				"Applications without waiting for any; only with the `argoproj.io/Application` health check " +
+				"turned back on in `argocd-cm` does a child's wave wait for the earlier children to be healthy, " +
+				"and webhooklint does not compare Applications (yet).",
 			Fix: "Add the entry that applies the backend (or the CRD) to the `dependsOn` of the one that applies the " +
 				"webhook (or the custom resource), and give the backend's Kustomization `wait: true`; or apply the " +
 				"webhook in the same entry as its backend. Fix a `dependsOn` name that matches no entry, and remove one " +
-				"dependency of a cycle.",
+				"dependency of a cycle. Under Argo CD, give the webhook its backend's sync wave or a later one (a " +
+				"CRD's conversion webhook: put its backend in the CRD's wave or an earlier one), or fail open.",
 			Sources: []string{
 				"https://fluxcd.io/flux/components/kustomize/kustomizations/#dependencies",
 				"https://fluxcd.io/flux/components/kustomize/kustomizations/#wait",
 				"https://fluxcd.io/flux/components/helm/helmreleases/#dependencies",
 				"https://github.com/fluxcd/flux2-kustomize-helm-example#infrastructure",
 				"https://cert-manager.io/docs/troubleshooting/webhook/",
+				"https://argo-cd.readthedocs.io/en/stable/user-guide/sync-waves/",
+				"https://github.com/argoproj/argo-cd/blob/master/gitops-engine/pkg/sync/sync_tasks.go",
+				"https://argo-cd.readthedocs.io/en/stable/operator-manual/health/#argocd-app",
 			},
 		},
 	})

@@ -44,6 +44,30 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 			files = append(files, a)
 		}
 	}
+	var entries []*gitops.Entry
+	if ws := d.so.Workspace; ws != nil {
+		entries = ws.entries(d, files)
+	} else {
+		entries = d.findEntries(files)
+	}
+	var out []*unit
+	for _, e := range entries {
+		if req.fluxEntries == nil {
+			req.fluxEntries = map[string]bool{}
+		}
+		req.fluxEntries[strings.TrimPrefix(e.Kind, "Flux ")+" "+e.Namespace+"/"+e.Name] = true
+	}
+	for _, e := range entries {
+		if u := d.gitopsUnit(e); u != nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// findEntries reads the entries of files (absolute), by repository, with
+// the HelmReleases a Flux Kustomization builds as it outputs them.
+func (d *discovery) findEntries(files []string) []*gitops.Entry {
 	// Only files that may hold an entry are kept in memory; ConfigMaps and
 	// Secrets an entry reads are read again when one does.
 	texts := make([][]byte, len(files))
@@ -70,21 +94,10 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 		}
 		return readManifest(f)
 	}
-	var out []*unit
+	var out []*gitops.Entry
 	for _, root := range slices.Sorted(mapsKeys(byRepo)) {
 		o := gitops.Options{Repo: gitops.OpenRepository(root, d.so.RepoURLs), ChartCache: d.so.ChartCache}
-		entries := d.builtReleases(gitops.Find(byRepo[root], read, o), byRepo[root], read, o)
-		for _, e := range entries {
-			if req.fluxEntries == nil {
-				req.fluxEntries = map[string]bool{}
-			}
-			req.fluxEntries[strings.TrimPrefix(e.Kind, "Flux ")+" "+e.Namespace+"/"+e.Name] = true
-		}
-		for _, e := range entries {
-			if u := d.gitopsUnit(e); u != nil {
-				out = append(out, u)
-			}
-		}
+		out = append(out, d.builtReleases(gitops.Find(byRepo[root], read, o), byRepo[root], read, o)...)
 	}
 	return out
 }

@@ -22,19 +22,7 @@ const fluxOrdering = "../testdata/gitops/flux-ordering"
 // files of edits written over it (removed when empty).
 func orderingTree(t *testing.T, edits map[string]string) string {
 	t.Helper()
-	files := map[string]string{}
-	err := filepath.WalkDir(fluxOrdering, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(fluxOrdering, p)
-		files[filepath.ToSlash(rel)] = string(data)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := treeFiles(t, fluxOrdering)
 	for name, text := range edits {
 		files[name] = text
 		if text == "" {
@@ -42,6 +30,25 @@ func orderingTree(t *testing.T, edits map[string]string) string {
 		}
 	}
 	return writeTree(t, files)
+}
+
+// treeFiles reads the files below dir, by slash-separated relative path.
+func treeFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 // infrastructure is clusters/production/infrastructure.yaml with what

@@ -117,42 +117,12 @@ func (n *fluxNode) name(m *fluxNode) string {
 // orderFindings adds the ordering findings of the Flux entries among
 // units to their results.
 func orderFindings(req *request, units []*unit, results []*unitResult) {
-	var nodes []*fluxNode
-	byKey := map[string][]*fluxNode{}
-	for i, u := range units {
-		if !fluxEntry(u) {
-			continue
-		}
-		n := &fluxNode{unit: i, e: u.gitops, applied: results[i].applied}
-		n.key = n.kind() + " " + u.gitops.Namespace + "/" + u.gitops.Name
-		nodes = append(nodes, n)
-		byKey[n.key] = append(byKey[n.key], n)
-	}
+	nodes := fluxGraph(units)
 	if len(nodes) == 0 {
 		return
 	}
 	for _, n := range nodes {
-		for _, k := range nodes {
-			switch {
-			case k == n || k.kind() != "Kustomization":
-			case n.e.AppliedBy != nil:
-				// Read from that build's output: applied by it alone.
-				if k.e == n.e.AppliedBy {
-					n.parents = append(n.parents, k)
-				}
-			case units[k.unit].kind == kustomizeUnit && appliesFile(units[k.unit], n.e.At.File):
-				n.parents = append(n.parents, k)
-			}
-		}
-	}
-	for _, n := range nodes {
-		n.clusters = clusterOf(n)
-	}
-	for _, n := range nodes {
-		n.deps = make([]*fluxNode, len(n.e.DependsOn))
-		for j, d := range n.e.DependsOn {
-			n.deps[j] = resolve(n, byKey[n.kind()+" "+d.Name])
-		}
+		n.applied = results[n.unit].applied
 	}
 	add := func(n *fluxNode, at gitops.Pos, msg string) {
 		results[n.unit].diags = append(results[n.unit].diags, diag.Diagnostic{
@@ -187,6 +157,48 @@ func orderFindings(req *request, units []*unit, results []*unitResult) {
 			add(n, n.e.DependsOnAt, msg)
 		}
 	}
+}
+
+// fluxGraph links the Flux entries among units: the Kustomizations that
+// apply each, the clusters they are in, the entries their dependsOn name.
+// It reads what discovery knows (the files each build reads), not what
+// the units applied.
+func fluxGraph(units []*unit) []*fluxNode {
+	var nodes []*fluxNode
+	byKey := map[string][]*fluxNode{}
+	for i, u := range units {
+		if !fluxEntry(u) {
+			continue
+		}
+		n := &fluxNode{unit: i, e: u.gitops}
+		n.key = n.kind() + " " + u.gitops.Namespace + "/" + u.gitops.Name
+		nodes = append(nodes, n)
+		byKey[n.key] = append(byKey[n.key], n)
+	}
+	for _, n := range nodes {
+		for _, k := range nodes {
+			switch {
+			case k == n || k.kind() != "Kustomization":
+			case n.e.AppliedBy != nil:
+				// Read from that build's output: applied by it alone.
+				if k.e == n.e.AppliedBy {
+					n.parents = append(n.parents, k)
+				}
+			case units[k.unit].kind == kustomizeUnit && appliesFile(units[k.unit], n.e.At.File):
+				n.parents = append(n.parents, k)
+			}
+		}
+	}
+	for _, n := range nodes {
+		n.clusters = clusterOf(n)
+	}
+	for _, n := range nodes {
+		n.deps = make([]*fluxNode, len(n.e.DependsOn))
+		for j, d := range n.e.DependsOn {
+			n.deps[j] = resolve(n, byKey[n.kind()+" "+d.Name])
+		}
+	}
+	return nodes
 }
 
 // appliesFile reports whether a Flux Kustomization's build reads file:
@@ -247,10 +259,14 @@ func resolve(n *fluxNode, candidates []*fluxNode) *fluxNode {
 	return nil
 }
 
-// fullyLinted reports whether file is inside a folder the user named:
+// fullyLinted reports whether file is inside a folder the user named, or
+// the editor's workspace:
 // then its sibling entries were read, and a dependsOn naming none of them
 // is wrong rather than outside the run.
 func fullyLinted(req *request, file string) bool {
+	if req.workspace != nil && req.workspace.Holds(file) {
+		return true
+	}
 	for _, i := range req.dirs {
 		if within(file, req.paths[i].abs) {
 			return true

@@ -110,7 +110,9 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		markValueDriven(files, byName)
 	}
 	markRegeneratedCABundles(files, byName)
+	waves := argoWaveFindings(u, files) // before the rules drop the positions
 	res := lint.LintUnit(lint.Unit{Files: files}, lo)
+	res.Diagnostics = append(res.Diagnostics, waves...)
 	docsOf := map[string]*manifest.File{}
 	for _, f := range files {
 		docsOf[f.Name] = f

@@ -22,6 +22,8 @@ type request struct {
 	// fluxEntries are the Flux entries found (`Kustomization ns/name`),
 	// units or not (a folder ignored, say): what a dependsOn may name.
 	fluxEntries map[string]bool
+	// workspace is the editor's folder, whose every entry was read.
+	workspace *Workspace
 }
 
 type askedPath struct {

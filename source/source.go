@@ -64,6 +64,11 @@ type Options struct {
 	// wherever located, as for an entry: the language server shows the
 	// findings an edit moves to another file of the same build.
 	WholeUnits bool
+	// Workspace, when set, is the folder the editor server lints file by
+	// file: its GitOps entries are read in every run, kept between runs,
+	// and the files named are linted with those that apply them
+	// (gitops_workspace.go).
+	Workspace *Workspace
 	// Cache, when set, keeps each unit's findings between runs (cache.go);
 	// it must have been opened for this run's configuration.
 	Cache *cache.Cache
@@ -131,6 +136,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	if err != nil {
 		return nil, err
 	}
+	req.workspace = so.Workspace
 	units, unitsOf := discover(req, so, lo.Skip, lo.Workers())
 	if len(so.ValuesFiles)+len(so.Set)+len(so.SetString) > 0 && !slices.ContainsFunc(units, func(u *unit) bool { return u.kind == chartUnit }) {
 		return nil, fmt.Errorf("--values and --set need a chart: name it with --helm CHART, or lint a folder that has a Chart.yaml")

@@ -87,7 +87,13 @@ func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitRe
 	if alone && slices.ContainsFunc(loaded, func(l *looseFile) bool { return l.file.HasJudged() }) {
 		loaded = load(false) // the guess missed one: every file's objects are needed
 	}
+	files := make([]*manifest.File, len(loaded))
+	for i, l := range loaded {
+		files[i] = l.file
+	}
+	waves := argoWaveFindings(u, files) // before the rules drop the positions
 	r := lintLoose(loaded, u.base, lo)
+	r.diags = append(r.diags, waves...)
 	return r
 }
 

@@ -124,7 +124,9 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	b.Origins = origins
 	name := f.Name
 	files := []*manifest.File{f}
+	waves := argoWaveFindings(u, files) // before the rules drop the positions
 	res := lint.LintUnit(lint.Unit{Files: files, Base: u.base}, lo)
+	res.Diagnostics = append(res.Diagnostics, waves...)
 	origin := u.label()
 	for i := range res.Diagnostics {
 		d := &res.Diagnostics[i]

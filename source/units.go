@@ -224,6 +224,9 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 		}
 	}
 	unitFacts(req, so, units)
+	if so.Workspace != nil {
+		units = workspaceUnits(req, units, unitsOf)
+	}
 	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
 	return units, unitsOf
 }
