@@ -259,7 +259,7 @@ func TestCacheInvalidation(t *testing.T) {
 	// a cold run, with no warning.
 	var entries []string
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".json") {
+		if err == nil && strings.HasSuffix(p, ".entry") {
 			entries = append(entries, p)
 		}
 		return nil
