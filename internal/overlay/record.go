@@ -200,6 +200,9 @@ func Sign(op Op, path string) string {
 	return "unknown"
 }
 
+// Sum is the OpRead signature of a file with this content.
+func Sum(data []byte) string { return sum(data) }
+
 func sum(data []byte) string {
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:])
