@@ -87,8 +87,9 @@ type Cache struct {
 	windows atomic.Int32 // units being linted: reads are recorded
 	sigs    sync.Map     // record key -> signature now, for lookups
 
-	hits, misses, stored atomic.Int64
-	unrecord             func() // removes the cache from overlay's recorders
+	hits, misses, stored   atomic.Int64
+	inputHits, inputMisses atomic.Int64
+	unrecord               func() // removes the cache from overlay's recorders
 
 	warnOnce sync.Once
 	warnTo   io.Writer

@@ -38,11 +38,18 @@ type Input struct {
 }
 
 // LookupInputs returns the result stored for key by StoreInputs if every
-// input is as it was. It is not counted in Stats, which count units.
-func (c *Cache) LookupInputs(key []byte) ([]byte, bool) {
+// input is as it was. It is counted in InputStats, not in Stats (units).
+func (c *Cache) LookupInputs(key []byte) (result []byte, hit bool) {
 	if c == nil {
 		return nil, false
 	}
+	defer func() {
+		if hit {
+			c.inputHits.Add(1)
+		} else {
+			c.inputMisses.Add(1)
+		}
+	}()
 	began := time.Now()
 	e, ok := c.read(c.entryName(key))
 	if !ok {
@@ -67,6 +74,15 @@ func (c *Cache) LookupInputs(key []byte) ([]byte, bool) {
 		c.write(key, e)
 	}
 	return e.Result, true
+}
+
+// InputStats are the run's LookupInputs that found a valid entry and
+// those that did not.
+func (c *Cache) InputStats() (hits, misses int64) {
+	if c == nil {
+		return 0, 0
+	}
+	return c.inputHits.Load(), c.inputMisses.Load()
 }
 
 // StoreInputs stores result as key's entry, computed from inputs read
