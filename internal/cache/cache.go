@@ -91,6 +91,13 @@ type Cache struct {
 	inputHits, inputMisses atomic.Int64
 	unrecord               func() // removes the cache from overlay's recorders
 
+	// oneAtATime makes units that miss be linted one at a time, so that
+	// each entry's inputs are its unit's own reads and no other's: the
+	// editor server lints a few units per edit, and an input of a unit
+	// linted beside another would make an edit to it re-lint both.
+	oneAtATime bool
+	serial     sync.Mutex
+
 	warnOnce sync.Once
 	warnTo   io.Writer
 	quiet    bool
@@ -183,10 +190,21 @@ func (c *Cache) Begin() Window {
 	if c == nil {
 		return Window{}
 	}
+	if c.oneAtATime {
+		c.serial.Lock() // until Store or End
+	}
 	c.windows.Add(1) // before the start is taken: no read is missed
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return Window{c: c, start: len(c.log)}
+}
+
+// endWindow ends a window.
+func (c *Cache) endWindow() {
+	c.windows.Add(-1)
+	if c.oneAtATime {
+		c.serial.Unlock()
+	}
 }
 
 // entryName names the entry of key.
@@ -280,7 +298,7 @@ func (c *Cache) Store(key []byte, w Window, result []byte) {
 	c.mu.Lock()
 	reads := slices.Clone(c.log[w.start:])
 	c.mu.Unlock()
-	c.windows.Add(-1)
+	c.endWindow()
 	if result == nil {
 		return
 	}
@@ -348,6 +366,6 @@ func (c *Cache) write(key []byte, e *entry) {
 // stdin, or it failed in a way that must be seen again).
 func (w Window) End() {
 	if w.c != nil {
-		w.c.windows.Add(-1)
+		w.c.endWindow()
 	}
 }
