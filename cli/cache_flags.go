@@ -75,6 +75,9 @@ func printStats(c *cache.Cache, rc *runContext) {
 	}
 	hits, misses := c.Stats()
 	fmt.Fprintf(rc.stderr, "webhooklint: cache: %d hits, %d misses\n", hits, misses)
+	if hits, misses := c.InputStats(); hits+misses > 0 {
+		fmt.Fprintf(rc.stderr, "webhooklint: cache: discovery index: %d hits, %d misses\n", hits, misses)
+	}
 }
 
 // keptValues keeps what a flag defined with FlagSet.Func was given, which

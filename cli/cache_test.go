@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,9 +17,14 @@ type cacheRun struct {
 	stdout, stderr string
 	outputs        map[string]string // format -> what --output wrote
 	hits, misses   int
+	// indexHits and indexMisses count the discovery index's lookups.
+	indexHits, indexMisses int
 }
 
-var statsLine = regexp.MustCompile(`webhooklint: cache: (\d+) hits, (\d+) misses\n`)
+var (
+	statsLine = regexp.MustCompile(`webhooklint: cache: (\d+) hits, (\d+) misses\n`)
+	indexLine = regexp.MustCompile(`webhooklint: cache: discovery index: (\d+) hits, (\d+) misses\n`)
+)
 
 // runCached runs webhooklint on args with the cache in dir ("" for
 // --no-cache), printing JSON, and text and SARIF to files.
@@ -51,7 +57,11 @@ func runCached(t *testing.T, dir string, args ...string) cacheRun {
 	} else if dir != "" {
 		t.Fatalf("no cache statistics on stderr:\n%s", stderr.String())
 	}
-	r.stderr = statsLine.ReplaceAllString(stderr.String(), "")
+	if m := indexLine.FindStringSubmatch(stderr.String()); m != nil {
+		r.indexHits, _ = strconv.Atoi(m[1])
+		r.indexMisses, _ = strconv.Atoi(m[2])
+	}
+	r.stderr = statsLine.ReplaceAllString(indexLine.ReplaceAllString(stderr.String(), ""), "")
 	return r
 }
 
@@ -88,6 +98,11 @@ func coldMissHit(t *testing.T, volatile bool, args ...string) (second cacheRun) 
 	}
 	if hit.hits+hit.misses != miss.misses || (!volatile && hit.misses != 0) {
 		t.Errorf("second cached run: %d hits, %d misses; want %d hits, 0 misses", hit.hits, hit.misses, miss.misses)
+	}
+	// Every scope's discovery index walked by the first is the second's.
+	if miss.indexHits != 0 || hit.indexMisses != 0 || hit.indexHits != miss.indexMisses {
+		t.Errorf("discovery index: %d hits, %d misses, then %d hits, %d misses; want 0, n, then n, 0",
+			miss.indexHits, miss.indexMisses, hit.indexHits, hit.indexMisses)
 	}
 	return hit
 }
@@ -259,7 +274,7 @@ func TestCacheInvalidation(t *testing.T) {
 	// a cold run, with no warning.
 	var entries []string
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".json") {
+		if err == nil && strings.HasSuffix(p, ".entry") {
 			entries = append(entries, p)
 		}
 		return nil
@@ -289,4 +304,73 @@ func TestCacheInvalidation(t *testing.T) {
 			t.Errorf("damaged entries of %s: %d hits, no miss", args[0], r.hits)
 		}
 	}
+}
+
+// writeMonorepo writes apps apps of hack/bench.sh's GitOps monorepo under
+// root: a base (a webhook configuration, its Service and Deployment, and
+// a kustomization) and a prod overlay each.
+func writeMonorepo(t *testing.T, root string, apps int) {
+	t.Helper()
+	files := map[string]string{".git/HEAD": "ref: refs/heads/main\n"}
+	for i := range apps {
+		a := fmt.Sprintf("apps/app-%04d/", i)
+		n := fmt.Sprintf("app-%d", i)
+		files[a+"base/kustomization.yaml"] = "namespace: " + n + "\nresources:\n- app.yaml\n"
+		files[a+"base/app.yaml"] = strings.ReplaceAll(strings.Replace(cacheWebhook, "TIMEOUT", "5", 1), "demo", n)
+		files[a+"prod/kustomization.yaml"] = "resources:\n- ../base\npatches:\n- target: {kind: ValidatingWebhookConfiguration}\n  patch: |-\n    - op: replace\n      path: /webhooks/0/timeoutSeconds\n      value: 31\n"
+	}
+	writeFiles(t, root, files)
+}
+
+// The discovery index (which folders of a scope hold a kustomization, and
+// their texts) is used while the tree is as it was, and walked again
+// after a kustomization is added, a file is added to or removed from a
+// folder it lists, or a resources: list is edited: each run prints what
+// a run without the cache prints.
+func TestCacheDiscoveryIndex(t *testing.T) {
+	root := t.TempDir()
+	writeMonorepo(t, root, 40)
+	dir := t.TempDir()
+	named := filepath.Join(root, "apps/app-0003/base/app.yaml")
+	step := func(name string, change func(), wantIndexHit, changed bool) {
+		t.Helper()
+		before := runCached(t, "", named)
+		if change != nil {
+			change()
+		}
+		cold := runCached(t, "", named)
+		r := runCached(t, dir, named)
+		sameOutput(t, name, cold, r)
+		if changed && cold.stdout == before.stdout {
+			t.Errorf("%s: the change did not change the findings", name)
+		}
+		want := [2]int{0, 1}
+		if wantIndexHit {
+			want = [2]int{1, 0}
+		}
+		if got := [2]int{r.indexHits, r.indexMisses}; got != want {
+			t.Errorf("%s: discovery index %d hits, %d misses; want %d, %d", name, got[0], got[1], want[0], want[1])
+		}
+	}
+	step("first run", nil, false, false)
+	step("unchanged", nil, true, false)
+	step("kustomization added", func() {
+		writeFiles(t, root, map[string]string{"apps/app-0003/staging/kustomization.yaml": "resources:\n- ../base\nnamePrefix: staging-\n"})
+	}, false, true)
+	step("unchanged again", nil, true, false)
+	step("file added to a base", func() {
+		writeFiles(t, root, map[string]string{"apps/app-0003/base/extra.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"})
+	}, false, false)
+	step("resources: edited", func() {
+		writeFiles(t, root, map[string]string{"apps/app-0003/base/kustomization.yaml": "namespace: app-3\nresources:\n- app.yaml\n- extra.yaml\n"})
+	}, false, false)
+	step("resources: edited back", func() {
+		writeFiles(t, root, map[string]string{"apps/app-0003/base/kustomization.yaml": "namespace: app-3\nresources:\n- app.yaml\n"})
+	}, false, false)
+	step("file removed from a base", func() {
+		if err := os.Remove(filepath.Join(root, "apps/app-0003/base/extra.yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}, false, false)
+	step("unchanged at last", nil, true, false)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/config"
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/ruledocs"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -74,17 +75,26 @@ func (s *server) lintOnce() {
 	for _, g := range slices.SortedFunc(maps.Keys(groups), func(a, b group) int {
 		return strings.Compare(a.cfg+"\x00"+a.root, b.cfg+"\x00"+b.root)
 	}) {
-		setup, err := s.setup(g.cfg)
+		r, err := s.setupOf(g.cfg)
 		if err != nil {
 			s.logf(messageError, "%v", err)
 			continue
 		}
+		setup := r.setup
 		so := setup.Sources
 		so.WholeUnits = true
 		if g.root != "" && !so.NoGitOps {
 			so.Workspace = s.workspace(g.cfg, g.root, setup)
 		}
+		// Units whose every input is as it was, open buffers included,
+		// and scopes whose folders are, are taken from the last runs.
+		so.Cache = cache.OpenMemory(s.memory, []byte(fmt.Sprintf("%s\x00%d", g.cfg, r.generation)))
 		res, err := source.Lint(groups[g], nil, "", setup.Lint, so)
+		so.Cache.Close()
+		reused, linted := so.Cache.Stats()
+		s.mu.Lock()
+		s.lastRun = [2]int64{reused, linted}
+		s.mu.Unlock()
 		if err != nil {
 			s.logf(messageError, "%v", err)
 			continue
@@ -168,7 +178,10 @@ func (s *server) changed(file string, created bool) {
 	}
 }
 
-func (s *server) setup(cfg string) (*Setup, error) {
+// setupOf is the setup of files under cfg, with its generation: a
+// configuration loaded again is another, whose units' results are not
+// those kept for the one before.
+func (s *server) setupOf(cfg string) (*setupResult, error) {
 	s.mu.Lock()
 	r := s.setups[cfg]
 	s.mu.Unlock()
@@ -176,10 +189,12 @@ func (s *server) setup(cfg string) (*Setup, error) {
 		r = &setupResult{}
 		r.setup, r.err = s.cfg.Setup(cfg)
 		s.mu.Lock()
+		s.generations++
+		r.generation = s.generations
 		s.setups[cfg] = r
 		s.mu.Unlock()
 	}
-	return r.setup, r.err
+	return r, r.err
 }
 
 // publish sends the diagnostics of every file whose findings changed.

@@ -26,6 +26,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/source"
@@ -104,11 +105,26 @@ type server struct {
 	// workspaces are the GitOps entries kept per configuration and
 	// workspace folder (publish.go).
 	workspaces map[string]*source.Workspace
+	// generations counts the setups loaded: each keys its own results in
+	// memory.
+	generations uint64
+	// memory keeps units' results and the discovery index between runs,
+	// as the command line's cache folder does (internal/cache).
+	memory *cache.Memory
+	// lastRun is how many units the last run took from memory and how
+	// many it linted.
+	lastRun [2]int64
 	// inflight cancels the requests being answered ($/cancelRequest).
 	// jsonrpc2.CancelHandler is not used: it derives from the pooled
 	// request context, which its cancel propagation reads after reuse.
 	inflight map[jsonrpc2.ID]context.CancelFunc
 }
+
+// memoryBound bounds the results kept between runs. A monorepo of 2,000
+// apps takes a few megabytes (its discovery index is most of it); past
+// the bound the results used least recently are dropped, which costs
+// only their linting again.
+const memoryBound = 64 << 20
 
 type document struct {
 	uri     string
@@ -117,8 +133,9 @@ type document struct {
 }
 
 type setupResult struct {
-	setup *Setup
-	err   error
+	setup      *Setup
+	err        error
+	generation uint64
 }
 
 func newServer(cfg Config) *server {
@@ -132,6 +149,7 @@ func newServer(cfg Config) *server {
 		findings:   map[string][]diag.Diagnostic{},
 		setups:     map[string]*setupResult{},
 		workspaces: map[string]*source.Workspace{},
+		memory:     cache.NewMemory(memoryBound),
 		inflight:   map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }

@@ -2,10 +2,12 @@ package source
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/json"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cache"
@@ -136,4 +138,108 @@ func decodeResult(data []byte) (*unitResult, bool) {
 		configs: s.Configs, policies: s.Policies, chart: s.Chart,
 		applied: s.Applied,
 	}, true
+}
+
+// Discovery's walk with a cache: the folders of a scope that hold a
+// kustomization, with their texts, and its charts (kustomizationFolders)
+// are the discovery index. Naming one file in a monorepo of thousands of
+// folders costs mostly that walk, and the index is checked in a fraction
+// of it: a stat of each folder and kustomization file (cache.LookupInputs),
+// their listings and texts compared only where a stat moved. What is built
+// from the index (which kustomizations read the file, the units) is
+// computed again from it, so it is exactly what a walk would give.
+
+// scopeFolders is kustomizationFolders(root), from the cache when its
+// index of root is valid; else walked, reading every kustomization's text
+// so that the index serves any later run, and stored.
+func (d *discovery) scopeFolders(root string) ([]kustFolder, []string) {
+	c := d.so.Cache
+	if c == nil {
+		return kustomizationFolders(root, d.jobs, d.lazyKusts)
+	}
+	key := []byte("discovery index\x00" + root)
+	if data, ok := c.LookupInputs(key); ok {
+		if found, charts, ok := decodeWalk(data); ok {
+			return found, charts
+		}
+	}
+	began := time.Now()
+	var inputs []cache.Input
+	found, charts := walkKustomizations(root, d.jobs, true, &inputs)
+	c.StoreInputs(key, began, inputs, encodeWalk(found, charts))
+	return found, charts
+}
+
+// encodeWalk writes a walk's answer as strings with their length before
+// them; a text is written with a flag, nil (not read) and empty apart.
+func encodeWalk(found []kustFolder, charts []string) []byte {
+	n := 0
+	for _, k := range found {
+		n += len(k.dir) + len(k.file) + len(k.text) + 16
+	}
+	b := make([]byte, 0, n)
+	str := func(s []byte) { b = append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	b = binary.AppendUvarint(b, uint64(len(found)))
+	for _, k := range found {
+		str([]byte(k.dir))
+		str([]byte(k.file))
+		if k.text == nil {
+			b = append(b, 0)
+		} else {
+			b = append(b, 1)
+			str(k.text)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(charts)))
+	for _, c := range charts {
+		str([]byte(c))
+	}
+	return b
+}
+
+func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
+	bad := false
+	uvarint := func() int {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v > uint64(len(b)) {
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return int(v)
+	}
+	bytesOf := func() []byte {
+		n := uvarint()
+		if bad || n > len(b) {
+			bad = true
+			return nil
+		}
+		s := b[:n:n]
+		b = b[n:]
+		return s
+	}
+	n := uvarint()
+	found = make([]kustFolder, 0, n)
+	for range n {
+		k := kustFolder{dir: string(bytesOf()), file: string(bytesOf())}
+		if bad || len(b) == 0 {
+			return nil, nil, false
+		}
+		hasText := b[0] == 1
+		b = b[1:]
+		if hasText {
+			k.text = bytesOf()
+			if k.text == nil {
+				k.text = []byte{}
+			}
+		}
+		found = append(found, k)
+	}
+	for range uvarint() {
+		charts = append(charts, string(bytesOf()))
+	}
+	if bad || len(b) != 0 {
+		return nil, nil, false
+	}
+	return found, charts, true
 }

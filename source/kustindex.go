@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/source/kustomize"
@@ -31,7 +32,22 @@ type kustFolder struct {
 //
 // charts are the chart folders the walk did not enter.
 func kustomizationFolders(root string, jobs int, withText bool) (found []kustFolder, charts []string) {
+	return walkKustomizations(root, jobs, withText, nil)
+}
+
+// walkKustomizations is kustomizationFolders, adding to inputs (when not
+// nil) what its answer depends on, as the cache checks it: every folder's
+// entries, every kustomization file's text, where a link named Chart.yaml
+// leads.
+func walkKustomizations(root string, jobs int, withText bool, inputs *[]cache.Input) (found []kustFolder, charts []string) {
 	var mu sync.Mutex
+	input := func(in cache.Input) {
+		if inputs != nil {
+			mu.Lock()
+			*inputs = append(*inputs, in)
+			mu.Unlock()
+		}
+	}
 	level := []string{root}
 	for len(level) > 0 {
 		next := make([][]string, len(level))
@@ -41,9 +57,13 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 			dir := level[i]
 			f, ok := openFolder(dir)
 			if !ok {
+				input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: "error"})
 				return
 			}
 			defer f.close()
+			if inputs != nil {
+				input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: f.entriesSig()})
+			}
 			var subs []string
 			var kinds []folderEntry
 			for _, e := range f.entries {
@@ -53,7 +73,7 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 					if !skipDir(name) {
 						subs = append(subs, joinPath(dir, name))
 					}
-				case name == "Chart.yaml" && isRegularFile(filepath.Join(dir, name), e.mode):
+				case name == "Chart.yaml" && isRegularFile(filepath.Join(dir, name), e.mode, input):
 					mu.Lock()
 					charts = append(charts, dir)
 					mu.Unlock()
@@ -68,8 +88,16 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 					k.file = joinPath(dir, name)
 					if withText {
 						var ok bool
+						var err error
 						if k.text, ok = overlay.Get(k.file); !ok { // an editor's unsaved buffer
-							k.text, _ = f.read(name)
+							k.text, err = f.read(name)
+						}
+						if inputs != nil {
+							sig := "error"
+							if err == nil {
+								sig = overlay.Sum(k.text)
+							}
+							input(cache.Input{Op: overlay.OpRead, Path: k.file, Sig: sig})
 						}
 					}
 				}
@@ -104,6 +132,17 @@ func listedKustomization(kinds []folderEntry) string {
 	return ""
 }
 
+// entriesSig is the folder's overlay.OpEntries signature, from its
+// listing.
+func (f *folder) entriesSig() string {
+	names := make([]string, len(f.entries))
+	types := make([]os.FileMode, len(f.entries))
+	for i, e := range f.entries {
+		names[i], types[i] = e.name, e.mode
+	}
+	return overlay.EntriesSig(names, types)
+}
+
 // folderEntry is a name in a folder's listing and its type bits.
 type folderEntry struct {
 	name string
@@ -112,13 +151,14 @@ type folderEntry struct {
 
 // isRegularFile reports whether an entry of this type at p is a regular
 // file, following a link as helm.IsChart's stat does.
-func isRegularFile(p string, mode os.FileMode) bool {
+func isRegularFile(p string, mode os.FileMode, input func(cache.Input)) bool {
 	if mode.IsRegular() {
 		return true
 	}
 	if mode&os.ModeSymlink == 0 {
 		return false
 	}
+	input(cache.Input{Op: overlay.OpStat, Path: p, Sig: overlay.Sign(overlay.OpStat, p)})
 	fi, err := overlay.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }

@@ -110,7 +110,7 @@ func (d *discovery) kustScope(dir string) *kustScope {
 	// The walk lists folders and reads nothing: only a folder whose
 	// listing has a kustomization file name can hold a kustomization, and
 	// those files, a small part of a repository, are read in parallel.
-	found, charts := kustomizationFolders(root, d.jobs, d.lazyKusts)
+	found, charts := d.scopeFolders(root)
 	for _, k := range found {
 		s.walked[k.dir] = true
 		d.walked[k.dir] = k

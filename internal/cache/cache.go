@@ -26,7 +26,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +51,7 @@ var MaxBytes int64 = 512 << 20
 
 // format is the entries' layout version, a folder of the cache: an
 // older webhooklint's entries are another folder's, never misread.
-const format = "v1"
+const format = "v2"
 
 // Location returns the cache folder a run uses: dirFlag (--cache-dir)
 // when set, else $WEBHOOKLINT_CACHE, else webhooklint's folder in the
@@ -80,16 +79,24 @@ func Location(dirFlag string) (dir string, given, off bool) {
 // A Cache is the cache of one run. The nil Cache keeps nothing: every
 // lookup misses and nothing is stored.
 type Cache struct {
-	dir  string // the entries' folder
-	salt []byte // tool build and run configuration
+	store backend
+	salt  []byte // tool build and run configuration
 
 	mu      sync.Mutex
 	log     []record
 	windows atomic.Int32 // units being linted: reads are recorded
 	sigs    sync.Map     // record key -> signature now, for lookups
 
-	hits, misses, stored atomic.Int64
-	unrecord             func() // removes the cache from overlay's recorders
+	hits, misses, stored   atomic.Int64
+	inputHits, inputMisses atomic.Int64
+	unrecord               func() // removes the cache from overlay's recorders
+
+	// oneAtATime makes units that miss be linted one at a time, so that
+	// each entry's inputs are its unit's own reads and no other's: the
+	// editor server lints a few units per edit, and an input of a unit
+	// linted beside another would make an edit to it re-lint both.
+	oneAtATime bool
+	serial     sync.Mutex
 
 	warnOnce sync.Once
 	warnTo   io.Writer
@@ -97,9 +104,13 @@ type Cache struct {
 }
 
 type record struct {
-	Op   overlay.Op `json:"op"`
-	Path string     `json:"path"`
-	Sig  string     `json:"sig"`
+	Op   overlay.Op
+	Path string
+	Sig  string
+	// Stat is the path's stat fingerprint taken before it was read, when
+	// the caller took one and it was not racy (inputs.go): an unchanged
+	// fingerprint vouches for the signature without reading the path.
+	Stat string
 }
 
 // Open returns the cache in dir for a run whose configuration is config
@@ -125,7 +136,7 @@ func Open(dir string, given bool, config []byte, warn io.Writer) *Cache {
 	h := sha256.New()
 	fmt.Fprintf(h, "webhooklint cache %s\x00%s\x00", format, id)
 	h.Write(config)
-	c.dir, c.salt = root, h.Sum(nil)
+	c.store, c.salt = &disk{dir: root}, h.Sum(nil)
 	c.unrecord = overlay.AddRecorder(c)
 	return c
 }
@@ -137,7 +148,7 @@ func (c *Cache) Close() {
 	}
 	c.unrecord()
 	if c.stored.Load() > 0 {
-		c.evict()
+		c.store.trim()
 	}
 }
 
@@ -163,7 +174,7 @@ func (c *Cache) Recording() bool { return c.windows.Load() > 0 }
 
 func (c *Cache) Record(op overlay.Op, path, sig string) {
 	c.mu.Lock()
-	c.log = append(c.log, record{op, path, sig})
+	c.log = append(c.log, record{Op: op, Path: path, Sig: sig})
 	c.mu.Unlock()
 }
 
@@ -179,25 +190,35 @@ func (c *Cache) Begin() Window {
 	if c == nil {
 		return Window{}
 	}
+	if c.oneAtATime {
+		c.serial.Lock() // until Store or End
+	}
 	c.windows.Add(1) // before the start is taken: no read is missed
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return Window{c: c, start: len(c.log)}
 }
 
-// entryPath is where the entry of key is.
-func (c *Cache) entryPath(key []byte) string {
+// endWindow ends a window.
+func (c *Cache) endWindow() {
+	c.windows.Add(-1)
+	if c.oneAtATime {
+		c.serial.Unlock()
+	}
+}
+
+// entryName names the entry of key.
+func (c *Cache) entryName(key []byte) string {
 	h := sha256.New()
 	h.Write(c.salt)
 	h.Write(key)
-	name := hex.EncodeToString(h.Sum(nil))
-	return filepath.Join(c.dir, name[:2], name[2:]+".json")
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // entry is a unit's file: its inputs and the caller's result.
 type entry struct {
-	Inputs []record `json:"inputs"`
-	Result []byte   `json:"result"`
+	Inputs []record
+	Result []byte
 }
 
 // magic starts every entry, with the hash of the rest after it: a file
@@ -210,7 +231,7 @@ func (c *Cache) Lookup(key []byte) ([]byte, bool) {
 	if c == nil {
 		return nil, false
 	}
-	e, ok := c.read(c.entryPath(key))
+	e, ok := c.read(c.entryName(key))
 	if !ok || !c.valid(e.Inputs) {
 		c.misses.Add(1)
 		return nil, false
@@ -219,8 +240,8 @@ func (c *Cache) Lookup(key []byte) ([]byte, bool) {
 	return e.Result, true
 }
 
-func (c *Cache) read(p string) (*entry, bool) {
-	data, err := os.ReadFile(p)
+func (c *Cache) read(name string) (*entry, bool) {
+	data, err := c.store.get(name)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.warn(err)
@@ -235,14 +256,11 @@ func (c *Cache) read(p string) (*entry, bool) {
 	if hex.EncodeToString(sum[:]) != string(body[:64]) {
 		return nil, false
 	}
-	var e entry
-	if json.Unmarshal(body[65:], &e) != nil || len(e.Result) == 0 {
+	e, ok := decodeEntry(body[65:])
+	if !ok || len(e.Result) == 0 {
 		return nil, false
 	}
-	// Used: the eviction removes the entries used least recently.
-	now := time.Now()
-	_ = os.Chtimes(p, now, now)
-	return &e, true
+	return e, true
 }
 
 // valid reports whether every input has its signature now. Inputs that
@@ -282,7 +300,7 @@ func (w Window) Take() Reads {
 	w.c.mu.Lock()
 	reads := slices.Clone(w.c.log[w.start:])
 	w.c.mu.Unlock()
-	w.c.windows.Add(-1)
+	w.c.endWindow()
 	return reads
 }
 
@@ -297,7 +315,7 @@ func (c *Cache) Store(key []byte, w Window, result []byte, earlier ...Reads) {
 	c.mu.Lock()
 	reads := slices.Clone(c.log[w.start:])
 	c.mu.Unlock()
-	c.windows.Add(-1)
+	c.endWindow()
 	for _, e := range earlier {
 		reads = append(reads, e...)
 	}
@@ -345,23 +363,19 @@ func (c *Cache) Store(key []byte, w Window, result []byte, earlier ...Reads) {
 		inputs = append(inputs, record{Op: overlay.OpClock, Path: "clock",
 			Sig: fmt.Sprintf("%d %d", from.UnixNano(), until.UnixNano())})
 	}
-	body, err := json.Marshal(entry{Inputs: inputs, Result: result})
-	if err != nil {
-		c.warn(err)
-		return
-	}
+	c.write(key, &entry{Inputs: inputs, Result: result})
+}
+
+// write stores e as key's entry.
+func (c *Cache) write(key []byte, e *entry) {
+	body := encodeEntry(e)
 	sum := sha256.Sum256(body)
 	data := make([]byte, 0, len(magic)+65+len(body))
 	data = append(data, magic...)
 	data = append(data, hex.EncodeToString(sum[:])...)
 	data = append(data, '\n')
 	data = append(data, body...)
-	p := c.entryPath(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		c.warn(err)
-		return
-	}
-	if err := writeAtomic(p, data); err != nil {
+	if err := c.store.put(c.entryName(key), data); err != nil {
 		c.warn(err)
 		return
 	}
@@ -372,81 +386,6 @@ func (c *Cache) Store(key []byte, w Window, result []byte, earlier ...Reads) {
 // stdin, or it failed in a way that must be seen again).
 func (w Window) End() {
 	if w.c != nil {
-		w.c.windows.Add(-1)
-	}
-}
-
-// writeAtomic writes data to p through a temporary file renamed over it:
-// a reader sees the old entry or the new one, never part of one, and two
-// runs writing the same entry leave one of them whole.
-func writeAtomic(p string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), p); err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
-
-// evictEvery is how often the folder's size is measured: it costs a stat
-// of every entry.
-const evictEvery = time.Hour
-
-// evict removes the entries used least recently while the folder holds
-// more than MaxBytes, down to three quarters of it. Runs that meet here
-// at once may both remove entries: each removal is of a whole file, and
-// a removed entry is only a miss.
-func (c *Cache) evict() {
-	stamp := filepath.Join(c.dir, "evicted")
-	if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < evictEvery {
-		return
-	}
-	_ = writeAtomic(stamp, nil)
-	type file struct {
-		path string
-		size int64
-		used time.Time
-	}
-	var files []file
-	var total int64
-	_ = filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		// Temporary files of a run that died are removed after a day.
-		if strings.HasPrefix(d.Name(), ".tmp-") && time.Since(fi.ModTime()) > 24*time.Hour {
-			_ = os.Remove(p)
-			return nil
-		}
-		if strings.HasSuffix(d.Name(), ".json") {
-			files = append(files, file{p, fi.Size(), fi.ModTime()})
-			total += fi.Size()
-		}
-		return nil
-	})
-	if total <= MaxBytes {
-		return
-	}
-	slices.SortFunc(files, func(a, b file) int { return a.used.Compare(b.used) })
-	for _, f := range files {
-		if total <= MaxBytes*3/4 {
-			break
-		}
-		if os.Remove(f.path) == nil {
-			total -= f.size
-		}
+		w.c.endWindow()
 	}
 }

@@ -101,7 +101,7 @@ func TestLookupChecksInputs(t *testing.T) {
 	// Entries cut short or changed are misses, without a warning.
 	var entries []string
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".json") {
+		if err == nil && strings.HasSuffix(p, entrySuffix) {
 			entries = append(entries, p)
 		}
 		return nil
@@ -207,7 +207,7 @@ func TestEviction(t *testing.T) {
 	c.Close()
 	var total int64
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".json") {
+		if err == nil && strings.HasSuffix(p, entrySuffix) {
 			fi, _ := d.Info()
 			total += fi.Size()
 		}

@@ -38,6 +38,10 @@ const (
 	// OpClock is the time of the run, with until when what was computed
 	// from it holds (Clock).
 	OpClock
+	// OpEntries is a folder's entries: their names and what each is (a
+	// folder, a regular file, a link or something else). A walk that
+	// treats a link unlike a file depends on more than OpList.
+	OpEntries
 )
 
 // A Recorder is told, while Recording, of every read of the process: the
@@ -175,6 +179,17 @@ func Sign(op Op, path string) string {
 			return "error"
 		}
 		return listSig(entries)
+	case OpEntries:
+		entries, err := os.ReadDir(path)
+		if err != nil {
+			return "error"
+		}
+		names := make([]string, len(entries))
+		types := make([]fs.FileMode, len(entries))
+		for i, e := range entries {
+			names[i], types[i] = e.Name(), e.Type()
+		}
+		return EntriesSig(names, types)
 	case OpTree:
 		h := sha256.New()
 		tree(h, path, 0)
@@ -184,6 +199,9 @@ func Sign(op Op, path string) string {
 	}
 	return "unknown"
 }
+
+// Sum is the OpRead signature of a file with this content.
+func Sum(data []byte) string { return sum(data) }
 
 func sum(data []byte) string {
 	s := sha256.Sum256(data)
@@ -210,6 +228,31 @@ func listSig(entries []fs.DirEntry) string {
 			put(h, "/")
 		}
 		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// EntriesSig is the OpEntries signature of a folder whose entries have
+// these names and types (fs.FileMode type bits), in any order: a caller
+// that lists folders itself records what Sign would.
+func EntriesSig(names []string, types []fs.FileMode) string {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	h := sha256.New()
+	for _, i := range order {
+		class := "o"
+		switch t := types[i].Type(); {
+		case t.IsDir():
+			class = "d"
+		case t.IsRegular():
+			class = "f"
+		case t&fs.ModeSymlink != 0:
+			class = "l"
+		}
+		put(h, names[i]+"\x00"+class+"\x00")
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -3,9 +3,10 @@ package gitops
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Repository is the repository being linted, as GitOps sources name it.
@@ -68,16 +69,18 @@ func normalizeURL(u string) string {
 
 // remoteURLs reads the remotes' URLs from the repository's Git
 // configuration. A worktree's .git is a file naming its git folder, whose
-// commondir holds the configuration.
+// commondir holds the configuration. They are read through overlay, as
+// every input is: a cached result that depends on whether a source is
+// this repository is invalidated when a remote's URL changes.
 func remoteURLs(root string) []string {
 	gitDir := filepath.Join(root, ".git")
-	if data, err := os.ReadFile(gitDir); err == nil {
+	if data, err := overlay.ReadFile(gitDir); err == nil {
 		if d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
 			gitDir = strings.TrimSpace(d)
 			if !filepath.IsAbs(gitDir) {
 				gitDir = filepath.Join(root, gitDir)
 			}
-			if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			if c, err := overlay.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
 				common := strings.TrimSpace(string(c))
 				if !filepath.IsAbs(common) {
 					common = filepath.Join(gitDir, common)
@@ -86,7 +89,7 @@ func remoteURLs(root string) []string {
 			}
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "config"))
+	data, err := overlay.ReadFile(filepath.Join(gitDir, "config"))
 	if err != nil {
 		return nil
 	}

@@ -1,0 +1,29 @@
+package cache
+
+import (
+	"io/fs"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// statPrint is a stat's fingerprint, and the newest of its modification
+// and change times.
+func statPrint(fi fs.FileInfo) (string, time.Time) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "", time.Time{}
+	}
+	m := time.Unix(int64(st.Mtim.Sec), int64(st.Mtim.Nsec)) //nolint:unconvert // int32 on some architectures
+	c := time.Unix(int64(st.Ctim.Sec), int64(st.Ctim.Nsec)) //nolint:unconvert // int32 on some architectures
+	b := make([]byte, 0, 96)
+	for _, v := range []uint64{uint64(st.Dev), uint64(st.Ino), uint64(st.Mode), uint64(st.Size), //nolint:unconvert,gosec // widths differ by architecture
+		uint64(m.UnixNano()), uint64(c.UnixNano())} { //nolint:gosec // a fingerprint, not arithmetic
+		b = strconv.AppendUint(b, v, 36)
+		b = append(b, ' ')
+	}
+	if c.After(m) {
+		m = c
+	}
+	return string(b), m
+}
