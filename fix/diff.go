@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -42,6 +43,9 @@ func Diff(w io.Writer, name string, data []byte, edits []diag.Edit) error {
 	for i := 0; i < len(edits); {
 		from := lineOf(edits[i].Offset)
 		to := lineOf(max(edits[i].EndOffset-1, edits[i].Offset)) + 1
+		if e := edits[i]; e.Offset == e.EndOffset && e.Offset == starts[from] && strings.HasSuffix(e.NewText, "\n") {
+			to = from // whole lines inserted: no line of the file changes
+		}
 		j := i + 1
 		for j < len(edits) && lineOf(edits[j].Offset) < to {
 			to = max(to, lineOf(max(edits[j].EndOffset-1, edits[j].Offset))+1)
