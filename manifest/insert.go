@@ -182,7 +182,7 @@ func blockStyleOf(root *yaml.Node) blockStyle {
 						seenList, st.flowLists = true, v.Style&yaml.FlowStyle != 0
 					}
 					if !seenSeq && v.Style&yaml.FlowStyle == 0 {
-						seenSeq, st.seqIndent = true, max(v.Content[0].Column-2-(k.Column-1), 0)
+						seenSeq, st.seqIndent = true, max(v.Content[0].Column-2-k.Column, 0)
 					}
 				case v.Kind == yaml.MappingNode && len(v.Content) > 0 && v.Style&yaml.FlowStyle == 0 && !seenMap && v.Line > k.Line:
 					seenMap, st.step = true, max(v.Column-k.Column, 1)
