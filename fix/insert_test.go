@@ -9,7 +9,8 @@ import (
 )
 
 // TestInsertKeepsStyle makes the fixes that insert a missing field
-// (sideEffects, admissionReviewVersions) in each way a webhook's fields
+// (sideEffects, admissionReviewVersions, a namespaceSelector excluding
+// kube-system) in each way a webhook's fields
 // can be written, and checks the result byte for byte: a block mapping
 // gets lines at its siblings' indentation (before the first key where
 // the keys are sorted, as controller-gen writes them), lists in the
@@ -48,6 +49,11 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"    apiGroups: [apps]\n" +
 				"    apiVersions: [v1]\n" +
 				"    resources: [deployments]\n" +
+				"  namespaceSelector:\n" +
+				"    matchExpressions:\n" +
+				"    - key: kubernetes.io/metadata.name\n" +
+				"      operator: NotIn\n" +
+				"      values: [kube-system, kube-node-lease]\n" +
 				"\n" +
 				"  # why it fails closed\n" +
 				"  failurePolicy: Fail\n" +
@@ -85,6 +91,13 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"      url: https://a.example.com/v\n" +
 				"    failurePolicy: Fail\n" +
 				"    name: a.example.com\n" +
+				"    namespaceSelector:\n" +
+				"      matchExpressions:\n" +
+				"        - key: kubernetes.io/metadata.name\n" +
+				"          operator: NotIn\n" +
+				"          values:\n" +
+				"            - kube-system\n" +
+				"            - kube-node-lease\n" +
 				"    rules:\n" +
 				"      - apiGroups:\n" +
 				"          - apps\n" +
@@ -119,6 +132,18 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"      \"name\": \"a.example.com\",\n" +
 				"      \"clientConfig\": {\"url\": \"https://a.example.com/v\"},\n" +
 				"      \"rules\": [{\"operations\": [\"CREATE\"], \"apiGroups\": [\"apps\"], \"apiVersions\": [\"v1\"], \"resources\": [\"deployments\"]}],\n" +
+				"      \"namespaceSelector\": {\n" +
+				"        \"matchExpressions\": [\n" +
+				"          {\n" +
+				"            \"key\": \"kubernetes.io/metadata.name\",\n" +
+				"            \"operator\": \"NotIn\",\n" +
+				"            \"values\": [\n" +
+				"              \"kube-system\",\n" +
+				"              \"kube-node-lease\"\n" +
+				"            ]\n" +
+				"          }\n" +
+				"        ]\n" +
+				"      },\n" +
 				"      \"sideEffects\": \"NoneOnDryRun\",\n" +
 				"      \"admissionReviewVersions\": [\n" +
 				"        \"v1\"\n" +
@@ -129,7 +154,7 @@ func TestInsertKeepsStyle(t *testing.T) {
 				""},
 		{"mini.json",
 			"{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"a\"},\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"url\":\"https://a.example.com/v\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],\"apiVersions\":[\"v1\"],\"resources\":[\"deployments\"]}]}]}",
-			"{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"a\"},\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"url\":\"https://a.example.com/v\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],\"apiVersions\":[\"v1\"],\"resources\":[\"deployments\"]}],\"sideEffects\":\"NoneOnDryRun\",\"admissionReviewVersions\":[\"v1\"]}]}"},
+			"{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"a\"},\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"url\":\"https://a.example.com/v\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],\"apiVersions\":[\"v1\"],\"resources\":[\"deployments\"]}],\"namespaceSelector\":{\"matchExpressions\":[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"NotIn\",\"values\":[\"kube-system\",\"kube-node-lease\"]}]},\"sideEffects\":\"NoneOnDryRun\",\"admissionReviewVersions\":[\"v1\"]}]}"},
 		{"flow.yaml",
 			"apiVersion: admissionregistration.k8s.io/v1\n" +
 				"kind: ValidatingWebhookConfiguration\n" +
@@ -141,7 +166,7 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"kind: ValidatingWebhookConfiguration\n" +
 				"metadata: {name: a}\n" +
 				"webhooks:\n" +
-				"- {name: a.example.com, clientConfig: {url: 'https://a.example.com/v'}, rules: [{operations: [CREATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}], sideEffects: NoneOnDryRun, admissionReviewVersions: [v1]}\n" +
+				"- {name: a.example.com, clientConfig: {url: 'https://a.example.com/v'}, rules: [{operations: [CREATE], apiGroups: [apps], apiVersions: [v1], resources: [deployments]}], namespaceSelector: {matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}]}, sideEffects: NoneOnDryRun, admissionReviewVersions: [v1]}\n" +
 				""},
 		{"anchor.yaml",
 			"apiVersion: admissionregistration.k8s.io/v1\n" +

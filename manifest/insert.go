@@ -360,9 +360,15 @@ func (d *Document) insertFlow(src *source, m *yaml.Node, i int, name string, v a
 	if !ok {
 		return diag.Edit{}, false
 	}
-	if asJSON && multiLine {
+	if asJSON && (multiLine || comma == "" && colon == ":") {
 		var b bytes.Buffer
-		if json.Indent(&b, []byte(val), indent, "  ") != nil {
+		var err error
+		if multiLine {
+			err = json.Indent(&b, []byte(val), indent, "  ")
+		} else {
+			err = json.Compact(&b, []byte(val)) // minified as the file is
+		}
+		if err != nil {
 			return diag.Edit{}, false
 		}
 		val = b.String()
