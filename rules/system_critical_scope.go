@@ -81,7 +81,7 @@ func init() {
 			Why: "Offered where the webhook writes no namespaceSelector and excluding the two namespaces is the whole " +
 				"fix (the rule runs its simulation again with the selector and finds nothing left). It inserts a " +
 				"namespaceSelector with `kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease]`, the label " +
-				"the API server sets on every namespace, so it holds without anyone labelling them. It is unsafe: the " +
+				"the API server sets on every namespace, so it holds without anyone labeling them. It is unsafe: the " +
 				"webhook stops seeing requests in those namespaces, which is what a maintainer wants for a policy " +
 				"webhook and wrong for one whose job is kube-system itself.",
 		}},
