@@ -280,25 +280,9 @@ func flowText(v any, asJSON bool) (string, bool) {
 	case int:
 		return strconv.Itoa(v), true
 	case []string:
-		parts := make([]string, len(v))
-		for i, e := range v {
-			s, ok := flowText(e, asJSON)
-			if !ok {
-				return "", false
-			}
-			parts[i] = s
-		}
-		return "[" + strings.Join(parts, ", ") + "]", true
+		return flowList(v, asJSON)
 	case []rules.Mapping:
-		parts := make([]string, len(v))
-		for i, e := range v {
-			s, ok := flowText(e, asJSON)
-			if !ok {
-				return "", false
-			}
-			parts[i] = s
-		}
-		return "[" + strings.Join(parts, ", ") + "]", true
+		return flowList(v, asJSON)
 	case rules.Mapping:
 		parts := make([]string, len(v))
 		for i, f := range v {
@@ -312,6 +296,19 @@ func flowText(v any, asJSON bool) (string, bool) {
 		return "{" + strings.Join(parts, ", ") + "}", true
 	}
 	return "", false
+}
+
+// flowList writes a list with flowText.
+func flowList[T any](v []T, asJSON bool) (string, bool) {
+	parts := make([]string, len(v))
+	for i, e := range v {
+		s, ok := flowText(e, asJSON)
+		if !ok {
+			return "", false
+		}
+		parts[i] = s
+	}
+	return "[" + strings.Join(parts, ", ") + "]", true
 }
 
 // insertFlow adds the field to a flow mapping (a JSON object among them):
