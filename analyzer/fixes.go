@@ -52,7 +52,7 @@ func (mc *markerConfig) ruleFixes(pass *analysis.Pass, f rules.Finding) []sugges
 
 // valueEdit is the edit of the marker text at e.Path, if it holds e.Old.
 func (mc *markerConfig) valueEdit(pass *analysis.Pass, e rules.FieldEdit) (analysis.TextEdit, bool) {
-	if e.Delete {
+	if e.Delete || e.Insert {
 		return analysis.TextEdit{}, false
 	}
 	s, end, ok := mc.locate(e.Path)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -42,6 +44,13 @@ func Diff(w io.Writer, name string, data []byte, edits []diag.Edit) error {
 	for i := 0; i < len(edits); {
 		from := lineOf(edits[i].Offset)
 		to := lineOf(max(edits[i].EndOffset-1, edits[i].Offset)) + 1
+		if e := edits[i]; e.Offset == e.EndOffset && strings.HasSuffix(e.NewText, "\n") {
+			// Whole lines inserted at a line's start (or after the last
+			// line break): no line of the file changes.
+			if k, ok := slices.BinarySearch(starts, e.Offset); ok && (k < len(lines) || len(lines) > 0 && bytes.HasSuffix(data, []byte("\n"))) {
+				from, to = k, k
+			}
+		}
 		j := i + 1
 		for j < len(edits) && lineOf(edits[j].Offset) < to {
 			to = max(to, lineOf(max(edits[j].EndOffset-1, edits[j].Offset))+1)

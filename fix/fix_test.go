@@ -50,7 +50,8 @@ func TestApplyKeepsOtherBytes(t *testing.T) {
 
 // TestDiffAppliesWithPatch checks that patch -p1 turns the file into what
 // Apply makes, for changes near each other, far apart, at the start and
-// end, deleting lines and on a last line without a line break.
+// end, deleting lines, inserting whole lines and on a last line without a
+// line break.
 func TestDiffAppliesWithPatch(t *testing.T) {
 	if _, err := exec.LookPath("patch"); err != nil {
 		t.Skip("patch not installed")
@@ -65,12 +66,15 @@ func TestDiffAppliesWithPatch(t *testing.T) {
 		return bytes.Index(data, []byte("line "+string(rune('a'+line%26))))
 	}
 	cases := map[string][]diag.Edit{
-		"first line":  {edit("f", 0, 4, "LINE")},
-		"delete line": {edit("f", off(5), off(6), "")},
-		"near":        {edit("f", off(10), off(10)+4, "X"), edit("f", off(13), off(13)+4, "Y")},
-		"far":         {edit("f", off(2), off(2)+1, "Z"), edit("f", off(20), off(21), "two\nlines\n")},
-		"last":        {edit("f", len(data)-4, len(data), "end\n")},
-		"same line":   {edit("f", off(7), off(7)+1, "1"), edit("f", off(7)+2, off(7)+3, "2")},
+		"first line":                  {edit("f", 0, 4, "LINE")},
+		"delete line":                 {edit("f", off(5), off(6), "")},
+		"near":                        {edit("f", off(10), off(10)+4, "X"), edit("f", off(13), off(13)+4, "Y")},
+		"far":                         {edit("f", off(2), off(2)+1, "Z"), edit("f", off(20), off(21), "two\nlines\n")},
+		"last":                        {edit("f", len(data)-4, len(data), "end\n")},
+		"same line":                   {edit("f", off(7), off(7)+1, "1"), edit("f", off(7)+2, off(7)+3, "2")},
+		"insert":                      {edit("f", off(3), off(3), "new\n")},
+		"insert top":                  {edit("f", 0, 0, "top\n")},
+		"insert, then edit that line": {edit("f", off(8), off(8), "new\n"), edit("f", off(8)+5, off(8)+6, "I")},
 	}
 	for name, edits := range cases {
 		t.Run(name, func(t *testing.T) {

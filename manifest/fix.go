@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -39,13 +40,23 @@ func (d *Document) fixEdits(src *source, f rules.FieldFix) []diag.Edit {
 	for _, fe := range f.Edits {
 		var e diag.Edit
 		var ok bool
-		if fe.Delete {
+		switch {
+		case fe.Insert:
+			e, ok = d.insertField(src, fe)
+		case fe.Delete:
 			e, ok = d.deleteEntry(src, fe)
-		} else {
+		default:
 			e, ok = d.replaceScalar(src, fe)
 		}
 		if !ok {
 			return nil
+		}
+		// Fields inserted at one place are one insertion, in the fix's order.
+		if k := slices.IndexFunc(edits, func(o diag.Edit) bool {
+			return o.Offset == e.Offset && o.EndOffset == o.Offset && e.EndOffset == e.Offset
+		}); k >= 0 {
+			edits[k].NewText += e.NewText
+			continue
 		}
 		edits = append(edits, e)
 	}

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -47,6 +49,24 @@ type FieldEdit struct {
 	Number bool
 	// Delete removes the list entry at Path instead (New is ignored).
 	Delete bool
+	// Insert adds the field at Path, which the object does not write,
+	// with Value (New and Old are ignored), among its parent's fields:
+	// where it sorts when they are sorted by name, else after the first
+	// of After that is written, else after the last one.
+	Insert bool
+	Value  any // a string, an int, a []string or a Mapping
+	After  []string
+}
+
+// Mapping is a value to insert that is itself a mapping, its fields in
+// the order they are written; a field's value is a string, an int, a
+// []string, a Mapping or a []Mapping.
+type Mapping []Field
+
+// Field is a field of a Mapping.
+type Field struct {
+	Name  string
+	Value any
 }
 
 // Fix returns the rule's declared fix of that name.
@@ -75,4 +95,24 @@ func (p *Pass) ReportFieldErrorsWith(errs field.ErrorList, fixFor func(*field.Er
 		}
 		p.emit(f)
 	}
+}
+
+// webhookFieldOrder is the order a webhook's fields are most often
+// written in by hand (and in the Kubernetes documentation's examples): an
+// inserted field goes after the nearest field before it that is written.
+var webhookFieldOrder = []string{
+	"name", "clientConfig", "rules", "namespaceSelector", "objectSelector", "matchConditions",
+	"failurePolicy", "matchPolicy", "sideEffects", "timeoutSeconds", "admissionReviewVersions", "reinvocationPolicy",
+}
+
+// webhookFieldsBefore lists the fields an inserted field goes after, the
+// nearest first.
+func webhookFieldsBefore(name string) []string {
+	i := slices.Index(webhookFieldOrder, name)
+	if i < 0 {
+		return nil
+	}
+	before := slices.Clone(webhookFieldOrder[:i])
+	slices.Reverse(before)
+	return before
 }

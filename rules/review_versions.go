@@ -40,6 +40,15 @@ func init() {
 			Why: "A version listed twice means nothing more than listed once (the API server picks the first it " +
 				"supports), and the server rejects the configuration because of it: removing the later entry " +
 				"keeps the order the webhook asked for.",
+		}, {
+			Name:          "list-v1",
+			Title:         "declare admissionReviewVersions: [v1]",
+			Applicability: diag.Unsafe,
+			Why: "Offered where `admissionReviewVersions` is missing from a v1 configuration. `v1` is the version every " +
+				"webhook library has answered since Kubernetes 1.16 (controller-runtime, the Go admission packages), " +
+				"but a server that only decodes `admission.k8s.io/v1beta1` reviews would fail every call: a maintainer " +
+				"must check what the webhook's server reads. Inserted after `sideEffects` (or among the fields in name " +
+				"order where they are sorted), as a list in the style the file writes its lists.",
 		}},
 		Check: checkReviewVersions,
 	})
@@ -50,6 +59,10 @@ func checkReviewVersions(p *Pass) {
 		w := &p.Config.Webhooks[i]
 		p.ReportFieldErrorsWith(validateAdmissionReviewVersions(w.EffectiveAdmissionReviewVersions(), w.Path().Child("admissionReviewVersions")),
 			func(e *field.Error) *FieldFix {
+				if e.Type == field.ErrorTypeRequired && w.AdmissionReviewVersions == nil {
+					return &FieldFix{Fix: "list-v1", Edits: []FieldEdit{{Path: e.Field, Insert: true,
+						Value: []string{"v1"}, After: webhookFieldsBefore("admissionReviewVersions")}}}
+				}
 				if e.Detail != duplicateVersion || len(w.AdmissionReviewVersions) == 0 {
 					return nil
 				}

@@ -38,8 +38,10 @@ func init() {
 			Why: "`Some` and `Unknown` say the webhook has side effects; of the values a new configuration may declare, " +
 				"`NoneOnDryRun` is the one that keeps that claim honest, but only if the webhook really skips its side " +
 				"effects when the request has `dryRun: true`: the API server then calls it on dry runs, so a " +
-				"maintainer must check the webhook's code. Offered where `Some` or `Unknown` is written; a missing " +
-				"`sideEffects` gets no fix (whether the webhook has side effects is not in the manifest).",
+				"maintainer must check the webhook's code. A missing `sideEffects` gets the same value, inserted after " +
+				"`failurePolicy` (or among the fields in name order where they are sorted, as controller-gen writes them): " +
+				"whether the webhook has side effects is not in the manifest, and `NoneOnDryRun` is the weaker of the " +
+				"two claims the API server accepts (`None` says it has none at all).",
 		}},
 		Check: checkSideEffectsValue,
 	})
@@ -69,7 +71,11 @@ func checkSideEffectsValue(p *Pass) {
 			for k, a := range allowed {
 				names[k] = string(a)
 			}
-			p.ReportFieldErrors(field.ErrorList{field.Required(path, "must specify one of "+strings.Join(names, ", "))})
+			p.ReportFieldErrorsWith(field.ErrorList{field.Required(path, "must specify one of "+strings.Join(names, ", "))},
+				func(*field.Error) *FieldFix {
+					return &FieldFix{Fix: "none-on-dry-run", Edits: []FieldEdit{{Path: path.String(), Insert: true,
+						Value: string(admissionv1.SideEffectClassNoneOnDryRun), After: webhookFieldsBefore("sideEffects")}}}
+				})
 			continue
 		}
 		if w.SideEffects != nil && !slices.Contains(allowed, *w.SideEffects) {

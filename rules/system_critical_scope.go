@@ -74,8 +74,51 @@ func init() {
 				issueBroadRules,
 			},
 		},
+		Fixes: []FixDoc{{
+			Name:          "exclude-system-namespaces",
+			Title:         "exclude kube-system and kube-node-lease with a namespaceSelector",
+			Applicability: diag.Unsafe,
+			Why: "Offered where the webhook writes no namespaceSelector and excluding the two namespaces is the whole " +
+				"fix (the rule runs its simulation again with the selector and finds nothing left). It inserts a " +
+				"namespaceSelector with `kubernetes.io/metadata.name NotIn [kube-system, kube-node-lease]`, the label " +
+				"the API server sets on every namespace, so it holds without anyone labeling them. It is unsafe: the " +
+				"webhook stops seeing requests in those namespaces, which is what a maintainer wants for a policy " +
+				"webhook and wrong for one whose job is kube-system itself.",
+		}},
 		Check: checkSystemCriticalScope,
 	})
+}
+
+// excludeSystemNamespaces is the namespaceSelector the
+// exclude-system-namespaces fix writes, as the rule reads it and as text.
+var (
+	excludeSystemNamespaces = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", "kube-node-lease"},
+	}}}
+	excludeSystemNamespacesText = Mapping{{Name: "matchExpressions", Value: []Mapping{{
+		{Name: "key", Value: LabelMetadataName},
+		{Name: "operator", Value: string(metav1.LabelSelectorOpNotIn)},
+		{Name: "values", Value: []string{"kube-system", "kube-node-lease"}},
+	}}}}
+)
+
+// excludeSystemNamespacesFix is the fix that inserts a namespaceSelector
+// excluding kube-system and kube-node-lease, when w writes none and the
+// rule, run again with it, has nothing left to say.
+func excludeSystemNamespacesFix(p *Pass, w *Webhook) []FieldFix {
+	if w.NamespaceSelector != nil {
+		return nil
+	}
+	fixed := *w
+	fixed.NamespaceSelector = excludeSystemNamespaces
+	after := criticalScopeMessage(webhookCriticalSubject(&fixed), sharedCriticalTargets(p.Input, p.Settings.KubeVersion), selfDeadlockNamespace(p, w))
+	if after.msg != "" {
+		return nil
+	}
+	return []FieldFix{{Fix: "exclude-system-namespaces", Edits: []FieldEdit{{
+		Path: w.Path().Child("namespaceSelector").String(), Insert: true,
+		Value: excludeSystemNamespacesText, After: webhookFieldsBefore("namespaceSelector"),
+	}}}}
 }
 
 // criticalTarget is one family of requests the cluster depends on.
@@ -192,7 +235,11 @@ func checkSystemCriticalScope(p *Pass) {
 		if cs.exclude && w.NamespaceSelector != nil {
 			at, atKey = w.Path().Child("namespaceSelector"), true
 		}
-		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide})
+		var fixes []FieldFix
+		if cs.exclude {
+			fixes = excludeSystemNamespacesFix(p, w)
+		}
+		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide, Fixes: fixes})
 	}
 }
 
