@@ -614,6 +614,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	// here rather than by the engine (the engine's pass unchanged: it
 	// applied them already, and kept demoted base findings at info).
 	out.Diagnostics = diag.Normalize(supersededByPlaceholders(lo.Selection().Select(out.Diagnostics)))
+	// Last, when every finding is in the file it is read in.
+	out.Diagnostics = rules.OncePerFile(out.Diagnostics)
 
 	// The report counts the requested files. Snippets come from stdin's
 	// text, kept here, and from the other files, which the text report
