@@ -47,8 +47,8 @@ func init() {
 				"- a backend with one replica leaves the custom resources unreadable in their other versions while " +
 				"its pod restarts or a node drains. One replica is judged as backend-availability judges it, " +
 				"whatever carries the count: a warning when the manifest writes it (`replicas`, an autoscaler's " +
-				"`minReplicas`, or `replicas` unset), info when a chart's default value decides it (the " +
-				"installer's choice).\n\n" +
+				"`minReplicas`, or `replicas` unset, or a value given to the render such as `--set replicas=1`), " +
+				"info when a chart's default value decides it (the installer's choice).\n\n" +
 				"A CRD with a single version never calls its conversion webhook, so none of this applies there.\n\n" +
 				"Without a conversion webhook (`strategy: None`, the default) the server converts only by rewriting " +
 				"`apiVersion`, and then prunes what the requested version's schema does not have. When two served " +
@@ -184,10 +184,14 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 	switch {
 	case g.Autoscaler != "" && g.FromValues:
 		why, sev = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas, chart value)", g.Autoscaler), diag.Info
+	case g.Autoscaler != "" && g.GivenBy != "":
+		why = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas, %s)", g.Autoscaler, g.GivenBy)
 	case g.Autoscaler != "":
 		why = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler)
 	case g.FromValues:
 		why, sev = "1 replica (chart value)", diag.Info
+	case g.GivenBy != "":
+		why = "1 replica (" + g.GivenBy + ")"
 	case g.Defaulted:
 		why = "1 replica (replicas unset)"
 	}

@@ -74,6 +74,10 @@ type Webhook struct {
 	// TimeoutFromValues is set when a chart template writes
 	// timeoutSeconds from its values: the installer's choice.
 	TimeoutFromValues bool
+	// TimeoutGivenBy is set instead when the value comes from what the
+	// user gave the render (`--set key=10`, `--values FILE:line`): the
+	// deployment's choice, judged as a written value and named so.
+	TimeoutGivenBy string
 
 	Config *Config
 }
@@ -365,6 +369,9 @@ type Workload struct {
 	// count from its values: the count is the rendered values', which the
 	// user installing the chart chooses.
 	ReplicasFromValues bool
+	// ReplicasGivenBy is set instead when the value comes from what the
+	// user gave the render (see Webhook.TimeoutGivenBy).
+	ReplicasGivenBy string
 	// Pod summarizes the pod template; nil when it could not be read.
 	Pod *PodSummary
 	// ServiceAccount is the pod template's serviceAccountName ("default"
@@ -446,4 +453,7 @@ type Autoscaler struct {
 	// minReplicas from its values: the installer's choice, judged as a
 	// workload's replicas from values are.
 	MinReplicasFromValues bool
+	// MinReplicasGivenBy is set instead when the value comes from what
+	// the user gave the render (see Webhook.TimeoutGivenBy).
+	MinReplicasGivenBy string
 }
