@@ -16,13 +16,16 @@ import (
 
 // API versions and kinds the linter understands.
 const (
-	GroupName   = "admissionregistration.k8s.io"
-	V1          = GroupName + "/v1"
-	V1beta1     = GroupName + "/v1beta1"
-	Validating  = "ValidatingWebhookConfiguration"
-	Mutating    = "MutatingWebhookConfiguration"
-	ListSuffix  = "List"
-	CoreVersion = "v1"
+	GroupName = "admissionregistration.k8s.io"
+	// CRDGroupName is the group of CustomResourceDefinitions, whose
+	// conversion webhooks are webhook clients too.
+	CRDGroupName = "apiextensions.k8s.io"
+	V1           = GroupName + "/v1"
+	V1beta1      = GroupName + "/v1beta1"
+	Validating   = "ValidatingWebhookConfiguration"
+	Mutating     = "MutatingWebhookConfiguration"
+	ListSuffix   = "List"
+	CoreVersion  = "v1"
 )
 
 // IsWebhookKind reports whether apiVersion/kind is one of the two webhook
@@ -387,6 +390,11 @@ type Workload struct {
 type Role struct {
 	Kind, Namespace, Name string
 	Rules                 []rbacv1.PolicyRule
+	// Labels and Aggregates are a ClusterRole's: the controller manager
+	// adds to a ClusterRole the rules of every ClusterRole its
+	// aggregationRule selects by label.
+	Labels     map[string]string
+	Aggregates []metav1.LabelSelector
 }
 
 // RoleBinding is a ClusterRoleBinding or RoleBinding: the role it grants
