@@ -229,6 +229,33 @@ func TestMissingIgnoredFile(t *testing.T) {
 	}
 }
 
+// A copy of a repository's config folder, without the repository (the
+// layouts corpus copies gatekeeper's config/ without the Makefile whose
+// `make patch-image` writes the dev overlay's patch): what makes the
+// missing file is not in the input, so its absence is info, saying so; the
+// same tree in a checkout is an error (TestMissingIgnoredFile).
+func TestMissingFileOutsideRepository(t *testing.T) {
+	root := t.TempDir() // not writeTree, which makes a checkout
+	dev := filepath.Join(root, "config", "overlays", "dev")
+	if err := os.MkdirAll(dev, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"kustomization.yaml": "resources:\n- cm.yaml\npatchesStrategicMerge:\n- manager_image_patch.yaml\n",
+		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dev, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, []string{filepath.Join(root, "config")}, source.Options{})
+	got := find(res.Diagnostics, "kustomize-build", "dev/kustomization.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message,
+		"'manager_image_patch.yaml' does not exist; no repository root is above it to tell whether the project builds it: lint the checkout") {
+		t.Fatalf("want the missing patch at info, naming what is not known:%s", dump(res.Diagnostics))
+	}
+}
+
 // One replica is one gap whatever carries the count: an autoscaler's
 // minReplicas taken from chart values (ingress-nginx's
 // controller.autoscaling.minReplicas) is info like a replica count from

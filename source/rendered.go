@@ -150,6 +150,9 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
 			// Not built yet, not wrong: the project makes the file.
 			sev, msg = diag.Info, msg+"; "+by
+		} else if missingFileIn.MatchString(msg) && !inRepository(filepath.Dir(absPath(file))) {
+			// Broken only if nothing the input leaves out makes it.
+			sev, msg = diag.Info, msg+"; "+outsideRepository
 		}
 		return diag.Diagnostic{
 			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
