@@ -436,3 +436,31 @@ func TestChartReleaseNameAssumed(t *testing.T) {
 		t.Errorf("released as milvus-operator, the names match:%s", dump(got))
 	}
 }
+
+// A base built alone whose var names an object of a sibling base
+// (logging-operator's config/certmanager, commented out in config/default,
+// names the Service of ../webhook) fails only because its overlay is not
+// there to resolve it: info, naming what makes it a base. The same error in
+// a kustomization that is deployed stays an error.
+func TestBaseVarsResolvedByOverlay(t *testing.T) {
+	vars := "resources:\n- cm.yaml\nvars:\n- name: NAMESPACE\n  objref: {kind: Service, version: v1, name: webhook-service}\n  fieldref: {fieldpath: metadata.namespace}\n"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata: {ns: $(NAMESPACE)}\n"
+	root := writeTree(t, map[string]string{
+		"config/default/kustomization.yaml":     "resources:\n- ../manager\n# - ../certmanager\n",
+		"config/manager/kustomization.yaml":     "resources:\n- cm.yaml\n",
+		"config/manager/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: manager\n",
+		"config/certmanager/kustomization.yaml": vars,
+		"config/certmanager/cm.yaml":            cm,
+		"deploy/kustomization.yaml":             vars,
+		"deploy/cm.yaml":                        cm,
+	})
+	res := run(t, []string{root}, source.Options{})
+	got := find(res.Diagnostics, "kustomize-build", "certmanager/kustomization.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message, "cannot be mapped") ||
+		!strings.Contains(got[0].Message, "; a base (commented out at ") || !strings.Contains(got[0].Message, "): its overlay resolves vars; its files are linted alone") {
+		t.Fatalf("want the base's var error at info, naming the commented-out entry:%s", dump(res.Diagnostics))
+	}
+	if got := find(res.Diagnostics, "kustomize-build", "deploy/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
+		t.Fatalf("want a deployed kustomization's var error to stay an error:%s", dump(res.Diagnostics))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -34,6 +35,9 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 		ds := kustomizeErrors(u.dir, b, err)
 		if u.gitops != nil {
 			onEntry(u.gitops, ds)
+		}
+		if u.base {
+			baseVars(u, ds)
 		}
 		return &unitResult{failed: true, diags: ds}
 	}
@@ -135,6 +139,25 @@ func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) 
 		}
 	}
 	return kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}, false
+}
+
+// unmappedVar is kustomize's error on a var whose object is not among the
+// resources built.
+var unmappedVar = regexp.MustCompile(`^var '[^']*' cannot be mapped to a field in the set of known resources`)
+
+// baseVars makes info the build error of a base whose var names an object
+// it does not hold: vars are resolved over what the overlay builds
+// (kubebuilder's config/certmanager names the Service of ../webhook, both
+// read by config/default), so building the base alone, which its project
+// never does, is what fails.
+func baseVars(u *unit, ds []diag.Diagnostic) {
+	for i := range ds {
+		d := &ds[i]
+		if d.Rule == rules.KustomizeBuildRule && d.Severity == diag.Error && unmappedVar.MatchString(d.Message) {
+			d.Severity = diag.Info
+			d.Message = strings.Replace(d.Message, kustomizeNotBuilt, "; a base ("+u.baseBy+"): its overlay resolves vars"+kustomizeNotBuilt, 1)
+		}
+	}
 }
 
 // kustomizeNotBuilt ends the message of a kustomization that was not built.
