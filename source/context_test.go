@@ -251,7 +251,7 @@ func TestMissingFileOutsideRepository(t *testing.T) {
 	res := run(t, []string{filepath.Join(root, "config")}, source.Options{})
 	got := find(res.Diagnostics, "kustomize-build", "dev/kustomization.yaml")
 	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message,
-		"'manager_image_patch.yaml' does not exist; no repository root is above it to tell whether the project builds it: lint the checkout") {
+		"'manager_image_patch.yaml' does not exist; not in a repository: lint the checkout") {
 		t.Fatalf("want the missing patch at info, naming what is not known:%s", dump(res.Diagnostics))
 	}
 }

@@ -45,7 +45,7 @@ func generatedBy(file string) string {
 // that would say the project makes the file are not in the input (a copy
 // of a repository's config folder), so "it is missing" is all that is
 // known, not that the tree is broken.
-const outsideRepository = "no repository root is above it to tell whether the project builds it: lint the checkout"
+const outsideRepository = "not in a repository: lint the checkout"
 
 // inRepository reports whether dir or a folder above it is a repository
 // root.
