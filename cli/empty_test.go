@@ -98,6 +98,9 @@ func TestPassThroughErrors(t *testing.T) {
 			"  name: {{ required \"name the configuration\" .Values.webhook.configName }}\nwebhooks: []\n",
 		"overlay/kustomization.yaml": "resources:\n- webhook.yaml\n- missing.yaml\n",
 		"overlay/webhook.yaml":       clean,
+		// A checkout: what is missing there is missing (see
+		// TestMissingFileOutsideRepository).
+		".git/HEAD": "ref: refs/heads/main\n",
 	})
 	t.Chdir(dir)
 	code, out, errOut := runIn(t, "", "--color", "never", "--format", "json", "chart", "overlay")

@@ -139,14 +139,15 @@ func readAutoscaler(obj *yaml.Node, d *Document) *rules.Autoscaler {
 // MarkReplicasFromValues records that a workload document's replica count
 // (or an autoscaler document's minReplicas) is written by a template
 // action (a chart value), not in the manifest: findings about it then
-// describe the values rendered, not the chart. It does nothing for other
-// documents.
-func (d *Document) MarkReplicasFromValues() {
+// describe the values rendered, not the chart. givenBy names what the
+// user gave that set the value (`--set replicas=1`), "" for the chart's
+// own default. It does nothing for other documents.
+func (d *Document) MarkReplicasFromValues(givenBy string) {
 	if w := d.inventory.workload; w != nil {
-		w.ReplicasFromValues = true
+		w.ReplicasFromValues, w.ReplicasGivenBy = givenBy == "", givenBy
 	}
 	if a := d.inventory.scaler; a != nil {
-		a.MinReplicasFromValues = true
+		a.MinReplicasFromValues, a.MinReplicasGivenBy = givenBy == "", givenBy
 	}
 }
 
@@ -164,10 +165,12 @@ func (d *Document) MarkCABundleRegenerated(i int, upgrade, lookup bool) {
 }
 
 // MarkTimeoutFromValues records that webhook i's timeoutSeconds is written
-// by a template action (a chart value). It does nothing for other
+// by a template action (a chart value), given by the user as givenBy
+// names, or the chart's default (""). It does nothing for other
 // documents.
-func (d *Document) MarkTimeoutFromValues(i int) {
+func (d *Document) MarkTimeoutFromValues(i int, givenBy string) {
 	if d.Config != nil && i >= 0 && i < len(d.Config.Webhooks) {
-		d.Config.Webhooks[i].TimeoutFromValues = true
+		w := &d.Config.Webhooks[i]
+		w.TimeoutFromValues, w.TimeoutGivenBy = givenBy == "", givenBy
 	}
 }

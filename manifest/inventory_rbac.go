@@ -11,19 +11,27 @@ import (
 )
 
 // RBAC is read for one question: which ServiceAccounts may write webhook
-// configurations (a backend that writes its own caBundle). Only the rules
-// that can apply to admissionregistration.k8s.io are kept.
+// configurations or CRDs (a backend that writes its own caBundle). Only
+// the rules that can apply to admissionregistration.k8s.io or
+// apiextensions.k8s.io are kept, and what a ClusterRole aggregates (the
+// rules of Knative's controller are all aggregated).
 
 // readRole summarizes a ClusterRole or Role.
 func readRole(src *source, obj *yaml.Node, d *Document, b *budget) *rules.Role {
 	var r rbacv1.ClusterRole // Role has the same rules field
-	if !decodeLenient(src, only(obj, "rules"), &r, b) {
+	if !decodeLenient(src, only(obj, "rules", "aggregationRule"), &r, b) {
 		return nil
 	}
 	out := &rules.Role{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name}
 	for _, pr := range r.Rules {
-		if slices.Contains(pr.APIGroups, rules.GroupName) || slices.Contains(pr.APIGroups, "*") {
+		if slices.Contains(pr.APIGroups, rules.GroupName) || slices.Contains(pr.APIGroups, rules.CRDGroupName) || slices.Contains(pr.APIGroups, "*") {
 			out.Rules = append(out.Rules, pr)
+		}
+	}
+	if d.Kind == "ClusterRole" {
+		out.Labels = readLabels(obj)
+		if r.AggregationRule != nil {
+			out.Aggregates = r.AggregationRule.ClusterRoleSelectors
 		}
 	}
 	return out

@@ -68,10 +68,16 @@ func (d *decoder) noteComments(ps string, key, value *yaml.Node, firstKeyOfObjec
 }
 
 // suppressions parses the directive comments and the ignore annotation of
-// a webhook configuration, reporting malformed ones.
+// a webhook configuration, policy or CRD, reporting malformed ones.
 func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.Node) []*Suppression {
 	if docNode != nil && strings.Contains(docNode.HeadComment, engine.Directive) {
 		comments = append(comments, comment{text: docNode.HeadComment, line: 1, whole: true, head: true})
+	}
+	// Above the first key, after a "---": a CRD's decoder reads only its
+	// conversion, so no one else has seen it.
+	if k := firstKey(docNode); k != nil && strings.Contains(k.HeadComment, engine.Directive) &&
+		!slices.ContainsFunc(comments, func(c comment) bool { return c.whole && c.line == k.Line }) {
+		comments = append(comments, comment{text: k.HeadComment, line: k.Line, whole: true, head: true})
 	}
 	var out []*Suppression
 	for _, c := range comments {
@@ -101,6 +107,8 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 		annotations = d.Config.Meta.Annotations
 	case d.Policy != nil:
 		annotations = d.Policy.Meta.Annotations
+	case d.inventory.crd != nil:
+		annotations = d.inventory.crd.Annotations
 	}
 	if v, ok := annotations[IgnoreAnnotation]; ok {
 		at := d.Locate(field.NewPath("metadata", "annotations").Key(IgnoreAnnotation).String(), false)
@@ -114,6 +122,17 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 		}
 	}
 	return out
+}
+
+// firstKey is the first key of a document's top-level mapping, or nil.
+func firstKey(docNode *yaml.Node) *yaml.Node {
+	if docNode == nil || docNode.Kind != yaml.DocumentNode || len(docNode.Content) == 0 {
+		return nil
+	}
+	if m := docNode.Content[0]; m.Kind == yaml.MappingNode && len(m.Content) > 0 {
+		return m.Content[0]
+	}
+	return nil
 }
 
 // suppression is a parsed suppression written at, or nil after reporting

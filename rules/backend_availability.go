@@ -46,8 +46,9 @@ var _ = register(&Rule{
 			"`minReplicas`, a chart value behind either). What leaves the webhook without a pod on an ordinary " +
 			"event is a warning; what matters only when several things go wrong at once is info (the default " +
 			"scheduler already spreads a workload's pods over nodes when it can); a gap a chart's default " +
-			"values decide is info, since whoever installs the chart chooses it (values a GitOps entry gives " +
-			"are what is deployed, and judged as written; `--values` and `--set` are still read as defaults):\n\n" +
+			"values decide is info, since whoever installs the chart chooses it (values given to the render, by a " +
+			"GitOps entry, `.webhooklint.yaml`'s `charts:`, `--values` or `--set`, are what is deployed: judged as " +
+			"written, and the message names them, `1 replica (--set replicas=1)`):\n\n" +
 			"| gap | written in the manifest, or a GitOps entry's value | a chart value |\n" +
 			"|---|---|---|\n" +
 			"| 1 replica (`replicas`, an autoscaler's `minReplicas`, or `replicas` unset) | warning: every rollout or eviction | info |\n" +
@@ -197,11 +198,17 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 		case g.Autoscaler != "" && g.FromValues:
 			what = "1 replica (autoscaler minReplicas, chart value)"
 			at = causeAt(g.AutoscalerObject, "spec.minReplicas")
+		case g.Autoscaler != "" && g.GivenBy != "":
+			what = "1 replica (autoscaler minReplicas, " + g.GivenBy + ")"
+			at = causeAt(g.AutoscalerObject, "spec.minReplicas")
 		case g.Autoscaler != "":
 			what = "1 replica (autoscaler minReplicas)"
 			at = causeAt(g.AutoscalerObject, "spec.minReplicas")
 		case g.FromValues:
 			what = "1 replica (chart value)"
+		case g.GivenBy != "":
+			// The deployment chose it: as if written in the manifest.
+			what = "1 replica (" + g.GivenBy + ")"
 		case g.Defaulted:
 			what = "1 replica (replicas unset)"
 		}

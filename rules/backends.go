@@ -86,8 +86,10 @@ type podGroup struct {
 	// Autoscaler names the HorizontalPodAutoscaler whose minReplicas
 	// Replicas is, if one targets the workload.
 	Autoscaler string
-	// FromValues is set when a chart's values chose Replicas.
+	// FromValues is set when a chart's default values chose Replicas,
+	// GivenBy when the values the user gave did (`--set replicas=1`).
 	FromValues bool
+	GivenBy    string
 	Labels     map[string]string
 	Pod        *PodSummary // nil: not known
 	// Object is the workload in the input (nil for live pods), and
@@ -132,13 +134,13 @@ func servingPods(in *Inventory, ref *admissionv1.ServiceReference) backendPods {
 		g := podGroup{
 			Who:       fmt.Sprintf("%s %q", w.Object.Kind, w.Object.Name),
 			Namespace: b.Namespace,
-			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted, FromValues: w.ReplicasFromValues,
+			Replicas:  w.Replicas, Defaulted: w.ReplicasDefaulted, FromValues: w.ReplicasFromValues, GivenBy: w.ReplicasGivenBy,
 			Labels: w.PodLabels, Pod: w.Pod, Object: &w.Object,
 		}
 		for _, a := range in.Autoscalers {
 			if a.TargetKind == w.Object.Kind && a.TargetName == w.Object.Name &&
 				(a.Namespace == w.Object.Namespace || a.Namespace == "" || w.Object.Namespace == "") {
-				g.Replicas, g.Defaulted, g.FromValues, g.Autoscaler = a.MinReplicas, false, a.MinReplicasFromValues, a.Name
+				g.Replicas, g.Defaulted, g.FromValues, g.GivenBy, g.Autoscaler = a.MinReplicas, false, a.MinReplicasFromValues, a.MinReplicasGivenBy, a.Name
 				g.AutoscalerObject = &diag.Object{Kind: "HorizontalPodAutoscaler", Namespace: a.Namespace, Name: a.Name}
 			}
 		}

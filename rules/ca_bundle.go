@@ -54,7 +54,10 @@ func init() {
 				"own certificate (Gatekeeper and MetalLB through cert-controller unless `--disable-cert-rotation`, " +
 				"Kueue's internal certificate management, CloudNativePG, istiod), or External Secrets' separate " +
 				"`certcontroller` Deployment, or a controller beside the backend, in its namespace (an operator's " +
-				"manager that deploys it), granted `update` or `patch` on every configuration of the kind, named as such: a " +
+				"manager that deploys it), granted `update` or `patch` on every configuration of the kind, named as such " +
+				"(Knative Serving's webhook, through the aggregated ClusterRole knative-serving-admin: " +
+				"https://github.com/knative/serving/blob/41a3ae714a56b7a2bcd09e372ec8f3a02c753e0b/config/core/200-roles/clusterrole.yaml; " +
+				"a ClusterRole grants what the ClusterRoles its aggregationRule selects grant): a " +
 				"role of every verb on every resource (a GitOps controller's) and cert-manager's cainjector " +
 				"(which writes only annotated ones) are no evidence. Where " +
 				"something else writes caBundle, adding an injector annotation would make two controllers " +

@@ -43,12 +43,17 @@ func init() {
 				"- an empty `caBundle` without CA injection (`cert-manager.io/inject-ca-from`) makes the server " +
 				"trust only its system roots, so calls to an in-cluster Service fail; controllers that write the " +
 				"caBundle themselves at runtime exist (Knative, some operators), which the input may not show, so " +
-				"this is info;\n" +
+				"this is info, and none when the input shows such a writer: a workload of the backend's namespace " +
+				"that RBAC lets update or patch the CRD (a ClusterRole, or one aggregating it, that names " +
+				"`apiextensions.k8s.io` `customresourcedefinitions` as written, for every CRD or with this one among " +
+				"its `resourceNames`; not a `*` grant, which any GitOps controller has), as Knative Serving's webhook is " +
+				"(https://github.com/knative/serving/blob/41a3ae714a56b7a2bcd09e372ec8f3a02c753e0b/config/core/200-roles/clusterrole.yaml), " +
+				"or a backend image known to write it;\n" +
 				"- a backend with one replica leaves the custom resources unreadable in their other versions while " +
 				"its pod restarts or a node drains. One replica is judged as backend-availability judges it, " +
 				"whatever carries the count: a warning when the manifest writes it (`replicas`, an autoscaler's " +
-				"`minReplicas`, or `replicas` unset), info when a chart's default value decides it (the " +
-				"installer's choice).\n\n" +
+				"`minReplicas`, or `replicas` unset, or a value given to the render such as `--set replicas=1`), " +
+				"info when a chart's default value decides it (the installer's choice).\n\n" +
 				"A CRD with a single version never calls its conversion webhook, so none of this applies there.\n\n" +
 				"Without a conversion webhook (`strategy: None`, the default) the server converts only by rewriting " +
 				"`apiVersion`, and then prunes what the requested version's schema does not have. When two served " +
@@ -101,7 +106,7 @@ func checkConversionWebhook(p *Pass) {
 	case injector != "" || (len(bundle) == 0 && cc.URL != nil):
 		// Injected, or a URL whose certificate the system roots may verify.
 	case len(bundle) == 0:
-		if cc.Service != nil && !writesOwnCABundle(p.Input, cc.Service) {
+		if cc.Service != nil && !writesOwnCABundle(p.Input, cc.Service) && !crdCAWriter(p.Input, crd.Name, cc.Service.Namespace) {
 			p.Emit(Finding{Severity: diag.Info, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
 				Message: what + ": empty caBundle and no CA injector, so calls fail (unknown authority); " +
 					"annotate cert-manager.io/inject-ca-from or set caBundle"})
@@ -158,6 +163,21 @@ func writesOwnCABundle(in *Inventory, ref *apiextensionsv1.ServiceReference) boo
 	return false
 }
 
+// crdCAWriter reports whether a workload of the backend's namespace (an
+// operator's controller, or the webhook itself, as Knative's writes the
+// caBundle of the CRDs it converts) may update or patch the CRD by RBAC:
+// the grant every such controller needs. A workload of another namespace
+// may be another project's, in the same folder.
+func crdCAWriter(in *Inventory, crd, namespace string) bool {
+	for i := range in.Workloads {
+		wl := &in.Workloads[i]
+		if (wl.Object.Namespace == namespace || wl.Object.Namespace == "") && mayWriteCRD(in, wl, crd) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkConversionBackend reports a conversion webhook served by one pod,
 // once per backend: the CRDs of one project share it, and the fix (more
 // replicas) is one edit.
@@ -184,10 +204,14 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 	switch {
 	case g.Autoscaler != "" && g.FromValues:
 		why, sev = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas, chart value)", g.Autoscaler), diag.Info
+	case g.Autoscaler != "" && g.GivenBy != "":
+		why = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas, %s)", g.Autoscaler, g.GivenBy)
 	case g.Autoscaler != "":
 		why = fmt.Sprintf("1 replica (HorizontalPodAutoscaler %q minReplicas)", g.Autoscaler)
 	case g.FromValues:
 		why, sev = "1 replica (chart value)", diag.Info
+	case g.GivenBy != "":
+		why = "1 replica (" + g.GivenBy + ")"
 	case g.Defaulted:
 		why = "1 replica (replicas unset)"
 	}

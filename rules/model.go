@@ -16,13 +16,16 @@ import (
 
 // API versions and kinds the linter understands.
 const (
-	GroupName   = "admissionregistration.k8s.io"
-	V1          = GroupName + "/v1"
-	V1beta1     = GroupName + "/v1beta1"
-	Validating  = "ValidatingWebhookConfiguration"
-	Mutating    = "MutatingWebhookConfiguration"
-	ListSuffix  = "List"
-	CoreVersion = "v1"
+	GroupName = "admissionregistration.k8s.io"
+	// CRDGroupName is the group of CustomResourceDefinitions, whose
+	// conversion webhooks are webhook clients too.
+	CRDGroupName = "apiextensions.k8s.io"
+	V1           = GroupName + "/v1"
+	V1beta1      = GroupName + "/v1beta1"
+	Validating   = "ValidatingWebhookConfiguration"
+	Mutating     = "MutatingWebhookConfiguration"
+	ListSuffix   = "List"
+	CoreVersion  = "v1"
 )
 
 // IsWebhookKind reports whether apiVersion/kind is one of the two webhook
@@ -74,6 +77,10 @@ type Webhook struct {
 	// TimeoutFromValues is set when a chart template writes
 	// timeoutSeconds from its values: the installer's choice.
 	TimeoutFromValues bool
+	// TimeoutGivenBy is set instead when the value comes from what the
+	// user gave the render (`--set key=10`, `--values FILE:line`): the
+	// deployment's choice, judged as a written value and named so.
+	TimeoutGivenBy string
 
 	Config *Config
 }
@@ -365,6 +372,9 @@ type Workload struct {
 	// count from its values: the count is the rendered values', which the
 	// user installing the chart chooses.
 	ReplicasFromValues bool
+	// ReplicasGivenBy is set instead when the value comes from what the
+	// user gave the render (see Webhook.TimeoutGivenBy).
+	ReplicasGivenBy string
 	// Pod summarizes the pod template; nil when it could not be read.
 	Pod *PodSummary
 	// ServiceAccount is the pod template's serviceAccountName ("default"
@@ -380,6 +390,11 @@ type Workload struct {
 type Role struct {
 	Kind, Namespace, Name string
 	Rules                 []rbacv1.PolicyRule
+	// Labels and Aggregates are a ClusterRole's: the controller manager
+	// adds to a ClusterRole the rules of every ClusterRole its
+	// aggregationRule selects by label.
+	Labels     map[string]string
+	Aggregates []metav1.LabelSelector
 }
 
 // RoleBinding is a ClusterRoleBinding or RoleBinding: the role it grants
@@ -446,4 +461,7 @@ type Autoscaler struct {
 	// minReplicas from its values: the installer's choice, judged as a
 	// workload's replicas from values are.
 	MinReplicasFromValues bool
+	// MinReplicasGivenBy is set instead when the value comes from what
+	// the user gave the render (see Webhook.TimeoutGivenBy).
+	MinReplicasGivenBy string
 }

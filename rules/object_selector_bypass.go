@@ -40,7 +40,10 @@ func init() {
 				"(a credential Secret, an object Crossplane protects from deletion while it is in use). On a " +
 				"fail-closed validating webhook that checks the creation or update of pods or of the workloads " +
 				"that create them, an inclusion is an opt-in to an enforced check, and whoever writes the workload " +
-				"opts out by leaving the label off: that is reported (warning). On a mutating webhook an opt-in " +
+				"opts out by leaving the label off: that is reported (warning). No public project was found shipping " +
+				"such an opt-in on pods (its example is synthetic); the bypass it allows is the one reported for " +
+				"Istio's validating webhook, which selects `istio.io/rev In [<revision>]`, so that a tenant skips " +
+				"validation by leaving the label off (https://github.com/istio/istio/issues/50663). On a mutating webhook an opt-in " +
 				"is the design (Istio's `sidecar.istio.io/inject`), and a fail-open webhook enforces nothing.\n\n" +
 				"The `kubernetes.io/metadata.name` label of a Namespace is set by the API server, so selecting " +
 				"namespaces by it is not a bypass.",

@@ -3,6 +3,9 @@ package rules
 import (
 	"slices"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // webhookConfigResource is the resource name RBAC rules use for a webhook
@@ -87,8 +90,65 @@ func clusterRBACOf(in *Inventory) *clusterRBAC {
 				ix.roles[r.Name] = append(ix.roles[r.Name], i)
 			}
 		}
+		// An aggregated ClusterRole grants what the ClusterRoles its
+		// selectors match grant (one level: the controller manager
+		// aggregates those roles' own rules).
+		for i, r := range in.Roles {
+			if r.Kind != "ClusterRole" || len(r.Aggregates) == 0 {
+				continue
+			}
+			for j, other := range in.Roles {
+				if j != i && other.Kind == "ClusterRole" && len(other.Aggregates) == 0 && selectsRole(r.Aggregates, other.Labels) {
+					ix.roles[r.Name] = append(ix.roles[r.Name], j)
+				}
+			}
+		}
 		return ix
 	}).(*clusterRBAC)
+}
+
+// selectsRole reports whether one of an aggregationRule's selectors
+// matches a ClusterRole's labels (an empty selector matches none, as
+// the controller manager's does not aggregate every role).
+func selectsRole(selectors []metav1.LabelSelector, roleLabels map[string]string) bool {
+	for i := range selectors {
+		s, err := metav1.LabelSelectorAsSelector(&selectors[i])
+		if err == nil && !s.Empty() && s.Matches(labels.Set(roleLabels)) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayWriteCRD reports whether the unit's RBAC lets workload wl update or
+// patch the CustomResourceDefinition named crd, as a controller that
+// writes its conversion webhook's caBundle is allowed to: a
+// ClusterRoleBinding of its ServiceAccount to a ClusterRole (or one that
+// aggregates it) whose rule names the group and resource as written, not
+// through "*" (a role that may do anything, as a GitOps controller's,
+// says nothing of the CA), for every CRD or with crd among its
+// resourceNames.
+func mayWriteCRD(in *Inventory, wl *Workload, crd string) bool {
+	if in == nil || wl.ServiceAccount == "" {
+		return false
+	}
+	ix := clusterRBACOf(in)
+	for _, bi := range ix.bySubject[wl.ServiceAccount] {
+		rb := &in.RoleBindings[bi]
+		if !bindsServiceAccount(*rb, wl) {
+			continue
+		}
+		for _, ri := range ix.roles[rb.RoleRef.Name] {
+			for _, pr := range in.Roles[ri].Rules {
+				if slices.Contains(pr.APIGroups, CRDGroupName) && slices.Contains(pr.Resources, "customresourcedefinitions") &&
+					(anyOf(pr.Verbs, "update") || anyOf(pr.Verbs, "patch")) &&
+					(len(pr.ResourceNames) == 0 || slices.Contains(pr.ResourceNames, crd)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // namesConfig reports whether a resourceNames entry names the

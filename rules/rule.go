@@ -72,6 +72,11 @@ type Rule struct {
 	// DependsOnOverlay marks rules all of whose findings judge what a
 	// kustomize overlay changes (see Finding.DependsOnOverlay).
 	DependsOnOverlay bool
+	// OnePerFile marks rules whose finding, the same on many objects of a
+	// file (an archived install manifest of v1beta1 CRDs), is one fix for
+	// the file: it is reported once, at the first object, counting the
+	// others and naming them as related locations (OncePerFile).
+	OnePerFile bool
 	// Check runs once per webhook configuration. Rules whose findings come
 	// from a front end (YAML syntax, strict decoding) have a nil Check.
 	Check func(*Pass)

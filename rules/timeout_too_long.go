@@ -22,8 +22,9 @@ func init() {
 				"maximum. Values outside 1–30 are rejected by the server (the `timeout-range` rule). A backend " +
 				"with no ready endpoint fails the call at once; the timeout is what an unreachable (a firewall " +
 				"dropping the control plane's packets) or stalled backend costs. In a Helm chart whose template " +
-				"takes timeoutSeconds from values, the value is the installer's choice and the finding is info " +
-				"(cert-manager, for one, documents why its default is 30).",
+				"takes timeoutSeconds from its default values, the value is the installer's choice and the finding " +
+				"is info (cert-manager, for one, documents why its default is 30); a value given to the render " +
+				"(`--set`, `--values`) is the deployment's, and the warning names it.",
 			Fix: "Keep `timeoutSeconds` of fail-closed webhooks short (Gatekeeper ships 3 s; the v1 default is " +
 				"10 s) and make the backend answer well within it; or, if a slow answer is acceptable to skip, " +
 				"fail open with `failurePolicy: Ignore`.",
@@ -69,6 +70,8 @@ func checkTimeoutTooLong(p *Pass) {
 			// The chart's values choose it (cert-manager documents its 30 s):
 			// the installer's choice, worth knowing.
 			why, sev = " (chart value)", diag.Info
+		} else if w.TimeoutGivenBy != "" {
+			why = " (" + w.TimeoutGivenBy + ")" // the deployment's choice
 		}
 		p.ReportSeverity(sev, path, fmt.Sprintf("%s waits timeoutSeconds %d%s on a stalled backend, then rejects "+
 			"the request; set %d or less, or fail open", quoteWebhook(w), t, why, limit))

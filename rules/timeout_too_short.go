@@ -23,8 +23,9 @@ func init() {
 				"10–25 s after managed control-plane maintenance (akuity/kargo#7330), and Kyverno's 3 s timeout " +
 				"was reached under load with a set of best-practice policies (kyverno/kyverno#419). The sibling " +
 				"rule timeout-too-long judges the other end; projects that keep fail-closed timeouts short on " +
-				"purpose choose 2 s (Knative) or 3 s (Gatekeeper), which this rule accepts. A chart value is " +
-				"the installer's choice: info.",
+				"purpose choose 2 s (Knative) or 3 s (Gatekeeper), which this rule accepts. A chart's default " +
+				"value is the installer's choice: info; a value given to the render (`--set`, `--values`) is the " +
+				"deployment's: a warning that names it.",
 			Fix: "Raise `timeoutSeconds` above the backend's p99 latency under load (the v1 default is 10 s), " +
 				"or fail open (`failurePolicy: Ignore`) if skipping a slow answer is acceptable.",
 			Sources: []string{
@@ -59,6 +60,8 @@ func checkTimeoutTooShort(p *Pass) {
 		sev, why := p.rule.Severity, ""
 		if w.TimeoutFromValues {
 			sev, why = diag.Info, " (chart value)"
+		} else if w.TimeoutGivenBy != "" {
+			why = " (" + w.TimeoutGivenBy + ")" // the deployment's choice
 		}
 		p.ReportSeverity(sev, w.Path().Child("timeoutSeconds"), fmt.Sprintf("%s fails closed after timeoutSeconds %d%s: "+
 			"each answer slower than that rejects the request; raise it above the backend's p99, or fail open",

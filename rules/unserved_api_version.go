@@ -21,6 +21,9 @@ func init() {
 		Severity: diag.Error,
 		Category: Server,
 		Since:    "0.1.0",
+		// An archived install manifest has tens of v1beta1 CRDs: one
+		// apiVersion to change throughout the file.
+		OnePerFile: true,
 		Doc: Doc{
 			Why: "Since 1.22 the API server serves webhook configurations only in `admissionregistration.k8s.io/v1`; " +
 				"any other version (`v1alpha1`, a typo) was never served. Both are errors from 1.22 on: " +
@@ -37,7 +40,11 @@ func init() {
 				"webhooklint reads them as the server did (`spec.version`, a shared `spec.validation`, " +
 				"`spec.conversion.webhookClientConfig`, `conversionReviewVersions` defaulting to `v1beta1`, " +
 				"`preserveUnknownFields` defaulting to true), so their conversion-webhook findings are reported; from 1.22 " +
-				"on the CRD is never installed and this error is its only finding.",
+				"on the CRD is never installed and this error is its only finding.\n\n" +
+				"An archived install manifest holds tens of such objects, one change for the file: the finding is " +
+				"reported once per file and kind, at the first object, counting them, with the others as related " +
+				"locations (`related` in JSON, `relatedLocations` in SARIF). A suppression on one object (a " +
+				"`# webhooklint:ignore` comment above it, the `webhooklint.io/ignore` annotation) leaves that object out.",
 			Fix: "Move to v1 and write out the v1beta1 defaults you relied on.",
 			Sources: []string{
 				docsDeprecation,

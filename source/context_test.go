@@ -229,6 +229,33 @@ func TestMissingIgnoredFile(t *testing.T) {
 	}
 }
 
+// A copy of a repository's config folder, without the repository (the
+// layouts corpus copies gatekeeper's config/ without the Makefile whose
+// `make patch-image` writes the dev overlay's patch): what makes the
+// missing file is not in the input, so its absence is info, saying so; the
+// same tree in a checkout is an error (TestMissingIgnoredFile).
+func TestMissingFileOutsideRepository(t *testing.T) {
+	root := t.TempDir() // not writeTree, which makes a checkout
+	dev := filepath.Join(root, "config", "overlays", "dev")
+	if err := os.MkdirAll(dev, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"kustomization.yaml": "resources:\n- cm.yaml\npatchesStrategicMerge:\n- manager_image_patch.yaml\n",
+		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dev, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, []string{filepath.Join(root, "config")}, source.Options{})
+	got := find(res.Diagnostics, "kustomize-build", "dev/kustomization.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message,
+		"'manager_image_patch.yaml' does not exist; not in a repository: lint the checkout") {
+		t.Fatalf("want the missing patch at info, naming what is not known:%s", dump(res.Diagnostics))
+	}
+}
+
 // One replica is one gap whatever carries the count: an autoscaler's
 // minReplicas taken from chart values (ingress-nginx's
 // controller.autoscaling.minReplicas) is info like a replica count from
@@ -407,5 +434,33 @@ func TestChartReleaseNameAssumed(t *testing.T) {
 	so.ChartConfigs[0].ReleaseName = "milvus-operator"
 	if got := find(run(t, []string{chart}, so).Diagnostics, "serving-certificate", ""); len(got) != 0 {
 		t.Errorf("released as milvus-operator, the names match:%s", dump(got))
+	}
+}
+
+// A base built alone whose var names an object of a sibling base
+// (logging-operator's config/certmanager, commented out in config/default,
+// names the Service of ../webhook) fails only because its overlay is not
+// there to resolve it: info, naming what makes it a base. The same error in
+// a kustomization that is deployed stays an error.
+func TestBaseVarsResolvedByOverlay(t *testing.T) {
+	vars := "resources:\n- cm.yaml\nvars:\n- name: NAMESPACE\n  objref: {kind: Service, version: v1, name: webhook-service}\n  fieldref: {fieldpath: metadata.namespace}\n"
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata: {ns: $(NAMESPACE)}\n"
+	root := writeTree(t, map[string]string{
+		"config/default/kustomization.yaml":     "resources:\n- ../manager\n# - ../certmanager\n",
+		"config/manager/kustomization.yaml":     "resources:\n- cm.yaml\n",
+		"config/manager/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: manager\n",
+		"config/certmanager/kustomization.yaml": vars,
+		"config/certmanager/cm.yaml":            cm,
+		"deploy/kustomization.yaml":             vars,
+		"deploy/cm.yaml":                        cm,
+	})
+	res := run(t, []string{root}, source.Options{})
+	got := find(res.Diagnostics, "kustomize-build", "certmanager/kustomization.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message, "cannot be mapped") ||
+		!strings.Contains(got[0].Message, "; a base (commented out at ") || !strings.Contains(got[0].Message, "): its overlay resolves vars; its files are linted alone") {
+		t.Fatalf("want the base's var error at info, naming the commented-out entry:%s", dump(res.Diagnostics))
+	}
+	if got := find(res.Diagnostics, "kustomize-build", "deploy/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
+		t.Fatalf("want a deployed kustomization's var error to stay an error:%s", dump(res.Diagnostics))
 	}
 }

@@ -40,6 +40,26 @@ func generatedBy(file string) string {
 	return ""
 }
 
+// outsideRepository is said of a missing file when no repository root
+// (.git) is above the kustomization: the Makefiles, scripts and .gitignore
+// that would say the project makes the file are not in the input (a copy
+// of a repository's config folder), so "it is missing" is all that is
+// known, not that the tree is broken.
+const outsideRepository = "not in a repository: lint the checkout"
+
+// inRepository reports whether dir or a folder above it is a repository
+// root.
+func inRepository(dir string) bool {
+	for ; ; dir = filepath.Dir(dir) {
+		if isRepoRoot(dir) {
+			return true
+		}
+		if filepath.Dir(dir) == dir {
+			return false
+		}
+	}
+}
+
 // missingFileIn is the path of a build error's missing file, as tidy
 // writes it: relative to the kustomization's folder.
 var missingFileIn = regexp.MustCompile(`'([^']+)' does not exist`)

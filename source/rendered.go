@@ -107,7 +107,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	}
 	if u.gitops == nil {
 		// An entry gives the values: they are chosen, not defaults.
-		markValueDriven(files, byName)
+		markValueDriven(u, files, byName)
 	}
 	markRegeneratedCABundles(files, byName)
 	waves := argoWaveFindings(u, files) // before the rules drop the positions
@@ -188,7 +188,9 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 				break
 			}
 			// Name the values key to change, where it is set.
-			if vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line); ok {
+			if key, ok := helm.ValuesKeyAt(t.Source, tr.Line); ok && setBy(u, key) != "" {
+				how += fmt.Sprintf(" (chart value %s, %s)", key, setBy(u, key))
+			} else if vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line); ok {
 				how += fmt.Sprintf(" (chart value %s)", vs.Key)
 				d.Related = append(d.Related, diag.Related{
 					File: vs.File, Line: vs.Line, Column: vs.Column, EndLine: vs.Line, EndColumn: vs.Column + 1,
@@ -287,8 +289,10 @@ func templateChunks(t *helm.Template) int { return helm.Chunks(t.Source) }
 // markValueDriven tells the backend checks which workloads take spec.replicas
 // (which autoscalers minReplicas) from a template action, and timeout-too-long which webhooks take
 // timeoutSeconds from one: a chart that defaults to a value but lets users
-// choose is judged on the values rendered, at a lower severity.
-func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
+// choose is judged on the values rendered, at a lower severity. A value
+// the user gave (--set, --values) is the deployment's choice: judged as a
+// written one, and named.
+func markValueDriven(u *unit, files []*manifest.File, byName map[string]*helm.Template) {
 	for _, f := range files {
 		t := byName[f.Name]
 		if t == nil || t.Source == nil {
@@ -299,21 +303,60 @@ func markValueDriven(files []*manifest.File, byName map[string]*helm.Template) {
 		}
 		for _, d := range f.Docs {
 			if tr := t.Trace(d.Index, "spec.replicas"); tr.Exact && !tr.Literal {
-				d.MarkReplicasFromValues()
+				d.MarkReplicasFromValues(givenValue(u, t, tr))
 			}
 			if tr := t.Trace(d.Index, "spec.minReplicas"); tr.Exact && !tr.Literal {
-				d.MarkReplicasFromValues() // an autoscaler's
+				d.MarkReplicasFromValues(givenValue(u, t, tr)) // an autoscaler's
 			}
 			if d.Config == nil {
 				continue
 			}
 			for i := range d.Config.Webhooks {
 				if tr := t.Trace(d.Index, fmt.Sprintf("webhooks[%d].timeoutSeconds", i)); tr.Exact && !tr.Literal {
-					d.MarkTimeoutFromValues(i)
+					d.MarkTimeoutFromValues(i, givenValue(u, t, tr))
 				}
 			}
 		}
 	}
+}
+
+// givenValue names what the user gave that sets the chart value the
+// template action at tr reads (`--set replicas=1`, `--values prod.yaml:12`),
+// or "" when the chart's own values.yaml sets it, or no value is named
+// there.
+func givenValue(u *unit, t *helm.Template, tr helm.Trace) string {
+	if tr.File != "" {
+		return "" // a named template's line, of another file
+	}
+	key, ok := helm.ValuesKeyAt(t.Source, tr.Line)
+	if !ok {
+		return ""
+	}
+	if set := setBy(u, key); set != "" {
+		return set
+	}
+	vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line)
+	if !ok || vs.File == filepath.Join(u.dir, "values.yaml") {
+		return ""
+	}
+	return fmt.Sprintf("--values %s:%d", display(vs.File), vs.Line)
+}
+
+// setBy is the `--set key=value` that sets chart value key for unit u, or
+// "": as helm merges them, --set over the values files and --set-string
+// last, the last setting of a key winning; one --set may hold several
+// (a=1,b=2).
+func setBy(u *unit, key string) string {
+	sets := append(slices.Clip(u.chart.Set), u.chart.SetString...)
+	for i := len(sets) - 1; i >= 0; i-- {
+		pairs := strings.Split(sets[i], ",")
+		for j := len(pairs) - 1; j >= 0; j-- {
+			if k, v, ok := strings.Cut(pairs[j], "="); ok && strings.TrimSpace(k) == key {
+				return "--set " + key + "=" + v
+			}
+		}
+	}
+	return ""
 }
 
 // markRegeneratedCABundles compares each webhook's caBundle with the

@@ -81,6 +81,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	// here rather than by the engine (the engine's pass unchanged: it
 	// applied them already, and kept demoted base findings at info).
 	out.Diagnostics = diag.Normalize(supersededByPlaceholders(lo.Selection().Select(out.Diagnostics)))
+	// Last, when every finding is in the file it is read in.
+	out.Diagnostics = rules.OncePerFile(out.Diagnostics)
 
 	out.Files = reportedFiles(req, out.Diagnostics, stdinData)
 	return out

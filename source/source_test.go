@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -446,22 +447,34 @@ func TestEnvsubstBlockPlaceholder(t *testing.T) {
 	}
 }
 
-// A timeoutSeconds the chart takes from its values is the installer's
+// A timeoutSeconds the chart's values.yaml defaults to is the installer's
 // choice (cert-manager documents its 30 s): timeout-too-long is info,
-// and says so.
+// and says so. One the user passes (--set) is the deployment's: a
+// warning naming it.
 func TestHelmTimeoutFromValues(t *testing.T) {
-	res := run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")},
-		Set: []string{"webhook.timeoutSeconds=30"}})
+	chart := filepath.Join(t.TempDir(), "webhook-chart")
+	if err := os.CopyFS(chart, os.DirFS(chartDir)); err != nil {
+		t.Fatal(err)
+	}
+	values := filepath.Join(chart, "values.yaml")
+	data, err := os.ReadFile(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(values, bytes.Replace(data, []byte("timeoutSeconds: 5"), []byte("timeoutSeconds: 30"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, nil, source.Options{Charts: []string{chart}, ValuesFiles: []string{filepath.Join(chart, "values-strict.yaml")}})
 	found := find(res.Diagnostics, "timeout-too-long", "templates/webhook.yaml")
 	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 30 (chart value)") {
 		t.Errorf("want one info timeout-too-long finding naming the chart values:%s", dump(res.Diagnostics))
 	}
-	// The other end, the same table: timeout-too-short.
+	// The other end, the same table: timeout-too-short, given by the user.
 	res = run(t, nil, source.Options{Charts: []string{chartDir}, ValuesFiles: []string{filepath.Join(chartDir, "values-strict.yaml")},
 		Set: []string{"webhook.timeoutSeconds=1"}})
 	found = find(res.Diagnostics, "timeout-too-short", "templates/webhook.yaml")
-	if len(found) != 1 || found[0].Severity != diag.Info || !strings.Contains(found[0].Message, "timeoutSeconds 1 (chart value)") {
-		t.Errorf("want one info timeout-too-short finding naming the chart values:%s", dump(res.Diagnostics))
+	if len(found) != 1 || found[0].Severity != diag.Warning || !strings.Contains(found[0].Message, "timeoutSeconds 1 (--set webhook.timeoutSeconds=1)") {
+		t.Errorf("want one timeout-too-short warning naming the --set:%s", dump(res.Diagnostics))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -119,6 +120,9 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 		if u.gitops != nil {
 			onEntry(u.gitops, ds)
 		}
+		if u.base {
+			baseVars(u, ds)
+		}
 		return &unitResult{failed: true, diags: ds}
 	}
 	b.Origins = origins
@@ -223,6 +227,25 @@ func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) 
 	return kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}, false
 }
 
+// unmappedVar is kustomize's error on a var whose object is not among the
+// resources built.
+var unmappedVar = regexp.MustCompile(`^var '[^']*' cannot be mapped to a field in the set of known resources`)
+
+// baseVars makes info the build error of a base whose var names an object
+// it does not hold: vars are resolved over what the overlay builds
+// (kubebuilder's config/certmanager names the Service of ../webhook, both
+// read by config/default), so building the base alone, which its project
+// never does, is what fails.
+func baseVars(u *unit, ds []diag.Diagnostic) {
+	for i := range ds {
+		d := &ds[i]
+		if d.Rule == rules.KustomizeBuildRule && d.Severity == diag.Error && unmappedVar.MatchString(d.Message) {
+			d.Severity = diag.Info
+			d.Message = strings.Replace(d.Message, kustomizeNotBuilt, "; a base ("+u.baseBy+"): its overlay resolves vars"+kustomizeNotBuilt, 1)
+		}
+	}
+}
+
 // kustomizeNotBuilt ends the message of a kustomization that was not built.
 const kustomizeNotBuilt = "; its files are linted alone"
 
@@ -236,6 +259,9 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
 			// Not built yet, not wrong: the project makes the file.
 			sev, msg = diag.Info, msg+"; "+by
+		} else if missingFileIn.MatchString(msg) && !inRepository(filepath.Dir(absPath(file))) {
+			// Broken only if nothing the input leaves out makes it.
+			sev, msg = diag.Info, msg+"; "+outsideRepository
 		}
 		return diag.Diagnostic{
 			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
