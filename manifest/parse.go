@@ -638,7 +638,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		ix.freeze()
 		d.Positions = ix
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), rules.UnservedAPIVersionRule, diag.Error, "apiVersion",
-			rules.NeverServedMessage(kind, apiVersion)))
+			rules.NeverServedMessage(kind)))
 	case f.opts.Alone && kind != "CustomResourceDefinition" && b.plain:
 		// Nothing reads it (Options.Alone), and without aliases reading it
 		// cannot exhaust the budget, the one finding reading it gives.
