@@ -89,7 +89,7 @@ webhooks:
 	if len(got["timeout-too-long"]) != 1 {
 		t.Errorf("timeout-too-long is another field's: %+v", got["timeout-too-long"])
 	}
-	if e := got["side-effects-value"]; len(e) != 1 || !strings.HasSuffix(e[0].Message, "(also causes 1 finding)") {
+	if e := got["side-effects-value"]; len(e) != 1 || !strings.HasSuffix(e[0].Message, "(also causes dry-run-side-effects)") {
 		t.Errorf("root: %+v", e)
 	}
 }
