@@ -48,6 +48,7 @@ func init() {
 			},
 		},
 		Check:       checkUnservedAPIVersion,
+		CheckCRD:    checkUnservedCRD,
 		CheckPolicy: checkUnservedPolicy,
 	})
 }
@@ -61,6 +62,21 @@ func checkUnservedAPIVersion(p *Pass) {
 	}
 	sev, msg := unservedV1beta1(p.Config, p.Settings.KubeVersion)
 	p.ReportSeverity(sev, field.NewPath("apiVersion"), msg)
+}
+
+// checkUnservedCRD judges a v1beta1 CustomResourceDefinition against the
+// target version, as checkUnservedAPIVersion a configuration; Pass.Run
+// runs no other rule on one the target does not serve.
+func checkUnservedCRD(p *Pass) {
+	if !IsV1beta1CRD(p.CRD) {
+		return
+	}
+	const fix = "; use apiextensions.k8s.io/v1"
+	if v1beta1Served(p.Settings.KubeVersion) {
+		p.ReportSeverity(diag.Warning, field.NewPath("apiVersion"), CRDV1beta1+" is deprecated, removed in 1.22"+fix)
+		return
+	}
+	p.ReportSeverity(diag.Error, field.NewPath("apiVersion"), CRDV1beta1+" was removed in 1.22"+fix)
 }
 
 // checkUnservedPolicy reports a policy kind the target does not serve in
@@ -144,13 +160,4 @@ func IsV1beta1CRD(crd *apiextensionsv1.CustomResourceDefinition) bool {
 // one that does not never installs it.
 func CRDServed(crd *apiextensionsv1.CustomResourceDefinition, v KubeVersion) bool {
 	return !IsV1beta1CRD(crd) || v1beta1Served(v)
-}
-
-// UnservedV1beta1CRD is the severity and message of the
-// unserved-api-version finding on a v1beta1 CRD for a server of version v.
-func UnservedV1beta1CRD(v KubeVersion) (diag.Severity, string) {
-	if v1beta1Served(v) {
-		return diag.Warning, CRDV1beta1 + " is deprecated, removed in 1.22; use apiextensions.k8s.io/v1"
-	}
-	return diag.Error, CRDV1beta1 + " was removed in 1.22; use apiextensions.k8s.io/v1"
 }
