@@ -285,8 +285,8 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 	var hits, short []string // short: without the parenthesized details
 	var fixes []string
 	// unlabeled are the namespaces hit only because they lack the
-	// opt-out labels unset.
-	var unlabeled, unset []string
+	// opt-out labels of the namespaceSelector.
+	var unlabeled []string
 	conditional, clusterWide := false, false
 	for _, t := range targets {
 		var hitResources []string
@@ -305,11 +305,6 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 			if r.Namespace != "" && r.NamespaceLabels != nil && !r.NamespaceLabels.Partial && !slices.Contains(unlabeled, r.Namespace) {
 				if keys := unsetOptOutKeys(w.namespaceSelector, r.NamespaceLabels); len(keys) > 0 && r.Namespace != "default" {
 					unlabeled = append(unlabeled, r.Namespace)
-					for _, k := range keys {
-						if !slices.Contains(unset, k) {
-							unset = append(unset, k)
-						}
-					}
 				}
 			}
 			if name := resourceName(r); !slices.Contains(hitResources, name) {
