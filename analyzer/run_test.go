@@ -174,7 +174,7 @@ func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 		}
 		if d.Category == "self-deadlock" {
 			found = true
-			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `blocks its backend in "hooks-system"`) {
+			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `exclude namespace "hooks-system"`) {
 				t.Errorf("own Service: %s", d.Message)
 			}
 		}

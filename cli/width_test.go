@@ -19,6 +19,19 @@ func TestTextWidth(t *testing.T) {
 	}
 }
 
+// The rules' own fixtures hold a finding of every kind each rule words,
+// with the longest names the tests could think of (issue 38): they are
+// linted as a user would lint a folder, with the defaults.
+func TestTextWidthRuleFixtures(t *testing.T) {
+	t.Chdir("..")
+	_, out, _ := run(t, "", "--color", "never", "testdata/rules")
+	// 648 finding lines when this test was written: fewer than 600 means
+	// the fixtures were not linted, not that they lost a few findings.
+	if n := linewidth.Check(t, "testdata/rules", out); n < 600 {
+		t.Errorf("testdata/rules: %d finding lines checked, want 600 or more", n)
+	}
+}
+
 // The real-world layouts are linted from their root, as their maintainers
 // would: webhooklint .
 func TestTextWidthCorpusLayouts(t *testing.T) {

@@ -29,18 +29,18 @@ func TestWatchText(t *testing.T) {
 	want := `# added ValidatingAdmissionPolicy/p (resourceVersion 1)
 # added ValidatingAdmissionPolicyBinding/b (resourceVersion 2)
 In ValidatingAdmissionPolicy "p":
-+ metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy, so it is never enforced; bind it or remove it [policy-binding-reference]
++ metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy; bind it or remove it [policy-binding-reference]
     metadata.name: p
 In ValidatingAdmissionPolicyBinding "b":
-+ spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies [policy-binding-reference]
++ spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster; name one of the cluster's policies [policy-binding-reference]
     spec.policyName: q
 
 0 errors, 2 warnings in 2 admission policies and bindings
 # synced: watching for changes
 # changed ValidatingAdmissionPolicyBinding/b (resourceVersion 3)
 In ValidatingAdmissionPolicy "p":
-- metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy, so it is never enforced; bind it or remove it [policy-binding-reference] (fixed)
-+ spec.matchConstraints.resourceRules: warning: policy fails closed on kube-system objects (deployments.apps); exclude kube-system and kube-node-lease, or fail open [policy-system-critical-scope]
+- metadata.name: warning: no ValidatingAdmissionPolicyBinding in the cluster names this policy; bind it or remove it [policy-binding-reference] (fixed)
++ spec.matchConstraints.resourceRules: warning: fails closed on kube-system deployments.apps; exclude kube-* namespaces, or fail open [policy-system-critical-scope]
     spec.matchConstraints.resourceRules:
       - apiGroups:
         - apps
@@ -51,7 +51,7 @@ In ValidatingAdmissionPolicy "p":
         resources:
         - deployments
 In ValidatingAdmissionPolicyBinding "b":
-- spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster, so this binding enforces nothing; name one of the cluster's policies [policy-binding-reference] (fixed)
+- spec.policyName: warning: no ValidatingAdmissionPolicy "q" in the cluster; name one of the cluster's policies [policy-binding-reference] (fixed)
 
 0 errors, 1 warning in 2 admission policies and bindings
 `

@@ -55,8 +55,8 @@ type state struct {
 	policies map[string]*rules.Policy // by objectKey
 	findings map[string]diag.Diagnostic
 	live     *rules.LiveInventory
-	// listed holds the policy kinds read in full (a list, or a watch's
-	// initial state): what is not in policies does not exist.
+	// listed holds the kinds read in full (a list, or a watch's initial
+	// state): what is not in configs or policies does not exist.
 	listed      map[string]bool
 	lintOptions lint.Options
 	// internal holds the rule failures (panics) of the last lint.
@@ -146,6 +146,7 @@ func (s *state) known(o *diag.Object) bool {
 // and reports only what differs: the way a relist after 410 Gone carries
 // on without repeating or losing a change.
 func (s *state) sync(kindName string, configs []*rules.Config) []Change {
+	s.listed[kindName] = true
 	var objs []Change
 	seen := map[string]bool{}
 	for _, c := range configs {

@@ -146,7 +146,7 @@ func compareDoc(v verdict, ds []diag.Diagnostic, start int) []string {
 		case d.Severity == diag.Error && judgedRule(d.Rule):
 			errs = append(errs, d)
 		case d.Severity == diag.Warning && serverWarningRule(d.Rule):
-			serverWarns = append(serverWarns, d.Message)
+			serverWarns = append(serverWarns, serverWarningText(d.Rule, d.Path, d.Message))
 		}
 	}
 	var problems []string
@@ -366,4 +366,14 @@ func messages(ds []diag.Diagnostic) string {
 		fmt.Fprintf(&b, "[%d:%d %s %s: %s]", d.Line, d.Column, d.Rule, d.Path, d.Message)
 	}
 	return b.String()
+}
+
+// serverWarningText is the server's warning a finding repeats:
+// excluded-resources leaves out the path the warning starts with, where
+// the finding is located (issue 38: lines at most 200 columns).
+func serverWarningText(rule, path, msg string) string {
+	if rule == "excluded-resources" {
+		return path + ": " + msg
+	}
+	return msg
 }

@@ -234,10 +234,6 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		findings, errs = runRules(d.Config, inv, opts, d.File)
 	case d.Policy != nil:
 		findings, errs = runPolicyRules(d.Policy, inv, opts, d.File)
-	case !rules.CRDServed(d.CRD, opts.Settings.KubeVersion):
-		// The apply fails (the loader's unserved-api-version error): no
-		// conversion webhook of it is ever called.
-		return applySuppressions(d, slices.Clone(d.Diagnostics), opts), nil
 	default:
 		findings, errs = runCRDRules(d.CRD, inv, opts, d.File)
 	}
@@ -247,13 +243,6 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		// Unserved, the apply fails before validation: the rule's finding
 		// is all there is to say.
 		ds = append(ds, d.Diagnostics...)
-	}
-	if d.CRD != nil && rules.IsV1beta1CRD(d.CRD) {
-		for i := range ds {
-			if ds[i].Rule == rules.UnservedAPIVersionRule {
-				ds[i].Severity, ds[i].Message = rules.UnservedV1beta1CRD(opts.Settings.KubeVersion)
-			}
-		}
 	}
 	obj := d.Object()
 	var pending []fixable

@@ -402,7 +402,7 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range
 			// Not a base64 mistake: a substitution nobody ran. Say so,
 			// under the placeholder rule and its (user-chosen) severity.
 			d.errs = append(d.errs, decodeError{path: ps, at: at, rule: rules.PlaceholderRule,
-				msg: rules.PlaceholderMessage(tok, ps)})
+				msg: rules.PlaceholderMessage(tok)})
 			return
 		}
 		d.fail(ps, false, at, "%s must be base64-encoded: %v", ps, err)
@@ -435,7 +435,7 @@ func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at Range) {
 			// A string where a number, list or object belongs is, when it
 			// is a placeholder (HELMSUBST_TIMEOUT), a substitution nobody ran.
 			d.errs = append(d.errs, decodeError{path: ps, at: at, rule: rules.PlaceholderRule,
-				msg: rules.PlaceholderMessage(tok, ps)})
+				msg: rules.PlaceholderMessage(tok)})
 			return
 		}
 	}

@@ -638,7 +638,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		ix.freeze()
 		d.Positions = ix
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), rules.UnservedAPIVersionRule, diag.Error, "apiVersion",
-			rules.NeverServedMessage(kind, apiVersion)))
+			rules.NeverServedMessage(kind)))
 	case f.opts.Alone && kind != "CustomResourceDefinition" && b.plain:
 		// Nothing reads it (Options.Alone), and without aliases reading it
 		// cannot exhaust the budget, the one finding reading it gives.
@@ -647,11 +647,6 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		d.inventory.labels = readLabels(obj)
 		if d.inventory.crd != nil {
 			d.prepareConversion(src, obj, docNode, d.inventory.crd, b)
-			if d.CRD != nil && rules.IsV1beta1CRD(d.CRD) {
-				// For the default target; lint grades it for the one asked.
-				sev, msg := rules.UnservedV1beta1CRD(rules.DefaultKubeVersion)
-				d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), rules.UnservedAPIVersionRule, sev, "apiVersion", msg))
-			}
 		} else if i := d.inventory; i.service != nil || i.namespace != nil || i.workload != nil || i.budget != nil || i.scaler != nil || i.cert != nil {
 			// Where cross-object findings on it are located.
 			d.Positions = indexAnchors(src, obj)

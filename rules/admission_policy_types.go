@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -26,7 +25,8 @@ func init() {
 				"denies the request. webhooklint runs the server's own type checker (k8s.io/apiserver " +
 				"`validating.TypeChecker`) before the policy is installed, with the schemas of the built-in kinds " +
 				"(from the embedded OpenAPI of the target version) and of the unit's CustomResourceDefinitions, and " +
-				"reports its warnings at the expression.",
+				"reports its warnings at the expression, in the checker's words (what `status.typeChecking` would " +
+				"hold: the kind, then the error); the fix is in that expression, or in `matchConstraints`.",
 			Fix: "Use the field names and types of the matched kinds' schemas (`kubectl explain`), or narrow " +
 				"`matchConstraints` to the kinds the expression is written for.",
 			Sources: []string{
@@ -57,9 +57,9 @@ func checkAdmissionPolicyTypes(p *Pass) {
 	}
 	types := &unitTypes{cat: cat, crds: p.Input.CRDs}
 	for _, w := range p.Settings.TypeCheckPolicy(vap, types) {
-		p.Emit(Finding{Path: w.FieldRef, Message: fmt.Sprintf(
-			"status.typeChecking would report: %s; fix the expression for the kinds the policy matches",
-			typeCheckMessage(w.Warning))})
+		// The checker's own words, as status.typeChecking would hold them;
+		// the doc says what to fix.
+		p.Emit(Finding{Path: w.FieldRef, Message: typeCheckMessage(w.Warning) + "; fix it"})
 	}
 }
 

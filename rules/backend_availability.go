@@ -16,7 +16,7 @@ var _ = register(&Rule{
 	Doc: Doc{
 		Why: "A webhook with `failurePolicy: Fail` (the v1 default) is part of the API: while none of its pods " +
 			"answers, every request it matches is rejected; when the same pods convert CRDs, reads and writes of " +
-			"those in their other versions fail too, and the finding counts them (\"serving 3 webhooks and 2 CRD conversions\": the other fail-closed webhooks and the CRDs the same pods serve). Its backend therefore needs what " +
+			"those in their other versions fail too, and the finding counts them (\"serving 3 webhooks and 2 CRD conversions\": the other fail-closed webhooks and the CRDs the same pods serve; \"and 1 more workload\": another workload behind the Service with gaps of its own; PDB: PodDisruptionBudget). Its backend therefore needs what " +
 			"any API server replica would have:\n\n" +
 			"- **At least two replicas.** With one, every rollout, node drain, eviction or crash leaves no pod to " +
 			"answer, and the requests the webhook matches fail until a new pod is scheduled and ready (`no endpoints " +
@@ -138,7 +138,11 @@ func checkBackendAvailability(p *Pass) {
 			sev = p.rule.Severity // a configuration may lower the rule
 		}
 		if more > 0 {
-			named += fmt.Sprintf(" (and %d more behind the Service)", more)
+			if more == 1 {
+				named += " (and 1 more workload)"
+			} else {
+				named += fmt.Sprintf(" (and %d more workloads)", more)
+			}
 		}
 		// What else the pods serve, when more than this webhook: other
 		// fail-closed webhooks, and CRD conversions (while the pods are
@@ -219,7 +223,7 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 			switch {
 			case len(covering) == 0 && g.Replicas > 1:
 				// With one replica no budget helps: the replica is the gap.
-				gaps = append(gaps, gap{"no PodDisruptionBudget", "add a PodDisruptionBudget", diag.Info, causeAt(g.Object, "metadata.name")})
+				gaps = append(gaps, gap{"no PDB", "add a PodDisruptionBudget", diag.Info, causeAt(g.Object, "metadata.name")})
 			case g.Replicas > 1 || len(gaps) == 0:
 				// With one replica any budget must block drains or allow the
 				// outage; the missing replica is the finding then.
@@ -230,8 +234,8 @@ func availabilityGaps(in *Inventory, live bool, g podGroup) (gaps []gap) {
 					}
 				}
 				if blocking {
-					gaps = append(gaps, gap{fmt.Sprintf("PodDisruptionBudget %q allows no disruption", covering[0].Name),
-						"let it allow 1 disruption", lowerIf(g.FromValues, diag.Warning), budgetCause(covering[0])})
+					gaps = append(gaps, gap{fmt.Sprintf("PDB %q allows no disruption", covering[0].Name),
+						"allow 1 disruption", lowerIf(g.FromValues, diag.Warning), budgetCause(covering[0])})
 				}
 			}
 		}

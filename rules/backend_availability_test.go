@@ -68,7 +68,7 @@ func TestBackendAvailabilitySeverityModel(t *testing.T) {
 			"warning 1 replica (chart value), no readinessProbe; add a readinessProbe"},
 		// 3scale-ops/marin3r's OLM bundle: 2 replicas, no budget, no spread.
 		{"two replicas without budget or spread", deployment("marin3r-controller-webhook", 2, false, true, false), nil,
-			"info no PodDisruptionBudget, 2 replicas not spread; add a PodDisruptionBudget"},
+			"info no PDB, 2 replicas not spread; add a PodDisruptionBudget"},
 		// Two replicas from values with a budget allowing one disruption: no drain
 		// can empty it, only losing the node they share.
 		{"values two replicas with a budget", deployment("hook", 2, true, true, false), []DisruptionBudget{budget},

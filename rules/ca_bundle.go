@@ -31,8 +31,10 @@ func init() {
 				"Bytes that are not PEM, or PEM without a parsable certificate, make the client fail to build " +
 				"(`unable to parse bytes as PEM block`), and an expired or not yet valid CA fails every TLS " +
 				"handshake (`x509: certificate has expired or is not yet valid`): every call fails, and " +
-				"failurePolicy decides whether requests are rejected or the webhook silently skipped. " +
-				"A certificate without `CA:TRUE` can only verify a server presenting exactly that certificate, " +
+				"failurePolicy decides whether requests are rejected or the webhook silently skipped; while " +
+				"another certificate of the bundle is valid, an expired one fails only the verification against itself. " +
+				"A certificate without `CA:TRUE` can only verify a server presenting exactly that certificate " +
+				"(renewing the serving certificate breaks every call), " +
 				"and a CA close to expiry is an outage on a known date. All of these are warnings: the API server " +
 				"stores such a configuration, the failure comes at call time.\n\n" +
 				"An empty caBundle makes the API server verify the backend against its own system trust roots, " +
@@ -41,7 +43,8 @@ func init() {
 				"annotation on the configuration: cert-manager's cainjector (`cert-manager.io/inject-ca-from`, " +
 				"`inject-ca-from-secret`, `inject-apiserver-ca`, and `certmanager.k8s.io/inject-ca-from` before " +
 				"cert-manager 0.11) and OpenShift's service-ca operator " +
-				"(`service.beta.openshift.io/inject-cabundle: \"true\"`). Webhooks without rules are left " +
+				"(`service.beta.openshift.io/inject-cabundle: \"true\"`); an injection annotation that is not " +
+				"`<namespace>/<name>` injects nothing. Webhooks without rules are left " +
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
 				"pattern), and so are webhooks whose certificate something in the same unit manages at runtime. " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
@@ -124,14 +127,12 @@ func checkCABundle(p *Pass) {
 		bundle := bytes.TrimSpace(raw)
 		switch {
 		case injector != "" && len(bundle) > 0:
-			problems.add(w, fmt.Sprintf("%s overwrites caBundle (annotation %s), so re-applying the manifest "+
-				"brings back a stale CA; remove caBundle", injectorBy, injector))
+			problems.add(w, fmt.Sprintf("%s overwrites caBundle (annotation %s); remove caBundle", injectorBy, injector))
 		case injector != "":
 			// Two controllers writing one field keep replacing each
 			// other's CA: the webhook fails whenever the wrong one won.
 			if who, named := caWriter(p, w); named && w.ClientConfig.Service != nil && len(w.Rules) > 0 {
-				problems.add(w, fmt.Sprintf("%s (annotation %s) and %s both write caBundle; keep one of them",
-					injectorBy, injector, who))
+				problems.add(w, fmt.Sprintf("%s and %s write caBundle; keep one", injector, who))
 			}
 		case len(bundle) == 0:
 			// Empty, or only whitespace (Cg== is a newline): both wait for
@@ -144,7 +145,7 @@ func checkCABundle(p *Pass) {
 			problem := "empty caBundle and no CA injector; " +
 				"set caBundle or annotate cert-manager.io/inject-ca-from"
 			if len(raw) > 0 {
-				problem = "caBundle is not PEM (only whitespace), so every call fails; set it to the base64 " +
+				problem = "caBundle is not PEM (only whitespace); set it to the base64 " +
 					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
 			}
 			problems.add(w, problem)
@@ -451,8 +452,7 @@ func caInjectorOf(p *Pass) (annotation, by string) {
 			"certmanager.k8s.io/inject-ca-from", "certmanager.k8s.io/inject-ca-from-secret":
 			ns, name, ok := strings.Cut(v, "/")
 			if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-				p.Reportf(apath, "annotation %s is %q, not <namespace>/<name>, so cert-manager injects nothing; "+
-					"fix the reference", inj.annotation, excerpt(v, maxQuoted))
+				p.Reportf(apath, "annotation %s is %q, not <namespace>/<name>; fix the reference", inj.annotation, excerpt(v, maxQuoted))
 				continue
 			}
 		default:
@@ -494,7 +494,6 @@ func bundleContentProblems(p *Pass, bundle []byte) []string {
 		}
 		certs = append(certs, c)
 	}
-	const cannotLoad = "so every call fails"
 	switch {
 	case blocks == 0:
 		hint := ""
@@ -503,16 +502,16 @@ func bundleContentProblems(p *Pass, bundle []byte) []string {
 		} else if len(bundle) <= 40 && isPrintable(bundle) {
 			hint = fmt.Sprintf(" (it holds %q, a placeholder?)", bundle)
 		}
-		return []string{fmt.Sprintf("caBundle is not PEM%s, %s; set it to the base64 of the CA's PEM", hint, cannotLoad)}
+		return []string{fmt.Sprintf("caBundle is not PEM%s; set it to the base64 of the CA's PEM", hint)}
 	case len(certs) == 0 && len(parseErrs) > 0:
-		return []string{fmt.Sprintf("no certificate in caBundle parses (PEM block %s), %s; set it to the CA's PEM",
-			listNames(parseErrs, 3), cannotLoad)}
+		return []string{fmt.Sprintf("no certificate in caBundle parses (PEM block %s); set it to the CA's PEM",
+			listNames(parseErrs, 3))}
 	case len(certs) == 0:
 		fix := "set it to the CA certificate"
 		if slices.ContainsFunc(otherBlocks, func(t string) bool { return strings.Contains(t, "PRIVATE KEY") }) {
 			fix = "replace the private key with the CA certificate"
 		}
-		return []string{fmt.Sprintf("caBundle holds no certificate, only %s, %s; %s", strings.Join(otherBlocks, ", "), cannotLoad, fix)}
+		return []string{fmt.Sprintf("caBundle holds no certificate, only %s; %s", strings.Join(otherBlocks, ", "), fix)}
 	}
 	var out []string
 	if len(parseErrs) > 0 {
@@ -526,34 +525,22 @@ func bundleContentProblems(p *Pass, bundle []byte) []string {
 	// genCA/genSelfSignedCert) starts "now"; only a start beyond ordinary
 	// clock skew is a problem.
 	notYetValid := func(c *x509.Certificate) bool { return now.Add(clockSkew).Before(c.NotBefore) }
-	invalid := 0
-	for _, c := range certs {
-		if now.After(c.NotAfter) || notYetValid(c) {
-			invalid++
-		}
-	}
-	// While another certificate is valid it may still verify the server.
-	consequence := "TLS verification against it fails"
-	if invalid == len(certs) {
-		consequence = "every call fails TLS verification"
-	}
 	for i, c := range certs {
 		name := certName(c, i, len(certs))
 		switch {
 		case now.After(c.NotAfter):
-			out = append(out, fmt.Sprintf("%s in caBundle expired on %s, so %s; replace it with the current CA",
-				name, c.NotAfter.UTC().Format(time.DateOnly), consequence))
+			out = append(out, fmt.Sprintf("%s in caBundle expired on %s; replace it with the current CA",
+				name, c.NotAfter.UTC().Format(time.DateOnly)))
 		case notYetValid(c):
-			out = append(out, fmt.Sprintf("%s in caBundle is not valid before %s, so %s until then; check the issuer's clock",
-				name, c.NotBefore.UTC().Format(time.DateOnly), consequence))
+			out = append(out, fmt.Sprintf("%s in caBundle is not valid before %s; check the issuer's clock",
+				name, c.NotBefore.UTC().Format(time.DateOnly)))
 		case horizon.After(c.NotAfter):
 			days := int(c.NotAfter.Sub(now).Hours() / 24)
 			out = append(out, fmt.Sprintf("%s in caBundle expires on %s (in %d days); rotate the CA and update caBundle before then",
 				name, c.NotAfter.UTC().Format(time.DateOnly), days))
 		}
 		if !c.IsCA {
-			out = append(out, fmt.Sprintf("%s in caBundle is not a CA, so renewing the serving certificate breaks every call; "+
-				"put the issuing CA in caBundle", name))
+			out = append(out, fmt.Sprintf("%s in caBundle is not a CA; put the issuing CA in caBundle", name))
 		}
 	}
 	return out

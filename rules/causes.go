@@ -217,7 +217,7 @@ func alsoCauses(msg string, explained []string) string {
 }
 
 // maxNotedMessage bounds a root's message with its note.
-const maxNotedMessage = 200
+const maxNotedMessage = 130
 
 // capRepeats keeps the first MaxPerCause findings of each rule and message
 // shape in each object and replaces the rest with one finding that counts

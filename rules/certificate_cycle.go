@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -37,7 +36,8 @@ func init() {
 				"back.\n\n" +
 				"The rule follows the annotation to the Certificate's namespace and simulates cert-manager's " +
 				"requests there against every fail-closed webhook of the unit. Secrets in the backend's own " +
-				"namespace are self-deadlock's finding.",
+				"namespace are self-deadlock's finding. \"May fail closed\" marks requests the webhook's matchConditions " +
+				"may exclude in ways the rule cannot decide.",
 			Fix: "Exclude the Certificate's namespace with a namespaceSelector on `kubernetes.io/metadata.name`, " +
 				"leave `cert-manager.io` resources and Secrets out of the rules, or fail open.",
 			Sources: []string{
@@ -118,13 +118,13 @@ func checkCertificateCycle(p *Pass) {
 		if s := w.ClientConfig.Service; s != nil && s.Namespace == ns && len(intercepts(w, findBackend(p.Input, s), p.Input).hits) > 0 {
 			continue // self-deadlock's finding, fixed by the same exclusion
 		}
-		unless := ""
+		verb := "fails"
 		if conditional {
-			unless = ", unless matchConditions exclude them"
+			verb = "may fail" // unless matchConditions exclude them
 		}
-		p.Reportf(w.Path().Child("rules").Index(rule), "%s", fmt.Sprintf(
-			"fails closed on what cert-manager needs to issue serving certificate %q (%s)%s; "+
-				"exclude namespace %q or fail open",
-			ns+"/"+cert, listNames(hits, 1), unless, ns))
+		// Which of cert-manager's requests it takes is the doc's; the
+		// rule at the finding is the one that takes the first.
+		p.Reportf(w.Path().Child("rules").Index(rule), "%s closed on cert-manager issuing Certificate %q; exclude its namespace or fail open",
+			verb, ns+"/"+cert)
 	}
 }

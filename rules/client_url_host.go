@@ -52,13 +52,14 @@ func checkClientURLHost(p *Pass) {
 		path := w.Path().Child("clientConfig", "url")
 		if loopback(host) {
 			if !static {
-				p.Reportf(path, "%s calls %s, the API server's own host, which works only with a webhook server "+
-					"beside every API server; use clientConfig.service for an in-cluster backend", quoteWebhook(w), excerpt(raw, maxQuoted))
+				p.Reportf(path, "%s calls the API server's own host (%s) by URL; use clientConfig.service for an in-cluster backend",
+					quoteWebhook(w), excerpt(host, maxQuoted))
 			}
 			continue
 		}
 		if inClusterName(host) {
-			p.Reportf(path, "%s calls in-cluster name %s by URL, which the API server usually cannot resolve; %s", quoteWebhook(w), excerpt(raw, maxQuoted), serviceSuggestion(host, u))
+			// The URL is where the finding is; its host is the suggestion's.
+			p.Reportf(path, "%s calls an in-cluster name by URL; %s", quoteWebhook(w), serviceSuggestion(host, u))
 		}
 	}
 }

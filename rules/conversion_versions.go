@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -111,13 +110,4 @@ func kept(fields map[string]string, path string) bool {
 			return true
 		}
 	}
-}
-
-// describeFields names the first few fields of a list.
-func describeFields(fields []string) string {
-	const shown = 2
-	if len(fields) <= shown {
-		return strings.Join(fields, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(fields[:shown], ", "), len(fields)-shown)
 }

@@ -108,8 +108,7 @@ func checkConversionWebhook(p *Pass) {
 	case len(bundle) == 0:
 		if cc.Service != nil && !writesOwnCABundle(p.Input, cc.Service) && !crdCAWriter(p.Input, crd.Name, cc.Service.Namespace) {
 			p.Emit(Finding{Severity: diag.Info, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
-				Message: what + ": empty caBundle and no CA injector, so calls fail (unknown authority); " +
-					"annotate cert-manager.io/inject-ca-from or set caBundle"})
+				Message: what + ": empty caBundle and no CA injector; annotate cert-manager.io/inject-ca-from or set caBundle"})
 		}
 	default:
 		for _, problem := range bundleContentProblems(p, bundle) {
@@ -142,8 +141,8 @@ func checkUnconvertedVersions(p *Pass) {
 	if retyped {
 		sev, what = diag.Warning, "mistypes or prunes"
 	}
-	p.Emit(Finding{Severity: sev, Path: path, AtKey: true, Message: fmt.Sprintf("served versions %s and %s differ in %s, which "+
-		"strategy None %s; add a conversion webhook", a, b, describeFields(fields), what)})
+	p.Emit(Finding{Severity: sev, Path: path, AtKey: true, Message: fmt.Sprintf("versions %s and %s differ in %s, which "+
+		"strategy None %s; add a conversion webhook", a, b, listNames(fields, 1), what)})
 }
 
 // writesOwnCABundle reports whether the Service's pods run a backend known
@@ -191,7 +190,7 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 		return
 	}
 	if len(sharing) > 1 {
-		what = fmt.Sprintf("conversion webhook of %s.%s and %d more CRDs", p.CRD.Spec.Names.Plural, p.CRD.Spec.Group, len(sharing)-1)
+		what = fmt.Sprintf("conversion webhook of %d CRDs", len(sharing)) // the header names this one
 	}
 	g := bp.Groups[0]
 	if g.Replicas != 1 {
@@ -217,8 +216,7 @@ func checkConversionBackend(p *Pass, what string, ref *admissionv1.ServiceRefere
 	}
 	// On the service key: the CRD's reference to the backend.
 	p.Emit(Finding{Severity: sev, Path: PathString(conversionWebhookClient.Child("service")), AtKey: true, DependsOnOverlay: true,
-		Message: fmt.Sprintf("%s: its backend %s has %s, so while it is down requests in other versions fail; run 2+ replicas",
-			what, g.Who, why)})
+		Message: fmt.Sprintf("%s: its backend %s has %s; run 2+ replicas", what, g.Who, why)})
 }
 
 // crdCAInjector is the first CA injector annotation a CRD carries, as

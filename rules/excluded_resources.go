@@ -37,7 +37,7 @@ func init() {
 				"default) the API server no longer calls admission webhooks for the virtual review resources of " +
 				"`authentication.k8s.io` and `authorization.k8s.io` (TokenReview, SubjectAccessReview and " +
 				"friends): intercepting them could lock the cluster out. A rule naming one of them is accepted " +
-				"with a warning and never matches. Rules using `*` for groups or resources are not reported.",
+				"with a warning (which the finding repeats, located at the rule) and never matches. Rules using `*` for groups or resources are not reported.",
 			Fix: "Remove the excluded resources from the rule; webhooks cannot see these requests on 1.37 and newer.",
 			Sources: []string{
 				srcWarnings,
@@ -58,7 +58,9 @@ func checkExcludedResources(p *Pass) {
 		for j, r := range w.Rules {
 			path := w.Path().Child("rules").Index(j)
 			for _, gr := range excludedNamedByRule(r.APIGroups, r.Resources) {
-				p.Reportf(path, "%s: %s is excluded from admission webhooks; this rule will have no effect", path, gr)
+				// The server's warning, without the path it starts with:
+				// the finding is located there.
+				p.Reportf(path, "%s is excluded from admission webhooks; this rule will have no effect", gr)
 			}
 		}
 	}

@@ -25,7 +25,9 @@ func init() {
 				"5 s was already too long).\n\n" +
 				"The rule simulates the controller manager's Lease update against every webhook that fails open " +
 				"(the fail-closed ones are system-critical-scope's: their failure rejects the renewal outright) " +
-				"and reports those whose timeout reaches `max-seconds`.",
+				"and reports those whose timeout reaches `max-seconds`: a hung backend then delays each renewal " +
+				"by that many of its 10 s. \"May intercept\" marks a renewal the webhook's matchConditions may " +
+				"exclude in ways the rule cannot decide.",
 			Fix: "Exclude `kube-system` with a namespaceSelector on `kubernetes.io/metadata.name`, leave " +
 				"`leases` out of the rules, or keep `timeoutSeconds` short (Gatekeeper ships 3 s).",
 			Sources: []string{
@@ -72,16 +74,17 @@ func checkLeaderElectionTimeout(p *Pass) {
 		}
 		path, why := w.Path().Child("timeoutSeconds"), ""
 		if w.TimeoutSeconds == nil {
-			path, why = w.Path(), " (the v1 default)"
+			path, why = w.Path(), " (v1 default)"
 			if p.Config.IsV1beta1() {
-				why = " (the v1beta1 default)"
+				why = " (v1beta1 default)"
 			}
 		}
+		verb := "intercepts"
 		if sim.Outcome == MaybeCalled {
-			why += ", unless matchConditions exclude them"
+			verb = "may intercept" // unless matchConditions exclude them
 		}
-		p.Reportf(path, "%s intercepts kube-system Leases with timeoutSeconds %d%s: a hung backend delays leader-election "+
-			"renewals %d s of their 10 s; exclude kube-system or lower the timeout",
-			quoteWebhook(w), t, why, t)
+		// How much of the 10 s renew deadline that is, the doc says.
+		p.Reportf(path, "%s %s kube-system Leases with timeoutSeconds %d%s; exclude kube-system or lower the timeout",
+			quoteWebhook(w), verb, t, why)
 	}
 }

@@ -38,8 +38,9 @@ func init() {
 				"openAPIV3Schema, converted to CEL types by the API server's own code). It reports fields no " +
 				"matched type has (a read fails, `has()` is always false, `.?` is always empty), `==` between " +
 				"values of different types (always false: CEL compares across types without error) and operators " +
-				"applied to types they do not take (`no such overload`). When only some matched types lack a " +
-				"field, the finding names them. What a schema does not pin down (`x-kubernetes-preserve-unknown-" +
+				"applied to types they do not take (`no such overload`). The finding's column points at the part " +
+				"of the expression that fails (\"fails\" is a `no such key` or `no such overload` error at runtime). " +
+				"When only some matched types lack a field, the finding names the resources they are for. What a schema does not pin down (`x-kubernetes-preserve-unknown-" +
 				"fields`, `int-or-string`, untyped fields) is `dyn` and never reported; resources without a known " +
 				"schema (other custom resources, aggregated APIs, connect options such as PodExecOptions) are not " +
 				"checked. The object of a subresource request is what the server sends: the parent object for " +
@@ -201,7 +202,7 @@ func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []o
 				reached++
 			}
 		}
-		msg := typeIssueMessage(w.MatchConditions[j].Name, g.issue, g.failing, len(g.failing) >= reached)
+		msg := typeIssueMessage(g.issue, g.failing, len(g.failing) >= reached)
 		p.Emit(Finding{Severity: p.Rule().Severity, Path: path, Message: msg,
 			Within: issueSpan(w.MatchConditions[j].Expression, r.Expression, g.issue)})
 	}
@@ -219,7 +220,7 @@ func missingFieldCause(is celcheck.TypeIssue, failing []objectTarget) string {
 	if inner, ok := strings.CutPrefix(subject, "has("); ok {
 		subject = strings.TrimSuffix(inner, ")")
 	}
-	return subject + "|" + resourceNames(failing)
+	return subject + "|" + resourceNames(failing, 3)
 }
 
 // readable reports whether a chain rooted at root reads an object the
@@ -237,44 +238,49 @@ func readable(root string, ops []admissionv1.OperationType) bool {
 	return true
 }
 
-func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget, everywhere bool) string {
+// typeIssueMessage words an issue. The finding's column points at the
+// part of the expression that fails, so the message names the field or
+// operator, not the expression.
+func typeIssueMessage(is celcheck.TypeIssue, failing []objectTarget, everywhere bool) string {
 	where := ""
 	if !everywhere {
-		where = " for " + resourceNames(failing)
+		where = " for " + resourceNames(failing, 1)
 	}
 	types := typeNames(failing)
 	if !everywhere && strings.Contains(types, " more") {
 		// Many kinds: the resources already name them.
 		types = "their kinds"
 	}
+	// The resources a finding is limited to name their kinds.
+	noField := types + " " + have(types) + " no field"
+	if !everywhere {
+		noField = "no field"
+	}
 	var what string
 	switch is.Kind {
 	case celcheck.NoSuchField:
-		what = fmt.Sprintf("`%s` fails with \"no such key\"%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
+		what = fmt.Sprintf("fails%s: %s %q", where, noField, is.Field)
 	case celcheck.NoSuchFieldTested:
-		what = fmt.Sprintf("`%s` is always false%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
+		what = fmt.Sprintf("is always false%s: %s %q", where, noField, is.Field)
 	case celcheck.NoSuchFieldOptional:
-		what = fmt.Sprintf("`%s` is always empty%s: %s %s no field %q", is.Expr, where, types, have(types), is.Field)
+		what = fmt.Sprintf("is always empty%s: %s %q", where, noField, is.Field)
 	case celcheck.NoFields:
-		what = fmt.Sprintf("`%s` fails%s: in %s it selects %q on a %s, which has no fields", is.Expr, where, types, is.Field, is.Types)
+		what = fmt.Sprintf("fails%s: in %s it selects %q on a %s, which has no fields", where, types, is.Field, is.Types)
 	case celcheck.NeverEqual:
 		always := "false"
 		if is.Operator == operators.NotEquals {
 			always = "true"
 		}
-		what = fmt.Sprintf("`%s` is always %s%s: it compares %s in %s",
-			is.Expr, always, where, strings.Replace(argumentTypes(is.Types), ", ", " with ", 1), types)
+		what = fmt.Sprintf("is always %s%s: it compares %s in %s",
+			always, where, strings.Replace(argumentTypes(is.Types), ", ", " with ", 1), types)
 	case celcheck.NoOverload:
-		what = fmt.Sprintf("`%s` fails with \"no such overload\"%s: in %s %s does not take %s",
-			is.Expr, where, types, operatorName(is.Operator), argumentTypes(is.Types))
+		what = fmt.Sprintf("fails%s: in %s %s does not take %s",
+			where, types, operatorName(is.Operator), argumentTypes(is.Types))
 	}
 	suggestion := suggestPath(is, failing)
 	var fix string
 	switch {
 	case !everywhere && is.Kind != celcheck.NeverEqual && is.Kind != celcheck.NoOverload:
-		if suggestion != "" {
-			what += fmt.Sprintf(" (it has `%s`)", suggestion)
-		}
 		fix = "check `request.resource.resource` first"
 	case suggestion != "":
 		fix = fmt.Sprintf("did you mean `%s`?", suggestion)
@@ -283,7 +289,7 @@ func typeIssueMessage(name string, is celcheck.TypeIssue, failing []objectTarget
 	default:
 		fix = "fix the field path"
 	}
-	return fmt.Sprintf("condition %q: %s; %s", name, what, fix)
+	return what + "; " + fix
 }
 
 // have agrees with a list of kinds.
@@ -325,14 +331,14 @@ func typeNames(ts []objectTarget) string {
 	return joinNames(names, 3)
 }
 
-func resourceNames(ts []objectTarget) string {
+func resourceNames(ts []objectTarget, limit int) string {
 	var names []string
 	for _, t := range ts {
 		if !slices.Contains(names, t.resource) {
 			names = append(names, t.resource)
 		}
 	}
-	return joinNames(names, 3)
+	return joinNames(names, limit)
 }
 
 func joinNames(names []string, limit int) string {

@@ -88,13 +88,12 @@ func checkMatchConditionRuntime(p *Pass) {
 				continue
 			}
 			p.Reportf(w.Path().Child("matchConditions").Index(h.Condition).Child("expression"),
-				"%s", runtimeHazardMessage("webhooks", consequence(w), h))
+				"%s", runtimeHazardMessage("webhooks", h))
 		}
 		for j, r := range results {
 			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
 				p.Reportf(w.Path().Child("matchConditions").Index(j).Child("expression"),
-					"condition %q reads namespaceObject (`%s`), which webhooks never get; "+
-						"select namespaces with namespaceSelector", w.MatchConditions[j].Name, use)
+					"reads namespaceObject (`%s`), which webhooks never get; use namespaceSelector", use)
 			}
 		}
 	}
@@ -185,45 +184,35 @@ func requestShapes(rules []admissionv1.RuleWithOperations) []celcheck.RequestSha
 }
 
 // runtimeHazardMessage words a hazard of a condition; who is "webhooks" or
-// "policy matchConditions", what never gets namespaceObject.
-func runtimeHazardMessage(who, consequence string, h celcheck.Hazard) string {
+// "matchConditions" (of a policy), what never gets namespaceObject. What
+// the error does (reject the request, skip the webhook) is the doc's: it
+// follows from the failurePolicy.
+func runtimeHazardMessage(who string, h celcheck.Hazard) string {
 	h.Expr, h.Missing, h.Container = excerpt(h.Expr, maxQuoted), excerpt(h.Missing, maxQuoted), excerpt(h.Container, maxQuoted)
 	var what, fix string
 	switch h.Kind {
 	case celcheck.NullObject:
 		what = fmt.Sprintf("errors on DELETE, where object is null (`%s`)", h.Expr)
-		fix = "guard it with `object != null && …`"
+		fix = "guard with `object != null && …`"
 	case celcheck.NullOldObject:
 		what = fmt.Sprintf("errors on %s, where oldObject is null (`%s`)", h.Shape.Operation, h.Expr)
-		fix = "guard it with `oldObject != null && …`"
+		fix = "guard with `oldObject != null && …`"
 	case celcheck.OptionsObject:
-		what = fmt.Sprintf("errors on CONNECT, where object is an options object without metadata (`%s`)", h.Expr)
-		fix = "guard it with `request.operation != 'CONNECT' && …`"
+		what = fmt.Sprintf("errors on CONNECT, where object has no metadata (`%s`)", h.Expr)
+		fix = "guard with `request.operation != 'CONNECT' && …`"
 	case celcheck.NamespaceObject:
-		what = fmt.Sprintf("errors on every request: %s never get namespaceObject (`%s`)", who, h.Expr)
-		fix = "select namespaces with namespaceSelector"
+		what = fmt.Sprintf("`%s` errors on every request: %s get no namespaceObject", h.Expr, who)
+		fix = "use namespaceSelector"
 	case celcheck.MissingKey:
-		absent := "`" + h.Missing + "`"
+		what = fmt.Sprintf("errors if `%s` is absent", h.Missing)
 		if h.Container != "" {
-			absent = "`" + h.Container + "` or " + absent
+			// The map holding it may be absent too.
+			what = fmt.Sprintf("errors if `%s` or its map is absent", h.Missing)
 		}
-		what = fmt.Sprintf("errors when %s is absent", absent)
-		fix = "guard it with `has(…)`" // the doc gives .? and orValue(…) too
+		fix = "guard with `has(…)`" // the doc gives .? and orValue(…) too
 	}
 	// The condition is named by where the finding is (its expression).
-	return fmt.Sprintf("%s, %s; %s", what, consequence, fix)
-}
-
-// consequence says what an evaluation error does to matching requests,
-// after the API server's defaults.
-func consequence(w *Webhook) string {
-	if w.EffectiveFailurePolicy() == admissionv1.Ignore {
-		if w.Config != nil && !w.Config.IsMutating() {
-			return "skipping the check"
-		}
-		return "skipping the webhook"
-	}
-	return "rejecting the request"
+	return what + "; " + fix
 }
 
 // checkPolicyMatchConditionRuntime runs the same analysis on an admission
@@ -253,10 +242,7 @@ func checkPolicyMatchConditionRuntime(p *Pass) {
 		}
 	}
 	ignore := spec.failurePolicy != nil && *spec.failurePolicy == admissionv1.Ignore
-	consequence := "rejecting the request"
-	if ignore {
-		consequence = "skipping the policy"
-	} else if len(denyingBindings(p.Input, p.Policy)) == 0 && hasBinding(p.Input, p.Policy) {
+	if !ignore && len(denyingBindings(p.Input, p.Policy)) == 0 && hasBinding(p.Input, p.Policy) {
 		return // its bindings only warn or audit: an error denies nothing
 	}
 	conditions := field.NewPath("spec", "matchConditions")
@@ -268,13 +254,12 @@ func checkPolicyMatchConditionRuntime(p *Pass) {
 			continue
 		}
 		p.Reportf(conditions.Index(h.Condition).Child("expression"),
-			"%s", runtimeHazardMessage("policy matchConditions", consequence, h))
+			"%s", runtimeHazardMessage("matchConditions", h))
 	}
 	for j, r := range results {
 		if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
 			p.Reportf(conditions.Index(j).Child("expression"),
-				"condition %q reads namespaceObject (`%s`), which policy matchConditions never get; "+
-					"read it in a validation, or select namespaces with namespaceSelector", spec.conditions[j].Name, use)
+				"reads namespaceObject (`%s`), which matchConditions never get; read it in a validation", use)
 		}
 	}
 }

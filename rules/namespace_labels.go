@@ -2,7 +2,6 @@ package rules
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -142,13 +141,4 @@ func unsetOptOutKeys(sel *metav1.LabelSelector, l *Labels) []string {
 		}
 	}
 	return keys
-}
-
-// quoteAll quotes each string Go-style, for lists of names in messages.
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strconv.Quote(s)
-	}
-	return out
 }

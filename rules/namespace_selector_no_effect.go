@@ -39,10 +39,10 @@ func checkNamespaceSelectorNoEffect(p *Pass) {
 		if selectorEmpty(w.NamespaceSelector) {
 			continue
 		}
-		if targets, ok := clusterScopedOnly(w.Rules); ok {
-			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector has no effect on the "+
-				"cluster-scoped resources it matches (%s); remove it, narrow with objectSelector or matchConditions",
-				quoteWebhook(w), listNames(targets, 1))
+		// The rules name the resources.
+		if _, ok := clusterScopedOnly(w.Rules); ok {
+			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector never applies to cluster-scoped "+
+				"resources; remove it, use objectSelector or matchConditions", quoteWebhook(w))
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -95,12 +96,15 @@ func checkNeverSentResources(p *Pass) {
 				}
 			}
 			if len(dead) > 0 {
-				effect := "this part of the rule has no effect"
+				fix := "remove " + itThem(len(dead))
 				if ruleOnlyNames(r, static, excludesReviews) {
-					effect = "this rule has no effect"
+					fix = "remove the rule" // it has no effect
 				}
-				p.Reportf(path, "%s %s never sent to admission webhooks; %s",
-					listNames(dead, 1), isAre(len(dead)), effect)
+				first := dead[0]
+				if len(dead) > 1 {
+					first += fmt.Sprintf(" and %d more", len(dead)-1)
+				}
+				p.Reportf(path, "%s %s never sent to webhooks; %s", first, isAre(len(dead)), fix)
 			}
 			if len(sentDangerous) > 0 {
 				p.Reportf(path, "%s %s sent to admission webhooks on Kubernetes %s (excluded only from 1.%d), so a "+

@@ -24,8 +24,8 @@ webhooks:
 func TestNeverSentResourcesOn137LeavesLiteralReviewsToTheServerWarning(t *testing.T) {
 	got := runRuleFindings(t, "never-sent-resources", decodeWebhookYAML(t, reviewsConfig), nil, settingsForMinor(t, 37))
 	expectFindings(t, got,
-		"warning webhooks[0].rules[1]: localsubjectaccessreviews.authorization.k8s.io and 3 more are never sent to admission webhooks; this rule has no effect",
-		"warning webhooks[0].rules[2]: mutatingwebhookconfigurations.admissionregistration.k8s.io is never sent to admission webhooks; this part of the rule has no effect",
+		"warning webhooks[0].rules[1]: localsubjectaccessreviews.authorization.k8s.io and 3 more are never sent to webhooks; remove the rule",
+		"warning webhooks[0].rules[2]: mutatingwebhookconfigurations.admissionregistration.k8s.io is never sent to webhooks; remove it",
 	)
 }
 
@@ -34,7 +34,7 @@ func TestNeverSentResourcesBefore137SaysReviewsAreSent(t *testing.T) {
 	expectFindings(t, got,
 		"warning webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is sent to admission webhooks on Kubernetes 1.36 (excluded only from 1.37)",
 		"warning webhooks[0].rules[1]: localsubjectaccessreviews.authorization.k8s.io and 3 more are sent to admission webhooks on Kubernetes 1.36",
-		"warning webhooks[0].rules[2]: mutatingwebhookconfigurations.admissionregistration.k8s.io is never sent to admission webhooks; this part of the rule has no effect",
+		"warning webhooks[0].rules[2]: mutatingwebhookconfigurations.admissionregistration.k8s.io is never sent to webhooks; remove it",
 	)
 }
 

@@ -46,7 +46,8 @@ func init() {
 				"validation by leaving the label off (https://github.com/istio/istio/issues/50663). On a mutating webhook an opt-in " +
 				"is the design (Istio's `sidecar.istio.io/inject`), and a fail-open webhook enforces nothing.\n\n" +
 				"The `kubernetes.io/metadata.name` label of a Namespace is set by the API server, so selecting " +
-				"namespaces by it is not a bypass.",
+				"namespaces by it is not a bypass.\n\n" +
+				"A finding is located at the requirement it is about, so the message does not repeat it.",
 			Fix: "Select or exempt objects by something their authors cannot set: a namespaceSelector on namespace labels " +
 				"that only administrators may change (the namespace name label is set by the API server), or " +
 				"matchConditions on `request.userInfo`. If label-based exemptions are required, protect the " +
@@ -87,7 +88,7 @@ func checkObjectSelectorBypass(p *Pass) {
 			}
 			if r.Operator == metav1.LabelSelectorOpIn || r.Operator == metav1.LabelSelectorOpExists {
 				if what := enforcedWorkloads(w); what != "" {
-					p.Reportf(r.Path, "%s checks only %s labeled %s, so a workload without the label skips it; select by namespace instead",
+					p.Reportf(r.Path, "%s checks only %s labeled %s; select by namespace",
 						quoteWebhook(w), what, includedBy(r))
 				}
 				continue
@@ -101,12 +102,13 @@ func checkObjectSelectorBypass(p *Pass) {
 			if who := ownLabel(p.Input, r); who != "" {
 				// The project labels its own objects so (built-in objects,
 				// install ordering): its design, worth knowing.
-				p.ReportSeverity(diag.Info, r.Path, fmt.Sprintf("skips objects %s, the project's own label (on %s) "+
-					"that anyone can set too; %s", excludedBy(r), who, exemptAdvice(w)))
+				p.ReportSeverity(diag.Info, r.Path, fmt.Sprintf("skips objects by its own label (on %s), which anyone can set; %s",
+					who, exemptAdvice(w)))
 				continue
 			}
-			// The header (or go vet's position) names the webhook.
-			p.Reportf(r.Path, "skips objects %s, which authors can set; %s", excludedBy(r), exemptAdvice(w))
+			// The header (or go vet's position) names the webhook, and the
+			// finding's position the requirement.
+			p.Reportf(r.Path, "skips objects by a label their authors can set; %s", exemptAdvice(w))
 		}
 	}
 }
@@ -162,17 +164,6 @@ func ownLabel(in *Inventory, r labelRequirement) string {
 		}
 	}
 	return who
-}
-
-// excludedBy describes the objects an exclusion requirement skips.
-func excludedBy(r labelRequirement) string {
-	if r.Operator == metav1.LabelSelectorOpDoesNotExist {
-		return fmt.Sprintf("labeled %s", r.Key)
-	}
-	if len(r.Values) == 1 {
-		return fmt.Sprintf("labeled %s=%s", r.Key, r.Values[0])
-	}
-	return fmt.Sprintf("whose label %s is one of %s", r.Key, strings.Join(r.Values, ", "))
 }
 
 // onlyNamespaceObjects reports whether the webhook's rules reach nothing
@@ -240,7 +231,7 @@ func enforcedWorkloads(w *Webhook) string {
 		return strings.Compare(a, b)
 	})
 	if len(names) > 2 {
-		return fmt.Sprintf("%s and %d more kinds", strings.Join(names[:2], ", "), len(names)-2)
+		return fmt.Sprintf("%s and %d more kinds", names[0], len(names)-1)
 	}
 	return strings.Join(names, ", ")
 }

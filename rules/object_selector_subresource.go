@@ -15,13 +15,9 @@ import (
 // API server builds for */scale copies name, namespace, UID and resource
 // version (kubernetes@v1.37.2 pkg/registry/apps/deployment/storage
 // scaleFromDeployment), and a TokenRequest is its own object. A pod's
-// status update, by contrast, carries the whole Pod with its labels.
-var labelFreeSubresources = map[string]string{
-	"binding":  "Binding",
-	"eviction": "Eviction",
-	"scale":    "Scale",
-	"token":    "TokenRequest",
-}
+// status update, by contrast, carries the whole Pod with its labels. The
+// doc names each object; messages name the subresource.
+var labelFreeSubresources = map[string]bool{"binding": true, "eviction": true, "scale": true, "token": true}
 
 func init() {
 	register(&Rule{
@@ -68,20 +64,17 @@ func checkObjectSelectorSubresource(p *Pass) {
 			}
 			for j, res := range r.Resources {
 				parent, sub, ok := strings.Cut(res, "/")
-				kind, labelFree := labelFreeSubresources[sub]
-				if !ok || !labelFree || parent == "" {
+				if !ok || !labelFreeSubresources[sub] || parent == "" {
 					continue
 				}
 				path := w.Path().Child("rules").Index(ri).Child("resources").Index(j)
 				if outcome == NotCalled {
-					p.Reportf(path, "%s: objectSelector never matches %s requests (their %s carries none of %s's labels); "+
-						"drop it for them or use matchConditions",
-						quoteWebhook(w), res, kind, parentName(parent))
+					p.Reportf(path, "%s: objectSelector never matches %s requests; drop it for them or use matchConditions",
+						quoteWebhook(w), res)
 					continue
 				}
-				p.ReportSeverity(diag.Info, path, fmt.Sprintf("%s: the objectSelector's exclusions never exclude %s requests "+
-					"(their %s carries none of %s's labels); exclude them with matchConditions if that is meant",
-					quoteWebhook(w), res, kind, parentName(parent)))
+				p.ReportSeverity(diag.Info, path, fmt.Sprintf("%s: objectSelector exclusions never apply to %s requests; "+
+					"exclude them with matchConditions if meant", quoteWebhook(w), res))
 			}
 		}
 	}
@@ -96,12 +89,4 @@ func ruleCreatesOrUpdates(r admissionv1.RuleWithOperations) bool {
 		}
 	}
 	return false
-}
-
-// parentName names the parent resource of a subresource in messages.
-func parentName(resource string) string {
-	if resource == "*" {
-		return "the parent object"
-	}
-	return "the " + strings.TrimSuffix(resource, "s")
 }

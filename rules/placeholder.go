@@ -53,7 +53,7 @@ func checkPlaceholders(p *Pass) {
 	c := p.Config
 	report := func(path *field.Path, value string) {
 		if tok, ok := placeholder.Find(value); ok {
-			p.Reportf(path, "%s", PlaceholderMessage(tok, path.String()))
+			p.Reportf(path, "%s", PlaceholderMessage(tok))
 		}
 	}
 	report(field.NewPath("metadata", "name"), c.Meta.Name)
@@ -117,7 +117,8 @@ func selectorPlaceholders(report func(*field.Path, string), path *field.Path, s 
 }
 
 // PlaceholderMessage is the one wording for a placeholder finding, shared
-// with the loader's caBundle check.
-func PlaceholderMessage(token, path string) string {
-	return "placeholder `" + token + "` in " + path + " is not substituted: fill it in before the manifest is applied"
+// with the loader's caBundle check. The finding is located at the field,
+// so the message does not name it.
+func PlaceholderMessage(token string) string {
+	return "placeholder `" + token + "` is not substituted: fill it in before the manifest is applied"
 }

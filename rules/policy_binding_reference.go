@@ -52,7 +52,7 @@ func checkPolicyBindingReference(p *Pass) {
 		}
 		if managed && !found {
 			where := scopeOf(p.Input, kind)
-			p.Reportf(field.NewPath("spec", "policyName"), "no %s %q in %s, so this binding enforces nothing; name one of %s's policies", kind, name, where, where)
+			p.Reportf(field.NewPath("spec", "policyName"), "no %s %q in %s; name one of %s's policies", kind, name, where, where)
 		}
 		return
 	}
@@ -65,7 +65,7 @@ func checkPolicyBindingReference(p *Pass) {
 		}
 	}
 	if managed && !bound {
-		p.Reportf(field.NewPath("metadata", "name"), "no %s in %s names this policy, so it is never enforced; bind it or remove it", bindingKind, scopeOf(p.Input, bindingKind))
+		p.Reportf(field.NewPath("metadata", "name"), "no %s in %s names this policy; bind it or remove it", bindingKind, scopeOf(p.Input, bindingKind))
 	}
 }
 

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,15 +80,14 @@ func checkPolicyParamNotFound(p *Pass) {
 	if candidates == 0 {
 		return // the params are not managed in this unit
 	}
-	what, at := fmt.Sprintf("named %q", ref.Name), field.NewPath("spec", "paramRef", "name")
+	what, at := strconv.Quote(ref.Name), field.NewPath("spec", "paramRef", "name")
 	if selector != nil {
 		what, at = fmt.Sprintf("matching %q", selector.String()), field.NewPath("spec", "paramRef", "selector")
 	}
 	if ref.Namespace != "" {
 		what += " in namespace " + ref.Namespace
 	}
-	p.Reportf(at, "the unit has no %s %s, and parameterNotFoundAction: Deny denies every request the binding matches; "+
-		"fix the reference", kind.Kind, what)
+	p.Reportf(at, "no %s %s in the unit, with parameterNotFoundAction Deny; fix the reference", kind.Kind, what)
 }
 
 // boundParamKind is the paramKind of the unit's policy of that kind and

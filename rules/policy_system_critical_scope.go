@@ -36,7 +36,8 @@ func init() {
 				"A policy can also deny the fix of its own params: when its `paramKind` is a resource it intercepts " +
 				"in the params' namespace (the binding's `paramRef.namespace`, or where the unit puts the params " +
 				"object), a params object that makes it error can no longer be created or updated. The rule reports " +
-				"that when the unit says which resource and namespace the params are.\n\n" +
+				"that when the unit says which resource and namespace the params are. \"May fail closed\" marks " +
+				"requests the policy's matchConditions may exclude in ways the rule cannot decide.\n\n" +
 				"Policies without a binding in the unit, and bindings that only `Audit` or `Warn`, deny nothing and " +
 				"are not reported.",
 			Fix: "List only the resources the policy needs; exclude `kube-system` and `kube-node-lease` with a " +
@@ -124,7 +125,7 @@ func checkPolicySystemCriticalScope(p *Pass) {
 	for i, r := range spec.constraints.ResourceRules {
 		rules[i] = r.RuleWithOperations
 	}
-	subject := criticalSubject{noun: "policy", failing: "errors", rules: rules,
+	subject := criticalSubject{rules: rules,
 		simulate:          func(r *Request) Simulation { return anyBinding(sims, r) },
 		namespaceSelector: allNamespaceSelectors(spec.constraints, bindings)}
 	constraints := field.NewPath("spec", "matchConstraints")
@@ -147,17 +148,16 @@ func checkPolicySystemCriticalScope(p *Pass) {
 			if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
 				continue
 			}
-			where := "cluster-scoped"
+			what := params.resource
 			if params.namespace != "" {
-				where = "in namespace " + params.namespace
+				what += " in " + params.namespace
 			}
-			unless := ""
+			verb := "fails"
 			if sim.Outcome == MaybeCalled {
-				unless = ", unless matchConditions exclude them"
+				verb = "may fail" // unless matchConditions exclude them
 			}
 			p.Emit(Finding{Path: PathString(constraints.Child("resourceRules").Index(sim.Rule)), DependsOnOverlay: params.namespace != "",
-				Message: fmt.Sprintf("policy fails closed on writes to its own params (%s %s)%s, so bad params cannot be fixed; "+
-					"exclude them by excludeResourceRules or fail open", params.resource, where, unless)})
+				Message: fmt.Sprintf("%s closed on its params (%s); add them to excludeResourceRules or fail open", verb, what)})
 			return // one params finding per policy: the fix is the same
 		}
 	}

@@ -203,8 +203,8 @@ func ruleOverlapWarnings(r *admissionv1.RuleWithOperations, path *field.Path, er
 		}
 		if cover, at := coveringWildcard(r.Resources, k); at >= 0 {
 			out = append(out, ruleWarning{resPath.Index(k),
-				fmt.Sprintf("%q is already matched by %q (resources[%d]), which the API server rejects if %q comes first; remove it",
-					rs, cover, at, cover)})
+				fmt.Sprintf("%q is already matched by %q (resources[%d]), and rejected if listed after it; remove it",
+					rs, cover, at)})
 		}
 	}
 	return out

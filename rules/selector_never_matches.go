@@ -27,7 +27,10 @@ func init() {
 				"`In`/matchLabels with `DoesNotExist`, `In` lists without a common value.\n" +
 				"* A namespaceSelector requiring `kubernetes.io/metadata.name` to be absent: the API server sets " +
 				"that label on every namespace.\n\n" +
-				"The webhook looks active but enforces nothing.",
+				"The webhook looks active but enforces nothing: an objectSelector that never matches keeps it " +
+				"from being called at all (for CONNECT requests, whose options objects carry no labels, when its " +
+				"rules match only those), a namespaceSelector that never matches keeps it from being called " +
+				"for namespaced resources.",
 			Fix: "Remove the contradicting requirement. For CONNECT requests drop the objectSelector and narrow " +
 				"with matchConditions on `request` (namespace, name, userInfo), or look the pod up in the webhook.",
 			Sources: []string{
@@ -43,29 +46,26 @@ func init() {
 func checkSelectorNeverMatches(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
-		checkUnsatisfiable(p, w, "objectSelector", w.ObjectSelector,
-			"it is never called")
-		checkUnsatisfiable(p, w, "namespaceSelector", w.NamespaceSelector,
-			"it is never called for namespaced resources")
+		checkUnsatisfiable(p, w, "objectSelector", w.ObjectSelector)
+		checkUnsatisfiable(p, w, "namespaceSelector", w.NamespaceSelector)
 		if !selectorEmpty(w.ObjectSelector) && unsatisfiable(selectorRequirements(w.ObjectSelector, w.Path())) == "" {
 			checkLabelFreeRequests(p, w)
 		}
 	}
 }
 
-func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelector, consequence string) {
+func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelector) {
 	if selectorEmpty(s) {
 		return
 	}
 	path := w.Path().Child(field)
 	reqs := selectorRequirements(s, path)
-	reason := unsatisfiable(reqs)
+	reason, fix := unsatisfiable(reqs), "remove one of them"
 	if reason == "" && field == "namespaceSelector" {
-		reason = absentNamespaceName(reqs)
+		reason, fix = absentNamespaceName(reqs), "remove it"
 	}
 	if reason != "" {
-		reportAtKey(p, 0, path, "%s: %s can never match: %s, so %s; remove the contradicting requirement",
-			quoteWebhook(w), field, reason, consequence)
+		reportAtKey(p, 0, path, "%s: %s can never match: %s; %s", quoteWebhook(w), field, reason, fix)
 	}
 }
 
@@ -111,14 +111,13 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 				}
 			}
 		}
-		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector never matches the label-free CONNECT "+
-			"requests its rules match (%s), so the webhook is never called; narrow with matchConditions instead",
-			quoteWebhook(w), listNames(what, 2))
+		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector never matches its rules' CONNECT "+
+			"requests (%s); narrow with matchConditions", quoteWebhook(w), listNames(what, 1))
 		return
 	}
 	for _, d := range dead {
-		p.Reportf(w.Path().Child("rules").Index(d.index), "%s: objectSelector never matches the label-free CONNECT "+
-			"requests of this rule (%s); move them to a webhook without objectSelector", quoteWebhook(w), listNames(d.what, 2))
+		p.Reportf(w.Path().Child("rules").Index(d.index), "%s: objectSelector never matches this rule's CONNECT "+
+			"requests (%s); move them to a webhook without one", quoteWebhook(w), listNames(d.what, 1))
 	}
 }
 

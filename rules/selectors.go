@@ -121,7 +121,7 @@ func unsatisfiable(reqs []labelRequirement) string {
 	for _, k := range order {
 		st := byKey[k]
 		if st.mustExist != nil && st.mustBeAbsent != nil {
-			return fmt.Sprintf("%q requires label %q to be set and %q requires it to be absent", st.mustExist.String(), k, st.mustBeAbsent.String())
+			return fmt.Sprintf("%q contradicts %q", st.mustExist.String(), st.mustBeAbsent.String())
 		}
 		if st.in != nil && st.in.Difference(st.notIn).Len() == 0 {
 			var parts []string
@@ -130,7 +130,7 @@ func unsatisfiable(reqs []labelRequirement) string {
 					parts = append(parts, fmt.Sprintf("%q", r.String()))
 				}
 			}
-			return fmt.Sprintf("no value of label %q satisfies %s", k, strings.Join(parts, " and "))
+			return "no value satisfies " + strings.Join(parts, " and ")
 		}
 	}
 	return ""

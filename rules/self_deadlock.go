@@ -51,9 +51,16 @@ func init() {
 				"backend needs and B on what A's needs, neither comes back once both are down (for " +
 				"example after a CNI outage). When the input holds both backends the rule reports such " +
 				"loops too.\n\n" +
-				"The message names the backend's namespace, what the webhook blocks there (a workload and its " +
-				"requests; its Secrets: serving certificates, Helm release records) and the fix; \"if " +
-				"matchConditions match\" marks requests that matchConditions the rule cannot decide may exclude.",
+				"The message names the first of what the webhook blocks (a workload and its first request; its " +
+				"Secrets: serving certificates, Helm release records) and the fix, which names the backend's " +
+				"namespace; \"may block\" marks requests that matchConditions the rule cannot decide may exclude. " +
+				"When the namespaceSelector relies on an opt-out label the namespace does not carry, the message " +
+				"says so (\"opt-out label unset\"): the label is the one the selector at the finding tests. A " +
+				"backend in `kube-system` or `kube-node-lease` is worse: the cluster itself depends on those " +
+				"namespaces, and system-critical-scope leaves their requests to this finding, whose fix covers " +
+				"both. In a loop every webhook is reported, each with the namespaces it must exclude. Under " +
+				"`webhooklint cluster` the input holds no Services nor workloads: the backend is any pod of the " +
+				"Service's namespace.",
 			Fix: "Exclude the backend's namespace (for a loop: each other's namespaces) with a `namespaceSelector` on `kubernetes.io/metadata.name` " +
 				"(a label only the API server sets, so users cannot opt out with it), or a matchCondition " +
 				"such as `request.namespace != \"image-policy\"`. An objectSelector that skips the backend's " +
@@ -313,7 +320,7 @@ func checkSelfDeadlock(p *Pass) {
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
 			unset := unsetOptOutKeys(w.NamespaceSelector, p.Input.AssumedNamespaceLabels(b.Namespace))
 			path, atKey := exclusionAt(w, own.rule)
-			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, unset)})
+			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, p.Input.Listed[p.Config.Kind], unset)})
 			continue
 		}
 		checkDependencyLoops(p, w, b)
@@ -364,16 +371,17 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 	default:
 		// One finding per webhook however many backends it is caught up
 		// with: the fix (exclude their namespaces or fail open) is one edit.
-		var partners, namespaces []string
+		// Each of them is reported too, with the namespaces it must exclude.
+		var namespaces []string
 		for _, l := range loops {
-			namespaces = append(namespaces, strconv.Quote(l.backend.Namespace))
-			partners = append(partners, strconv.Quote(l.other.Name))
+			if ns := strconv.Quote(l.backend.Namespace); !slices.Contains(namespaces, ns) {
+				namespaces = append(namespaces, ns)
+			}
 		}
 		path, atKey := exclusionAt(w, loops[0].ours.rule)
 		p.Emit(Finding{Path: path, AtKey: atKey, Message: fmt.Sprintf(
-			"fails closed in dependency loops with %d webhooks (%s); exclude their namespaces (%s) "+
-				"and have them exclude %q, or fail open",
-			len(loops), listNames(partners, 1), listNames(namespaces, 1), b.Namespace)})
+			"fails closed in dependency loops with %d webhooks; exclude their namespaces (%s) or fail open",
+			len(loops), listNames(namespaces, 1))})
 	}
 }
 
@@ -444,53 +452,63 @@ func requestsOf(hits []backendRequest, who string) []string {
 
 // deadlockMessage says what the webhook blocks and how to stop it. unset
 // are the opt-out labels its namespaceSelector relies on that the
-// backend's namespace does not carry.
-func deadlockMessage(b backend, hits []backendRequest, conditional, base bool, unset []string) string {
-	var parts []string
-	for _, who := range uniqueWho(hits) {
-		if who == "" {
-			reason := "Service not in the input"
-			if b.Service != nil {
-				reason = "no workload matches its Service"
-			}
-			parts = append(parts, fmt.Sprintf("pods (%s)", reason))
-			continue
-		}
-		if who == secretsWho {
-			parts = append(parts, who)
-			continue
-		}
-		// The fix names the namespace: the workload is named without it.
-		name := strings.Replace(who, `"`+b.Namespace+"/", `"`, 1)
-		parts = append(parts, fmt.Sprintf("%s (%s)", name, listNames(requestsOf(hits, who), 3)))
-	}
-	if len(parts) > 2 {
-		parts = append(parts[:2], fmt.Sprintf("%d more", len(parts)-2))
-	}
-	var msg strings.Builder
-	// The namespace is named once, in front: the fix excludes it.
-	fmt.Fprintf(&msg, "blocks its backend in %q: ", b.Namespace)
-	msg.WriteString(strings.Join(parts, "; "))
+// backend's namespace does not carry. listed is set when the input holds
+// every configuration of the kind, as a cluster's list does (webhooklint
+// cluster), whose input has no Services nor workloads: the backend is
+// then any pod of the Service's namespace.
+func deadlockMessage(b backend, hits []backendRequest, conditional, base, listed bool, unset []string) string {
+	verb := "blocks"
 	if conditional {
-		msg.WriteString(", if matchConditions match")
+		verb = "may block" // matchConditions the rule cannot decide may exclude them
 	}
-	if b.Namespace == "kube-system" || b.Namespace == "kube-node-lease" {
-		msg.WriteString(", in a namespace the cluster depends on")
+	if len(unset) > 0 && !base {
+		// The selector means to exclude the namespace through a label
+		// nobody sets; the label is the one it tests, where the finding is.
+		return fmt.Sprintf("%s its backend in %q; opt-out label unset: exclude by %s NotIn [%s], or fail open",
+			verb, b.Namespace, LabelMetadataName, b.Namespace)
+	}
+	// The first of what it blocks, with its first request: the fix is the
+	// same for all of them.
+	// A workload of the backend first, its Secrets last.
+	whos := uniqueWho(hits)
+	slices.SortStableFunc(whos, func(a, b string) int { return whoOrder(a) - whoOrder(b) })
+	var what string
+	switch who := whos[0]; {
+	case who == "" && listed:
+		what = "any pod in its namespace"
+	case who == "" && b.Service != nil:
+		what = "pods (no workload matches its Service)"
+	case who == "":
+		what = "pods (Service not in the input)"
+	case who == secretsWho:
+		what = who
+	default:
+		// The fix names the namespace: the workload is named without it.
+		what = strings.Replace(who, `"`+b.Namespace+"/", `"`, 1)
+		if len(whos) == 1 {
+			what += " (" + listNames(requestsOf(hits, who), 1) + ")"
+		}
+	}
+	if len(whos) > 1 {
+		what += fmt.Sprintf(" and %d more", len(whos)-1)
 	}
 	if base {
 		// kustomize's namespace transformer rewrites the Service's
 		// namespace but not selector values: NotIn [system] would exclude
 		// a namespace that no longer exists once the overlay is applied.
-		msg.WriteString("; in the overlay, exclude the namespace, or fail open")
-		return msg.String()
+		return fmt.Sprintf("%s its backend: %s; in the overlay, exclude its namespace or fail open", verb, what)
 	}
-	if len(unset) > 0 {
-		fmt.Fprintf(&msg, "; it is excluded only if labeled %s: exclude it by %s NotIn [%s], or fail open",
-			listNames(quoteAll(unset), 2), LabelMetadataName, b.Namespace)
-		return msg.String()
+	return fmt.Sprintf("%s its backend: %s; exclude namespace %q or fail open", verb, what, b.Namespace)
+}
+
+func whoOrder(who string) int {
+	switch who {
+	case "":
+		return 1
+	case secretsWho:
+		return 2
 	}
-	msg.WriteString("; exclude the namespace or fail open")
-	return msg.String()
+	return 0
 }
 
 func uniqueWho(hits []backendRequest) []string {

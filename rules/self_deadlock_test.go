@@ -49,7 +49,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: blocks its backend in "policy": Deployment "policy" (CREATE pods); exclude the namespace or fail open`)
+		`warning webhooks[0].rules[1]: blocks its backend: Deployment "policy" (CREATE pods); exclude namespace "policy" or fail open`)
 }
 
 func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
@@ -95,13 +95,24 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 `)
 	in := policyBackend(nil)
 	in.Namespaces = nil
-	expectFindings(t, runRuleFindings(t, "self-deadlock", c, in, nil), `Deployment "policy" (CREATE pods)`)
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, in, nil),
+		`warning webhooks[0].namespaceSelector: blocks its backend in "policy"; opt-out label unset: exclude by kubernetes.io/metadata.name NotIn [policy], or fail open`)
 }
 
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
-		`warning webhooks[0].rules[1]: blocks its backend in "policy": pods (Service not in the input); exclude the namespace or fail open`)
+		`warning webhooks[0].rules[1]: blocks its backend: pods (Service not in the input); exclude namespace "policy" or fail open`)
+}
+
+// Under webhooklint cluster the input is the cluster's configurations,
+// listed in full, without Services or workloads: the message says what
+// the finding then means, not that the Service is missing.
+func TestSelfDeadlockInClusterModeNamesThePodsOfTheNamespace(t *testing.T) {
+	listed := &Inventory{Listed: map[string]bool{Validating: true}}
+	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), listed, nil)
+	expectFindings(t, got,
+		`warning webhooks[0].rules[1]: blocks its backend: any pod in its namespace; exclude namespace "policy" or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
@@ -109,7 +120,7 @@ func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
   matchConditions:
   - {name: gpu-only, expression: 'has(object.spec.runtimeClassName)'}
 `)
-	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "if matchConditions match")
+	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil), "may block its backend")
 }
 
 func TestSelfDeadlockEndpointSlicesAndSecrets(t *testing.T) {
@@ -126,7 +137,7 @@ webhooks:
   admissionReviewVersions: ["v1"]
 `)
 	expectFindings(t, runRuleFindings(t, "self-deadlock", c, policyBackend(nil), nil),
-		`warning webhooks[0].rules[0]: blocks its backend in "policy": its Secrets; Service "policy-svc" (CREATE discovery.k8s.io/endpointslices, UPDATE discovery.k8s.io/endpointslices); exclude the namespace or fail open`)
+		`warning webhooks[0].rules[0]: blocks its backend: Service "policy-svc" and 1 more; exclude namespace "policy" or fail open`)
 }
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {

@@ -216,7 +216,7 @@ func compareWithServer(t *testing.T, cfg *Config, s *Settings, v serverVerdict) 
 			case f.Severity == diag.Error:
 				gotErrs = append(gotErrs, f.Message)
 			case f.Severity == diag.Warning && isServerWarning(f):
-				gotWarns = append(gotWarns, f.Message)
+				gotWarns = append(gotWarns, serverWarningText(f.Rule, f.Path, f.Message))
 			}
 		}).Run()
 	}
@@ -276,6 +276,16 @@ func sortedGenerated(cfg *Config, msgs []string) []string {
 // advice our Server rules give as warnings (order-dependent rule lists).
 func isServerWarning(f Finding) bool {
 	return f.Rule == "excluded-resources" || f.Rule == "object-name"
+}
+
+// serverWarningText is the server's warning a finding repeats:
+// excluded-resources leaves out the path the warning starts with, where
+// the finding is located (issue 38: lines at most 200 columns).
+func serverWarningText(rule, path, msg string) string {
+	if rule == "excluded-resources" {
+		return path + ": " + msg
+	}
+	return msg
 }
 
 // readCorpusFile splits a corpus file into its non-empty documents, the way

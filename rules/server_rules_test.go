@@ -122,9 +122,9 @@ func TestExcludedResourcesOnlyFrom137(t *testing.T) {
 	}}
 	c := validating(V1, "x", h)
 	expectLines(t, run(t, "excluded-resources", c, &Settings{KubeVersion: KubeVersion{1, 37}}),
-		"warning webhooks[0].rules[0] | webhooks[0].rules[0]: subjectaccessreviews.authorization.k8s.io is excluded from admission webhooks; this rule will have no effect",
-		"webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is excluded",
-		"webhooks[0].rules[0]: selfsubjectreviews.authentication.k8s.io is excluded")
+		"warning webhooks[0].rules[0] | subjectaccessreviews.authorization.k8s.io is excluded from admission webhooks; this rule will have no effect",
+		"webhooks[0].rules[0] | tokenreviews.authentication.k8s.io is excluded",
+		"webhooks[0].rules[0] | selfsubjectreviews.authentication.k8s.io is excluded")
 	expectLines(t, run(t, "excluded-resources", c, &Settings{KubeVersion: KubeVersion{1, 36}}))
 }
 

@@ -67,12 +67,12 @@ func checkServiceReference(p *Pass) {
 		path := w.Path().Child("clientConfig", "service")
 		// Empty values are the server's Required errors.
 		if svc.Name != "" && len(validation.IsDNS1035Label(svc.Name)) > 0 {
-			p.Reportf(path.Child("name"), "%s: service name %q is not a DNS-1035 label, so no Service has it and "+
-				"every call fails; use the name of the Service in front of the webhook", quoteWebhook(w), excerpt(svc.Name, maxQuoted))
+			p.Reportf(path.Child("name"), "%s: service name %q is not a DNS-1035 label; use the name of the Service in front of the webhook",
+				quoteWebhook(w), excerpt(svc.Name, maxQuoted))
 		}
 		if svc.Namespace != "" && len(validation.IsDNS1123Label(svc.Namespace)) > 0 {
-			p.Reportf(path.Child("namespace"), "%s: service namespace %q is not a DNS-1123 label, so no namespace "+
-				"has it and every call fails; use the Service's namespace", quoteWebhook(w), excerpt(svc.Namespace, maxQuoted))
+			p.Reportf(path.Child("namespace"), "%s: service namespace %q is not a DNS-1123 label; use the Service's namespace",
+				quoteWebhook(w), excerpt(svc.Namespace, maxQuoted))
 		}
 		checkServiceBackend(p, w)
 	}
@@ -96,14 +96,15 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 	firstForService, _ := firstCaller(p.Input, w, callers{})
 	firstForPort, _ := firstCaller(p.Input, w, callers{samePort: true})
 	id := ref.Namespace + "/" + ref.Name
+	// What a failing call does (rejected, skipped) is the doc's: it
+	// follows from the failurePolicy.
 	path := w.Path().Child("clientConfig", "service")
-	fails := callFailure(w)
 	if svc.Spec.ClusterIP == corev1.ClusterIPNone {
 		if !firstForService {
 			return
 		}
-		reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, "spec.clusterIP"), "service %q is headless: the API server cannot route to service with ClusterIP \"None\", so %s; "+
-			"remove clusterIP: None", id, fails)
+		reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, "spec.clusterIP"), "service %q is headless, which the API server cannot call; "+
+			"remove clusterIP: None", id)
 		return
 	}
 	sp := servicePort(svc, ref)
@@ -112,8 +113,8 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if ref.Port != nil {
 			portPath = path.Child("port")
 		}
-		reportBackend(p, p.rule.Severity, portPath, "no service port %d found for service %q (it has %s), so %s; set clientConfig.service.port to one of them",
-			serviceRefPort(ref), id, describePorts(svc.Spec.Ports), fails)
+		reportBackend(p, p.rule.Severity, portPath, "no service port %d found for service %q (it has %s); use one of them",
+			serviceRefPort(ref), id, describePorts(svc.Spec.Ports))
 		return
 	}
 	if len(svc.Spec.Selector) == 0 {
@@ -123,9 +124,9 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 		if !firstForService {
 			return
 		}
-		if others := workloadsIn(p.Input, ref.Namespace); len(others) > 0 {
-			reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, "spec.selector"), "service %q selects no pods: no workload here has labels %s (%s), so %s; match the server's pod labels",
-				id, labels.SelectorFromSet(svc.Spec.Selector), listNames(others, 2), fails)
+		if len(workloadsIn(p.Input, ref.Namespace)) > 0 {
+			reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, "spec.selector"), "service %q selects no pods: no workload here has labels %s; match the server's pod labels",
+				id, labels.SelectorFromSet(svc.Spec.Selector))
 		}
 		return
 	}
@@ -159,8 +160,14 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 			at = fmt.Sprintf("spec.ports[%d].targetPort", i)
 		}
 	}
-	reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, at), "targetPort %s of service %q names no container port of %s (it declares %s): %s; "+
-		"use a declared port", describeTargetPort(target), id, g.Who, declaredPorts(g.Pod), fails)
+	// The Service is the finding's cause, located at its targetPort.
+	if declared := declaredPorts(g.Pod); declared != "no ports" {
+		reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, at), "targetPort %s names no container port of %s (it declares %s); "+
+			"use one of them", describeTargetPort(target), g.Who, declared)
+		return
+	}
+	reportBackendAt(p, p.rule.Severity, path, serviceCause(svc, at), "targetPort %s: %s declares no container ports; declare it",
+		describeTargetPort(target), g.Who)
 }
 
 // callFailure says what happens to requests when every call fails.

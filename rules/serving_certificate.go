@@ -74,7 +74,7 @@ func checkServingCertificate(p *Pass) {
 		reported[ref.Namespace+"/"+ref.Name] = true
 		if msg := uncoveredService(p.Input, cert, ref.Namespace, ref.Name); msg != "" {
 			p.Emit(Finding{Path: PathString(w.Path().Child("clientConfig", "service")), AtKey: true,
-				Message: fmt.Sprintf("%s: %s, so %s; %s", quoteWebhook(w), msg, callFailure(w), dnsNamesFix()),
+				Message: fmt.Sprintf("%s: %s; %s", quoteWebhook(w), msg, dnsNamesFix()),
 				Cause:   certificateCause(cert)})
 		}
 	}
@@ -96,9 +96,9 @@ func checkConversionServingCertificate(p *Pass) {
 	}
 	if msg := uncoveredService(p.Input, cert, ref.Namespace, ref.Name); msg != "" {
 		p.Emit(Finding{Path: PathString(conversionWebhookClient.Child("service")), AtKey: true,
-			Message: fmt.Sprintf("conversion webhook of %s.%s: %s, so reads and writes in other versions fail; %s",
-				p.CRD.Spec.Names.Plural, p.CRD.Spec.Group, msg, dnsNamesFix()),
-			Cause: certificateCause(cert)})
+			// The header names the CRD.
+			Message: fmt.Sprintf("conversion webhook: %s; %s", msg, dnsNamesFix()),
+			Cause:   certificateCause(cert)})
 	}
 }
 

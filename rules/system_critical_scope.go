@@ -51,12 +51,15 @@ func init() {
 				"When the webhook's own backend runs in kube-system and self-deadlock reports it, the kube-system " +
 				"requests are that finding's (excluding the backend's namespace fixes both) and this rule reports " +
 				"only the rest.\n\n" +
-				"Like every finding on a configuration the API server accepts, this is a warning; the " +
-				"message says when the webhook reaches node heartbeats, leader election or (before 1.37) " +
-				"the authentication and authorization reviews, where an outage spreads to the whole " +
+				"Like every finding on a configuration the API server accepts, this is a warning. The " +
+				"message names what the webhook reaches, and the list above says what each costs: node " +
+				"Leases and Nodes are node heartbeats (nodes go NotReady), kube-system Leases leader " +
+				"election (the scheduler and controller manager lose leadership), Token/SubjectAccessReviews " +
+				"(before 1.37) authentication and authorization; there an outage spreads to the whole " +
 				"cluster within a minute without anyone touching it. It names up to three kinds of requests and, " +
 				"for more, the first and how many more; `kube-*` in its fix means `kube-system` and " +
-				"`kube-node-lease`. \"If matchConditions match\" marks requests the webhook's matchConditions " +
+				"`kube-node-lease`. \"Opt-out label unset\" says that the namespaceSelector at the finding " +
+				"excludes those namespaces only by a label nothing sets. \"May fail closed\" marks requests the webhook's matchConditions " +
 				"may exclude in ways the rule cannot decide.",
 			Fix: "List only the resources the webhook needs; exclude `kube-system` and `kube-node-lease` " +
 				"with a namespaceSelector on `kubernetes.io/metadata.name`; keep Nodes, Leases, Events and " +
@@ -124,20 +127,20 @@ func excludeSystemNamespacesFix(p *Pass, w *Webhook) []FieldFix {
 // criticalTarget is one family of requests the cluster depends on.
 type criticalTarget struct {
 	what string
-	// effect is the cluster-wide outage an unavailable webhook causes on
-	// its own through this target, if any.
-	effect string
+	// clusterWide marks a target that no kustomize overlay's namespace or
+	// names move (node Leases); a fix of fixCluster marks one too.
+	clusterWide bool
 	// fix is how to keep the webhook away from the target.
 	fix string
-	// listResources names, after what, each resource of reqs that is hit.
+	// listResources names each resource of reqs that is hit, after
+	// listAs instead of what.
 	listResources bool
+	listAs        string
 	reqs          []*Request
 }
 
-const effectNodes = "nodes go NotReady"
-
 var (
-	fixNamespaces = "exclude kube-system and kube-node-lease"
+	fixNamespaces = "exclude kube-* namespaces" // kube-system and kube-node-lease, as the doc says
 	fixCluster    = "narrow the rules for cluster-scoped objects"
 	fixEvents     = "drop events from the rules"
 )
@@ -169,23 +172,22 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	}
 	const ks = "kube-system"
 	targets := []criticalTarget{
-		{what: "node Leases", effect: effectNodes, reqs: []*Request{
+		{what: "node Leases", clusterWide: true, reqs: []*Request{
 			kubelet(req(admissionv1.Update, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 			kubelet(req(admissionv1.Create, "coordination.k8s.io", "leases", "", "kube-node-lease")),
 		}},
-		{what: "Nodes", effect: effectNodes, fix: fixCluster, reqs: []*Request{
+		{what: "Nodes", fix: fixCluster, reqs: []*Request{
 			kubelet(req(admissionv1.Update, "", "nodes", "status", "")),
 			kubelet(req(admissionv1.Update, "", "nodes", "", "")),
 			kubelet(req(admissionv1.Create, "", "nodes", "", "")),
 		}},
-		{what: "kube-system Leases", effect: "the scheduler and controller manager lose leadership",
-			reqs: createUpdate("coordination.k8s.io", "leases", ks)},
+		{what: "kube-system Leases", reqs: createUpdate("coordination.k8s.io", "leases", ks)},
 		{what: "CSRs (kubelet certificates)", fix: fixCluster, reqs: []*Request{
 			req(admissionv1.Create, "certificates.k8s.io", "certificatesigningrequests", "", ""),
 		}},
 		{what: "kube-system Endpoints(Slices)", reqs: slices.Concat(
 			createUpdate("", "endpoints", ks), createUpdate("discovery.k8s.io", "endpointslices", ks))},
-		{what: "kube-system objects", listResources: true, reqs: slices.Concat(
+		{what: "kube-system objects", listResources: true, listAs: "kube-system", reqs: slices.Concat(
 			[]*Request{req(admissionv1.Create, "", "pods", "", ks), kubelet(req(admissionv1.Update, "", "pods", "status", ks))},
 			createUpdate("", "configmaps", ks), createUpdate("", "secrets", ks), createUpdate("", "services", ks),
 			[]*Request{kubelet(req(admissionv1.Create, "", "serviceaccounts", "token", ks))},
@@ -207,8 +209,7 @@ func criticalTargets(in *Inventory, kube KubeVersion) []criticalTarget {
 	targets = append(targets, events)
 	if !kube.AtLeast(virtualReviewsExcludedSince) {
 		targets = append(targets, criticalTarget{
-			what:   "Token/SubjectAccessReviews",
-			effect: "authentication and authorization fail", fix: fixCluster,
+			what: "Token/SubjectAccessReviews", fix: fixCluster,
 			reqs: []*Request{
 				req(admissionv1.Create, "authentication.k8s.io", "tokenreviews", "", ""),
 				req(admissionv1.Create, "authorization.k8s.io", "subjectaccessreviews", "", ""),
@@ -312,8 +313,6 @@ type criticalScope struct {
 // criticalSubject is what the catalog is simulated against: a webhook, or
 // an admission policy through its bindings (policy-system-critical-scope).
 type criticalSubject struct {
-	noun     string // "" (a webhook: its header names it), "policy"
-	failing  string // when it fails closed: "is down", "errors"
 	simulate func(*Request) Simulation
 	// rules are the rules Simulation.Rule indexes.
 	rules []admissionv1.RuleWithOperations
@@ -322,7 +321,7 @@ type criticalSubject struct {
 }
 
 func webhookCriticalSubject(w *Webhook) criticalSubject {
-	return criticalSubject{failing: "is down", simulate: w.Simulator().Simulate,
+	return criticalSubject{simulate: w.Simulator().Simulate,
 		rules: w.Rules, namespaceSelector: w.NamespaceSelector}
 }
 
@@ -331,11 +330,10 @@ func webhookCriticalSubject(w *Webhook) criticalSubject {
 // Requests in namespace except are left to self-deadlock.
 func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except string) criticalScope {
 	var hits, short []string // short: without the parenthesized details
-	var effects []string
 	var fixes []string
 	// unlabeled are the namespaces hit only because they lack the
-	// opt-out labels unset.
-	var unlabeled, unset []string
+	// opt-out labels of the namespaceSelector.
+	var unlabeled []string
 	conditional, clusterWide := false, false
 	for _, t := range targets {
 		var hitResources []string
@@ -354,11 +352,6 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 			if r.Namespace != "" && r.NamespaceLabels != nil && !r.NamespaceLabels.Partial && !slices.Contains(unlabeled, r.Namespace) {
 				if keys := unsetOptOutKeys(w.namespaceSelector, r.NamespaceLabels); len(keys) > 0 && r.Namespace != "default" {
 					unlabeled = append(unlabeled, r.Namespace)
-					for _, k := range keys {
-						if !slices.Contains(unset, k) {
-							unset = append(unset, k)
-						}
-					}
 				}
 			}
 			if name := resourceName(r); !slices.Contains(hitResources, name) {
@@ -376,15 +369,12 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 			if len(hitResources) > 3 {
 				hitResources = append(hitResources[:3], "…")
 			}
-			what += " (" + strings.Join(hitResources, ", ") + ")"
+			what = t.listAs + " " + strings.Join(hitResources, ", ")
 		}
 		hits = append(hits, what)
-		clusterWide = clusterWide || t.effect == effectNodes || t.fix == fixCluster
+		clusterWide = clusterWide || t.clusterWide || t.fix == fixCluster
 		name, _, _ := strings.Cut(t.what, " (")
 		short = append(short, name)
-		if t.effect != "" && !slices.Contains(effects, t.effect) {
-			effects = append(effects, t.effect)
-		}
 		fix := t.fix
 		if fix == "" {
 			fix = fixNamespaces
@@ -398,12 +388,15 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 	}
 	// Details only for one or two families, names for three, the first
 	// one's name for more: the fix is the same however many there are, and
-	// the line stays readable.
+	// the line stays readable. What the cluster loses through each target
+	// is the doc's to say: the line names the targets and the fix.
 	var msg strings.Builder
-	if w.noun != "" {
-		msg.WriteString(w.noun + " ")
+	if conditional {
+		// matchConditions the rule cannot decide may exclude them.
+		msg.WriteString("may fail closed on ")
+	} else {
+		msg.WriteString("fails closed on ")
 	}
-	msg.WriteString("fails closed on ")
 	switch {
 	case len(hits) > 3:
 		fmt.Fprintf(&msg, "%s and %d more", short[0], len(short)-1)
@@ -411,12 +404,6 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 		msg.WriteString(strings.Join(short, ", "))
 	default:
 		msg.WriteString(strings.Join(hits, "; "))
-	}
-	if conditional {
-		msg.WriteString(", if matchConditions match")
-	}
-	if len(effects) > 0 {
-		msg.WriteString("; if it " + w.failing + ", " + effects[0])
 	}
 	if matchesEverything(w.rules) && !slices.Contains(fixes, fixCluster) {
 		fixes = append(fixes, fixCluster) // rules for everything: narrowing them is the fix
@@ -429,12 +416,11 @@ func criticalScopeMessage(w criticalSubject, targets []criticalTarget, except st
 	}
 	if len(unlabeled) > 0 && fixes[0] == fixNamespaces {
 		// The selector means to exclude them, through a label that the
-		// server does not set and nothing in the unit sets either.
-		fmt.Fprintf(&msg, "; label %q is unset: exclude by %s", excerpt(unset[0], 40), LabelMetadataName)
+		// server does not set and nothing in the unit sets either: the
+		// label is the one the selector at the finding tests.
+		fmt.Fprintf(&msg, "; opt-out label unset: exclude by %s", LabelMetadataName)
 		if len(fixes) > 1 {
 			msg.WriteString(" or narrow the rules")
-		} else {
-			msg.WriteString(", or fail open")
 		}
 		scope.msg = msg.String()
 		return scope

@@ -27,11 +27,10 @@ const everythingRules = `
 
 func TestSystemCriticalScopeEverything(t *testing.T) {
 	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
-	expectFindings(t, got, "warning webhooks[0].rules: fails closed on node Leases and 6 more; "+
-		"if it is down, nodes go NotReady; exclude kube-*, narrow rules, or fail open")
+	expectFindings(t, got, "warning webhooks[0].rules: fails closed on node Leases and 6 more; exclude kube-*, narrow rules, or fail open")
 	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
 	// Token/SubjectAccessReviews are intercepted from 1.36 on.
-	expectFindings(t, on136, "fails closed on node Leases and 7 more; if it is down")
+	expectFindings(t, on136, "fails closed on node Leases and 7 more; exclude kube-*")
 }
 
 func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) {
@@ -41,8 +40,7 @@ func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) 
     - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil),
-		"warning webhooks[0].rules: fails closed on Nodes, CSRs, Events; "+
-			"if it is down, nodes go NotReady; narrow the rules for cluster-scoped objects, or fail open")
+		"warning webhooks[0].rules: fails closed on Nodes, CSRs, Events; narrow the rules for cluster-scoped objects, or fail open")
 }
 
 func TestSystemCriticalScopeOptOutLabelNobodySets(t *testing.T) {
@@ -55,8 +53,8 @@ func TestSystemCriticalScopeOptOutLabelNobodySets(t *testing.T) {
   rules:
   - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
 `))
-	const want = "warning webhooks[0].namespaceSelector: fails closed on kube-system objects (pods); " +
-		"label \"control-plane\" is unset: exclude by kubernetes.io/metadata.name, or fail open"
+	const want = "warning webhooks[0].namespaceSelector: fails closed on kube-system pods; " +
+		"opt-out label unset: exclude by kubernetes.io/metadata.name"
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", c, nil, nil), want)
 	// The Namespace in the input does not carry it either.
 	bare := &Inventory{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}}}}
@@ -87,7 +85,7 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", undecided, nil, nil),
-		"warning webhooks[0].rules: fails closed on node Leases; kube-system Leases, if matchConditions match; if it is down, nodes go NotReady; exclude kube-system and kube-node-lease, or fail open")
+		"warning webhooks[0].rules: may fail closed on node Leases; kube-system Leases; exclude kube-* namespaces, or fail open")
 }
 
 func TestSystemCriticalScopeQuietCases(t *testing.T) {

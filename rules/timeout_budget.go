@@ -86,7 +86,7 @@ func checkTimeoutBudget(p *Pass) {
 	}
 	// The scope of a custom resource's request class is detail here.
 	request := excerpt(strings.Replace(chain.request.String(), " (namespaced)", "", 1), 60)
-	msg := fmt.Sprintf("%s requests can wait %d s in webhooks (%s), %s the %d s deadline; lower timeoutSeconds",
+	msg := fmt.Sprintf("%s can wait %d s in webhooks (%s), %s the %d s deadline; lower timeoutSeconds",
 		request, chain.total, listNames(steps, 1), reachOrExceed(chain.total, deadline), deadline)
 	path := first.Path().Child("timeoutSeconds")
 	if first.TimeoutSeconds == nil {
@@ -99,7 +99,7 @@ func reachOrExceed(total, deadline int) string {
 	if total == deadline {
 		return "all of"
 	}
-	return "more than"
+	return "over"
 }
 
 func describeCost(b budgetWebhook) string {

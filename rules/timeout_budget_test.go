@@ -30,7 +30,7 @@ func TestTimeoutBudgetMatchPolicy(t *testing.T) {
 	// autoscaling serves v1 and v2: with Equivalent a v2 request also
 	// reaches the webhook registered for v1.
 	fs := runRuleOn(t, "timeout-budget", hpaWebhooks("Equivalent"), testSettings())
-	if len(fs) != 1 || !strings.Contains(fs[0].Message, "UPDATE horizontalpodautoscalers.autoscaling requests can wait 60 s") ||
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "UPDATE horizontalpodautoscalers.autoscaling can wait 60 s") ||
 		fs[0].Path != "webhooks[0].timeoutSeconds" || fs[0].Webhook != "hpa-v1.example.com" {
 		t.Fatalf("Equivalent: %+v", fs)
 	}
@@ -57,7 +57,7 @@ webhooks:
   rules: [{apiGroups: [events.k8s.io], apiVersions: [v1], operations: [CREATE], resources: [events]}]
 `
 	fs := runRuleOn(t, "timeout-budget", src, testSettings())
-	if len(fs) != 1 || !strings.Contains(fs[0].Message, "CREATE events requests can wait 60 s") {
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "CREATE events can wait 60 s") {
 		t.Fatalf("Equivalent: %+v", fs)
 	}
 	exact := strings.ReplaceAll(src, "timeoutSeconds: 30", "timeoutSeconds: 30\n  matchPolicy: Exact")
@@ -118,7 +118,7 @@ webhooks:
   rules: [{apiGroups: [example.com], apiVersions: ["*"], operations: ["*"], resources: ["*"]}]
 `
 	fs := runRuleOn(t, "timeout-budget", src, testSettings())
-	if len(fs) != 1 || !strings.Contains(fs[0].Message, "CREATE foo.example.com requests can wait 60 s") {
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "CREATE foo.example.com can wait 60 s") {
 		t.Fatalf("got %+v", fs)
 	}
 }

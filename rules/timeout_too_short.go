@@ -63,8 +63,8 @@ func checkTimeoutTooShort(p *Pass) {
 		} else if w.TimeoutGivenBy != "" {
 			why = " (" + w.TimeoutGivenBy + ")" // the deployment's choice
 		}
-		p.ReportSeverity(sev, w.Path().Child("timeoutSeconds"), fmt.Sprintf("%s fails closed after timeoutSeconds %d%s: "+
-			"each answer slower than that rejects the request; raise it above the backend's p99, or fail open",
+		p.ReportSeverity(sev, w.Path().Child("timeoutSeconds"), fmt.Sprintf("%s fails closed after timeoutSeconds %d%s; "+
+			"raise it above the backend's p99, or fail open",
 			quoteWebhook(w), t, why))
 	}
 }

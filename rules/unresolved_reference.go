@@ -90,7 +90,7 @@ func checkUnresolvedConversionReference(p *Pass) {
 	}
 	if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, port, path); msg != "" {
 		p.Emit(Finding{Path: PathString(at), AtKey: at == path,
-			Message: fmt.Sprintf("conversion webhook of %s.%s: %s", p.CRD.Spec.Names.Plural, p.CRD.Spec.Group, msg)})
+			Message: msg}) // the header names the CRD
 	}
 }
 
@@ -115,7 +115,7 @@ func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *f
 		here := s.Namespace == namespace || s.Namespace == ""
 		switch {
 		case s.Name == name && !here:
-			return fmt.Sprintf("no Service %q in the unit, but one in namespace %q; set the namespace to it (or move the Service)",
+			return fmt.Sprintf("no Service %q in the unit, but in namespace %q; set the namespace to it",
 				namespace+"/"+name, s.Namespace), path.Child("namespace")
 		case renamed == nil && here && nearName(s.Name, name):
 			renamed = s
@@ -125,10 +125,10 @@ func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *f
 	}
 	switch {
 	case renamed != nil:
-		return fmt.Sprintf("no Service %q in the unit, but %q is; name the Service installed",
+		return fmt.Sprintf("no Service %q in the unit; did you mean %q?",
 			namespace+"/"+name, namespace+"/"+renamed.Name), path.Child("name")
 	case moved != nil:
-		return fmt.Sprintf("no Service %q in the unit, but %q is; name the Service installed",
+		return fmt.Sprintf("no Service %q in the unit; did you mean %q?",
 			namespace+"/"+name, moved.Namespace+"/"+moved.Name), path
 	}
 	if s, w := uncalledService(in, namespace, port); s != nil {
@@ -257,6 +257,5 @@ func checkInjectCAFrom(p *Pass, annotations map[string]string) {
 		there = near.Namespace + "/" + near.Name
 	}
 	p.Reportf(field.NewPath("metadata", "annotations").Key(annotationInjectCAFrom),
-		"%s names Certificate %q, which is not in the unit, but %q is; name the Certificate installed",
-		annotationInjectCAFrom, ns+"/"+name, there)
+		"no Certificate %q in the unit; did you mean %q?", ns+"/"+name, there)
 }

@@ -33,7 +33,8 @@ func init() {
 				"instead of Exact, timeoutSeconds 10 instead of 30) and sideEffects and admissionReviewVersions become " +
 				"required. webhooklint keeps linting the content with the v1beta1 defaults so the other findings " +
 				"describe how the manifest behaved; those that follow only from the v1beta1 defaults are folded into this " +
-				"finding, whose message names the defaults the object relies on and what they break: `sideEffects: Unknown` " +
+				"finding (\"also causes\"), whose message names the values to write out in v1 for the defaults the object relies " +
+				"on, as v1 defaults differ. What those defaults break: `sideEffects: Unknown` " +
 				"fails every dry run (`kubectl diff`, `--dry-run=server`) and is rejected by v1, `failurePolicy: Ignore` " +
 				"silently becomes `Fail` when the field is left out, and the 30 s timeout becomes 10 s.\n\n" +
 				"CustomResourceDefinitions in `apiextensions.k8s.io/v1beta1` were removed in the same release. Below 1.22 " +
@@ -54,6 +55,7 @@ func init() {
 			},
 		},
 		Check:       checkUnservedAPIVersion,
+		CheckCRD:    checkUnservedCRD,
 		CheckPolicy: checkUnservedPolicy,
 	})
 }
@@ -69,6 +71,21 @@ func checkUnservedAPIVersion(p *Pass) {
 	p.ReportSeverity(sev, field.NewPath("apiVersion"), msg)
 }
 
+// checkUnservedCRD judges a v1beta1 CustomResourceDefinition against the
+// target version, as checkUnservedAPIVersion a configuration; Pass.Run
+// runs no other rule on one the target does not serve.
+func checkUnservedCRD(p *Pass) {
+	if !IsV1beta1CRD(p.CRD) {
+		return
+	}
+	const fix = "; use apiextensions.k8s.io/v1"
+	if v1beta1Served(p.Settings.KubeVersion) {
+		p.ReportSeverity(diag.Warning, field.NewPath("apiVersion"), CRDV1beta1+" is deprecated, removed in 1.22"+fix)
+		return
+	}
+	p.ReportSeverity(diag.Error, field.NewPath("apiVersion"), CRDV1beta1+" was removed in 1.22"+fix)
+}
+
 // checkUnservedPolicy reports a policy kind the target does not serve in
 // v1; Pass.Run runs no other rule on it.
 func checkUnservedPolicy(p *Pass) {
@@ -82,9 +99,9 @@ func checkUnservedPolicy(p *Pass) {
 // version of admissionregistration.k8s.io no server ever served: the loader
 // reports it, as such an object has no schema to decode into and no rule
 // sees it.
-func NeverServedMessage(kind, apiVersion string) string {
-	return fmt.Sprintf("the API server does not serve %s in %s; use %s",
-		kind, apiVersion, V1)
+func NeverServedMessage(kind string) string {
+	// The finding is at the apiVersion: the message need not repeat it.
+	return fmt.Sprintf("no server serves %s in this apiVersion; use %s", kind, V1)
 }
 
 // servedV1beta1Until is the last minor release that served
@@ -103,18 +120,18 @@ func v1beta1Served(v KubeVersion) bool { return !v.AtLeast(servedV1beta1Until + 
 func unservedV1beta1(c *Config, v KubeVersion) (diag.Severity, string) {
 	fix := "use v1"
 	if set := reliedV1beta1Defaults(c); set != "" {
-		fix = "use v1 and set " + set
+		fix = "in v1 set " + set
 	}
+	// The finding is at the apiVersion, which names the group.
 	if v1beta1Served(v) {
-		return diag.Warning, fmt.Sprintf("%s is deprecated, removed in 1.22; %s", V1beta1, fix)
+		return diag.Warning, "v1beta1 is deprecated, removed in 1.22; " + fix
 	}
-	return diag.Error, fmt.Sprintf("%s was removed in 1.22; %s", V1beta1, fix)
+	return diag.Error, "v1beta1 was removed in 1.22; " + fix
 }
 
 // reliedV1beta1Defaults says, in a fixed order, which fields some webhook
-// of c leaves to a v1beta1 default, and what that default does: the
-// dry-run consequence of Unknown is the one the folded
-// dry-run-side-effects finding would have named. "" when none is left.
+// of c leaves to a v1beta1 default, as the values to write out in v1 (the
+// doc says what each default does there). "" when none is left.
 func reliedV1beta1Defaults(c *Config) string {
 	var failure, sideEffects, timeout bool
 	for i := range c.Webhooks {
@@ -123,18 +140,15 @@ func reliedV1beta1Defaults(c *Config) string {
 		sideEffects = sideEffects || w.SideEffects == nil
 		timeout = timeout || w.TimeoutSeconds == nil
 	}
-	var out, changed []string
-	if failure {
-		changed = append(changed, "failurePolicy Ignore")
-	}
-	if timeout {
-		changed = append(changed, "timeoutSeconds 30")
-	}
+	var out []string
 	if sideEffects {
 		out = append(out, "sideEffects None")
 	}
-	if len(changed) > 0 {
-		out = append(out, strings.Join(changed, ", ")+" (v1 defaults differ)")
+	if failure {
+		out = append(out, "failurePolicy Ignore")
+	}
+	if timeout {
+		out = append(out, "timeoutSeconds 30")
 	}
 	return strings.Join(out, ", ")
 }
@@ -153,13 +167,4 @@ func IsV1beta1CRD(crd *apiextensionsv1.CustomResourceDefinition) bool {
 // one that does not never installs it.
 func CRDServed(crd *apiextensionsv1.CustomResourceDefinition, v KubeVersion) bool {
 	return !IsV1beta1CRD(crd) || v1beta1Served(v)
-}
-
-// UnservedV1beta1CRD is the severity and message of the
-// unserved-api-version finding on a v1beta1 CRD for a server of version v.
-func UnservedV1beta1CRD(v KubeVersion) (diag.Severity, string) {
-	if v1beta1Served(v) {
-		return diag.Warning, CRDV1beta1 + " is deprecated, removed in 1.22; use apiextensions.k8s.io/v1"
-	}
-	return diag.Error, CRDV1beta1 + " was removed in 1.22; use apiextensions.k8s.io/v1"
 }
