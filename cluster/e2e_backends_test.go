@@ -191,7 +191,7 @@ func TestE2EBackendChecks(t *testing.T) {
 		{"one bare replica", backendPodSpec{}, 1, nil,
 			`Deployment "checker": 1 replica, no readinessProbe; run 2+ replicas`},
 		{"a budget allowing no disruption", backendPodSpec{ready: true}, 2, ptrTo(intstr.FromString("100%")),
-			`Deployment "checker": PodDisruptionBudget "checker" allows no disruption, 2 replicas not spread; let it allow 1 disruption`},
+			`Deployment "checker": PDB "checker" allows no disruption, 2 replicas not spread; allow 1 disruption`},
 		{"available", backendPodSpec{ready: true, spread: true}, 2, ptrTo(intstr.FromInt32(1)), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

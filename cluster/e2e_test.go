@@ -610,8 +610,8 @@ func TestE2ELiveChecks(t *testing.T) {
 		// closed on pods, the webhook has kube-system's finding and its own
 		// namespace's from the rules the file mode reports them with, and
 		// namespace-selector-live does not say either again.
-		"live-ready system-critical-scope webhooks[0].namespaceSelector": `fails closed on kube-system objects (pods)`,
-		"live-ready self-deadlock webhooks[0].namespaceSelector":         `blocks its backend in "live-e2e": pods`,
+		"live-ready system-critical-scope webhooks[0].namespaceSelector": `fails closed on kube-system pods`,
+		"live-ready self-deadlock webhooks[0].namespaceSelector":         `blocks its backend: any pod in its namespace; exclude namespace "live-e2e"`,
 	} {
 		if !strings.Contains(got[key], text) {
 			t.Errorf("%s: got %q, want %q", key, got[key], text)
