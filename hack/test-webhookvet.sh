@@ -66,7 +66,7 @@ echo "ok: webhookvet ./... reports the same findings"
 set +e
 (cd "$project" && GOFLAGS=-mod=readonly GOWORK=off go vet -vettool="$work/webhookvet" -min-severity=info ./... 2>"$work/info")
 set -e
-if ! grep -q '^internal/webhook/v1/cronjob_webhook.go:14:4: info: fails closed on kube-system objects (configmaps); .*\[system-critical-scope\]$' "$work/info" ||
+if ! grep -q '^internal/webhook/v1/cronjob_webhook.go:14:4: info: fails closed on kube-system configmaps; .*\[system-critical-scope\]$' "$work/info" ||
 	! grep -q '^internal/webhook/v1/cronjob_webhook.go:14:4: info: markers generate the kustomize base config/webhook: 1 finding at info; make the fix in a kustomize patch, not in the markers \[kustomize-base\]$' "$work/info"; then
 	cat "$work/info" >&2
 	echo "FAIL: -min-severity=info does not show the marker's base finding at info" >&2
