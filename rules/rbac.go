@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"iter"
 	"slices"
 	"strings"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -34,31 +36,43 @@ func writeGrant(in *Inventory, wl *Workload, c *Config) (granted, named, explici
 		return false, false, false
 	}
 	resource := webhookConfigResource(c.Kind)
-	ix := clusterRBACOf(in)
-	for _, bi := range ix.bySubject[wl.ServiceAccount] {
-		rb := &in.RoleBindings[bi]
-		if !bindsServiceAccount(*rb, wl) {
+	for pr := range grantedRules(in, wl) {
+		if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
+			(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
 			continue
 		}
-		for _, ri := range ix.roles[rb.RoleRef.Name] {
-			r := &in.Roles[ri]
-			for _, pr := range r.Rules {
-				if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
-					(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
-					continue
-				}
-				if len(pr.ResourceNames) == 0 {
-					granted = true
-					explicit = explicit || slices.Contains(pr.APIGroups, GroupName) && slices.Contains(pr.Resources, resource)
-					continue
-				}
-				if slices.ContainsFunc(pr.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
-					return true, true, true
+		if len(pr.ResourceNames) == 0 {
+			granted = true
+			explicit = explicit || slices.Contains(pr.APIGroups, GroupName) && slices.Contains(pr.Resources, resource)
+			continue
+		}
+		if slices.ContainsFunc(pr.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
+			return true, true, true
+		}
+	}
+	return granted, false, explicit
+}
+
+// grantedRules yields the rules of the ClusterRoles (aggregated ones
+// included) that the unit's ClusterRoleBindings grant to workload wl's
+// ServiceAccount.
+func grantedRules(in *Inventory, wl *Workload) iter.Seq[*rbacv1.PolicyRule] {
+	return func(yield func(*rbacv1.PolicyRule) bool) {
+		ix := clusterRBACOf(in)
+		for _, bi := range ix.bySubject[wl.ServiceAccount] {
+			rb := &in.RoleBindings[bi]
+			if !bindsServiceAccount(*rb, wl) {
+				continue
+			}
+			for _, ri := range ix.roles[rb.RoleRef.Name] {
+				for i := range in.Roles[ri].Rules {
+					if !yield(&in.Roles[ri].Rules[i]) {
+						return
+					}
 				}
 			}
 		}
 	}
-	return granted, false, explicit
 }
 
 // clusterRBAC indexes a unit's cluster-wide grants once: mayWriteConfig is
@@ -132,20 +146,11 @@ func mayWriteCRD(in *Inventory, wl *Workload, crd string) bool {
 	if in == nil || wl.ServiceAccount == "" {
 		return false
 	}
-	ix := clusterRBACOf(in)
-	for _, bi := range ix.bySubject[wl.ServiceAccount] {
-		rb := &in.RoleBindings[bi]
-		if !bindsServiceAccount(*rb, wl) {
-			continue
-		}
-		for _, ri := range ix.roles[rb.RoleRef.Name] {
-			for _, pr := range in.Roles[ri].Rules {
-				if slices.Contains(pr.APIGroups, CRDGroupName) && slices.Contains(pr.Resources, "customresourcedefinitions") &&
-					(anyOf(pr.Verbs, "update") || anyOf(pr.Verbs, "patch")) &&
-					(len(pr.ResourceNames) == 0 || slices.Contains(pr.ResourceNames, crd)) {
-					return true
-				}
-			}
+	for pr := range grantedRules(in, wl) {
+		if slices.Contains(pr.APIGroups, CRDGroupName) && slices.Contains(pr.Resources, "customresourcedefinitions") &&
+			(anyOf(pr.Verbs, "update") || anyOf(pr.Verbs, "patch")) &&
+			(len(pr.ResourceNames) == 0 || slices.Contains(pr.ResourceNames, crd)) {
+			return true
 		}
 	}
 	return false
