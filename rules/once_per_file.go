@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -14,8 +15,10 @@ import (
 // the file it is read in (a kustomize build's or a chart's findings are
 // mapped back to their sources by then) and suppressions have dropped the
 // ones an object silences, so the count is of the objects left to fix.
-// Findings that carry fixes are left alone: one finding could not offer
-// them all. ds is sorted by diag.Compare; so is the result.
+// The folded finding offers one fix for the file when every object's
+// finding offers the same one (its edits are the union of theirs), and
+// none otherwise: a fix that mends some of the objects would leave the
+// count wrong. ds is sorted by diag.Compare; so is the result.
 func OncePerFile(ds []diag.Diagnostic) []diag.Diagnostic {
 	type same struct {
 		file, rule, message, kind, units string
@@ -24,7 +27,7 @@ func OncePerFile(ds []diag.Diagnostic) []diag.Diagnostic {
 	var groups map[same][]int
 	for i := range ds {
 		d := &ds[i]
-		if d.File == "" || d.Object == nil || len(d.Fixes) > 0 || !onePerFile(d.Rule) {
+		if d.File == "" || d.Object == nil || !onePerFile(d.Rule) {
 			continue
 		}
 		if groups == nil {
@@ -52,6 +55,7 @@ func OncePerFile(ds []diag.Diagnostic) []diag.Diagnostic {
 			})
 		}
 		first.Message = fmt.Sprintf("%d %s in this file: %s", len(at), plural(first.Object.Kind), first.Message)
+		first.Fixes = joinFixes(ds, at)
 		first.Related = append(related, first.Related...)
 	}
 	if !folding {
@@ -64,6 +68,32 @@ func OncePerFile(ds []diag.Diagnostic) []diag.Diagnostic {
 		}
 	}
 	return out
+}
+
+// joinFixes is the one fix of the findings at, each of which offers it
+// first (the same message and applicability): their edits together. Nil
+// when one finding does not, or the edits overlap.
+func joinFixes(ds []diag.Diagnostic, at []int) []diag.Fix {
+	var fix diag.Fix
+	for k, i := range at {
+		fs := ds[i].Fixes
+		if len(fs) == 0 || k > 0 && (fs[0].Message != fix.Message || fs[0].Applicability != fix.Applicability) {
+			return nil
+		}
+		if k == 0 {
+			fix = diag.Fix{Message: fs[0].Message, Applicability: fs[0].Applicability}
+		}
+		for _, e := range fs[0].Edits {
+			if !slices.Contains(fix.Edits, e) {
+				fix.Edits = append(fix.Edits, e)
+			}
+		}
+	}
+	diag.SortEdits(fix.Edits)
+	if diag.Overlapping(fix.Edits) {
+		return nil
+	}
+	return []diag.Fix{fix}
 }
 
 // onePerFile reports whether rule is marked OnePerFile.
