@@ -2,8 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -46,7 +48,11 @@ func init() {
 				"reported once per file and kind, at the first object, counting them, with the others as related " +
 				"locations (`related` in JSON, `relatedLocations` in SARIF). A suppression on one object (a " +
 				"`# webhooklint:ignore` comment above it, the `webhooklint.io/ignore` annotation) leaves that object out.",
-			Fix: "Move to v1 and write out the v1beta1 defaults you relied on.",
+			Fix: "Move to v1 and write out the v1beta1 defaults you relied on. With `--unsafe-fixes` webhooklint does it: " +
+				"it rewrites the apiVersion and writes, on each webhook that leaves them out, `failurePolicy: Ignore`, " +
+				"`matchPolicy: Exact`, `timeoutSeconds: 30`, `admissionReviewVersions: [v1beta1]` and " +
+				"`sideEffects: NoneOnDryRun` (see below for why these values, and why the fix is unsafe); the file's " +
+				"other objects of the kind are fixed with it, as the finding counts them.",
 			Sources: []string{
 				docsDeprecation,
 				srcDefaultsV1beta1,
@@ -54,6 +60,23 @@ func init() {
 				"https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/",
 			},
 		},
+		Fixes: []FixDoc{{
+			Name:          "v1-keeping-v1beta1-defaults",
+			Title:         "move to admissionregistration.k8s.io/v1, writing out the v1beta1 defaults",
+			Applicability: diag.Unsafe,
+			Why: "Rewrites the apiVersion of a v1beta1 webhook configuration to v1 and writes out, on each webhook where the " +
+				"field is absent, the value v1beta1 gave it and v1 would not: `failurePolicy: Ignore`, `matchPolicy: Exact`, " +
+				"`timeoutSeconds: 30`, `admissionReviewVersions: [v1beta1]` and `sideEffects: NoneOnDryRun` (an explicit " +
+				"`Unknown` or `Some`, which v1 rejects, becomes `NoneOnDryRun` too). The review versions stay `[v1beta1]` " +
+				"alone: the API server sends the first listed version it supports, so adding `v1` (first or second) would " +
+				"send, or with the `review-versions-order` fix soon send, v1 AdmissionReviews to a server that was only ever " +
+				"sent v1beta1 ones; `review-versions-order` then says, at info, to serve v1 and list it. The fix is unsafe " +
+				"because of `sideEffects`: v1 accepts only `None` or `NoneOnDryRun`, and both change behaviour, since the " +
+				"API server then calls the webhook on dry runs, which `Unknown` made it refuse. `NoneOnDryRun` is the " +
+				"weaker of the two claims (as in `side-effects-value`), and holds only if the webhook skips its side effects " +
+				"when the request has `dryRun: true`: a maintainer must check its code. The fix is not offered when a field " +
+				"it would write cannot be written in the file's text (an alias, a mapping under an anchor).",
+		}},
 		Check:       checkUnservedAPIVersion,
 		CheckCRD:    checkUnservedCRD,
 		CheckPolicy: checkUnservedPolicy,
@@ -68,7 +91,41 @@ func checkUnservedAPIVersion(p *Pass) {
 		return
 	}
 	sev, msg := unservedV1beta1(p.Config, p.Settings.KubeVersion)
-	p.ReportSeverity(sev, field.NewPath("apiVersion"), msg)
+	p.emit(Finding{Severity: sev, Path: "apiVersion", Message: msg, Fixes: []FieldFix{v1KeepingDefaults(p.Config)}})
+}
+
+// v1KeepingDefaults is the fix that moves a v1beta1 configuration to v1
+// without changing what its webhooks do, but for sideEffects, which v1
+// makes it declare (see the fix's Why).
+func v1KeepingDefaults(c *Config) FieldFix {
+	fix := FieldFix{Fix: "v1-keeping-v1beta1-defaults", Edits: []FieldEdit{{Path: "apiVersion", Old: V1beta1, New: V1}}}
+	insert := func(w *Webhook, name string, v any) {
+		fix.Edits = append(fix.Edits, FieldEdit{Path: PathString(w.Path().Child(name)), Insert: true, Value: v, After: webhookFieldsBefore(name)})
+	}
+	for i := range c.Webhooks {
+		w := &c.Webhooks[i]
+		// In webhookFieldOrder: fields inserted at one place keep it.
+		if w.FailurePolicy == nil {
+			insert(w, "failurePolicy", string(admissionv1.Ignore))
+		}
+		if w.MatchPolicy == nil {
+			insert(w, "matchPolicy", string(admissionv1.Exact))
+		}
+		switch {
+		case w.SideEffects == nil:
+			insert(w, "sideEffects", string(admissionv1.SideEffectClassNoneOnDryRun))
+		case !slices.Contains(noSideEffectClasses, *w.SideEffects):
+			fix.Edits = append(fix.Edits, FieldEdit{Path: PathString(w.Path().Child("sideEffects")),
+				Old: string(*w.SideEffects), New: string(admissionv1.SideEffectClassNoneOnDryRun)})
+		}
+		if w.TimeoutSeconds == nil {
+			insert(w, "timeoutSeconds", 30)
+		}
+		if len(w.AdmissionReviewVersions) == 0 {
+			insert(w, "admissionReviewVersions", []string{"v1beta1"})
+		}
+	}
+	return fix
 }
 
 // checkUnservedCRD judges a v1beta1 CustomResourceDefinition against the
