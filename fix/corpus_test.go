@@ -36,6 +36,11 @@ type fixCase struct {
 	fix    diag.Fix
 	before []byte // the file
 	after  []byte // the file with the fix made
+	// othersErrors counts the errors of other rules on the finding's
+	// object before the fix: where the server rejected the document
+	// before validating it (an unserved apiVersion), they say whether
+	// the finding was its only reason.
+	othersErrors int
 }
 
 // corpusFixes lints each corpus file from a copy on disk (only files on
@@ -70,7 +75,8 @@ func corpusFixes(t *testing.T) []fixCase {
 				if err := outsideUnchanged(data, after, f.Edits); err != nil {
 					t.Errorf("%s:%d: %s: %v", p, d.Line, f.Message, err)
 				}
-				pending = append(pending, fixCase{file: filepath.Base(p), d: d, fix: f, before: data, after: after})
+				pending = append(pending, fixCase{file: filepath.Base(p), d: d, fix: f, before: data, after: after,
+					othersErrors: errorsBeside(before, d)})
 			}
 		}
 		cases = append(cases, pending...)
@@ -105,6 +111,18 @@ func corpusFixes(t *testing.T) []fixCase {
 		}
 	}
 	return cases
+}
+
+// errorsBeside counts the errors of rules other than d's on d's object.
+func errorsBeside(ds []diag.Diagnostic, d diag.Diagnostic) int {
+	n := 0
+	for _, o := range ds {
+		if o.Severity == diag.Error && o.Rule != d.Rule && o.Object != nil && d.Object != nil &&
+			o.Object.Kind == d.Object.Kind && o.Object.Name == d.Object.Name {
+			n++
+		}
+	}
+	return n
 }
 
 // documentLines returns what gives the 0-based document of text that
@@ -252,6 +270,7 @@ type verdict struct {
 	Name     string  `json:"name"`
 	Accepted bool    `json:"accepted"`
 	Code     int     `json:"code"`
+	Reason   string  `json:"reason"`
 	Causes   []cause `json:"causes"`
 }
 
