@@ -16,8 +16,9 @@ type fixable struct {
 
 // attachFixes turns the rules' fixes into text edits of d's file, reading
 // its text once for all of them, and puts those that can be made on their
-// diagnostics with the applicability the rule declares.
-func attachFixes(d *manifest.Document, ds []diag.Diagnostic, pending []fixable) {
+// diagnostics with the applicability the rule declares. edits, when not
+// nil, makes the text edits instead (Unit.Edits).
+func attachFixes(d *manifest.Document, ds []diag.Diagnostic, pending []fixable, edits func(*manifest.Document, []rules.FieldFix) [][]diag.Edit) {
 	if len(pending) == 0 {
 		return
 	}
@@ -25,12 +26,17 @@ func attachFixes(d *manifest.Document, ds []diag.Diagnostic, pending []fixable) 
 	for _, p := range pending {
 		all = append(all, p.fixes...)
 	}
-	edits := d.TextEdits(all)
+	var made [][]diag.Edit
+	if edits != nil {
+		made = edits(d, all)
+	} else {
+		made = d.TextEdits(all)
+	}
 	k := 0
 	for _, p := range pending {
 		r, _ := rules.Lookup(p.rule)
 		for _, ff := range p.fixes {
-			es := edits[k]
+			es := made[k]
 			k++
 			if es == nil || r == nil {
 				continue

@@ -108,6 +108,12 @@ type Unit struct {
 	// configuration's positions once its findings are located: LintUnit
 	// then drops them (manifest.Document.DropPositions). Nil keeps all.
 	Located func(*manifest.Document) bool
+	// Edits, when set, turns the rules' fixes on a document into text
+	// edits instead of manifest.Document.TextEdits: for text that is not
+	// a file on disk (a kustomize build), the front end that made it knows
+	// which files wrote its fields. One list per fix, nil where a fix
+	// cannot be made; called from several goroutines at once.
+	Edits func(d *manifest.Document, fixes []rules.FieldFix) [][]diag.Edit
 }
 
 // LintUnit lints one deployment unit.
@@ -143,7 +149,7 @@ func LintUnit(u Unit, opts Options) *Result {
 	out := make([][]diag.Diagnostic, len(docs))
 	internal := make([][]*InternalError, len(docs))
 	parallel.For(len(docs), opts.Workers(), func(i int) {
-		out[i], internal[i] = lintDocument(docs[i], inv, &opts)
+		out[i], internal[i] = lintDocument(docs[i], inv, &opts, u.Edits)
 		// Only configurations: locateCauses below reads other kinds' positions.
 		if d := docs[i]; d.Config != nil && u.Located != nil && u.Located(d) {
 			d.DropPositions()
@@ -226,7 +232,7 @@ func lintUnlocated[T any](objs []T, opts *Options, run func(T) ([]rules.Finding,
 	return res
 }
 
-func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]diag.Diagnostic, []*InternalError) {
+func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edits func(*manifest.Document, []rules.FieldFix) [][]diag.Edit) ([]diag.Diagnostic, []*InternalError) {
 	var findings []rules.Finding
 	var errs []*InternalError
 	switch {
@@ -276,7 +282,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 		}
 		ds = append(ds, dg)
 	}
-	attachFixes(d, ds, pending)
+	attachFixes(d, ds, pending, edits)
 	if unserved {
 		return ds, errs // as before validation, no suppression applies either
 	}
