@@ -40,6 +40,10 @@ type Object struct {
 	fieldsOnce sync.Once
 }
 
+// Fields is the object as built, decoded (JSON types); nil if it does not
+// decode. The caller must not change it.
+func (o *Object) Fields() map[string]any { return o.decoded() }
+
 // decoded returns the object's fields, decoding YAML once. YAML is what
 // kustomize emitted, so it decodes; if it did not, no field is found and
 // findings stay on the resource file.
@@ -67,6 +71,7 @@ type Build struct {
 
 	tree  *kust
 	cache map[string][]*originDoc
+	root  *Root // what it was built with, to build it again (Rebuilt)
 }
 
 // Run builds the kustomization in dir. When the kustomization files can be
@@ -91,6 +96,17 @@ type Root struct {
 // RunAs builds the kustomization in dir as Run does, with root (when not
 // nil) as the text of its kustomization file.
 func RunAs(dir string, root *Root) (*Build, error) {
+	return runAs(dir, root, nil)
+}
+
+// Rebuilt builds the kustomization again as it was built, with edited
+// standing in for the text of the files it names (absolute paths): what
+// the build would be with a fix made, without writing it.
+func (b *Build) Rebuilt(edited map[string][]byte) (*Build, error) {
+	return runAs(b.Dir, b.root, edited)
+}
+
+func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -99,13 +115,13 @@ func RunAs(dir string, root *Root) (*Build, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}}
+	b := &Build{Dir: dir, File: tree.file, tree: tree, cache: map[string][]*originDoc{}, root: root}
 	if len(problems) > 0 {
 		// Building would download something or expand an alias bomb.
 		return b, problems
 	}
 	opts := buildOptions()
-	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file}
+	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file, edited: edited}
 	if root != nil {
 		fs.text = root.Text
 		if root.AnyFile {
@@ -204,6 +220,8 @@ type originFS struct {
 	// text, when set, is the root kustomization's text, whether or not
 	// its file exists.
 	text []byte
+	// edited stands in for the text of files on disk (Rebuilt).
+	edited map[string][]byte
 }
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
@@ -211,6 +229,9 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 		return f.withOrigins(f.text)
 	}
 	data, err := overlay.ReadFile(path) // an editor's unsaved buffer, or the disk; recorded
+	if e, ok := f.edited[filepath.Clean(path)]; ok {
+		data, err = e, nil
+	}
 	if err != nil {
 		return data, err
 	}

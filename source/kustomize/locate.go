@@ -44,6 +44,18 @@ func (b *Build) Locate(o *Object, path string, atKey bool) Location {
 	return l.Location
 }
 
+// WrittenAt is where the value at path of a built object is written, when
+// one file decides it and writes the field itself: the last patch that
+// sets it, else the object's resource file. ok is false for a field
+// written only as part of an ancestor, or one of a generated object.
+func (b *Build) WrittenAt(o *Object, path string) (Location, bool) {
+	if path == "" {
+		return Location{}, false
+	}
+	l := b.locate(o, path)
+	return l.Location, l.exact && l.By != "kustomization"
+}
+
 type located struct {
 	Location
 	exact bool
