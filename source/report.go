@@ -32,6 +32,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	if !single {
 		found, byID = make([]*located, 0, n), make(map[findingID]*located, n)
 	}
+	offeredBy := map[string][]int{} // the units that offer a fix (fixKey.key)
 	stdinData := map[string][]byte{}
 	for i, r := range results {
 		out.Configs += r.configs
@@ -49,6 +50,15 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 			kept = ds[:0] // in place: each finding is written where it was or before
 		}
 		for _, d := range ds {
+			var fixes []fixKey
+			if !single && len(d.Fixes) > 0 {
+				fixes = fixKeys(d.Fixes)
+				for _, k := range fixes {
+					if !slices.Contains(offeredBy[k.key], i) {
+						offeredBy[k.key] = append(offeredBy[k.key], i)
+					}
+				}
+			}
 			abs, ok := nameFinding(req, units[i], r.failed, stdinUnit, &d)
 			if !ok {
 				continue
@@ -64,7 +74,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 				}
 				continue
 			}
-			l := &located{d: d, abs: abs, units: []int{i}}
+			l := &located{d: d, abs: abs, units: []int{i}, fixes: fixes}
 			byID[id] = l
 			found = append(found, l)
 		}
@@ -76,7 +86,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		out.Diagnostics = slices.CompactFunc(kept, func(a, b diag.Diagnostic) bool { return diag.Compare(a, b) == 0 })
 	}
 	readers := newReaderIndex(units, results)
-	out.Diagnostics = append(out.Diagnostics, unitsNamed(found, readers, units)...)
+	out.Diagnostics = append(out.Diagnostics, unitsNamed(found, readers, units, offeredBy)...)
 	// Selection and severity overrides once more, for the findings made
 	// here rather than by the engine (the engine's pass unchanged: it
 	// applied them already, and kept demoted base findings at info).
@@ -94,6 +104,47 @@ type located struct {
 	d     diag.Diagnostic
 	abs   string
 	units []int
+	// fixes identify the finding's fixes, for agreedFixes.
+	fixes []fixKey
+}
+
+// fixKey is a fix of a finding as units offer it: its edits, and the
+// files they edit (absolute).
+type fixKey struct {
+	key   string
+	files []string
+}
+
+func fixKeys(fixes []diag.Fix) []fixKey {
+	out := make([]fixKey, len(fixes))
+	for i, f := range fixes {
+		var b strings.Builder
+		for _, e := range f.Edits {
+			abs := absPath(e.File)
+			fmt.Fprintf(&b, "%s\x00%d\x00%d\x00%s\x00", abs, e.Offset, e.EndOffset, e.NewText)
+			if !slices.Contains(out[i].files, abs) {
+				out[i].files = append(out[i].files, abs)
+			}
+		}
+		out[i].key = b.String()
+	}
+	return out
+}
+
+// agreedFixes keeps the fixes of a finding that every unit reading the
+// files they edit offers too, on this finding or another (a base's list
+// index differs between overlays that merge patches into it): a base
+// fixed for one overlay would otherwise change what another builds,
+// which has no such finding, or fixes it otherwise.
+func agreedFixes(l *located, readers *readerIndex, offeredBy map[string][]int) []diag.Fix {
+	var out []diag.Fix
+	for i, f := range l.d.Fixes {
+		k := l.fixes[i]
+		if !slices.ContainsFunc(k.files, func(abs string) bool { return !containsAll(offeredBy[k.key], readers.of(abs)) }) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // nameFinding names a finding of unit u as the report shows it, and its
@@ -140,11 +191,15 @@ func nameFinding(req *request, u *unit, failed, stdinUnit bool, d *diag.Diagnost
 }
 
 // unitsNamed returns the findings merged across units, each naming the
-// units that have it when not every unit that reads its file does.
-func unitsNamed(found []*located, readers *readerIndex, units []*unit) []diag.Diagnostic {
+// units that have it when not every unit that reads its file does, and
+// offering the fixes the units agree on.
+func unitsNamed(found []*located, readers *readerIndex, units []*unit, offeredBy map[string][]int) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, l := range found {
 		d := l.d
+		if len(d.Fixes) > 0 {
+			d.Fixes = agreedFixes(l, readers, offeredBy)
+		}
 		using := readers.of(l.abs)
 		// A GitOps entry's note and ordering finding name the entry already.
 		if len(using) > 1 && !containsAll(l.units, using) && d.Rule != rules.GitOpsSourceRule && d.Rule != rules.GitOpsOrderRule {

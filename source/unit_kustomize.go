@@ -129,7 +129,18 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	name := f.Name
 	files := []*manifest.File{f}
 	waves := argoWaveFindings(u, files) // before the rules drop the positions
-	res := lint.LintUnit(lint.Unit{Files: files, Base: u.base}, lo)
+	lu := lint.Unit{Files: files, Base: u.base}
+	var fixes *kustFixes
+	if u.gitops == nil {
+		// A GitOps entry's build is substituted after kustomize built it:
+		// its fields are not all the files' own.
+		fixes = newKustFixes(b)
+		lu.Edits = fixes.edits
+	}
+	res := lint.LintUnit(lu, lo)
+	if fixes != nil {
+		fixes.verify(res.Diagnostics)
+	}
 	res.Diagnostics = append(res.Diagnostics, waves...)
 	origin := u.label()
 	for i := range res.Diagnostics {
