@@ -55,6 +55,10 @@ type Options struct {
 	// KubeVersion is reported to templates as .Capabilities.KubeVersion,
 	// e.g. "v1.37.0"; empty keeps Helm's default.
 	KubeVersion string
+	// Edited stands in for the text of the chart's templates and its
+	// values.yaml (absolute paths): the render with a fix made, without
+	// writing it.
+	Edited map[string][]byte
 }
 
 // Dependency is a dependency Chart.yaml declares.
@@ -141,14 +145,24 @@ func IsChart(dir string) bool {
 
 // overlayBuffers puts an editor's unsaved templates and values.yaml in
 // place of what the loader read from disk.
-func overlayBuffers(c *chart.Chart, dir string) error {
+func overlayBuffers(c *chart.Chart, dir string, edited map[string][]byte) error {
+	get := func(file string) ([]byte, bool) {
+		if data, ok := edited[file]; ok {
+			return data, true
+		}
+		return overlay.Get(file)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
 	for _, t := range c.Templates {
-		if data, ok := overlay.Get(filepath.Join(dir, filepath.FromSlash(t.Name))); ok {
+		if data, ok := get(filepath.Join(abs, filepath.FromSlash(t.Name))); ok {
 			t.Data = data
 		}
 	}
 	file := filepath.Join(dir, "values.yaml")
-	if data, ok := overlay.Get(file); ok {
+	if data, ok := get(filepath.Join(abs, "values.yaml")); ok {
 		v, err := common.ReadValues(data)
 		if err != nil {
 			return &Error{File: file, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", file, err)}
@@ -166,7 +180,7 @@ func Render(dir string, opts Options) (*Chart, error) {
 	if err != nil {
 		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
 	}
-	if err := overlayBuffers(c, dir); err != nil {
+	if err := overlayBuffers(c, dir, opts.Edited); err != nil {
 		return nil, err
 	}
 	localDirs, err := loadLocalDependencies(c, dir)

@@ -24,6 +24,10 @@ type Trace struct {
 	// (no template action), so the line is where to change it; otherwise
 	// the value comes from values or a helper, named by the action there.
 	Literal bool
+	// Shared reports that a list index of the path was not written as
+	// its own item (a range loop's body, taken for every element): the
+	// line writes other elements too.
+	Shared bool
 }
 
 // Trace maps a field path of the doc-th document rendered from a template
@@ -80,12 +84,14 @@ func (t *Template) Trace(doc int, path string) Trace {
 // elsewhere (a named template that writes list items).
 func traceSteps(lines [][]byte, start, end int, steps []fieldpath.Step, res Trace) Trace {
 	from, parentIndent, inItem := start, -1, false
+	shared := false
 	first := 0
 	for first < len(steps) && steps[first].Index >= 0 {
-		item, itemIndent, ok := listItem(lines, from, end, -1, steps[first].Index)
+		item, itemIndent, own, ok := listItem(lines, from, end, -1, steps[first].Index)
 		if !ok {
 			return res
 		}
+		shared = shared || !own
 		from, parentIndent, inItem = item, itemIndent, true
 		res = Trace{Line: item + 1, Column: itemIndent + 1, EndColumn: itemIndent + 2}
 		first++
@@ -104,17 +110,18 @@ func traceSteps(lines [][]byte, start, end int, steps []fieldpath.Step, res Trac
 		// List indices directly after this key.
 		for i+1 < len(steps) && steps[i+1].Index >= 0 {
 			i++
-			item, itemIndent, ok := listItem(lines, from, end, k.indent, steps[i].Index)
+			item, itemIndent, own, ok := listItem(lines, from, end, k.indent, steps[i].Index)
 			if !ok {
 				break
 			}
+			shared = shared || !own
 			// Keys of the item are on the "- " line or below it, indented
 			// deeper than the dash.
 			from, parentIndent, inItem = item, itemIndent, true
 			res = Trace{Line: item + 1, Column: itemIndent + 1, EndColumn: itemIndent + 2}
 		}
 		if i == len(steps)-1 {
-			res.Exact = true
+			res.Exact, res.Shared = true, shared
 			v := strings.TrimSpace(string(k.rest))
 			res.Literal = v != "" && !strings.Contains(v, "{{")
 			if v != "" {
@@ -160,8 +167,9 @@ func findKey(lines [][]byte, from, end, parentIndent int, inItem bool, key strin
 
 // listItem finds the n-th "- " item of the list under a key at keyIndent,
 // or the first one when there are fewer (a range loop). It returns the
-// item's line and the column of its content (for nested keys).
-func listItem(lines [][]byte, from, end, keyIndent, n int) (line, indent int, ok bool) {
+// item's line and the column of its content (for nested keys), and
+// whether that is the n-th item itself.
+func listItem(lines [][]byte, from, end, keyIndent, n int) (line, indent int, own, ok bool) {
 	first, count := -1, 0
 	firstIndent := 0
 	itemIndent := -1
@@ -184,14 +192,14 @@ func listItem(lines [][]byte, from, end, keyIndent, n int) (line, indent int, ok
 			first, firstIndent = i, ind
 		}
 		if count == n {
-			return i, ind, true
+			return i, ind, true, true
 		}
 		count++
 	}
 	if first < 0 {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
-	return first, firstIndent, true
+	return first, firstIndent, false, true
 }
 
 // chunk returns the line range of the doc-th YAML document of a
