@@ -220,3 +220,62 @@ func (d *Document) edit(src *source, line, start, endLine, end int, text string)
 		NewText: text,
 	}
 }
+
+// ReplaceScalarAt is the edit of a file's text that writes fe.New in
+// place of the one-line scalar starting at line and col (1-based, col in
+// code points) when it reads fe.Old, in its quoting: a value written
+// outside a YAML document the loader read (a template line, a values
+// key). What follows the scalar on its line (a comment) stays.
+func ReplaceScalarAt(file string, data []byte, line, col int, fe rules.FieldEdit) (diag.Edit, bool) {
+	src := newSource(data, 0)
+	src.fileOffset = 0
+	text := src.line(line)
+	if text == nil || fe.Insert || fe.Delete {
+		return diag.Edit{}, false
+	}
+	s := src.offset(line, text, col)
+	e, ok := scalarEnd(text, s)
+	if !ok {
+		return diag.Edit{}, false
+	}
+	n, ok := scalarNode(text[s:e])
+	if !ok || n.Value != fe.Old {
+		return diag.Edit{}, false
+	}
+	newText, ok := scalarText(fe.New, fe.Number, n.Style)
+	if !ok {
+		return diag.Edit{}, false
+	}
+	d := &Document{File: file}
+	base := src.starts[line-1]
+	return d.edit(src, line, base+s, line, base+e, newText), true
+}
+
+// scalarEnd is where the scalar that starts at byte s of a line ends: its
+// closing quote, or for a plain one the start of a comment or the line's
+// end, less trailing blanks.
+func scalarEnd(text []byte, s int) (int, bool) {
+	if s >= len(text) {
+		return 0, false
+	}
+	switch q := text[s]; q {
+	case '"', '\'':
+		for i := s + 1; i < len(text); i++ {
+			switch {
+			case q == '"' && text[i] == '\\':
+				i++
+			case text[i] == q && q == '\'' && i+1 < len(text) && text[i+1] == '\'':
+				i++
+			case text[i] == q:
+				return i + 1, true
+			}
+		}
+		return 0, false
+	}
+	e := len(text)
+	if i := bytes.Index(text[s:], []byte(" #")); i >= 0 {
+		e = s + i
+	}
+	e = s + len(bytes.TrimRight(text[s:e], " \t\r"))
+	return e, e > s
+}
