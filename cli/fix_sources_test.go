@@ -53,6 +53,42 @@ webhooks:
     timeoutSeconds: 45 # the overlay's
 `
 
+// chartValues and chartTemplate make a chart whose webhook takes its
+// sideEffects and, for one webhook, its timeout from values as they are,
+// and writes the other's sideEffects literally.
+const (
+	chartValues = `webhook:
+  # how long the API server waits
+  timeout: 45
+  sideEffects: "Some"
+`
+	chartTemplate = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: {{ .Release.Name }}-demo
+webhooks:
+  - name: check.example.com
+    clientConfig:
+      url: https://example.com/check
+    rules:
+      - operations: ["CREATE"]
+        apiGroups: ["apps"]
+        apiVersions: ["v1"]
+        resources: ["deployments"]
+    failurePolicy: Ignore
+    sideEffects: {{ .Values.webhook.sideEffects }}
+    timeoutSeconds: {{ .Values.webhook.timeout }}
+    admissionReviewVersions: [v1]
+  - name: other.example.com
+    clientConfig:
+      url: https://example.com/other
+    sideEffects: Some # literal
+    failurePolicy: Ignore
+    admissionReviewVersions: [v1]
+    timeoutSeconds: {{ .Values.otherTimeout | default 10 }}
+`
+)
+
 // fixTree is a tree to lint, by path.
 type fixTree map[string]string
 
@@ -91,6 +127,7 @@ func fixesOf(ds []diag.Diagnostic) map[string][]string {
 			for _, e := range f.Edits {
 				if k := d.Rule + " " + d.File; !slices.Contains(out[k], e.File) {
 					out[k] = append(out[k], e.File)
+					slices.Sort(out[k])
 				}
 			}
 		}
@@ -107,13 +144,14 @@ func count(ds []diag.Diagnostic) map[string]int {
 	return out
 }
 
-// TestFixesInKustomizeBuilds: a finding of a kustomize build gets its fix
+// TestFixesInBuildsAndCharts: a finding of a kustomize build gets its fix
 // in the file that writes the field (the base's resource, the overlay's
-// patch), in that file's style, or none where the file does not decide
-// the value. Each fix made removes its finding and adds none; bytes
+// patch), in that file's style, one of a chart on the template line that
+// writes the value literally or in the values.yaml key the line reads as
+// it is; none where no one file decides the value. Each fix made removes its finding and adds none; bytes
 // outside the edits stay; --diff applies with patch -p1 to what --fix
 // makes; a second --fix changes nothing.
-func TestFixesInKustomizeBuilds(t *testing.T) {
+func TestFixesInBuildsAndCharts(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		tree  fixTree
@@ -184,6 +222,31 @@ func TestFixesInKustomizeBuilds(t *testing.T) {
 			"review-versions base/webhook.yaml":       {"base/webhook.yaml"},
 			"review-versions-order base/webhook.yaml": {"base/webhook.yaml"},
 			"timeout-range base/webhook.yaml":         {"base/webhook.yaml"},
+		},
+	}, {
+		name: "chart",
+		tree: fixTree{
+			"chart/Chart.yaml":             "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+			"chart/values.yaml":            chartValues,
+			"chart/templates/webhook.yaml": chartTemplate,
+		},
+		entry: "chart",
+		want: map[string][]string{
+			"side-effects-value chart/templates/webhook.yaml": {"chart/templates/webhook.yaml", "chart/values.yaml"},
+			"timeout-range chart/templates/webhook.yaml":      {"chart/values.yaml"},
+		},
+	}, {
+		name: "a chart value read twice, through a pipeline",
+		tree: fixTree{
+			"chart/Chart.yaml":  "apiVersion: v2\nname: demo\nversion: 0.1.0\n",
+			"chart/values.yaml": chartValues,
+			// The second webhook's timeout is the first's, with a default:
+			// the value is not the one line's to change.
+			"chart/templates/webhook.yaml": strings.Replace(chartTemplate, ".Values.otherTimeout", ".Values.webhook.timeout", 1),
+		},
+		entry: "chart",
+		want: map[string][]string{
+			"side-effects-value chart/templates/webhook.yaml": {"chart/templates/webhook.yaml", "chart/values.yaml"},
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

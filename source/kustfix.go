@@ -192,33 +192,23 @@ func (k *kustFixes) verify(ds []diag.Diagnostic) {
 	if len(k.made) == 0 {
 		return
 	}
-	var bad []kustFix
-	if all := disjoint(k.made); len(all) != len(k.made) || !k.builds(all) {
+	var bad [][]diag.Edit
+	if all := disjoint(k.made, func(m kustFix) []diag.Edit { return m.edits }); len(all) != len(k.made) || !k.builds(all) {
 		for _, m := range k.made {
 			if !k.builds([]kustFix{m}) {
-				bad = append(bad, m)
+				bad = append(bad, m.edits)
 			}
 		}
 	}
-	if len(bad) == 0 {
-		return
-	}
-	for i := range ds {
-		ds[i].Fixes = slices.DeleteFunc(ds[i].Fixes, func(f diag.Fix) bool {
-			return slices.ContainsFunc(bad, func(m kustFix) bool { return slices.Equal(m.edits, f.Edits) })
-		})
-		if len(ds[i].Fixes) == 0 {
-			ds[i].Fixes = nil
-		}
-	}
+	dropFixes(ds, bad)
 }
 
-// disjoint is the fixes whose edits touch no other's, in order.
-func disjoint(made []kustFix) []kustFix {
-	var out []kustFix
+// disjoint is the fixes whose edits touch no earlier one's, in order.
+func disjoint[F any](made []F, editsOf func(F) []diag.Edit) []F {
+	var out []F
 	var edits []diag.Edit
 	for _, m := range made {
-		all := append(slices.Clone(edits), m.edits...)
+		all := append(slices.Clone(edits), editsOf(m)...)
 		diag.SortEdits(all)
 		if !diag.Overlapping(all) {
 			out, edits = append(out, m), all

@@ -111,12 +111,23 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	}
 	markRegeneratedCABundles(files, byName)
 	waves := argoWaveFindings(u, files) // before the rules drop the positions
-	res := lint.LintUnit(lint.Unit{Files: files}, lo)
-	res.Diagnostics = append(res.Diagnostics, waves...)
 	docsOf := map[string]*manifest.File{}
 	for _, f := range files {
 		docsOf[f.Name] = f
 	}
+	lu := lint.Unit{Files: files}
+	var fixes *chartFixes
+	if u.gitops == nil && post == nil {
+		// A GitOps entry gives values of its own, and a post-renderer
+		// changes what the templates wrote.
+		fixes = &chartFixes{u: u, kubeVersion: kv, c: c, byName: byName, docsOf: docsOf}
+		lu.Edits = fixes.edits
+	}
+	res := lint.LintUnit(lu, lo)
+	if fixes != nil {
+		fixes.verify(res.Diagnostics)
+	}
+	res.Diagnostics = append(res.Diagnostics, waves...)
 	traceFindings(u, res.Diagnostics, byName, docsOf, origin)
 	post.relocate(res.Diagnostics)
 	res.Diagnostics = append(res.Diagnostics, problems...)
@@ -240,9 +251,15 @@ func fillsFailure(missing []helm.Dependency, err error) (string, bool) {
 
 // renderChart renders a chart unit with its values, as helm template would.
 func renderChart(u *unit, kubeVersion string) (*helm.Chart, error) {
+	return renderChartWith(u, kubeVersion, nil)
+}
+
+// renderChartWith renders it with edited standing in for the text of
+// its files (helm.Options.Edited).
+func renderChartWith(u *unit, kubeVersion string, edited map[string][]byte) (*helm.Chart, error) {
 	return helm.Render(u.shown, helm.Options{ // u.shown: as messages name it
 		ValuesFiles: u.chart.ValuesFiles, Values: u.chart.Values, Set: u.chart.Set, SetString: u.chart.SetString,
-		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kubeVersion,
+		ReleaseName: u.chart.ReleaseName, Namespace: u.chart.Namespace, KubeVersion: kubeVersion, Edited: edited,
 	})
 }
 
