@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/fix"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
 )
@@ -65,5 +66,49 @@ func TestUnservedCRDsOncePerFile(t *testing.T) {
 	other := find(res.Diagnostics, rules.UnservedAPIVersionRule, "other.yaml")
 	if len(other) != 1 || strings.HasPrefix(other[0].Message, "1 ") || len(other[0].Related) != 0 {
 		t.Errorf("want other.yaml's own finding, unchanged; got%s", dump(other))
+	}
+}
+
+// v1beta1Webhook is an archived install manifest's webhook configuration,
+// removed in 1.22, leaving every v1beta1 default to the server.
+func v1beta1Webhook(name string) string {
+	return `apiVersion: admissionregistration.k8s.io/v1beta1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: ` + name + `
+webhooks:
+- name: ` + name + `.example.com
+  clientConfig:
+    url: https://example.com/` + name + `
+`
+}
+
+// Folded, the v1beta1 finding on several configurations of one file
+// offers one fix that moves them all to v1; made, it leaves no v1beta1
+// finding in the file.
+func TestUnservedWebhooksOncePerFileFix(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "install.yaml")
+	text := v1beta1Webhook("a") + "---\n" + v1beta1Webhook("b")
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, []string{dir}, source.Options{})
+	got := find(res.Diagnostics, rules.UnservedAPIVersionRule, "install.yaml")
+	if len(got) != 1 || !strings.HasPrefix(got[0].Message, "2 ValidatingWebhookConfigurations in this file: ") || len(got[0].Fixes) != 1 {
+		t.Fatalf("want one finding counting 2 configurations, with one fix; got%s", dump(got))
+	}
+	fixed, err := fix.Apply([]byte(text), got[0].Fixes[0].Edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(fixed), "apiVersion: admissionregistration.k8s.io/v1\n"); n != 2 {
+		t.Errorf("the fix moved %d configurations to v1, want 2:\n%s", n, fixed)
+	}
+	if err := os.WriteFile(file, fixed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if left := find(run(t, []string{dir}, source.Options{}).Diagnostics, rules.UnservedAPIVersionRule, "install.yaml"); len(left) != 0 {
+		t.Errorf("after the fix:%s", dump(left))
 	}
 }
