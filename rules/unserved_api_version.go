@@ -125,6 +125,9 @@ func v1KeepingDefaults(c *Config) FieldFix {
 			insert(w, "admissionReviewVersions", []string{"v1beta1"})
 		}
 	}
+	if len(fix.Edits) == 1 {
+		fix.Message = "move to " + V1 // no default to write out (a patch's identity, say)
+	}
 	return fix
 }
 
