@@ -71,7 +71,7 @@ func init() {
 				"alone: the API server sends the first listed version it supports, so adding `v1` (first or second) would " +
 				"send, or with the `review-versions-order` fix soon send, v1 AdmissionReviews to a server that was only ever " +
 				"sent v1beta1 ones; `review-versions-order` then says, at info, to serve v1 and list it. The fix is unsafe " +
-				"because of `sideEffects`: v1 accepts only `None` or `NoneOnDryRun`, and both change behaviour, since the " +
+				"because of `sideEffects`: v1 accepts only `None` or `NoneOnDryRun`, and both change behavior, since the " +
 				"API server then calls the webhook on dry runs, which `Unknown` made it refuse. `NoneOnDryRun` is the " +
 				"weaker of the two claims (as in `side-effects-value`), and holds only if the webhook skips its side effects " +
 				"when the request has `dryRun: true`: a maintainer must check its code. The fix is not offered when a field " +
