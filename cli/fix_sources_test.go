@@ -181,14 +181,23 @@ func TestFixesInBuildsAndCharts(t *testing.T) {
 			"base/webhook.yaml":       sourceBase,
 			"overlay/kustomization.yaml": "resources:\n- ../base\npatches:\n- path: ops.yaml\n" +
 				"  target: {kind: ValidatingWebhookConfiguration, name: demo}\n" +
+				"- path: append.yaml\n  target: {kind: ValidatingWebhookConfiguration, name: demo}\n" +
 				"- patch: |-\n    - op: add\n      path: /webhooks/0/sideEffects\n      value: Some\n" +
 				"  target: {kind: ValidatingWebhookConfiguration}\n",
 			"overlay/ops.yaml": "- op: replace\n  path: /webhooks/1/timeoutSeconds\n  value: 50\n",
+			// An appended element has no path to map back: its finding is
+			// at the base's list, with no fix.
+			"overlay/append.yaml": "- op: add\n  path: /webhooks/-\n  value: {name: extra.example.com, " +
+				"clientConfig: {url: 'https://example.com/extra'}, sideEffects: None, failurePolicy: Ignore, " +
+				"admissionReviewVersions: [v1], timeoutSeconds: 40}\n",
 		},
 		entry: "overlay",
 		want: map[string][]string{
 			"review-versions base/webhook.yaml":       {"base/webhook.yaml"},
 			"review-versions-order base/webhook.yaml": {"base/webhook.yaml"},
+			// The operations' scalar values, in the file and inline.
+			"timeout-range overlay/ops.yaml":                {"overlay/ops.yaml"},
+			"side-effects-value overlay/kustomization.yaml": {"overlay/kustomization.yaml"},
 		},
 	}, {
 		name: "a replacement writes the value",

@@ -22,9 +22,11 @@ import (
 // sets it, else the resource file), a missing one inserted into the
 // mapping that holds it there, each in that file's style. What the
 // mapping cannot reach gets no fix: a generated object, a field written
-// as part of a whole list or JSON6902 value, an inline patch or a
-// JSON6902 file (not a document of the object), a value a var or a
-// replacement writes (the file does not hold the value the rule read).
+// as part of a whole list or JSON6902 value, a value a var or a
+// replacement writes (the file does not hold the value the rule read). A
+// JSON6902 operation's value, or a patch written inline in the
+// kustomization, is no document of the object: only a scalar written
+// there is replaced, no field inserted.
 // verify then builds the kustomization again with each fix made and keeps
 // only those whose build changes exactly the fields the fix names.
 type kustFixes struct {
@@ -71,6 +73,7 @@ func (k *kustFixes) fixEdits(o *kustomize.Object, f rules.FieldFix) []diag.Edit 
 		fix rules.FieldFix
 	}
 	var groups []*group
+	var direct []diag.Edit
 	for _, fe := range f.Edits {
 		at := fe.Path
 		if fe.Insert {
@@ -82,7 +85,14 @@ func (k *kustFixes) fixEdits(o *kustomize.Object, f rules.FieldFix) []diag.Edit 
 		}
 		doc := k.documentAt(loc.File, loc.Line)
 		if doc == nil {
-			return nil
+			// A JSON6902 operation's value, or a patch written inline in
+			// the kustomization: a scalar is replaced where it is written.
+			e, ok := k.scalarEdit(loc, fe)
+			if !ok {
+				return nil
+			}
+			direct = append(direct, e)
+			continue
 		}
 		path, ok := pathIn(fe.Path, o.Fields(), doc.Config)
 		if !ok {
@@ -96,7 +106,7 @@ func (k *kustFixes) fixEdits(o *kustomize.Object, f rules.FieldFix) []diag.Edit 
 		}
 		groups[i].fix.Edits = append(groups[i].fix.Edits, fe)
 	}
-	var edits []diag.Edit
+	edits := direct
 	for _, g := range groups {
 		es := g.doc.TextEdits([]rules.FieldFix{g.fix})[0]
 		if es == nil {
@@ -109,6 +119,19 @@ func (k *kustFixes) fixEdits(o *kustomize.Object, f rules.FieldFix) []diag.Edit 
 		return nil
 	}
 	return edits
+}
+
+// scalarEdit replaces the one-line scalar written at loc, when it reads
+// the value the rule read.
+func (k *kustFixes) scalarEdit(loc kustomize.Location, fe rules.FieldEdit) (diag.Edit, bool) {
+	if fe.Insert || fe.Delete || loc.EndLine != loc.Line {
+		return diag.Edit{}, false
+	}
+	data, err := overlay.ReadFile(loc.File)
+	if err != nil {
+		return diag.Edit{}, false
+	}
+	return manifest.ReplaceScalarAt(loc.File, data, loc.Line, loc.Column, fe)
 }
 
 // documentAt is the webhook configuration of a file on disk that holds
