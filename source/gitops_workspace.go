@@ -20,7 +20,9 @@ import (
 // open files are named. The folder is walked once for the files that may
 // hold an entry, or a ConfigMap or Secret one reads; the entries are
 // found again only after one of those files (or one a Flux Kustomization
-// reads to output its HelmReleases) changed.
+// reads to output its HelmReleases, or an ApplicationSet's Git files
+// generator reads) changed, or a folder a Git directories generator
+// matches appeared or went away.
 type Workspace struct {
 	dir  string
 	skip func(string) bool
@@ -41,10 +43,12 @@ type Workspace struct {
 	candidates map[string]bool
 	deps       map[string]bool
 	// kept are the entries found in the files key names; stale when a
-	// file they were found from changed since.
-	kept  []*gitops.Entry
-	key   string
-	stale bool
+	// file they were found from changed since. generated is what
+	// ApplicationSets' Git generators read to find them.
+	kept      []*gitops.Entry
+	key       string
+	stale     bool
+	generated *gitops.Inputs
 }
 
 // NewWorkspace returns the workspace of folder dir; skip is the
@@ -124,11 +128,15 @@ func (w *Workspace) entries(d *discovery, files []string) []*gitops.Entry {
 	}
 	list := slices.Sorted(maps.Keys(all))
 	key := strings.Join(list, "\x00")
-	if !w.stale && key == w.key {
+	if !w.stale && key == w.key && !w.generated.Moved() {
 		return w.kept
 	}
-	w.kept, w.key, w.stale = d.findEntries(list), key, false
+	w.generated = &gitops.Inputs{}
+	w.kept, w.key, w.stale = d.findEntries(list, w.generated), key, false
 	w.deps = map[string]bool{}
+	for _, f := range w.generated.Files {
+		w.deps[f] = true
+	}
 	for _, e := range w.kept {
 		if by := e.AppliedBy; by != nil {
 			for f := range d.gitopsReads(by) {
