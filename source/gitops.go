@@ -245,6 +245,13 @@ func gitopsNote(at gitops.Pos, msg string, warning bool) diag.Diagnostic {
 // with the components it adds, and the entry's own file, where findings
 // on what it sets are reported.
 func (d *discovery) gitopsReads(e *gitops.Entry) map[string]bool {
+	if ws := d.so.Workspace; ws != nil {
+		return ws.readsOf(e, func() map[string]bool { return d.entryReads(e) })
+	}
+	return d.entryReads(e)
+}
+
+func (d *discovery) entryReads(e *gitops.Entry) map[string]bool {
 	reads := map[string]bool{e.At.File: true}
 	addDir := func(dir string) {
 		if d.refs(dir) == nil {

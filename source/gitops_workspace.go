@@ -49,6 +49,12 @@ type Workspace struct {
 	key       string
 	stale     bool
 	generated *gitops.Inputs
+
+	// reads are the files each kept kustomize entry's build reads, until
+	// one of them changes: a lint does not parse the kustomizations of
+	// every entry of the folder again to learn which apply its files.
+	readsMu sync.Mutex
+	reads   map[*gitops.Entry]map[string]bool
 }
 
 // NewWorkspace returns the workspace of folder dir; skip is the
@@ -109,6 +115,7 @@ func (w *Workspace) entries(d *discovery, files []string) []*gitops.Entry {
 		changed = nil
 	}
 	w.stale = w.stale || forget
+	w.forgetReads(changed, forget)
 	for _, f := range changed {
 		now := w.candidate(f)
 		w.stale = w.stale || w.candidates[f] || w.deps[f] || now
@@ -132,6 +139,7 @@ func (w *Workspace) entries(d *discovery, files []string) []*gitops.Entry {
 		return w.kept
 	}
 	w.generated = &gitops.Inputs{}
+	w.forgetReads(nil, true) // of entries no longer kept
 	w.kept, w.key, w.stale = d.findEntries(list, w.generated), key, false
 	w.deps = map[string]bool{}
 	for _, f := range w.generated.Files {
@@ -145,6 +153,46 @@ func (w *Workspace) entries(d *discovery, files []string) []*gitops.Entry {
 		}
 	}
 	return w.kept
+}
+
+// readsOf is the files e's build reads: kept from an earlier run, else
+// what read returns, kept.
+func (w *Workspace) readsOf(e *gitops.Entry, read func() map[string]bool) map[string]bool {
+	w.readsMu.Lock()
+	r, ok := w.reads[e]
+	w.readsMu.Unlock()
+	if ok {
+		return r
+	}
+	r = read()
+	w.readsMu.Lock()
+	if w.reads == nil {
+		w.reads = map[*gitops.Entry]map[string]bool{}
+	}
+	w.reads[e] = r
+	w.readsMu.Unlock()
+	return r
+}
+
+// forgetReads drops the kept reads of the entries that read a changed
+// file (a kustomization that now lists others), or all of them when a
+// file was created or removed (a folder without a kustomization, which
+// Flux builds from the files it holds).
+func (w *Workspace) forgetReads(changed []string, all bool) {
+	w.readsMu.Lock()
+	defer w.readsMu.Unlock()
+	if all {
+		clear(w.reads)
+		return
+	}
+	for e, r := range w.reads {
+		for _, f := range changed {
+			if r[f] {
+				delete(w.reads, e)
+				break
+			}
+		}
+	}
 }
 
 // walk lists the candidates among the files the command line reads in the
