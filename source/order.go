@@ -186,7 +186,9 @@ func fluxGraph(units []*unit) []*fluxNode {
 		byEntry[k.e] = append(byEntry[k.e], k)
 		if u := units[k.unit]; u.kind == kustomizeUnit {
 			for f := range u.reads {
-				byRead[f] = append(byRead[f], k)
+				if appliesFile(u, f) {
+					byRead[f] = append(byRead[f], k)
+				}
 			}
 		}
 	}
@@ -201,7 +203,7 @@ func fluxGraph(units []*unit) []*fluxNode {
 			continue
 		}
 		for _, k := range byRead[n.e.At.File] {
-			if k != n && appliesFile(units[k.unit], n.e.At.File) {
+			if k != n {
 				n.parents = append(n.parents, k)
 			}
 		}
