@@ -281,3 +281,25 @@ spec:
 		t.Errorf("%s after the new folder:\n got %q\nwant %q", webhook, shown(got), want)
 	}
 }
+
+// The other Flux entries of a cluster are linted only when the ordering
+// step compares what they apply: a webhook file opened alone, whose
+// backend another entry applies, still gets its entry's ordering finding
+// as `webhooklint WORKSPACE` reports it.
+func TestGitOpsOrderingPeers(t *testing.T) {
+	c, dir := gitopsWorkspace(t, "flux-ordering", source.Options{})
+	webhook := filepath.Join(dir, "infrastructure", "configs", "webhook.yaml")
+	entry := filepath.Join(dir, "clusters", "production", "infrastructure.yaml")
+	openFile(t, c, webhook)
+	got := c.waitDiagnostics(pathURI(entry), "the entry's ordering finding", func(ds []diagnostic) bool { return hasRule(ds, "gitops-order") })
+	order := func(ds []string) []string {
+		return slices.DeleteFunc(ds, func(d string) bool { return !strings.HasPrefix(d, "gitops-order ") })
+	}
+	want := order(workspaceFindings(t, dir, entry, source.Options{}))
+	if len(want) == 0 {
+		t.Fatalf("webhooklint %s reports no ordering finding in %s", dir, entry)
+	}
+	if got := order(shown(got)); !slices.Equal(got, want) {
+		t.Errorf("%s:\n got %q\nwant %q", entry, got, want)
+	}
+}

@@ -221,9 +221,10 @@ func (w *Workspace) walk(jobs int) map[string]bool {
 
 // workspaceUnits keeps, of the units of the workspace's entries, those the
 // files named need: the entries their files belong to, those written in
-// a file named, and the Flux entries of the same clusters as any of them
-// (the ordering step compares what a cluster's entries apply). The others
-// are not linted: what they find is in files not asked about.
+// a file named, and, as peers, the Flux entries of the same clusters as
+// any of them (the ordering step may compare what a cluster's entries
+// apply). The others are not linted: what they find is in files not
+// asked about.
 func workspaceUnits(req *request, units []*unit, unitsOf [][]*unit) []*unit {
 	need := map[*unit]bool{}
 	for _, us := range unitsOf {
@@ -244,10 +245,11 @@ func workspaceUnits(req *request, units []*unit, unitsOf [][]*unit) []*unit {
 			continue
 		}
 		for _, m := range nodes {
-			if sameCluster(n, m) {
-				need[units[m.unit]] = true
+			if u := units[m.unit]; sameCluster(n, m) && !need[u] {
+				u.peer = true
 			}
 		}
 	}
-	return slices.DeleteFunc(units, func(u *unit) bool { return u.gitops != nil && !need[u] })
+	unpeerShared(units, need)
+	return slices.DeleteFunc(units, func(u *unit) bool { return u.gitops != nil && !need[u] && !u.peer })
 }
