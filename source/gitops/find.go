@@ -127,19 +127,51 @@ func ref(n *yaml.Node, ns string) (kind, namespace, name string) {
 	return kind, namespace, name
 }
 
-// selfGit reports whether a Flux GitRepository is this repository: the
-// one `flux bootstrap` creates (flux-system), or one whose URL is a remote
-// of the repository or a --repo-url.
+// selfGit reports whether a Flux GitRepository is this checkout: the one
+// `flux bootstrap` creates (flux-system), or one whose URL is a remote of
+// the repository or a --repo-url, at the branch checked out.
 func (f *finder) selfGit(namespace, name string) (bool, string) {
 	src := f.source("GitRepository", namespace, name)
 	url := ""
 	if src != nil {
 		url = str(src.spec(), "url")
 	}
-	if name == "flux-system" || (url != "" && f.o.Repo.Is(url)) {
+	if name == "flux-system" {
 		return true, url
 	}
-	return false, url
+	if url == "" || !f.o.Repo.Is(url) {
+		return false, url
+	}
+	// Another branch of this repository is another tree (a tenant's, an
+	// environment's): this checkout only when it is the branch checked
+	// out or the one flux-system syncs, or when neither is known.
+	b := str(get(src.spec(), "ref"), "branch")
+	if b == "" {
+		return true, url
+	}
+	known := false
+	for _, here := range f.fluxSystemBranches() {
+		if here == b {
+			return true, url
+		}
+		known = known || here != ""
+	}
+	if here := f.o.Repo.Branch(); here != "" {
+		return here == b, url
+	}
+	return !known, url
+}
+
+// fluxSystemBranches are the branches the flux-system GitRepositories of
+// the linted files sync.
+func (f *finder) fluxSystemBranches() []string {
+	var out []string
+	for _, o := range f.objs {
+		if o.kind == "GitRepository" && o.name == "flux-system" && strings.HasSuffix(o.group(), "toolkit.fluxcd.io") {
+			out = append(out, str(get(o.spec(), "ref"), "branch"))
+		}
+	}
+	return out
 }
 
 func (f *finder) base(obj *object, kind string) *Entry {
