@@ -239,16 +239,20 @@ func workspaceUnits(req *request, units []*unit, unitsOf [][]*unit) []*unit {
 			}
 		}
 	}
+	keep := maps.Clone(need)
 	nodes := fluxGraph(units)
 	for _, n := range nodes {
-		if !need[units[n.unit]] {
+		if !keep[units[n.unit]] {
 			continue
 		}
 		for _, m := range nodes {
-			if u := units[m.unit]; sameCluster(n, m) && !need[u] {
-				u.peer = true
+			if sameCluster(n, m) {
+				keep[units[m.unit]] = true
 			}
 		}
+	}
+	for u := range keep {
+		u.peer = !need[u]
 	}
 	unpeerShared(units, need)
 	return slices.DeleteFunc(units, func(u *unit) bool { return u.gitops != nil && !need[u] && !u.peer })
