@@ -143,13 +143,19 @@ func BenchmarkChangeLoneFile(b *testing.B) {
 	benchEdits(b, dir, file, "app-0")
 }
 
-// BenchmarkChangeMonorepo: a base's file in the 2,000-app monorepo of
-// hack/bench.sh (WEBHOOKLINT_BENCH_APPS changes the size).
-func BenchmarkChangeMonorepo(b *testing.B) {
+// benchApps is the monorepo's size: 2,000 apps, or WEBHOOKLINT_BENCH_APPS.
+func benchApps() int {
 	apps := 2000
 	if s := os.Getenv("WEBHOOKLINT_BENCH_APPS"); s != "" {
 		_, _ = fmt.Sscan(s, &apps)
 	}
+	return apps
+}
+
+// BenchmarkChangeMonorepo: a base's file in the 2,000-app monorepo of
+// hack/bench.sh (WEBHOOKLINT_BENCH_APPS changes the size).
+func BenchmarkChangeMonorepo(b *testing.B) {
+	apps := benchApps()
 	dir := b.TempDir()
 	writeMonorepo(b, dir, apps)
 	// A workspace's files were not all written in the last instant: past
@@ -164,10 +170,7 @@ func BenchmarkChangeMonorepo(b *testing.B) {
 // repository writes them; the edit is a base's file, which one entry
 // applies.
 func BenchmarkChangeGitOpsMonorepo(b *testing.B) {
-	apps := 2000
-	if s := os.Getenv("WEBHOOKLINT_BENCH_APPS"); s != "" {
-		_, _ = fmt.Sscan(s, &apps)
-	}
+	apps := benchApps()
 	dir := b.TempDir()
 	writeMonorepo(b, dir, apps)
 	var entries strings.Builder
