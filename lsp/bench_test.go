@@ -143,18 +143,59 @@ func BenchmarkChangeLoneFile(b *testing.B) {
 	benchEdits(b, dir, file, "app-0")
 }
 
-// BenchmarkChangeMonorepo: a base's file in the 2,000-app monorepo of
-// hack/bench.sh (WEBHOOKLINT_BENCH_APPS changes the size).
-func BenchmarkChangeMonorepo(b *testing.B) {
+// benchApps is the monorepo's size: 2,000 apps, or WEBHOOKLINT_BENCH_APPS.
+func benchApps() int {
 	apps := 2000
 	if s := os.Getenv("WEBHOOKLINT_BENCH_APPS"); s != "" {
 		_, _ = fmt.Sscan(s, &apps)
 	}
+	return apps
+}
+
+// BenchmarkChangeMonorepo: a base's file in the 2,000-app monorepo of
+// hack/bench.sh (WEBHOOKLINT_BENCH_APPS changes the size).
+func BenchmarkChangeMonorepo(b *testing.B) {
+	apps := benchApps()
 	dir := b.TempDir()
 	writeMonorepo(b, dir, apps)
 	// A workspace's files were not all written in the last instant: past
 	// the cache's racy window, its folders are checked by stat (racy ones
 	// are read again), as they are in a repository an editor opens.
 	time.Sleep(4 * time.Second)
+	benchEdits(b, dir, filepath.Join(dir, "apps", "app-0000", "base", "app.yaml"), "app-0")
+}
+
+// BenchmarkChangeGitOpsMonorepo: the monorepo with a Flux Kustomization
+// per app (its prod overlay, in one file of clusters/prod), as a GitOps
+// repository writes them; the edit is a base's file, which one entry
+// applies.
+func BenchmarkChangeGitOpsMonorepo(b *testing.B) {
+	apps := benchApps()
+	dir := b.TempDir()
+	writeMonorepo(b, dir, apps)
+	var entries strings.Builder
+	for i := range apps {
+		fmt.Fprintf(&entries, `---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: app-%[1]d
+  namespace: flux-system
+spec:
+  interval: 10m
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+  path: ./apps/app-%04[1]d/prod
+  prune: true
+`, i)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "clusters", "prod"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "clusters", "prod", "apps.yaml"), []byte(entries.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // past the cache's racy window, as BenchmarkChangeMonorepo
 	benchEdits(b, dir, filepath.Join(dir, "apps", "app-0000", "base", "app.yaml"), "app-0")
 }

@@ -188,3 +188,118 @@ func TestGitOpsArgoNamespace(t *testing.T) {
 		t.Errorf("%s after the edit:\n got %q\nwant %q", webhook, shown(got), want)
 	}
 }
+
+// The Applications of an ApplicationSet's Git generators follow what the
+// generators read, which the linted files do not hold: a files generator's
+// JSON file edited in its buffer, and a folder a directories generator
+// matches made on disk with no file event (a client that watches no
+// files), each change the Applications the workspace builds.
+func TestGitOpsApplicationSetGenerators(t *testing.T) {
+	so := source.Options{RepoURLs: []string{"https://github.com/example/argocd-example-apps"}}
+	c, dir := gitopsWorkspace(t, "argocd-example-apps", so)
+	appSet := func(name, generator, namespace string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: ` + name + `
+  namespace: argocd
+spec:
+  generators:
+    - git:
+        repoURL: https://github.com/example/argocd-example-apps.git
+        revision: HEAD
+` + generator + `
+  template:
+    metadata:
+      name: '` + name + `-{{path.basename}}'
+    spec:
+      project: default
+      source:
+        repoURL: https://github.com/example/argocd-example-apps.git
+        targetRevision: HEAD
+        path: helm-guestbook
+        helm:
+          valuesObject:
+            replicaCount: 1
+            failurePolicy: Fail
+      destination:
+        server: https://kubernetes.default.svc
+        namespace: '` + namespace + `'
+`
+	}
+	files := map[string]string{
+		"appsets/files.yaml":   appSet("by-file", "        files:\n          - path: \"envs/*/config.json\"", "{{namespace}}"),
+		"appsets/dirs.yaml":    appSet("by-dir", "        directories:\n          - path: \"regions/*\"", "region-{{path.basename}}"),
+		"envs/qa/config.json":  `{"namespace": "guestbook-qa"}` + "\n",
+		"regions/eu/README.md": "a region\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	webhook := filepath.Join(dir, "helm-guestbook", "templates", "webhook.yaml")
+	wURI := openFile(t, c, webhook)
+	inNamespaces := func(nss ...string) func([]diagnostic) bool {
+		return func(ds []diagnostic) bool {
+			for _, ns := range nss {
+				if !slices.ContainsFunc(ds, func(d diagnostic) bool {
+					return d.Code == "self-deadlock" && strings.Contains(d.Message, `"`+ns+`"`)
+				}) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	got := c.waitDiagnostics(wURI, "the self-deadlocks of both ApplicationSets", inNamespaces("guestbook-qa", "region-eu"))
+	if want := workspaceFindings(t, dir, webhook, so); !slices.Equal(shown(got), want) {
+		t.Errorf("%s:\n got %q\nwant %q", webhook, shown(got), want)
+	}
+
+	params := filepath.Join(dir, "envs", "qa", "config.json")
+	openFile(t, c, params)
+	edit(t, c, params, 2, "guestbook-qa", "guestbook-edited")
+	got = c.waitDiagnostics(wURI, "the self-deadlock in the edited parameter's namespace", inNamespaces("guestbook-edited"))
+	if want := workspaceFindings(t, dir, webhook, so); !slices.Equal(shown(got), want) {
+		t.Errorf("%s after the edit:\n got %q\nwant %q", webhook, shown(got), want)
+	}
+	if inNamespaces("guestbook-qa")(got) {
+		t.Errorf("the Application of the parameter before the edit is still linted: %q", shown(got))
+	}
+
+	if err := os.Mkdir(filepath.Join(dir, "regions", "us"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	edit(t, c, webhook, 2, "pods.guestbook.example.com", "pods.guestbook.example.com") // any edit lints again
+	got = c.waitDiagnostics(wURI, "the self-deadlock of the new region's Application", inNamespaces("region-eu", "region-us"))
+	if want := workspaceFindings(t, dir, webhook, so); !slices.Equal(shown(got), want) {
+		t.Errorf("%s after the new folder:\n got %q\nwant %q", webhook, shown(got), want)
+	}
+}
+
+// The other Flux entries of a cluster are linted only when the ordering
+// step compares what they apply: a webhook file opened alone, whose
+// backend another entry applies, still gets its entry's ordering finding
+// as `webhooklint WORKSPACE` reports it.
+func TestGitOpsOrderingPeers(t *testing.T) {
+	c, dir := gitopsWorkspace(t, "flux-ordering", source.Options{})
+	webhook := filepath.Join(dir, "infrastructure", "configs", "webhook.yaml")
+	entry := filepath.Join(dir, "clusters", "production", "infrastructure.yaml")
+	openFile(t, c, webhook)
+	got := c.waitDiagnostics(pathURI(entry), "the entry's ordering finding", func(ds []diagnostic) bool { return hasRule(ds, "gitops-order") })
+	order := func(ds []string) []string {
+		return slices.DeleteFunc(ds, func(d string) bool { return !strings.HasPrefix(d, "gitops-order ") })
+	}
+	want := order(workspaceFindings(t, dir, entry, source.Options{}))
+	if len(want) == 0 {
+		t.Fatalf("webhooklint %s reports no ordering finding in %s", dir, entry)
+	}
+	if got := order(shown(got)); !slices.Equal(got, want) {
+		t.Errorf("%s:\n got %q\nwant %q", entry, got, want)
+	}
+}

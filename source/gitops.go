@@ -48,7 +48,7 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 	if ws := d.so.Workspace; ws != nil {
 		entries = ws.entries(d, files)
 	} else {
-		entries = d.findEntries(files)
+		entries = d.findEntries(files, nil)
 	}
 	var out []*unit
 	for _, e := range entries {
@@ -66,8 +66,9 @@ func (d *discovery) gitopsUnits(req *request) []*unit {
 }
 
 // findEntries reads the entries of files (absolute), by repository, with
-// the HelmReleases a Flux Kustomization builds as it outputs them.
-func (d *discovery) findEntries(files []string) []*gitops.Entry {
+// the HelmReleases a Flux Kustomization builds as it outputs them; in,
+// when set, records what ApplicationSets' Git generators read.
+func (d *discovery) findEntries(files []string, in *gitops.Inputs) []*gitops.Entry {
 	// Only files that may hold an entry are kept in memory; ConfigMaps and
 	// Secrets an entry reads are read again when one does.
 	texts := make([][]byte, len(files))
@@ -96,7 +97,7 @@ func (d *discovery) findEntries(files []string) []*gitops.Entry {
 	}
 	var out []*gitops.Entry
 	for _, root := range slices.Sorted(mapsKeys(byRepo)) {
-		o := gitops.Options{Repo: gitops.OpenRepository(root, d.so.RepoURLs), ChartCache: d.so.ChartCache}
+		o := gitops.Options{Repo: gitops.OpenRepository(root, d.so.RepoURLs), ChartCache: d.so.ChartCache, Inputs: in}
 		out = append(out, d.builtReleases(gitops.Find(byRepo[root], read, o), byRepo[root], read, o)...)
 	}
 	return out
@@ -244,6 +245,13 @@ func gitopsNote(at gitops.Pos, msg string, warning bool) diag.Diagnostic {
 // with the components it adds, and the entry's own file, where findings
 // on what it sets are reported.
 func (d *discovery) gitopsReads(e *gitops.Entry) map[string]bool {
+	if ws := d.so.Workspace; ws != nil {
+		return ws.readsOf(e, func() map[string]bool { return d.entryReads(e) })
+	}
+	return d.entryReads(e)
+}
+
+func (d *discovery) entryReads(e *gitops.Entry) map[string]bool {
 	reads := map[string]bool{e.At.File: true}
 	addDir := func(dir string) {
 		if d.refs(dir) == nil {

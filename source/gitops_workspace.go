@@ -20,7 +20,9 @@ import (
 // open files are named. The folder is walked once for the files that may
 // hold an entry, or a ConfigMap or Secret one reads; the entries are
 // found again only after one of those files (or one a Flux Kustomization
-// reads to output its HelmReleases) changed.
+// reads to output its HelmReleases, or an ApplicationSet's Git files
+// generator reads) changed, or a folder a Git directories generator
+// matches appeared or went away.
 type Workspace struct {
 	dir  string
 	skip func(string) bool
@@ -41,10 +43,18 @@ type Workspace struct {
 	candidates map[string]bool
 	deps       map[string]bool
 	// kept are the entries found in the files key names; stale when a
-	// file they were found from changed since.
-	kept  []*gitops.Entry
-	key   string
-	stale bool
+	// file they were found from changed since. generated is what
+	// ApplicationSets' Git generators read to find them.
+	kept      []*gitops.Entry
+	key       string
+	stale     bool
+	generated *gitops.Inputs
+
+	// reads are the files each kept kustomize entry's build reads, until
+	// one of them changes: a lint does not parse the kustomizations of
+	// every entry of the folder again to learn which apply its files.
+	readsMu sync.Mutex
+	reads   map[*gitops.Entry]map[string]bool
 }
 
 // NewWorkspace returns the workspace of folder dir; skip is the
@@ -105,6 +115,7 @@ func (w *Workspace) entries(d *discovery, files []string) []*gitops.Entry {
 		changed = nil
 	}
 	w.stale = w.stale || forget
+	w.forgetReads(changed, forget)
 	for _, f := range changed {
 		now := w.candidate(f)
 		w.stale = w.stale || w.candidates[f] || w.deps[f] || now
@@ -124,11 +135,16 @@ func (w *Workspace) entries(d *discovery, files []string) []*gitops.Entry {
 	}
 	list := slices.Sorted(maps.Keys(all))
 	key := strings.Join(list, "\x00")
-	if !w.stale && key == w.key {
+	if !w.stale && key == w.key && !w.generated.Moved() {
 		return w.kept
 	}
-	w.kept, w.key, w.stale = d.findEntries(list), key, false
+	w.generated = &gitops.Inputs{}
+	w.forgetReads(nil, true) // of entries no longer kept
+	w.kept, w.key, w.stale = d.findEntries(list, w.generated), key, false
 	w.deps = map[string]bool{}
+	for _, f := range w.generated.Files {
+		w.deps[f] = true
+	}
 	for _, e := range w.kept {
 		if by := e.AppliedBy; by != nil {
 			for f := range d.gitopsReads(by) {
@@ -137,6 +153,46 @@ func (w *Workspace) entries(d *discovery, files []string) []*gitops.Entry {
 		}
 	}
 	return w.kept
+}
+
+// readsOf is the files e's build reads: kept from an earlier run, else
+// what read returns, kept.
+func (w *Workspace) readsOf(e *gitops.Entry, read func() map[string]bool) map[string]bool {
+	w.readsMu.Lock()
+	r, ok := w.reads[e]
+	w.readsMu.Unlock()
+	if ok {
+		return r
+	}
+	r = read()
+	w.readsMu.Lock()
+	if w.reads == nil {
+		w.reads = map[*gitops.Entry]map[string]bool{}
+	}
+	w.reads[e] = r
+	w.readsMu.Unlock()
+	return r
+}
+
+// forgetReads drops the kept reads of the entries that read a changed
+// file (a kustomization that now lists others), or all of them when a
+// file was created or removed (a folder without a kustomization, which
+// Flux builds from the files it holds).
+func (w *Workspace) forgetReads(changed []string, all bool) {
+	w.readsMu.Lock()
+	defer w.readsMu.Unlock()
+	if all {
+		clear(w.reads)
+		return
+	}
+	for e, r := range w.reads {
+		for _, f := range changed {
+			if r[f] {
+				delete(w.reads, e)
+				break
+			}
+		}
+	}
 }
 
 // walk lists the candidates among the files the command line reads in the
@@ -165,9 +221,10 @@ func (w *Workspace) walk(jobs int) map[string]bool {
 
 // workspaceUnits keeps, of the units of the workspace's entries, those the
 // files named need: the entries their files belong to, those written in
-// a file named, and the Flux entries of the same clusters as any of them
-// (the ordering step compares what a cluster's entries apply). The others
-// are not linted: what they find is in files not asked about.
+// a file named, and, as peers, the Flux entries of the same clusters as
+// any of them (the ordering step may compare what a cluster's entries
+// apply). The others are not linted: what they find is in files not
+// asked about.
 func workspaceUnits(req *request, units []*unit, unitsOf [][]*unit) []*unit {
 	need := map[*unit]bool{}
 	for _, us := range unitsOf {
@@ -182,16 +239,21 @@ func workspaceUnits(req *request, units []*unit, unitsOf [][]*unit) []*unit {
 			}
 		}
 	}
+	keep := maps.Clone(need)
 	nodes := fluxGraph(units)
 	for _, n := range nodes {
-		if !need[units[n.unit]] {
+		if !keep[units[n.unit]] {
 			continue
 		}
 		for _, m := range nodes {
 			if sameCluster(n, m) {
-				need[units[m.unit]] = true
+				keep[units[m.unit]] = true
 			}
 		}
 	}
-	return slices.DeleteFunc(units, func(u *unit) bool { return u.gitops != nil && !need[u] })
+	for u := range keep {
+		u.peer = !need[u]
+	}
+	unpeerShared(units, need)
+	return slices.DeleteFunc(units, func(u *unit) bool { return u.gitops != nil && !need[u] && !u.peer })
 }

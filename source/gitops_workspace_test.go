@@ -1,8 +1,11 @@
 package source
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/webhooklint/webhooklint/internal/overlay"
@@ -62,5 +65,66 @@ func TestWorkspaceKeepsEntries(t *testing.T) {
 	run()
 	if &w.kept[0] == &second[0] || !w.candidates[other] {
 		t.Error("a buffer that now holds an entry was not read")
+	}
+}
+
+// What an entry's build reads is kept between runs until one of those
+// files changes: a kustomization that now lists a file makes the entry
+// apply it, and the file is linted through the entry as a workspace found
+// afresh lints it.
+func TestWorkspaceKeepsReads(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		"clusters/prod/app.yaml": "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: app, namespace: flux-system}\n" +
+			"spec: {path: ./app, targetNamespace: guarded, sourceRef: {kind: GitRepository, name: flux-system}}\n",
+		"app/kustomization.yaml": "resources:\n  - service.yaml\n",
+		"app/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata: {name: guard}\nspec: {ports: [{port: 443}]}\n",
+		"app/extra.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: extra}\nwebhooks:\n- name: extra.example.com\n" +
+			"  admissionReviewVersions: [v1]\n  sideEffects: None\n  failurePolicy: Fail\n  clientConfig: {service: {name: guard, namespace: guarded}}\n" +
+			"  rules: [{apiGroups: [''], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra := filepath.Join(dir, "app", "extra.yaml")
+	lintWith := func(w *Workspace) []string {
+		t.Helper()
+		res, err := Lint([]string{extra}, nil, "", lint.Options{Settings: rules.DefaultSettings()}, Options{Workspace: w, WholeUnits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range res.Diagnostics {
+			out = append(out, fmt.Sprintf("%s:%d:%d %s %s %s %s", d.File, d.Line, d.Column, d.Rule, d.Message, d.Origin, strings.Join(d.Units, ",")))
+		}
+		return out
+	}
+	w := NewWorkspace(dir, nil)
+	before := lintWith(w)
+	kept := w.kept
+	if len(w.reads) == 0 {
+		t.Fatal("no entry's reads were kept")
+	}
+
+	kust := filepath.Join(dir, "app", "kustomization.yaml")
+	overlay.Set(kust, []byte("resources:\n  - service.yaml\n  - extra.yaml\n"))
+	t.Cleanup(func() { overlay.Delete(kust) })
+	w.Changed(kust)
+	got := lintWith(w)
+	if &w.kept[0] != &kept[0] {
+		t.Error("an edit of a kustomization an entry builds found the entries again")
+	}
+	if want := lintWith(NewWorkspace(dir, nil)); !slices.Equal(got, want) {
+		t.Errorf("after the kustomization's edit:\n got %q\nwant %q", got, want)
+	}
+	if slices.Equal(got, before) {
+		t.Errorf("the file's findings did not change once the entry applies it: %q", got)
 	}
 }

@@ -97,6 +97,10 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 	}
 	out := make([]*unitResult, len(units))
 	parallel.For(len(units), lo.Workers(), func(i int) {
+		if units[i].peer {
+			out[i] = &unitResult{} // lintPeers lints it if the ordering step needs it
+			return
+		}
 		out[i] = cachedLint(c, units[i], func() *unitResult {
 			patches := patches
 			if patches == nil {

@@ -175,16 +175,35 @@ func fluxGraph(units []*unit) []*fluxNode {
 		nodes = append(nodes, n)
 		byKey[n.key] = append(byKey[n.key], n)
 	}
+	// The Kustomizations by the files their builds read: a workspace's
+	// thousands of entries are not each compared with every other.
+	byRead := map[string][]*fluxNode{}
+	byEntry := map[*gitops.Entry][]*fluxNode{}
+	for _, k := range nodes {
+		if k.kind() != "Kustomization" {
+			continue
+		}
+		byEntry[k.e] = append(byEntry[k.e], k)
+		if u := units[k.unit]; u.kind == kustomizeUnit {
+			for f := range u.reads {
+				if appliesFile(u, f) {
+					byRead[f] = append(byRead[f], k)
+				}
+			}
+		}
+	}
 	for _, n := range nodes {
-		for _, k := range nodes {
-			switch {
-			case k == n || k.kind() != "Kustomization":
-			case n.e.AppliedBy != nil:
-				// Read from that build's output: applied by it alone.
-				if k.e == n.e.AppliedBy {
+		if n.e.AppliedBy != nil {
+			// Read from that build's output: applied by it alone.
+			for _, k := range byEntry[n.e.AppliedBy] {
+				if k != n {
 					n.parents = append(n.parents, k)
 				}
-			case units[k.unit].kind == kustomizeUnit && appliesFile(units[k.unit], n.e.At.File):
+			}
+			continue
+		}
+		for _, k := range byRead[n.e.At.File] {
+			if k != n {
 				n.parents = append(n.parents, k)
 			}
 		}
@@ -426,11 +445,21 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		problems[group] = &problem{msg: msg, fix: fix}
 		order = append(order, group)
 	}
-	others := slices.DeleteFunc(slices.Clone(nodes), func(m *fluxNode) bool { return m == n || m.applied == nil || !sameCluster(n, m) })
+	// The entries compared with n, listed once one of its objects needs
+	// another's: most entries apply their webhooks' backends themselves.
+	var others []*fluxNode
+	listed := false
+	listOthers := func() {
+		if !listed {
+			others = slices.DeleteFunc(slices.Clone(nodes), func(m *fluxNode) bool { return m == n || m.applied == nil || !sameCluster(n, m) })
+			listed = true
+		}
+	}
 	for _, h := range a.Hooks {
 		if a.Services[h.Service] {
 			continue
 		}
+		listOthers()
 		var by []*fluxNode
 		for _, m := range others {
 			if m.applied.Services[h.Service] {
@@ -456,6 +485,7 @@ func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
 		if a.CRDs[gk] != "" {
 			continue
 		}
+		listOthers()
 		for _, m := range others {
 			crd := m.applied.CRDs[gk]
 			if crd == "" {

@@ -161,6 +161,7 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	alone := aloneUnits(req, units, unitsOf, results)
 	aloneResults := lintUnits(alone, stdin, lo, patches, nil, so.Cache)
 	dropSyntaxRestated(results, aloneResults)
+	lintPeers(units, results, func(us []*unit) []*unitResult { return lintUnits(us, stdin, lo, patches, origins, so.Cache) })
 	orderFindings(req, units, results)
 	units = append(units, alone...)
 	results = append(results, aloneResults...)

@@ -68,6 +68,10 @@ type unit struct {
 	// folder, a folder holding them, a kustomization file, a chart's
 	// values): every finding of theirs is reported, wherever it is located.
 	entry bool
+	// peer is set, in an editor's workspace, on a Flux entry's unit kept
+	// for the ordering step alone: it is linted only when that step
+	// compares what it applies (peers.go).
+	peer bool
 	// base is set on a unit linted as a base rather than as deployed: a
 	// kustomization read by an entry that does not build offline, or a
 	// root the configuration does not name as deployed (units.entries).

@@ -22,6 +22,35 @@ type Options struct {
 	// ChartCache is a folder of unpacked charts (CHART/Chart.yaml or
 	// CHART-VERSION/Chart.yaml) that stand in for remote ones.
 	ChartCache string
+	// Inputs, when set, records what ApplicationSets' Git generators read.
+	Inputs *Inputs
+}
+
+// Inputs are what ApplicationSets' Git generators read besides the files
+// Find is given: the editor server finds its Applications again when one
+// changed, which an edit of a linted file does not tell it.
+type Inputs struct {
+	// Files are the files generators' files (absolute), those that did not
+	// parse too: fixing one gives Applications.
+	Files []string
+	// Globs are the directories generators' patterns (absolute), with what
+	// each matched.
+	Globs map[string][]string
+}
+
+// Moved reports whether a directories generator's pattern matches other
+// paths now: a folder was made or removed, which no file event may report
+// (a client that watches no files, a folder with no manifest in it).
+func (in *Inputs) Moved() bool {
+	if in == nil {
+		return false
+	}
+	for pat, was := range in.Globs {
+		if now, _ := overlay.Glob(pat); !slices.Equal(now, was) {
+			return true
+		}
+	}
+	return false
 }
 
 // Find reads the GitOps entries in files (absolute paths). read returns a
@@ -98,19 +127,51 @@ func ref(n *yaml.Node, ns string) (kind, namespace, name string) {
 	return kind, namespace, name
 }
 
-// selfGit reports whether a Flux GitRepository is this repository: the
-// one `flux bootstrap` creates (flux-system), or one whose URL is a remote
-// of the repository or a --repo-url.
+// selfGit reports whether a Flux GitRepository is this checkout: the one
+// `flux bootstrap` creates (flux-system), or one whose URL is a remote of
+// the repository or a --repo-url, at the branch checked out.
 func (f *finder) selfGit(namespace, name string) (bool, string) {
 	src := f.source("GitRepository", namespace, name)
 	url := ""
 	if src != nil {
 		url = str(src.spec(), "url")
 	}
-	if name == "flux-system" || (url != "" && f.o.Repo.Is(url)) {
+	if name == "flux-system" {
 		return true, url
 	}
-	return false, url
+	if url == "" || !f.o.Repo.Is(url) {
+		return false, url
+	}
+	// Another branch of this repository is another tree (a tenant's, an
+	// environment's): this checkout only when it is the branch checked
+	// out or the one flux-system syncs, or when neither is known.
+	b := str(get(src.spec(), "ref"), "branch")
+	if b == "" {
+		return true, url
+	}
+	known := false
+	for _, here := range f.fluxSystemBranches() {
+		if here == b {
+			return true, url
+		}
+		known = known || here != ""
+	}
+	if here := f.o.Repo.Branch(); here != "" {
+		return here == b, url
+	}
+	return !known, url
+}
+
+// fluxSystemBranches are the branches the flux-system GitRepositories of
+// the linted files sync.
+func (f *finder) fluxSystemBranches() []string {
+	var out []string
+	for _, o := range f.objs {
+		if o.kind == "GitRepository" && o.name == "flux-system" && strings.HasSuffix(o.group(), "toolkit.fluxcd.io") {
+			out = append(out, str(get(o.spec(), "ref"), "branch"))
+		}
+	}
+	return out
 }
 
 func (f *finder) base(obj *object, kind string) *Entry {
@@ -782,7 +843,14 @@ func (f *finder) gitDirectories(obj *object, gitGen *yaml.Node) []map[string]str
 	var out []map[string]string
 	seen := map[string]bool{}
 	for _, pat := range include {
-		matches, _ := overlay.Glob(filepath.Join(root, filepath.FromSlash(pat)))
+		abs := filepath.Join(root, filepath.FromSlash(pat))
+		matches, _ := overlay.Glob(abs)
+		if in := f.o.Inputs; in != nil {
+			if in.Globs == nil {
+				in.Globs = map[string][]string{}
+			}
+			in.Globs[abs] = slices.Clone(matches)
+		}
 		slices.Sort(matches)
 		for _, m := range matches {
 			rel, err := filepath.Rel(root, m)
@@ -828,7 +896,11 @@ func (f *finder) gitFiles(obj *object, gitGen *yaml.Node) []map[string]string {
 	}
 	var out []map[string]string
 	for _, rel := range rels {
-		data := readParamsFile(filepath.Join(root, filepath.FromSlash(rel)))
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if in := f.o.Inputs; in != nil {
+			in.Files = append(in.Files, p)
+		}
+		data := readParamsFile(p)
 		var doc yaml.Node
 		if data == nil || yaml.Unmarshal(data, &doc) != nil {
 			continue // Argo CD fails the whole ApplicationSet; nothing to lint

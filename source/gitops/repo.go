@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
@@ -16,6 +17,23 @@ type Repository struct {
 	// URLs are its remotes' URLs and the ones given (--repo-url),
 	// normalized (normalizeURL).
 	URLs []string
+
+	// branch is the branch checked out, read on first use (Branch).
+	branch     string
+	branchOnce sync.Once
+}
+
+// Branch is the branch checked out; empty when HEAD is detached (a CI
+// checkout) or there is no .git. HEAD is read only when a source names a
+// branch of this repository: it is then an input of what is found, and a
+// detached HEAD changes with every commit.
+func (r *Repository) Branch() string {
+	r.branchOnce.Do(func() {
+		if r.Root != "" {
+			r.branch = headBranch(r.Root)
+		}
+	})
+	return r.branch
 }
 
 // OpenRepository describes the repository whose root is root (the folder
@@ -73,21 +91,13 @@ func normalizeURL(u string) string {
 // every input is: a cached result that depends on whether a source is
 // this repository is invalidated when a remote's URL changes.
 func remoteURLs(root string) []string {
-	gitDir := filepath.Join(root, ".git")
-	if data, err := overlay.ReadFile(gitDir); err == nil {
-		if d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
-			gitDir = strings.TrimSpace(d)
-			if !filepath.IsAbs(gitDir) {
-				gitDir = filepath.Join(root, gitDir)
-			}
-			if c, err := overlay.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-				common := strings.TrimSpace(string(c))
-				if !filepath.IsAbs(common) {
-					common = filepath.Join(gitDir, common)
-				}
-				gitDir = common
-			}
+	gitDir := worktreeGitDir(root)
+	if c, err := overlay.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		common := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
 		}
+		gitDir = common
 	}
 	data, err := overlay.ReadFile(filepath.Join(gitDir, "config"))
 	if err != nil {
@@ -107,4 +117,32 @@ func remoteURLs(root string) []string {
 		}
 	}
 	return out
+}
+
+// worktreeGitDir is the git folder of the checkout at root: .git, or the
+// folder a worktree's .git file names.
+func worktreeGitDir(root string) string {
+	gitDir := filepath.Join(root, ".git")
+	if data, err := overlay.ReadFile(gitDir); err == nil {
+		if d, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
+			gitDir = strings.TrimSpace(d)
+			if !filepath.IsAbs(gitDir) {
+				gitDir = filepath.Join(root, gitDir)
+			}
+		}
+	}
+	return gitDir
+}
+
+// headBranch is the branch HEAD names in the checkout at root, or "".
+func headBranch(root string) string {
+	data, err := overlay.ReadFile(filepath.Join(worktreeGitDir(root), "HEAD"))
+	if err != nil {
+		return ""
+	}
+	b, _ := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: refs/heads/")
+	if b == strings.TrimSpace(string(data)) {
+		return "" // detached: a commit
+	}
+	return b
 }
