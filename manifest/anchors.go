@@ -1,9 +1,9 @@
 package manifest
 
 import (
-	"strconv"
-
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // anchorKeys are the fields of the objects around a webhook (workloads,
@@ -46,16 +46,13 @@ func indexAnchors(src *source, obj *yaml.Node) *Index {
 				if k.Kind != yaml.ScalarNode || !anchorKeys[k.Value] {
 					continue
 				}
-				p := k.Value
-				if path != "" {
-					p = path + "." + k.Value
-				}
+				p := fieldpath.Field(path, k.Value)
 				ix.set(p, src.rangeOf(k), src.extent(resolve(n.Content[i+1])))
 				walk(n.Content[i+1], p, depth+1)
 			}
 		case yaml.SequenceNode:
 			for i, item := range n.Content[:min(len(n.Content), maxAnchorItems)] {
-				p := path + "[" + strconv.Itoa(i) + "]"
+				p := fieldpath.Index(path, i)
 				ix.set(p, Range{}, src.extent(resolve(item)))
 				walk(item, p, depth+1)
 			}

@@ -7,6 +7,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -77,7 +78,7 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 			if ann = resolve(ann); ann != nil && ann.Kind == yaml.MappingNode {
 				for i := 0; i+1 < len(ann.Content); i += 2 {
 					if k := resolve(ann.Content[i]); k != nil && k.Kind == yaml.ScalarNode {
-						dec.index.set(keyPath("metadata.annotations", k.Value), src.extent(k), src.extent(resolve(ann.Content[i+1])))
+						dec.index.set(fieldpath.Key("metadata.annotations", k.Value), src.extent(k), src.extent(resolve(ann.Content[i+1])))
 					}
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/suggest"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -290,7 +291,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, id in
 			d.fail(path, true, keyRange, "field names must be strings, got %s", describe(kn))
 			continue
 		}
-		child := childPath(path, name)
+		child := fieldpath.Field(path, name)
 		if seen[name] {
 			d.fail(child, true, keyRange, "duplicate field %q", name)
 			continue
@@ -337,7 +338,7 @@ func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, id int3
 			if !known {
 				continue
 			}
-			d.decode(m.Content[i+1], v.FieldByIndex(f), childPath(path, name), id, path, d.src.extent(m.Content[i]))
+			d.decode(m.Content[i+1], v.FieldByIndex(f), fieldpath.Field(path, name), id, path, d.src.extent(m.Content[i]))
 		}
 	}
 }
@@ -364,7 +365,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32
 			d.fail(path, true, keyRange, "map keys must be strings, got %s", describe(kn))
 			continue
 		}
-		child := keyPath(path, key)
+		child := fieldpath.Key(path, key)
 		if seen[key] {
 			d.fail(child, true, keyRange, "duplicate field %q", key)
 			continue
@@ -383,7 +384,7 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		ip := indexPath(path, i)
+		ip := fieldpath.Index(path, i)
 		d.noteComments(ip, item, nil, false)
 		d.decode(item, s.Index(i), ip, id, path, Range{})
 	}
@@ -596,18 +597,3 @@ func collectFields(t reflect.Type, prefix []int, m map[string][]int) {
 		}
 	}
 }
-
-// Field paths are built as strings while decoding, in exactly the form
-// k8s.io/apimachinery's field.Path prints (a.b[2].c[key]): rules report
-// field.Path values and the index must match their String().
-
-func childPath(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
-
-func indexPath(parent string, i int) string { return parent + "[" + strconv.Itoa(i) + "]" }
-
-func keyPath(parent, key string) string { return parent + "[" + key + "]" }

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // Range is a span in a file. Lines and columns are 1-based; columns count
@@ -120,7 +122,7 @@ func (ix *Index) at(path string) int32 {
 	if path == "" {
 		return 0
 	}
-	pp := parentPath(path)
+	pp := fieldpath.Parent(path)
 	return ix.child0(ix.at(pp), path[len(pp):])
 }
 
@@ -177,7 +179,7 @@ func (ix *Index) set(path string, key, value Range) {
 // parent, as the decoder knows while it walks down; it returns the node.
 func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value Range) int32 {
 	i := int32(0)
-	if pp := parentPath(path); pp == parentPathOf {
+	if pp := fieldpath.Parent(path); pp == parentPathOf {
 		i = ix.child0(parent, path[len(pp):])
 	} else {
 		// A map key holding '.' or '[' is cut where Lookup cuts it.
@@ -311,24 +313,21 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 	if len(nodes) == 0 {
 		return Range{}, false, false
 	}
-	// The steps of path, outermost first, cut the way the index was built.
-	var steps []string
-	for p := path; p != ""; p = parentPath(p) {
-		steps = append(steps, p[len(parentPath(p)):])
-	}
+	// The steps of path, cut the way the index was built.
+	steps := fieldpath.Elements(path)
 	best, depth := int32(-1), 0
 	if nodes[0].written() {
 		best = 0
 	}
 	cur := int32(0)
-	for d := len(steps) - 1; d >= 0; d-- {
-		next, found := child(nodes, cur, steps[d])
+	for d, step := range steps {
+		next, found := child(nodes, cur, step)
 		if !found {
 			break
 		}
 		cur = next
 		if nodes[cur].written() {
-			best, depth = cur, len(steps)-d
+			best, depth = cur, d+1
 		}
 	}
 	if best < 0 {
@@ -341,7 +340,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
 // positions its own errors before the index is frozen).
 func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok bool) {
 	exact = true
-	for p := path; ; p = parentPath(p) {
+	for p := path; ; p = fieldpath.Parent(p) {
 		if i, found := ix.find(p); found && ix.nodes[i].written() {
 			return ix.nodes[i].pick(atKey, exact)
 		}
@@ -357,7 +356,7 @@ func (ix *Index) find(path string) (int32, bool) {
 	if path == "" {
 		return 0, true
 	}
-	pp := parentPath(path)
+	pp := fieldpath.Parent(path)
 	parent, ok := ix.find(pp)
 	if !ok {
 		return 0, false
@@ -379,21 +378,4 @@ func (e node) pick(atKey, exact bool) (Range, bool, bool) {
 		return e.key.Range(), exact, true
 	}
 	return e.value.Range(), exact, true
-}
-
-// parentPath strips the last step of a field path:
-// a.b[1].c -> a.b[1] -> a.b -> a -> "".
-func parentPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	if strings.HasSuffix(p, "]") {
-		if i := strings.LastIndexByte(p, '['); i >= 0 {
-			return p[:i]
-		}
-	}
-	if i := strings.LastIndexByte(p, '.'); i >= 0 {
-		return p[:i]
-	}
-	return ""
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // FuzzIndex checks the compact position index against the plain map it
@@ -55,7 +57,7 @@ type entry struct{ key, value Range }
 // modelLookup is the index's contract written over a map of full paths.
 func modelLookup(m map[string]entry, path string, atKey bool) (Range, bool, bool) {
 	exact := true
-	for p := path; ; p = parentPath(p) {
+	for p := path; ; p = fieldpath.Parent(p) {
 		if e, found := m[p]; found {
 			switch {
 			case atKey && exact && !e.key.IsZero():
@@ -127,8 +129,8 @@ func TestSetUnderIsSet(t *testing.T) {
 	line := 1
 	for _, holder := range []string{"metadata.labels", "webhooks[0].namespaceSelector.matchLabels"} {
 		for _, k := range append(keys, keys[:3]...) {
-			add(holder, keyPath(holder, k), line)
-			add(keyPath(holder, k), childPath(keyPath(holder, k), "f"), line+1)
+			add(holder, fieldpath.Key(holder, k), line)
+			add(fieldpath.Key(holder, k), fieldpath.Field(fieldpath.Key(holder, k), "f"), line+1)
 			line += 2
 		}
 	}

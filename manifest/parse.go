@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -22,6 +21,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -757,25 +757,11 @@ func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg st
 		Severity: sev, Rule: rule, Message: msg, Path: path, Object: d.Object(),
 	}
 	if d.Config != nil {
-		if i, ok := webhookIndex(path); ok && i < len(d.Config.Webhooks) {
+		if i, _, ok := fieldpath.Webhook(path); ok && i < len(d.Config.Webhooks) {
 			dg.Webhook = d.Config.Webhooks[i].Name
 		}
 	}
 	return dg
-}
-
-// webhookIndex extracts i from a path starting with webhooks[i].
-func webhookIndex(path string) (int, bool) {
-	rest, ok := strings.CutPrefix(path, "webhooks[")
-	if !ok {
-		return 0, false
-	}
-	end := strings.IndexByte(rest, ']')
-	if end < 0 {
-		return 0, false
-	}
-	i, err := strconv.Atoi(rest[:end])
-	return i, err == nil
 }
 
 func fileDiag(file string, line, col int, rule, msg string) diag.Diagnostic {

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -177,7 +178,7 @@ func TestSeparatorsFollowKubernetes(t *testing.T) {
 
 func TestPathStringsMatchFieldPath(t *testing.T) {
 	want := field.NewPath("webhooks").Index(2).Child("objectSelector", "matchLabels").Key("app.kubernetes.io/name").String()
-	got := keyPath(childPath(childPath(indexPath(childPath("", "webhooks"), 2), "objectSelector"), "matchLabels"), "app.kubernetes.io/name")
+	got := fieldpath.Key(fieldpath.Field(fieldpath.Field(fieldpath.Index(fieldpath.Field("", "webhooks"), 2), "objectSelector"), "matchLabels"), "app.kubernetes.io/name")
 	if got != want {
 		t.Fatalf("decoder path %q, field.Path %q", got, want)
 	}

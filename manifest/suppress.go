@@ -11,6 +11,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/engine"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -37,10 +38,7 @@ func (s *Suppression) Covers(rule, path string) bool {
 	if !slices.Contains(s.Rules, rule) {
 		return false
 	}
-	if s.Path == "" || path == s.Path {
-		return true
-	}
-	return strings.HasPrefix(path, s.Path) && (path[len(s.Path)] == '.' || path[len(s.Path)] == '[')
+	return s.Path == "" || fieldpath.Within(path, s.Path)
 }
 
 // comment is a comment the decoder met that may hold a directive.

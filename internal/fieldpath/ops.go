@@ -59,6 +59,11 @@ func Within(p, ancestor string) bool {
 	return ok && (rest == "" || ancestor != "" && (rest[0] == '.' || rest[0] == '['))
 }
 
+// Field, Index and Key build paths in exactly the form
+// k8s.io/apimachinery's field.Path prints (a.b[2].c[key]): rules report
+// field.Path values, and the positions index built from these must match
+// their String().
+
 // Field is the path of field name below parent.
 func Field(parent, name string) string {
 	if parent == "" {
