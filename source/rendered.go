@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -312,7 +313,7 @@ func markValueDriven(u *unit, files []*manifest.File, byName map[string]*helm.Te
 				continue
 			}
 			for i := range d.Config.Webhooks {
-				if tr := t.Trace(d.Index, fmt.Sprintf("webhooks[%d].timeoutSeconds", i)); tr.Exact && !tr.Literal {
+				if tr := t.Trace(d.Index, fieldpath.Field(fieldpath.WebhookPath(i), "timeoutSeconds")); tr.Exact && !tr.Literal {
 					d.MarkTimeoutFromValues(i, givenValue(u, t, tr))
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -323,7 +324,7 @@ func supersededByPlaceholders(ds []diag.Diagnostic) []diag.Diagnostic {
 			// On the placeholder's field or inside it (a placeholder where
 			// a list of rules belongs makes every rule field "missing").
 			covered := false
-			for p := d.Path; p != "" && !covered; p = parentPath(p) {
+			for p := d.Path; p != "" && !covered; p = fieldpath.Parent(p) {
 				covered = ph[key{d.File, obj(d.Object), p}]
 			}
 			// Or quoting it (a label key placeholder reported on the map).
@@ -337,16 +338,4 @@ func supersededByPlaceholders(ds []diag.Diagnostic) []diag.Diagnostic {
 		kept = append(kept, d)
 	}
 	return kept
-}
-
-func parentPath(p string) string {
-	if strings.HasSuffix(p, "]") {
-		if i := strings.LastIndexByte(p, '['); i >= 0 {
-			return p[:i]
-		}
-	}
-	if i := strings.LastIndexByte(p, '.'); i >= 0 {
-		return p[:i]
-	}
-	return ""
 }

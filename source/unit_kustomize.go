@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -354,14 +355,7 @@ func isAtKey(data []byte, d diag.Diagnostic) bool {
 		return false
 	}
 	rest := string(r[d.Column-1:])
-	key := d.Path
-	if strings.HasSuffix(key, "]") {
-		if i := strings.LastIndexByte(key, '['); i >= 0 {
-			key = key[i+1 : len(key)-1]
-		}
-	} else if i := strings.LastIndexByte(key, '.'); i >= 0 {
-		key = key[i+1:]
-	}
+	key := fieldpath.Name(d.Path)
 	return strings.HasPrefix(rest, key+":") || strings.HasPrefix(rest, `"`+key+`":`) || strings.HasPrefix(rest, "'"+key+"':")
 }
 

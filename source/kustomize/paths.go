@@ -96,11 +96,11 @@ func (t *table) record(prefix string, keyNode, n *yaml.Node, depth int) {
 			t.whole[prefix] = true
 		}
 		for i, e := range n.Content {
-			ip := prefix + "[" + strconv.Itoa(i) + "]"
+			ip := fieldpath.Index(prefix, i)
 			t.record(ip, nil, e, depth+1)
 			if mergeKeyed[field] {
 				if name := mapValue(e, "name"); name != "" {
-					t.record(prefix+"[name="+name+"]", nil, e, depth+1)
+					t.record(fieldpath.Key(prefix, "name="+name), nil, e, depth+1)
 				}
 			}
 		}
@@ -111,14 +111,13 @@ func (t *table) record(prefix string, keyNode, n *yaml.Node, depth int) {
 	}
 }
 
+// join is the path of key below prefix, bracketed where the key holds a
+// separator, so that a path cuts back into the same steps.
 func join(prefix, key string) string {
-	if prefix == "" {
-		return key
+	if prefix != "" && strings.ContainsAny(key, ".[]") {
+		return fieldpath.Key(prefix, key)
 	}
-	if strings.ContainsAny(key, ".[]") {
-		return prefix + "[" + key + "]"
-	}
-	return prefix + "." + key
+	return fieldpath.Field(prefix, key)
 }
 
 func lastKey(p string) string {

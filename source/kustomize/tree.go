@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -378,7 +379,7 @@ func pointerToPath(ptr string) (string, bool) {
 			return "", false
 		}
 		if isIndex(tok) {
-			out += "[" + tok + "]"
+			out = fieldpath.Key(out, tok)
 			continue
 		}
 		out = join(out, tok)
