@@ -110,6 +110,7 @@ func TestWebhook(t *testing.T) {
 		{"webhooks[12].name", 12, ".name", true, false},
 		{"webhooks", 0, "", false, false},
 		{"webhooks[", 0, "", false, false},
+		{"webhooks[]", 0, "", false, false},
 		{"webhooks[x]", 0, "", false, false},
 		{"webhooks[+1]", 0, "", false, false},
 		{"webhooks[-1]", 0, "", false, false},
