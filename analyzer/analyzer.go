@@ -14,6 +14,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/engine"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -179,7 +180,7 @@ func run(pass *analysis.Pass, o *Options) error {
 					return
 				}
 				for p := range mc.covered {
-					if f.Path == p || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[") {
+					if fieldpath.Within(f.Path, p) {
 						return
 					}
 				}
