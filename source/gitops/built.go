@@ -2,10 +2,11 @@ package gitops
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // A HelmRelease kept in a folder a Flux Kustomization builds is applied
@@ -114,10 +115,7 @@ func fieldPaths(root *yaml.Node) map[[2]int]fieldPath {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k := n.Content[i]
-				p := k.Value
-				if path != "" {
-					p = path + "." + k.Value
-				}
+				p := fieldpath.Field(path, k.Value)
 				if strings.ContainsAny(k.Value, ".[]") {
 					p = path // kustomize's paths cannot name it: its parent
 				}
@@ -129,7 +127,7 @@ func fieldPaths(root *yaml.Node) map[[2]int]fieldPath {
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				walk(c, fmt.Sprintf("%s[%d]", path, i), depth+1)
+				walk(c, fieldpath.Index(path, i), depth+1)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -1055,11 +1056,7 @@ func flatParams(n *yaml.Node) map[string]string {
 		switch n.Kind {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i].Value
-				if prefix != "" {
-					k = prefix + "." + k
-				}
-				walk(k, n.Content[i+1], depth+1)
+				walk(fieldpath.Field(prefix, n.Content[i].Value), n.Content[i+1], depth+1)
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
