@@ -223,7 +223,7 @@ func baseNoteOf(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
 	if n > 1 {
 		what = fmt.Sprintf("%d findings", n)
 	}
-	return []diag.Diagnostic{{Line: first.Line, EndLine: first.EndLine, Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
+	return []diag.Diagnostic{{Span: diag.Span{Line: first.Line, EndLine: first.EndLine}, Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
 		Rule: rules.KustomizeBaseRule, Message: fmt.Sprintf(baseNote, what), Path: first.Path, Object: first.Object}}
 }
 
@@ -375,7 +375,7 @@ type reporter struct {
 // them is sorting by file and offset).
 func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 	r.findings = append(r.findings, diag.Diagnostic{
-		Line: int(d.pos), EndLine: int(d.end), Severity: d.severity, Rule: d.category, Message: d.message,
+		Span: diag.Span{Line: int(d.pos), EndLine: int(d.end)}, Severity: d.severity, Rule: d.category, Message: d.message,
 		Path: path, Object: obj, Webhook: d.webhook, Fixes: heldFixes(d.fixes), DependsOnOverlay: d.base,
 	})
 }

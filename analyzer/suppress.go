@@ -159,7 +159,7 @@ func (r *reporter) suppress(ds []diag.Diagnostic, sel *engine.Selection) []diag.
 	sups := make([]*engine.Suppression, len(r.suppressions))
 	for i, s := range r.suppressions {
 		// Positions are token.Pos values in Line and EndLine, as in finding.
-		at := diag.Diagnostic{Line: int(s.pos), EndLine: int(s.end)}
+		at := diag.Diagnostic{Span: diag.Span{Line: int(s.pos), EndLine: int(s.end)}}
 		sups[i] = &engine.Suppression{Rules: s.rules, What: "suppression", Where: s.where, At: at, Covers: s.covers}
 	}
 	kept, unused := engine.Apply(ds, sups, sel)

@@ -141,7 +141,7 @@ func (c *Config) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
 		}
 		sups[i] = &engine.Suppression{
 			Rules: []string{s.Rule}, What: "configured suppression", Where: "in " + where,
-			At:     diag.Diagnostic{File: c.File, Line: s.Line, Column: s.Column},
+			At:     diag.Diagnostic{Span: diag.Span{File: c.File, Line: s.Line, Column: s.Column}},
 			Covers: func(d *diag.Diagnostic) bool { return c.covers(s, *d) },
 		}
 	}

@@ -56,11 +56,11 @@ func TestSuppress(t *testing.T) {
 	in := filepath.Join(dir, "deploy", "x", "w.yaml")
 	out := filepath.Join(dir, "other.yaml")
 	ds := []diag.Diagnostic{
-		{File: in, Line: 1, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},  // first entry
-		{File: in, Line: 2, Rule: "timeout-too-long", Webhook: "b.example.com", Severity: diag.Warning},  // other webhook: kept
-		{File: out, Line: 3, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning}, // other file: kept
-		{File: out, Line: 4, Rule: "ca-bundle", Severity: diag.Warning},                                  // every file
-		{File: "", Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},           // live object: no file, kept
+		{Span: diag.Span{File: in, Line: 1}, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},  // first entry
+		{Span: diag.Span{File: in, Line: 2}, Rule: "timeout-too-long", Webhook: "b.example.com", Severity: diag.Warning},  // other webhook: kept
+		{Span: diag.Span{File: out, Line: 3}, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning}, // other file: kept
+		{Span: diag.Span{File: out, Line: 4}, Rule: "ca-bundle", Severity: diag.Warning},                                  // every file
+		{Span: diag.Span{File: ""}, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},           // live object: no file, kept
 	}
 	got := c.Suppress(ds)
 	var lines []string

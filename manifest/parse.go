@@ -753,7 +753,7 @@ func (d *Document) addDecodeError(e decodeError) {
 
 func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
 	dg := diag.Diagnostic{
-		File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+		Span:     diag.Span{File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn},
 		Severity: sev, Rule: rule, Message: msg, Path: path, Object: d.Object(),
 	}
 	if d.Config != nil {
@@ -765,7 +765,7 @@ func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg st
 }
 
 func fileDiag(file string, line, col int, rule, msg string) diag.Diagnostic {
-	return diag.Diagnostic{File: file, Line: line, Column: col, EndLine: line, EndColumn: col + 1,
+	return diag.Diagnostic{Span: diag.Span{File: file, Line: line, Column: col, EndLine: line, EndColumn: col + 1},
 		Severity: diag.Error, Rule: rule, Message: msg}
 }
 

@@ -233,7 +233,7 @@ func gitopsNote(at gitops.Pos, msg string, warning bool) diag.Diagnostic {
 		sev = rules.MustLookup(rules.GitOpsSourceRule).Severity
 	}
 	return diag.Diagnostic{
-		File: at.File, Line: max(at.Line, 1), Column: max(at.Column, 1), EndLine: max(at.Line, 1), EndColumn: max(at.Column, 1) + 1,
+		Span:     diag.Span{File: at.File, Line: max(at.Line, 1), Column: max(at.Column, 1), EndLine: max(at.Line, 1), EndColumn: max(at.Column, 1) + 1},
 		Severity: sev, Rule: rules.GitOpsSourceRule, Message: msg,
 	}
 }
@@ -407,7 +407,7 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 // what it is about, keeping where it was as related location, said why.
 func moveToEntry(d *diag.Diagnostic, to gitops.Pos, why string) {
 	d.Related = append(d.Related, diag.Related{
-		File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Message: why,
+		Span: diag.Span{File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn}, Message: why,
 	})
 	d.File, d.Line, d.Column, d.EndLine, d.EndColumn = to.File, to.Line, to.Column, to.Line, to.Column+1
 }

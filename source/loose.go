@@ -96,10 +96,9 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	report := func(t unrendered.Template, lineOffset int) diag.Diagnostic {
 		line := t.Line + lineOffset
 		return diag.Diagnostic{
-			File: f.Name, Line: line, Column: t.Column, EndLine: line,
-			EndColumn: t.Column + len([]rune(t.Action)),
-			Severity:  rules.MustLookup(rules.HelmTemplateRule).Severity,
-			Rule:      rules.HelmTemplateRule, Message: t.Message(),
+			Span:     diag.Span{File: f.Name, Line: line, Column: t.Column, EndLine: line, EndColumn: t.Column + len([]rune(t.Action))},
+			Severity: rules.MustLookup(rules.HelmTemplateRule).Severity,
+			Rule:     rules.HelmTemplateRule, Message: t.Message(),
 		}
 	}
 	if len(f.Data) > manifest.MaxFileSize || (!bytes.Contains(f.Data, []byte("{{")) && !bytes.Contains(f.Data, []byte("${"))) {

@@ -126,7 +126,7 @@ func orderFindings(req *request, units []*unit, results []*unitResult) {
 	}
 	add := func(n *fluxNode, at gitops.Pos, msg string) {
 		results[n.unit].diags = append(results[n.unit].diags, diag.Diagnostic{
-			File: at.File, Line: max(at.Line, 1), Column: max(at.Column, 1), EndLine: max(at.Line, 1), EndColumn: max(at.Column, 1) + 1,
+			Span:     diag.Span{File: at.File, Line: max(at.Line, 1), Column: max(at.Column, 1), EndLine: max(at.Line, 1), EndColumn: max(at.Column, 1) + 1},
 			Severity: rules.MustLookup(rules.GitOpsOrderRule).Severity, Rule: rules.GitOpsOrderRule,
 			Message: msg, Origin: n.e.Label(),
 		})

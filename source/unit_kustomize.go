@@ -159,7 +159,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	// kustomization that has them, at info: the build still works.
 	for _, w := range b.Warnings {
 		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
-			File: w.File, Line: w.Line, Column: w.Column, EndLine: w.Line, EndColumn: w.Column + 1,
+			Span:     diag.Span{File: w.File, Line: w.Line, Column: w.Column, EndLine: w.Line, EndColumn: w.Column + 1},
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
@@ -265,7 +265,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 			sev, msg = diag.Info, msg+"; "+outsideRepository
 		}
 		return diag.Diagnostic{
-			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
+			Span:     diag.Span{File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol},
 			Severity: sev, Rule: rules.KustomizeBuildRule,
 			Message: msg + after,
 		}
@@ -336,7 +336,7 @@ func cycleError(u *unit) diag.Diagnostic {
 		names = append(names, display(d))
 	}
 	return diag.Diagnostic{
-		File: at.File, Line: at.Line, Column: at.Column, EndLine: at.Line, EndColumn: at.EndColumn,
+		Span:     diag.Span{File: at.File, Line: at.Line, Column: at.Column, EndLine: at.Line, EndColumn: at.EndColumn},
 		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
 		Message: "kustomization cycle " + strings.Join(names, " -> ") +
 			": kustomize cannot build it; remove one of these references" + kustomizeNotBuilt,
