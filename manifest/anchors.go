@@ -3,6 +3,7 @@ package manifest
 import (
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
@@ -32,7 +33,7 @@ const maxAnchorItems = 64
 // indexAnchors indexes the anchor fields of a non-webhook object.
 func indexAnchors(src *source, obj *yaml.Node) *Index {
 	ix := newIndexFor(32)
-	ix.set("", Range{}, src.extent(obj))
+	ix.set("", diag.Span{}, src.extent(obj))
 	var walk func(n *yaml.Node, path string, depth int)
 	walk = func(n *yaml.Node, path string, depth int) {
 		n = resolve(n)
@@ -53,7 +54,7 @@ func indexAnchors(src *source, obj *yaml.Node) *Index {
 		case yaml.SequenceNode:
 			for i, item := range n.Content[:min(len(n.Content), maxAnchorItems)] {
 				p := fieldpath.Index(path, i)
-				ix.set(p, Range{}, src.extent(resolve(item)))
+				ix.set(p, diag.Span{}, src.extent(resolve(item)))
 				walk(item, p, depth+1)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/suggest"
 
@@ -77,7 +78,7 @@ type decodeError struct {
 	path  string
 	atKey bool
 	msg   string
-	at    Range
+	at    diag.Span
 	// rule is set when the problem belongs to a rule other than schema.
 	rule string
 }
@@ -95,7 +96,7 @@ type decoder struct {
 	budget   *budget
 }
 
-func (d *decoder) fail(path string, atKey bool, at Range, format string, args ...any) {
+func (d *decoder) fail(path string, atKey bool, at diag.Span, format string, args ...any) {
 	d.errs = append(d.errs, decodeError{path: path, atKey: atKey, msg: fmt.Sprintf(format, args...), at: at})
 }
 
@@ -137,7 +138,7 @@ var jsonDecoders sync.Map // reflect.Type -> bool
 
 // decode fills v (addressable) from n. path is the field path of v.
 // parent is the index node of the field that holds v (0 for the object).
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int32, parentPath string, keyRange Range) {
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int32, parentPath string, keyRange diag.Span) {
 	if !d.spend(n) {
 		return
 	}
@@ -148,7 +149,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 	}
 	ps := path
 	// An alias is written where it is used, not where it was anchored.
-	var valRange Range
+	var valRange diag.Span
 	if orig == n {
 		valRange = d.src.extent(n)
 	} else {
@@ -186,7 +187,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 	d.decodeInto(n, v, path, ps, id, valRange)
 }
 
-func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id int32, at Range) {
+func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id int32, at diag.Span) {
 	if v.CanAddr() && decodesJSON(v.Type()) {
 		d.decodeJSON(n, v, ps, at)
 		return
@@ -269,7 +270,7 @@ func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id 
 	}
 }
 
-func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, id int32, at diag.Span) {
 	if n.Kind != yaml.MappingNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -343,7 +344,7 @@ func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, id int3
 	}
 }
 
-func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32, at diag.Span) {
 	if n.Kind != yaml.MappingNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -377,7 +378,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32
 	}
 }
 
-func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int32, at diag.Span) {
 	if n.Kind != yaml.SequenceNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -386,12 +387,12 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int
 	for i, item := range n.Content {
 		ip := fieldpath.Index(path, i)
 		d.noteComments(ip, item, nil, false)
-		d.decode(item, s.Index(i), ip, id, path, Range{})
+		d.decode(item, s.Index(i), ip, id, path, diag.Span{})
 	}
 	v.Set(s)
 }
 
-func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range) {
+func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at diag.Span) {
 	s, ok := d.scalar(n, tagStr)
 	if !ok {
 		d.typeError(n, v.Type(), ps, at)
@@ -414,7 +415,7 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range
 
 // decodeJSON hands a value to a type's own JSON decoding (metav1.Time,
 // managed fields and the like), as the server would.
-func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at Range) {
+func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at diag.Span) {
 	val, err := d.generic(n)
 	if err != nil {
 		d.fail(ps, false, at, "%v", err)
@@ -430,7 +431,7 @@ func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at Range)
 	}
 }
 
-func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at Range) {
+func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at diag.Span) {
 	if s, ok := d.scalar(n, tagStr); ok {
 		if tok, ok := placeholder.Find(s); ok {
 			// A string where a number, list or object belongs is, when it

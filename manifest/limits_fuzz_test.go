@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
@@ -26,11 +27,11 @@ func FuzzIndex(f *testing.F) {
 		ix := newIndex()
 		model := map[string]entry{}
 		for i, p := range strings.Split(paths, "\n") {
-			key := Range{Line: i + 1, Column: 1, EndLine: i + 1, EndColumn: 2}
+			key := diag.Span{Line: i + 1, Column: 1, EndLine: i + 1, EndColumn: 2}
 			if i%3 == 0 {
-				key = Range{}
+				key = diag.Span{}
 			}
-			val := Range{Line: i + 1, Column: 5, EndLine: i + 2, EndColumn: 9}
+			val := diag.Span{Line: i + 1, Column: 5, EndLine: i + 2, EndColumn: 9}
 			ix.set(p, key, val)
 			model[p] = entry{key: key, value: val}
 		}
@@ -52,10 +53,10 @@ func FuzzIndex(f *testing.F) {
 	})
 }
 
-type entry struct{ key, value Range }
+type entry struct{ key, value diag.Span }
 
 // modelLookup is the index's contract written over a map of full paths.
-func modelLookup(m map[string]entry, path string, atKey bool) (Range, bool, bool) {
+func modelLookup(m map[string]entry, path string, atKey bool) (diag.Span, bool, bool) {
 	exact := true
 	for p := path; ; p = fieldpath.Parent(p) {
 		if e, found := m[p]; found {
@@ -68,7 +69,7 @@ func modelLookup(m map[string]entry, path string, atKey bool) (Range, bool, bool
 			return e.value, exact, true
 		}
 		if p == "" {
-			return Range{}, false, false
+			return diag.Span{}, false, false
 		}
 		exact = false
 	}
@@ -121,7 +122,7 @@ func TestSetUnderIsSet(t *testing.T) {
 	byPath, under := newIndex(), newIndex()
 	var paths []string
 	add := func(holder, path string, line int) {
-		r := Range{Line: line, Column: 1, EndLine: line, EndColumn: 2}
+		r := diag.Span{Line: line, Column: 1, EndLine: line, EndColumn: 2}
 		byPath.set(path, r, r)
 		under.setUnder(under.at(holder), holder, path, r, r)
 		paths = append(paths, path)

@@ -92,11 +92,11 @@ func (d *Document) Object() *diag.Object {
 func (d *Document) DropPositions() { d.Positions, d.src, d.within = nil, nil, nil }
 
 // Locate resolves a field path of this object to a range in its file.
-func (d *Document) Locate(path string, atKey bool) Range {
+func (d *Document) Locate(path string, atKey bool) diag.Span {
 	if r, _, ok := d.Positions.Lookup(path, atKey); ok {
 		return r
 	}
-	return Range{Line: d.Line, Column: 1, EndLine: d.Line, EndColumn: 1}
+	return diag.Span{Line: d.Line, Column: 1, EndLine: d.Line, EndColumn: 1}
 }
 
 // separator matches a YAML document separator line the way Kubernetes'
@@ -634,7 +634,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		// Not v1 nor the removed v1beta1: no version of the API server ever
 		// served these kinds there, so the content has no schema to check.
 		ix := newIndex()
-		ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+		ix.set("apiVersion", diag.Span{}, src.rangeOf(mapValue(obj, "apiVersion")))
 		ix.freeze()
 		d.Positions = ix
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), rules.UnservedAPIVersionRule, diag.Error, "apiVersion",
@@ -701,7 +701,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		mwc = &admissionv1.MutatingWebhookConfiguration{}
 		target = reflect.ValueOf(mwc).Elem()
 	}
-	dec.index.set("", Range{}, src.extent(obj))
+	dec.index.set("", diag.Span{}, src.extent(obj))
 	dec.decodeStruct(obj, target, "", 0, src.extent(obj))
 	d.Positions = dec.index
 	if b.exhausted {
@@ -751,7 +751,7 @@ func (d *Document) addDecodeError(e decodeError) {
 	d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, e.msg))
 }
 
-func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
+func (d *Document) diagAt(at diag.Span, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
 	dg := diag.Diagnostic{
 		Span:     diag.Span{File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn},
 		Severity: sev, Rule: rule, Message: msg, Path: path, Object: d.Object(),
