@@ -254,7 +254,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 			}
 		}
 		dg := diag.Diagnostic{
-			Span:     diag.Span{File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn},
+			Span:     at.In(d.File),
 			Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
 			Object: obj, Webhook: f.Webhook,
 		}
@@ -265,7 +265,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options) ([]
 			// Located where the fix goes (locateCauses); the webhook it is
 			// about is where it is now.
 			webhook := diag.Related{
-				Span: diag.Span{File: dg.File, Line: dg.Line, Column: dg.Column, EndLine: dg.EndLine, EndColumn: dg.EndColumn},
+				Span: dg.Span,
 				Path: dg.Path, Object: obj, Message: relatedWebhook(d, f.Webhook),
 			}
 			cause := f.Cause.Object
@@ -382,7 +382,7 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 		sups[i] = &engine.Suppression{
 			Rules: s.Rules, What: "suppression", Where: where,
 			At: diag.Diagnostic{
-				Span: diag.Span{File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn},
+				Span: s.At.In(d.File),
 				Path: s.Path, Object: d.Object(),
 			},
 			Covers: func(dg *diag.Diagnostic) bool {
@@ -412,7 +412,7 @@ func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
 			kind = "annotation " + manifest.IgnoreAnnotation
 		}
 		out = append(out, diag.Diagnostic{
-			Span:     diag.Span{File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn},
+			Span:     s.At.In(d.File),
 			Severity: rules.MustLookup(rules.InvalidSuppressionRule).Severity, Rule: rules.InvalidSuppressionRule,
 			Message: fmt.Sprintf("inline suppressions are forbidden (--no-inline-suppressions, inlineSuppressions: false): "+
 				"this %s does not silence %s; fix the finding or list it under the configuration's suppressions",

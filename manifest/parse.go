@@ -753,7 +753,7 @@ func (d *Document) addDecodeError(e decodeError) {
 
 func (d *Document) diagAt(at diag.Span, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
 	dg := diag.Diagnostic{
-		Span:     diag.Span{File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn},
+		Span:     at.In(d.File),
 		Severity: sev, Rule: rule, Message: msg, Path: path, Object: d.Object(),
 	}
 	if d.Config != nil {
@@ -765,7 +765,7 @@ func (d *Document) diagAt(at diag.Span, rule string, sev diag.Severity, path, ms
 }
 
 func fileDiag(file string, line, col int, rule, msg string) diag.Diagnostic {
-	return diag.Diagnostic{Span: diag.Span{File: file, Line: line, Column: col, EndLine: line, EndColumn: col + 1},
+	return diag.Diagnostic{Span: diag.Point(file, line, col),
 		Severity: diag.Error, Rule: rule, Message: msg}
 }
 

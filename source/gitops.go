@@ -407,7 +407,7 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 // what it is about, keeping where it was as related location, said why.
 func moveToEntry(d *diag.Diagnostic, to gitops.Pos, why string) {
 	d.Related = append(d.Related, diag.Related{
-		Span: diag.Span{File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn}, Message: why,
+		Span: d.Span, Message: why,
 	})
 	d.File, d.Line, d.Column, d.EndLine, d.EndColumn = to.File, to.Line, to.Column, to.Line, to.Column+1
 }

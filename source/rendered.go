@@ -133,7 +133,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 // did not: on the template line helm names, else on Chart.yaml.
 func renderProblem(u *unit, err error) diag.Diagnostic {
 	d := diag.Diagnostic{
-		Span:     diag.Span{File: filepath.Join(u.shown, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2},
+		Span:     diag.Point(filepath.Join(u.shown, "Chart.yaml"), 1, 1),
 		Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
 		Message: err.Error(),
 	}
@@ -194,7 +194,7 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 			} else if vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line); ok {
 				how += fmt.Sprintf(" (chart value %s)", vs.Key)
 				d.Related = append(d.Related, diag.Related{
-					Span:    diag.Span{File: vs.File, Line: vs.Line, Column: vs.Column, EndLine: vs.Line, EndColumn: vs.Column + 1},
+					Span:    diag.Point(vs.File, vs.Line, vs.Column),
 					Message: fmt.Sprintf("chart value %s is set here", vs.Key),
 				})
 			}
@@ -210,7 +210,7 @@ func missingDependencies(u *unit, missing []helm.Dependency, origin string) []di
 	for _, dep := range missing {
 		line, col := max(dep.Line, 1), max(dep.Column, 1)
 		out = append(out, diag.Diagnostic{
-			Span:     diag.Span{File: filepath.Join(u.dir, "Chart.yaml"), Line: line, Column: col, EndLine: line, EndColumn: col + 1},
+			Span:     diag.Point(filepath.Join(u.dir, "Chart.yaml"), line, col),
 			Severity: diag.Info, Rule: rules.HelmRenderRule, Origin: origin,
 			Message: fmt.Sprintf("dependency %s (%s) is not under charts/ and webhooklint renders offline: the chart was linted without it; run `helm dependency build` to lint it too",
 				dep.Name, dep.Repository),

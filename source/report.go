@@ -282,7 +282,7 @@ func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 			what = fmt.Sprintf("%d findings", count[file])
 		}
 		out = append(out, diag.Diagnostic{
-			Span:     diag.Span{File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn},
+			Span:     f.Span,
 			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
 			Message: "kustomize base (" + by + "): " + what + " at info; lint its overlay, or name it in units.entries",
 			Object:  f.Object, Origin: f.Origin,

@@ -159,7 +159,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	// kustomization that has them, at info: the build still works.
 	for _, w := range b.Warnings {
 		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
-			Span:     diag.Span{File: w.File, Line: w.Line, Column: w.Column, EndLine: w.Line, EndColumn: w.Column + 1},
+			Span:     w.Span,
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
@@ -225,7 +225,7 @@ func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) 
 			return b.Locate(o, path, atKey), true
 		}
 	}
-	return kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}, false
+	return kustomize.Location{Span: diag.Point(b.File, 1, 1)}, false
 }
 
 // unmappedVar is kustomize's error on a var whose object is not among the
@@ -255,7 +255,8 @@ const kustomizeNotBuilt = "; its files are linted alone"
 // them), and the message says so.
 func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
 	const after = kustomizeNotBuilt
-	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+	mk := func(at diag.Span, msg string) diag.Diagnostic {
+		file := at.File
 		sev := rules.MustLookup(rules.KustomizeBuildRule).Severity
 		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
 			// Not built yet, not wrong: the project makes the file.
@@ -265,7 +266,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 			sev, msg = diag.Info, msg+"; "+outsideRepository
 		}
 		return diag.Diagnostic{
-			Span:     diag.Span{File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol},
+			Span:     at.In(absPath(file)),
 			Severity: sev, Rule: rules.KustomizeBuildRule,
 			Message: msg + after,
 		}
@@ -274,7 +275,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 	if errors.As(err, &ps) {
 		out := make([]diag.Diagnostic, 0, len(ps))
 		for _, p := range ps {
-			d := mk(p.File, p.Line, p.Column, p.EndCol, p.Msg)
+			d := mk(p.Span, p.Msg)
 			if p.Remote {
 				// Offline by design: the build is not wrong, only not linted.
 				d.Severity = diag.Warning
@@ -289,7 +290,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		// manifest; the file linted one by one then does not say it again
 		// (dropSyntaxRestated).
 		if d, ok := syntaxError(se.File); ok {
-			return []diag.Diagnostic{mk(se.File, d.Line, d.Column, d.EndColumn, d.Message)}
+			return []diag.Diagnostic{mk(d.Span.In(se.File), d.Message)}
 		}
 	}
 	file, line, msg := filepath.Join(dir, "kustomization.yaml"), 1, err.Error()
@@ -305,7 +306,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
-	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
+	return []diag.Diagnostic{mk(diag.Span{File: file, Line: line, Column: col, EndLine: line, EndColumn: endCol}, msg)}
 }
 
 // syntaxError is the first YAML syntax error of a file, as the parser of

@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
@@ -273,7 +274,7 @@ func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Nod
 		return add(&patch{file: p, target: sel}, data, 0, 0)
 	}
 	if bomb := aliasBomb(k.file, []byte(v)); bomb != nil {
-		bomb.Line, bomb.Column, bomb.EndCol = n.Line, n.Column, n.Column+1
+		bomb.Span = diag.Point(bomb.File, n.Line, n.Column)
 		*problems = append(*problems, bomb)
 		return nil
 	}
