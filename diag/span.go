@@ -19,7 +19,7 @@ type Span struct {
 // Point is the one-character span at line and column of file, where a
 // finding has a start but no known extent.
 func Point(file string, line, col int) Span {
-	return Span{File: file, Line: line, Column: col, EndLine: line, EndColumn: col + 1}
+	return LineSpan(file, line, col, col+1)
 }
 
 // IsZero reports whether s is unset.
@@ -35,3 +35,8 @@ func (s Span) In(file string) Span {
 // Start is s reduced to its start: the file, line and column alone, as
 // the text formats print a related place.
 func (s Span) Start() Span { return Span{File: s.File, Line: s.Line, Column: s.Column} }
+
+// LineSpan is the span from column col to endCol (exclusive) on one line.
+func LineSpan(file string, line, col, endCol int) Span {
+	return Span{File: file, Line: line, Column: col, EndLine: line, EndColumn: endCol}
+}

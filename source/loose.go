@@ -96,7 +96,7 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	report := func(t unrendered.Template, lineOffset int) diag.Diagnostic {
 		line := t.Line + lineOffset
 		return diag.Diagnostic{
-			Span:     diag.Span{File: f.Name, Line: line, Column: t.Column, EndLine: line, EndColumn: t.Column + len([]rune(t.Action))},
+			Span:     diag.LineSpan(f.Name, line, t.Column, t.Column+len([]rune(t.Action))),
 			Severity: rules.MustLookup(rules.HelmTemplateRule).Severity,
 			Rule:     rules.HelmTemplateRule, Message: t.Message(),
 		}

@@ -162,11 +162,11 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 			r := &d.Related[j]
 			if rt := byName[r.File]; rt != nil {
 				tr := traceTemplate(u, rt, docsOf[r.File], r.Line, r.Path)
-				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = tr.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
+				r.Span = tr.Span
 			}
 		}
 		tr := traceTemplate(u, t, docsOf[d.File], d.Line, d.Path)
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = tr.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
+		d.Span = tr.Span
 		if t.Source == nil {
 			// A packaged subchart: no template file to point into; the
 			// finding stays on the chart.
@@ -253,7 +253,7 @@ func renderChart(u *unit, kubeVersion string) (*helm.Chart, error) {
 // Chart.yaml for a packaged subchart, which has no template to point into.
 func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) helm.Trace {
 	if t.Source == nil {
-		return helm.Trace{File: filepath.Join(u.dir, "Chart.yaml"), Line: 1, Column: 1, EndColumn: 2}
+		return helm.Trace{Span: diag.Point(filepath.Join(u.dir, "Chart.yaml"), 1, 1)}
 	}
 	doc, docs := renderedDoc(f, line)
 	if docs != templateChunks(t) {

@@ -306,7 +306,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
-	return []diag.Diagnostic{mk(diag.Span{File: file, Line: line, Column: col, EndLine: line, EndColumn: endCol}, msg)}
+	return []diag.Diagnostic{mk(diag.LineSpan(file, line, col, endCol), msg)}
 }
 
 // syntaxError is the first YAML syntax error of a file, as the parser of
@@ -337,7 +337,7 @@ func cycleError(u *unit) diag.Diagnostic {
 		names = append(names, display(d))
 	}
 	return diag.Diagnostic{
-		Span:     diag.Span{File: at.File, Line: at.Line, Column: at.Column, EndLine: at.Line, EndColumn: at.EndColumn},
+		Span:     diag.LineSpan(at.File, at.Line, at.Column, at.EndColumn),
 		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
 		Message: "kustomization cycle " + strings.Join(names, " -> ") +
 			": kustomize cannot build it; remove one of these references" + kustomizeNotBuilt,

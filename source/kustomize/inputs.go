@@ -43,7 +43,7 @@ func (ps Problems) Error() string {
 // remoteProblem reports a scalar kustomize would fetch.
 func remoteProblem(file string, n *yaml.Node) *Problem {
 	return &Problem{
-		Span:   diag.Span{File: file, Line: n.Line, Column: n.Column, EndLine: n.Line, EndColumn: n.Column + max(1, utf8.RuneCountInString(n.Value))},
+		Span:   diag.LineSpan(file, n.Line, n.Column, n.Column+max(1, utf8.RuneCountInString(n.Value))),
 		Remote: true,
 		Msg:    fmt.Sprintf("remote reference %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", n.Value),
 	}

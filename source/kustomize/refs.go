@@ -126,5 +126,5 @@ func entryPos(file string, n *yaml.Node) diag.Span {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		width += 2
 	}
-	return diag.Span{File: file, Line: n.Line, Column: n.Column, EndLine: n.Line, EndColumn: n.Column + width}
+	return diag.LineSpan(file, n.Line, n.Column, n.Column+width)
 }
