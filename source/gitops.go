@@ -141,9 +141,9 @@ func (d *discovery) builtReleases(entries []*gitops.Entry, files []string, read 
 				continue
 			}
 			replaced[obj.Origin] = true
-			objs = append(objs, gitops.Built{YAML: obj.YAML, File: obj.Origin, Locate: func(path string, atKey bool) gitops.Pos {
+			objs = append(objs, gitops.Built{YAML: obj.YAML, File: obj.Origin, Locate: func(path string, atKey bool) diag.Span {
 				l := b.Locate(obj, path, atKey)
-				return gitops.Pos{File: l.File, Line: l.Line, Column: l.Column}
+				return l.Start()
 			}})
 		}
 		built = append(built, gitops.FindBuilt(e, objs, files, read, o)...)
@@ -227,13 +227,13 @@ func (d *discovery) gitopsUnit(e *gitops.Entry) *unit {
 	return u
 }
 
-func gitopsNote(at gitops.Pos, msg string, warning bool) diag.Diagnostic {
+func gitopsNote(at diag.Span, msg string, warning bool) diag.Diagnostic {
 	sev := diag.Info
 	if warning {
 		sev = rules.MustLookup(rules.GitOpsSourceRule).Severity
 	}
 	return diag.Diagnostic{
-		Span:     diag.Span{File: at.File, Line: max(at.Line, 1), Column: max(at.Column, 1), EndLine: max(at.Line, 1), EndColumn: max(at.Column, 1) + 1},
+		Span:     diag.Point(at.File, max(at.Line, 1), max(at.Column, 1)),
 		Severity: sev, Rule: rules.GitOpsSourceRule, Message: msg,
 	}
 }
@@ -397,7 +397,7 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 		if !found || !slices.Contains(u.gitops.Chart.ValuesFiles, vs.File) {
 			return "", false
 		}
-		at, from = gitops.Pos{File: vs.File, Line: vs.Line, Column: vs.Column}, "values file "+display(vs.File)+" of "+u.gitops.Label()
+		at, from = vs.Start(), "values file "+display(vs.File)+" of "+u.gitops.Label()
 	}
 	moveToEntry(d, at, "the template reads chart value "+key+" here")
 	return fmt.Sprintf(" (chart value %s, set by %s)", key, from), true
@@ -405,7 +405,7 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 
 // moveToEntry reports a finding at the place of a GitOps entry that set
 // what it is about, keeping where it was as related location, said why.
-func moveToEntry(d *diag.Diagnostic, to gitops.Pos, why string) {
+func moveToEntry(d *diag.Diagnostic, to diag.Span, why string) {
 	d.Related = append(d.Related, diag.Related{
 		Span: d.Span, Message: why,
 	})

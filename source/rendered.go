@@ -194,7 +194,7 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 			} else if vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line); ok {
 				how += fmt.Sprintf(" (chart value %s)", vs.Key)
 				d.Related = append(d.Related, diag.Related{
-					Span:    diag.Point(vs.File, vs.Line, vs.Column),
+					Span:    vs.Span,
 					Message: fmt.Sprintf("chart value %s is set here", vs.Key),
 				})
 			}

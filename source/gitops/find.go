@@ -12,6 +12,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
@@ -268,7 +269,7 @@ func (f *finder) dataObject(kind, namespace, name string) *object {
 
 type datum struct {
 	value string
-	at    Pos
+	at    diag.Span
 }
 
 // dataOf returns a ConfigMap's data or a Secret's decoded data and
