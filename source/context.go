@@ -213,7 +213,7 @@ func variantGap(u *unit, b *kustomize.Build, d *diag.Diagnostic) {
 	// location, so the finding stays one line.
 	d.Message += "; assumed a test variant, not deployed"
 	d.Related = append(d.Related, diag.Related{
-		Span:    diag.Span{File: ov.Base.File, Line: ov.Base.Line, Column: ov.Base.Column, EndLine: ov.Base.EndLine, EndColumn: ov.Base.EndColumn},
+		Span:    ov.Base.Span,
 		Message: fmt.Sprintf("%s %d in the base; %s lowers it to %d, as test variants do; %s", field, bv, u.shown, v, variantHow),
 	})
 }
