@@ -317,7 +317,7 @@ func locateCauses(files []*manifest.File, ds []diag.Diagnostic) {
 			continue
 		}
 		at := doc.Locate(d.Path, false)
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = doc.File, at.Line, at.Column, at.EndLine, at.EndColumn
+		d.Span = at.In(doc.File)
 		moved = true
 	}
 	if moved {

@@ -96,7 +96,7 @@ func (d *Document) Locate(path string, atKey bool) diag.Span {
 	if r, _, ok := d.Positions.Lookup(path, atKey); ok {
 		return r
 	}
-	return diag.Span{Line: d.Line, Column: 1, EndLine: d.Line, EndColumn: 1}
+	return diag.LineSpan("", d.Line, 1, 1)
 }
 
 // separator matches a YAML document separator line the way Kubernetes'

@@ -326,7 +326,7 @@ func relocateGitops(u *unit, b *kustomize.Build, uses map[string][]gitops.Use, d
 		d := &ds[i]
 		if d.File == b.File {
 			at := e.At
-			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.Line, at.Column+1
+			d.Span = diag.Point(at.File, at.Line, at.Column)
 			d.Origin = e.Label() + " (" + gitopsBuildWord(u) + ")"
 			continue
 		}
@@ -409,7 +409,7 @@ func moveToEntry(d *diag.Diagnostic, to diag.Span, why string) {
 	d.Related = append(d.Related, diag.Related{
 		Span: d.Span, Message: why,
 	})
-	d.File, d.Line, d.Column, d.EndLine, d.EndColumn = to.File, to.Line, to.Column, to.Line, to.Column+1
+	d.Span = diag.Point(to.File, to.Line, to.Column)
 }
 
 // onEntry moves the findings on a kustomization file that is not on disk
@@ -421,7 +421,7 @@ func onEntry(e *gitops.Entry, ds []diag.Diagnostic) {
 		if exists(d.File) {
 			continue
 		}
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = e.At.File, e.At.Line, e.At.Column, e.At.Line, e.At.Column+1
+		d.Span = diag.Point(e.At.File, e.At.Line, e.At.Column)
 		d.Message = e.Label() + ": " + d.Message
 	}
 }

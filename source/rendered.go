@@ -139,7 +139,7 @@ func renderProblem(u *unit, err error) diag.Diagnostic {
 	}
 	var he *helm.Error
 	if errors.As(err, &he) {
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
+		d.Span = diag.Point(he.File, he.Line, he.Column)
 		d.Message = he.Msg
 		if he.NeedsValue {
 			d.Severity = diag.Warning // a value to give, not a broken chart

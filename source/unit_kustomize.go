@@ -142,11 +142,11 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 			r := &d.Related[j]
 			if r.Object != nil {
 				at, _ := locateBuilt(b, r.Object, r.Path, false)
-				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
+				r.Span = at.Span
 			}
 		}
 		at, found := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
+		d.Span = at.Span
 		d.Origin = origin
 		if found {
 			d.Origin += " (" + at.By + ")"
@@ -330,7 +330,7 @@ func syntaxError(file string) (diag.Diagnostic, bool) {
 func cycleError(u *unit) diag.Diagnostic {
 	at := u.cycleAt
 	if at.Line == 0 {
-		at.Line, at.Column, at.EndLine, at.EndColumn = 1, 1, 1, 2
+		at = diag.Point(at.File, 1, 1)
 	}
 	names := []string{display(at.File)}
 	for _, d := range u.cycle[1:] {
