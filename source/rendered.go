@@ -176,9 +176,9 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 		var how string
 		switch {
 		case d.Path == "":
-		case !tr.Exact:
+		case !tr.exact:
 			how = "; the field is not written in the template, shown at the closest enclosing key"
-		case !tr.Literal:
+		case tr.action:
 			how = "; the value comes from the template action on this line"
 			if tr.File != t.File {
 				break // a named template's line: its source is another file's
@@ -251,9 +251,9 @@ func renderChart(u *unit, kubeVersion string) (*helm.Chart, error) {
 // the template line that wrote it; File is always set: the template, the
 // file of the named template that wrote the field, or the chart's
 // Chart.yaml for a packaged subchart, which has no template to point into.
-func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) helm.Trace {
+func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) writtenAt {
 	if t.Source == nil {
-		return helm.Trace{Span: diag.Point(filepath.Join(u.dir, "Chart.yaml"), 1, 1)}
+		return writtenAt{Span: diag.Point(filepath.Join(u.dir, "Chart.yaml"), 1, 1)}
 	}
 	doc, docs := renderedDoc(f, line)
 	if docs != templateChunks(t) {
@@ -268,7 +268,7 @@ func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path s
 	if tr.File == "" {
 		tr.File = t.File
 	}
-	return tr
+	return writtenAt{Span: tr.Span, exact: tr.Exact, action: !tr.Literal}
 }
 
 // renderedDoc finds the index of the document a rendered line is in, and

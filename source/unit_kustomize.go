@@ -141,17 +141,16 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 		for j := range d.Related {
 			r := &d.Related[j]
 			if r.Object != nil {
-				at, _ := locateBuilt(b, r.Object, r.Path, false)
-				r.Span = at.Span
+				r.Span = locateBuilt(b, r.Object, r.Path, false).Span
 			}
 		}
-		at, found := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
+		at := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
 		d.Span = at.Span
 		d.Origin = origin
-		if found {
-			d.Origin += " (" + at.By + ")"
+		if at.by != "" {
+			d.Origin += " (" + at.by + ")"
 		}
-		if at.By == "patch" && d.Severity > diag.Info && !u.deployed.Known() {
+		if at.by == "patch" && d.Severity > diag.Info && !u.deployed.Known() {
 			variantGap(u, b, d)
 		}
 	}
@@ -219,13 +218,14 @@ func buildGitops(u *unit) (b *kustomize.Build, uses map[string][]gitops.Use, err
 
 // locateBuilt maps a field of a built object to the line that wrote it;
 // an object the build does not hold stays on the kustomization file.
-func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) (kustomize.Location, bool) {
+func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) writtenAt {
 	if obj != nil {
 		if o := b.Find(obj.Kind, obj.Name, obj.Namespace); o != nil {
-			return b.Locate(o, path, atKey), true
+			at := b.Locate(o, path, atKey)
+			return writtenAt{Span: at.Span, by: at.By}
 		}
 	}
-	return kustomize.Location{Span: diag.Point(b.File, 1, 1)}, false
+	return writtenAt{Span: diag.Point(b.File, 1, 1)}
 }
 
 // unmappedVar is kustomize's error on a var whose object is not among the
