@@ -290,7 +290,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		// manifest; the file linted one by one then does not say it again
 		// (dropSyntaxRestated).
 		if d, ok := syntaxError(se.File); ok {
-			return []diag.Diagnostic{mk(d.Span.In(se.File), d.Message)}
+			return []diag.Diagnostic{mk(d.In(se.File), d.Message)}
 		}
 	}
 	file, line, msg := filepath.Join(dir, "kustomization.yaml"), 1, err.Error()
