@@ -14,6 +14,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/engine"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -179,7 +180,7 @@ func run(pass *analysis.Pass, o *Options) error {
 					return
 				}
 				for p := range mc.covered {
-					if f.Path == p || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[") {
+					if fieldpath.Within(f.Path, p) {
 						return
 					}
 				}
@@ -209,7 +210,7 @@ func baseNoteOf(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
 	n := 0
 	for i, d := range ds {
 		if d.DependsOnOverlay {
-			if first == nil || d.Line < first.Line {
+			if first == nil || diag.Compare(diag.Diagnostic{Span: d.Span}, diag.Diagnostic{Span: first.Span}) < 0 {
 				first = &ds[i]
 			}
 			n++
@@ -222,7 +223,7 @@ func baseNoteOf(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
 	if n > 1 {
 		what = fmt.Sprintf("%d findings", n)
 	}
-	return []diag.Diagnostic{{Line: first.Line, EndLine: first.EndLine, Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
+	return []diag.Diagnostic{{Span: first.Span, Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
 		Rule: rules.KustomizeBaseRule, Message: fmt.Sprintf(baseNote, what), Path: first.Path, Object: first.Object}}
 }
 
@@ -362,6 +363,9 @@ type reporter struct {
 	// CLI does: a server error on a field explains the practice findings
 	// on it.
 	findings []diag.Diagnostic
+	// tokens maps the spans of findings and suppressions back to the
+	// token positions go/analysis reports at (span).
+	tokens map[diag.Span][2]token.Pos
 	// suppressions are the package's webhooklint:ignore directives
 	// (suppress.go), applied in flush.
 	suppressions []*suppression
@@ -369,14 +373,25 @@ type reporter struct {
 	min          diag.Severity // zero: warning
 }
 
-// finding holds a rule's finding about obj at path until flush. Positions
-// travel as token.Pos values in Line and EndLine (one file set: sorting by
-// them is sorting by file and offset).
+// finding holds a rule's finding about obj at path until flush.
 func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 	r.findings = append(r.findings, diag.Diagnostic{
-		Line: int(d.pos), EndLine: int(d.end), Severity: d.severity, Rule: d.category, Message: d.message,
+		Span: r.span(d.pos, d.end), Severity: d.severity, Rule: d.category, Message: d.message,
 		Path: path, Object: obj, Webhook: d.webhook, Fixes: heldFixes(d.fixes), DependsOnOverlay: d.base,
 	})
+}
+
+// span is where pos to end is in the Go source, as every front end
+// positions a finding (the engine's suppressions and causes compare
+// them); tokens keeps the way back.
+func (r *reporter) span(pos, end token.Pos) diag.Span {
+	p, e := r.pass.Fset.Position(pos), r.pass.Fset.Position(end)
+	s := diag.Span{File: p.Filename, Line: p.Line, Column: p.Column, EndLine: e.Line, EndColumn: e.Column}
+	if r.tokens == nil {
+		r.tokens = map[diag.Span][2]token.Pos{}
+	}
+	r.tokens[s] = [2]token.Pos{pos, end}
+	return s
 }
 
 // flush reports the held findings that no suppression covers, one per
@@ -386,7 +401,8 @@ func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
 func (r *reporter) flush() {
 	kept := rules.ExplainCauses(r.suppress(r.findings, r.sel))
 	for _, d := range append(kept, baseNoteOf(kept, r.sel)...) {
-		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: diag.ShortMessage(d),
+		pos := r.tokens[d.Span]
+		r.report(diagnostic{pos: pos[0], end: pos[1], severity: d.Severity, category: d.Rule, message: diag.ShortMessage(d),
 			fixes: unheldFixes(d.Fixes)})
 	}
 	r.findings = nil

@@ -15,6 +15,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -701,7 +702,7 @@ func (e *evaluator) place(f rules.Finding, changed change) (diagnostic, bool) {
 		return diagnostic{}, false
 	}
 	var n *litNode
-	for p := f.Path; ; p = parentPath(p) {
+	for p := f.Path; ; p = fieldpath.Parent(p) {
 		if n = e.nodes[p]; n != nil || p == "" {
 			break
 		}
@@ -710,14 +711,14 @@ func (e *evaluator) place(f rules.Finding, changed change) (diagnostic, bool) {
 		return diagnostic{}, false
 	}
 	// Findings about a webhook need the fields rules reason across.
-	if i, _, ok := splitWebhookPath(f.Path); ok {
+	if i, _, ok := fieldpath.Webhook(f.Path); ok {
 		prefix := field.NewPath("webhooks").Index(i).String()
 		if _, ok := e.nodes[prefix]; !ok {
 			return diagnostic{}, false
 		}
 		for p, x := range e.nodes {
 			if !x.known && strings.HasPrefix(p, prefix+".") {
-				top, _, _ := strings.Cut(stripIndexes(p[len(prefix):]), ".")
+				top, _, _ := strings.Cut(fieldpath.Fields(p[len(prefix):]), ".")
 				if semanticFields[top] {
 					return diagnostic{}, false
 				}
@@ -755,14 +756,14 @@ func isPlumbingPath(p string) bool {
 	if strings.HasPrefix(p, "metadata") {
 		return true
 	}
-	_, rest, ok := splitWebhookPath(p)
+	_, rest, ok := fieldpath.Webhook(p)
 	return ok && (rest == ".name" || strings.HasPrefix(rest, ".clientConfig"))
 }
 
 // complete reports whether every value written at or below path is known.
 func (e *evaluator) complete(path string) bool {
 	for p, x := range e.nodes {
-		if !x.known && (path == "" || p == path || strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[")) {
+		if !x.known && (path == "" || fieldpath.Within(p, path)) {
 			return false
 		}
 	}
@@ -778,20 +779,6 @@ func (e *evaluator) litAt(n *litNode) (*ast.CompositeLit, bool) {
 		}
 	}
 	return best, best != nil
-}
-
-// parentPath drops the last element of a field path:
-// "webhooks[0].rules[1]" → "webhooks[0].rules" → "webhooks[0]" → "webhooks" → "".
-func parentPath(p string) string {
-	if strings.HasSuffix(p, "]") {
-		if i := strings.LastIndex(p, "["); i >= 0 {
-			return p[:i]
-		}
-	}
-	if i := strings.LastIndex(p, "."); i >= 0 {
-		return p[:i]
-	}
-	return ""
 }
 
 // change says what happens to a literal after it is built.

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-tools/pkg/webhook"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -453,7 +454,7 @@ func (mc *markerConfig) deployTime(path string) bool {
 	if strings.HasPrefix(path, "metadata.") && path != "metadata.name" {
 		return true
 	}
-	i, rest, ok := splitWebhookPath(path)
+	i, rest, ok := fieldpath.Webhook(path)
 	if !ok || i >= len(mc.hooks) || !strings.HasPrefix(rest, ".clientConfig.caBundle") {
 		return false
 	}
@@ -487,7 +488,7 @@ var markerKeys = map[string][]string{
 
 // locate maps a rule finding's path to a place in the markers.
 func (mc *markerConfig) locate(path string) (token.Pos, token.Pos, bool) {
-	i, rest, ok := splitWebhookPath(path)
+	i, rest, ok := fieldpath.Webhook(path)
 	if !ok || i >= len(mc.hooks) {
 		// A configuration-level finding: the configuration marker if there is
 		// one, else the first webhook marker in the source.
@@ -504,7 +505,7 @@ func (mc *markerConfig) locate(path string) (token.Pos, token.Pos, bool) {
 		return first.pos, first.end, true
 	}
 	m := mc.hooks[i].m
-	fieldsPath := stripIndexes(rest)
+	fieldsPath := fieldpath.Fields(rest)
 	top, _, _ := strings.Cut(fieldsPath, ".")
 	if a, ok := m.arg("patch"); ok && patchSets(m, a, top) {
 		// Point at the field's key inside the JSON, written "key" in a raw
@@ -564,53 +565,11 @@ func patchSets(m *marker, a markerArg, name string) bool {
 	return ok
 }
 
-// splitWebhookPath splits "webhooks[3].rules[0].verbs" into 3 and
-// ".rules[0].verbs".
-func splitWebhookPath(path string) (int, string, bool) {
-	rest, ok := strings.CutPrefix(path, "webhooks[")
-	if !ok {
-		return 0, "", false
-	}
-	num, rest, ok := strings.Cut(rest, "]")
-	if !ok {
-		return 0, "", false
-	}
-	var i int
-	if _, err := fmt.Sscanf(num, "%d", &i); err != nil || i < 0 {
-		return 0, "", false
-	}
-	return i, rest, true
-}
-
-// stripIndexes turns ".rules[0].operations[1]" into "rules.operations".
-func stripIndexes(p string) string {
-	var b strings.Builder
-	depth := 0
-	for _, r := range p {
-		switch {
-		case r == '[':
-			depth++
-		case r == ']':
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	return strings.TrimPrefix(b.String(), ".")
-}
-
 // listIndex returns k when rest is exactly the list field p indexed by k
 // (".rules[0].operations[2]" for "rules.operations" gives 2).
 func listIndex(rest, p string) (int, bool) {
-	i := strings.LastIndex(rest, "[")
-	if i < 0 || !strings.HasSuffix(rest, "]") || stripIndexes(rest[:i]) != p {
-		return 0, false
-	}
-	var k int
-	if _, err := fmt.Sscanf(rest[i+1:len(rest)-1], "%d", &k); err != nil || k < 0 {
-		return 0, false
-	}
-	return k, true
+	list, k, ok := fieldpath.SplitIndex(rest)
+	return k, ok && fieldpath.Fields(list) == p
 }
 
 // itemSpan locates the k-th item of a marker list value, written either

@@ -35,9 +35,9 @@ type suppression struct {
 	where    string    // what it covers, for the unused-suppression message
 }
 
-func (s *suppression) covers(d *diag.Diagnostic) bool {
-	p := token.Pos(d.Line)
-	return slices.Contains(s.rules, d.Rule) && s.from <= p && p < s.to
+// covers reports whether s covers a finding of rule at p.
+func (s *suppression) covers(rule string, p token.Pos) bool {
+	return slices.Contains(s.rules, rule) && s.from <= p && p < s.to
 }
 
 // findSuppressions reads the directives of the package's files (not its
@@ -158,13 +158,14 @@ func (s *suppression) coverLine(f *ast.File, tf *token.File, line int) {
 func (r *reporter) suppress(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
 	sups := make([]*engine.Suppression, len(r.suppressions))
 	for i, s := range r.suppressions {
-		// Positions are token.Pos values in Line and EndLine, as in finding.
-		at := diag.Diagnostic{Line: int(s.pos), EndLine: int(s.end)}
-		sups[i] = &engine.Suppression{Rules: s.rules, What: "suppression", Where: s.where, At: at, Covers: s.covers}
+		at := diag.Diagnostic{Span: r.span(s.pos, s.end)}
+		covers := func(d *diag.Diagnostic) bool { return s.covers(d.Rule, r.tokens[d.Span][0]) }
+		sups[i] = &engine.Suppression{Rules: s.rules, What: "suppression", Where: s.where, At: at, Covers: covers}
 	}
 	kept, unused := engine.Apply(ds, sups, sel)
 	for _, d := range unused {
-		r.report(diagnostic{pos: token.Pos(d.Line), end: token.Pos(d.EndLine), severity: d.Severity, category: d.Rule, message: d.Message})
+		pos := r.tokens[d.Span]
+		r.report(diagnostic{pos: pos[0], end: pos[1], severity: d.Severity, category: d.Rule, message: d.Message})
 	}
 	return kept
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -84,17 +85,13 @@ func excerptOf(obj any, path string) string {
 		return ""
 	}
 	shown := ""
-	for _, seg := range splitPath(path) {
-		next, ok := step(node, seg)
+	for _, seg := range fieldpath.Elements(path) {
+		next, ok := step(node, strings.TrimPrefix(seg, "."))
 		if !ok {
 			break
 		}
 		node = next
-		if strings.HasPrefix(seg, "[") || shown == "" {
-			shown += seg
-		} else {
-			shown += "." + seg
-		}
+		shown += seg
 	}
 	if shown == "" {
 		return "" // the whole object is not an excerpt
@@ -110,32 +107,6 @@ func excerptOf(obj any, path string) string {
 		}
 	}
 	return shown + ":\n" + indent(body, "  ")
-}
-
-// splitPath cuts "webhooks[0].rules[1].operations" into webhooks, [0],
-// rules, [1], operations.
-func splitPath(p string) []string {
-	var out []string
-	for _, part := range strings.Split(p, ".") {
-		for part != "" {
-			i := strings.IndexByte(part, '[')
-			if i < 0 {
-				out = append(out, part)
-				break
-			}
-			if i > 0 {
-				out = append(out, part[:i])
-			}
-			j := strings.IndexByte(part[i:], ']')
-			if j < 0 {
-				out = append(out, part[i:])
-				break
-			}
-			out = append(out, part[i:i+j+1])
-			part = part[i+j+1:]
-		}
-	}
-	return out
 }
 
 func step(node any, seg string) (any, bool) {

@@ -60,3 +60,21 @@ In ValidatingAdmissionPolicyBinding "b":
 	}
 	linewidth.Check(t, "watch", out.String())
 }
+
+// An excerpt walks the path as the API server prints it: a bracketed map
+// key with dots in it is one step.
+func TestExcerptPath(t *testing.T) {
+	obj := map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"app.kubernetes.io/name": "x"}},
+		"webhooks": []any{map[string]any{"name": "a.b", "timeoutSeconds": 30}},
+	}
+	for path, want := range map[string]string{
+		"metadata.labels[app.kubernetes.io/name]": "metadata.labels[app.kubernetes.io/name]: x",
+		"webhooks[0].timeoutSeconds":              "webhooks[0].timeoutSeconds: 30",
+		"webhooks[0].sideEffects":                 "webhooks[0]:\n  name: a.b\n  timeoutSeconds: 30",
+	} {
+		if got := excerptOf(obj, path); got != want {
+			t.Errorf("excerptOf(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

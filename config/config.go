@@ -68,9 +68,8 @@ type Rule struct {
 
 // Error is a mistake in a configuration file, with its position.
 type Error struct {
-	File         string
-	Line, Column int
-	Msg          string
+	diag.Span
+	Msg string
 }
 
 func (e *Error) Error() string {
@@ -114,7 +113,7 @@ func Parse(path string, data []byte) (*Config, error) {
 			return c, nil // an empty file is the default configuration
 		}
 		line, msg := manifest.SyntaxErrorLine(data, err)
-		return nil, &Error{File: path, Line: line, Msg: "not valid YAML: " + msg}
+		return nil, &Error{Span: diag.Span{File: path, Line: line}, Msg: "not valid YAML: " + msg}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -195,7 +194,7 @@ type parser struct {
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: n.Line, Column: n.Column, Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &Error{Span: diag.Span{File: p.file, Line: n.Line, Column: n.Column}, Msg: fmt.Sprintf(format, args...)})
 }
 
 // mapping calls f for each key of a mapping node, reporting duplicate

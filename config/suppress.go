@@ -25,12 +25,13 @@ type Suppression struct {
 	Paths   []string // globs relative to the configuration's folder
 	Webhook string
 	Reason  string
-	// Line and Column are where the entry is written.
-	Line, Column int
+	// Span is where the entry is written (line and column; the file is
+	// the configuration's).
+	diag.Span
 }
 
 func (p *parser) suppression(n *yaml.Node) (Suppression, bool) {
-	s := Suppression{Line: n.Line, Column: n.Column}
+	s := Suppression{Span: diag.Span{Line: n.Line, Column: n.Column}}
 	ok := true
 	p.mapping(n, "suppressions entry", func(k, v *yaml.Node) {
 		switch k.Value {
@@ -141,7 +142,7 @@ func (c *Config) Suppress(ds []diag.Diagnostic) []diag.Diagnostic {
 		}
 		sups[i] = &engine.Suppression{
 			Rules: []string{s.Rule}, What: "configured suppression", Where: "in " + where,
-			At:     diag.Diagnostic{File: c.File, Line: s.Line, Column: s.Column},
+			At:     diag.Diagnostic{Span: s.In(c.File)},
 			Covers: func(d *diag.Diagnostic) bool { return c.covers(s, *d) },
 		}
 	}

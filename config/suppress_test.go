@@ -24,7 +24,7 @@ suppressions:
 	if c.InlineSuppressions == nil || *c.InlineSuppressions {
 		t.Errorf("inlineSuppressions = %v", c.InlineSuppressions)
 	}
-	want := Suppression{Rule: "timeout-too-long", Paths: []string{"deploy/**"}, Webhook: "a.example.com", Reason: "slow on purpose", Line: 4, Column: 5}
+	want := Suppression{Rule: "timeout-too-long", Paths: []string{"deploy/**"}, Webhook: "a.example.com", Reason: "slow on purpose", Span: diag.Span{Line: 4, Column: 5}}
 	if len(c.Suppressions) != 1 || c.Suppressions[0].Rule != want.Rule || c.Suppressions[0].Reason != want.Reason ||
 		c.Suppressions[0].Line != want.Line || c.Suppressions[0].Column != want.Column || c.Suppressions[0].Webhook != want.Webhook {
 		t.Errorf("suppressions = %+v, want %+v", c.Suppressions, want)
@@ -49,18 +49,18 @@ suppressions:
 func TestSuppress(t *testing.T) {
 	dir := t.TempDir()
 	c := &Config{File: filepath.Join(dir, ".webhooklint.yaml"), Dir: dir, Suppressions: []Suppression{
-		{Rule: "timeout-too-long", Paths: []string{"deploy"}, Webhook: "a.example.com", Reason: "r", Line: 3, Column: 5},
-		{Rule: "ca-bundle", Reason: "r", Line: 7, Column: 5},
-		{Rule: "timeout-too-long", Paths: []string{"nowhere/*.yaml"}, Reason: "r", Line: 9, Column: 5},
+		{Rule: "timeout-too-long", Paths: []string{"deploy"}, Webhook: "a.example.com", Reason: "r", Span: diag.Span{Line: 3, Column: 5}},
+		{Rule: "ca-bundle", Reason: "r", Span: diag.Span{Line: 7, Column: 5}},
+		{Rule: "timeout-too-long", Paths: []string{"nowhere/*.yaml"}, Reason: "r", Span: diag.Span{Line: 9, Column: 5}},
 	}}
 	in := filepath.Join(dir, "deploy", "x", "w.yaml")
 	out := filepath.Join(dir, "other.yaml")
 	ds := []diag.Diagnostic{
-		{File: in, Line: 1, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},  // first entry
-		{File: in, Line: 2, Rule: "timeout-too-long", Webhook: "b.example.com", Severity: diag.Warning},  // other webhook: kept
-		{File: out, Line: 3, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning}, // other file: kept
-		{File: out, Line: 4, Rule: "ca-bundle", Severity: diag.Warning},                                  // every file
-		{File: "", Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},           // live object: no file, kept
+		{Span: diag.Span{File: in, Line: 1}, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},  // first entry
+		{Span: diag.Span{File: in, Line: 2}, Rule: "timeout-too-long", Webhook: "b.example.com", Severity: diag.Warning},  // other webhook: kept
+		{Span: diag.Span{File: out, Line: 3}, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning}, // other file: kept
+		{Span: diag.Span{File: out, Line: 4}, Rule: "ca-bundle", Severity: diag.Warning},                                  // every file
+		{Span: diag.Span{File: ""}, Rule: "timeout-too-long", Webhook: "a.example.com", Severity: diag.Warning},           // live object: no file, kept
 	}
 	got := c.Suppress(ds)
 	var lines []string

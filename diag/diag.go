@@ -68,14 +68,10 @@ type Object struct {
 // count Unicode code points. A diagnostic without a file (live cluster)
 // has zero positions and is located by Object and Path alone.
 type Diagnostic struct {
-	File      string   `json:"file"`
-	Line      int      `json:"line"`
-	Column    int      `json:"column"`
-	EndLine   int      `json:"endLine"`
-	EndColumn int      `json:"endColumn"`
-	Severity  Severity `json:"severity"`
-	Rule      string   `json:"rule"`
-	Message   string   `json:"message"`
+	Span
+	Severity Severity `json:"severity"`
+	Rule     string   `json:"rule"`
+	Message  string   `json:"message"`
 	// Path is the API field path, as the API server prints it
 	// (webhooks[0].rules[1].operations[2]); empty for file-level findings.
 	Path    string  `json:"path"`
@@ -103,14 +99,10 @@ type Diagnostic struct {
 
 // Related is a further location of a finding, with what it is.
 type Related struct {
-	File      string  `json:"file"`
-	Line      int     `json:"line"`
-	Column    int     `json:"column"`
-	EndLine   int     `json:"endLine"`
-	EndColumn int     `json:"endColumn"`
-	Message   string  `json:"message"`
-	Path      string  `json:"path,omitempty"`
-	Object    *Object `json:"object,omitempty"`
+	Span
+	Message string  `json:"message"`
+	Path    string  `json:"path,omitempty"`
+	Object  *Object `json:"object,omitempty"`
 }
 
 // Compare orders by file, line, column, rule, then everything else so that

@@ -48,11 +48,11 @@ func TestApply(t *testing.T) {
 	}
 	sups := []*Suppression{
 		{Rules: []string{"self-deadlock"}, Covers: onFirst("self-deadlock"), What: "suppression", Where: "on this node",
-			At: diag.Diagnostic{File: "a.yaml", Line: 3}},
+			At: diag.Diagnostic{Span: diag.Span{File: "a.yaml", Line: 3}}},
 		{Rules: []string{"ca-bundle"}, Covers: onFirst("ca-bundle"), What: "suppression", Where: "on this node",
-			At: diag.Diagnostic{File: "a.yaml", Line: 7, Path: "webhooks[0]"}},
+			At: diag.Diagnostic{Span: diag.Span{File: "a.yaml", Line: 7}, Path: "webhooks[0]"}},
 		{Rules: []string{"timeout-too-long"}, Covers: func(*diag.Diagnostic) bool { return false },
-			What: "configured suppression", Where: "in any file", At: diag.Diagnostic{File: ".webhooklint.yaml", Line: 9}},
+			What: "configured suppression", Where: "in any file", At: diag.Diagnostic{Span: diag.Span{File: ".webhooklint.yaml", Line: 9}}},
 	}
 	kept, unused := Apply(slices.Clone(ds), sups, &Selection{
 		Enabled:  func(r string) bool { return r != "timeout-too-long" },
@@ -63,7 +63,7 @@ func TestApply(t *testing.T) {
 	}
 	// The ca-bundle suppression is unused; the timeout-too-long one too,
 	// but its rule is off, so its silence proves nothing.
-	want := diag.Diagnostic{File: "a.yaml", Line: 7, Path: "webhooks[0]", Severity: diag.Error, Rule: rules.UnusedSuppressionRule,
+	want := diag.Diagnostic{Span: diag.Span{File: "a.yaml", Line: 7}, Path: "webhooks[0]", Severity: diag.Error, Rule: rules.UnusedSuppressionRule,
 		Message: "suppression of ca-bundle matches no finding on this node; remove it"}
 	if len(unused) != 1 || unused[0].Message != want.Message || diag.Compare(unused[0], want) != 0 || unused[0].Severity != diag.Error {
 		t.Errorf("unused = %+v, want %+v", unused, want)

@@ -260,7 +260,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 			}
 		}
 		dg := diag.Diagnostic{
-			File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+			Span:     at.In(d.File),
 			Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
 			Object: obj, Webhook: f.Webhook,
 		}
@@ -271,7 +271,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 			// Located where the fix goes (locateCauses); the webhook it is
 			// about is where it is now.
 			webhook := diag.Related{
-				File: dg.File, Line: dg.Line, Column: dg.Column, EndLine: dg.EndLine, EndColumn: dg.EndColumn,
+				Span: dg.Span,
 				Path: dg.Path, Object: obj, Message: relatedWebhook(d, f.Webhook),
 			}
 			cause := f.Cause.Object
@@ -323,7 +323,7 @@ func locateCauses(files []*manifest.File, ds []diag.Diagnostic) {
 			continue
 		}
 		at := doc.Locate(d.Path, false)
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = doc.File, at.Line, at.Column, at.EndLine, at.EndColumn
+		d.Span = at.In(doc.File)
 		moved = true
 	}
 	if moved {
@@ -388,7 +388,7 @@ func applySuppressions(d *manifest.Document, ds []diag.Diagnostic, opts *Options
 		sups[i] = &engine.Suppression{
 			Rules: s.Rules, What: "suppression", Where: where,
 			At: diag.Diagnostic{
-				File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+				Span: s.At.In(d.File),
 				Path: s.Path, Object: d.Object(),
 			},
 			Covers: func(dg *diag.Diagnostic) bool {
@@ -418,7 +418,7 @@ func forbiddenSuppressions(d *manifest.Document) []diag.Diagnostic {
 			kind = "annotation " + manifest.IgnoreAnnotation
 		}
 		out = append(out, diag.Diagnostic{
-			File: d.File, Line: s.At.Line, Column: s.At.Column, EndLine: s.At.EndLine, EndColumn: s.At.EndColumn,
+			Span:     s.At.In(d.File),
 			Severity: rules.MustLookup(rules.InvalidSuppressionRule).Severity, Rule: rules.InvalidSuppressionRule,
 			Message: fmt.Sprintf("inline suppressions are forbidden (--no-inline-suppressions, inlineSuppressions: false): "+
 				"this %s does not silence %s; fix the finding or list it under the configuration's suppressions",

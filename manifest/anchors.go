@@ -1,9 +1,10 @@
 package manifest
 
 import (
-	"strconv"
-
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // anchorKeys are the fields of the objects around a webhook (workloads,
@@ -32,7 +33,7 @@ const maxAnchorItems = 64
 // indexAnchors indexes the anchor fields of a non-webhook object.
 func indexAnchors(src *source, obj *yaml.Node) *Index {
 	ix := newIndexFor(32)
-	ix.set("", Range{}, src.extent(obj))
+	ix.set("", diag.Span{}, src.extent(obj))
 	var walk func(n *yaml.Node, path string, depth int)
 	walk = func(n *yaml.Node, path string, depth int) {
 		n = resolve(n)
@@ -46,17 +47,14 @@ func indexAnchors(src *source, obj *yaml.Node) *Index {
 				if k.Kind != yaml.ScalarNode || !anchorKeys[k.Value] {
 					continue
 				}
-				p := k.Value
-				if path != "" {
-					p = path + "." + k.Value
-				}
+				p := fieldpath.Field(path, k.Value)
 				ix.set(p, src.rangeOf(k), src.extent(resolve(n.Content[i+1])))
 				walk(n.Content[i+1], p, depth+1)
 			}
 		case yaml.SequenceNode:
 			for i, item := range n.Content[:min(len(n.Content), maxAnchorItems)] {
-				p := path + "[" + strconv.Itoa(i) + "]"
-				ix.set(p, Range{}, src.extent(resolve(item)))
+				p := fieldpath.Index(path, i)
+				ix.set(p, diag.Span{}, src.extent(resolve(item)))
 				walk(item, p, depth+1)
 			}
 		}

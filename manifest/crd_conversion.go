@@ -7,6 +7,8 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -50,9 +52,9 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 		verKey, vers := mapEntry(spec, "versions")
 		if (verKey != nil && len(crd.Spec.Versions) > 1) || old {
 			ix := newIndex()
-			ix.set("", Range{}, src.extent(obj))
+			ix.set("", diag.Span{}, src.extent(obj))
 			if old {
-				ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+				ix.set("apiVersion", diag.Span{}, src.rangeOf(mapValue(obj, "apiVersion")))
 			}
 			ix.set("spec", src.extent(specKey), src.extent(resolve(spec)))
 			if verKey != nil {
@@ -66,9 +68,9 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 		return
 	}
 	dec := &decoder{src: src, index: newIndexFor(valueNodes(conv, 1<<12) + 16), budget: b}
-	dec.index.set("", Range{}, src.extent(obj))
+	dec.index.set("", diag.Span{}, src.extent(obj))
 	if old {
-		dec.index.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+		dec.index.set("apiVersion", diag.Span{}, src.rangeOf(mapValue(obj, "apiVersion")))
 	}
 	if mdKey, md := mapEntry(obj, "metadata"); mdKey != nil {
 		dec.index.set("metadata", src.extent(mdKey), src.extent(resolve(md)))
@@ -77,7 +79,7 @@ func (d *Document) prepareConversion(src *source, obj, docNode *yaml.Node, crd *
 			if ann = resolve(ann); ann != nil && ann.Kind == yaml.MappingNode {
 				for i := 0; i+1 < len(ann.Content); i += 2 {
 					if k := resolve(ann.Content[i]); k != nil && k.Kind == yaml.ScalarNode {
-						dec.index.set(keyPath("metadata.annotations", k.Value), src.extent(k), src.extent(resolve(ann.Content[i+1])))
+						dec.index.set(fieldpath.Key("metadata.annotations", k.Value), src.extent(k), src.extent(resolve(ann.Content[i+1])))
 					}
 				}
 			}

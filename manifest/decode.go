@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/suggest"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -76,7 +78,7 @@ type decodeError struct {
 	path  string
 	atKey bool
 	msg   string
-	at    Range
+	at    diag.Span
 	// rule is set when the problem belongs to a rule other than schema.
 	rule string
 }
@@ -94,7 +96,7 @@ type decoder struct {
 	budget   *budget
 }
 
-func (d *decoder) fail(path string, atKey bool, at Range, format string, args ...any) {
+func (d *decoder) fail(path string, atKey bool, at diag.Span, format string, args ...any) {
 	d.errs = append(d.errs, decodeError{path: path, atKey: atKey, msg: fmt.Sprintf(format, args...), at: at})
 }
 
@@ -136,7 +138,7 @@ var jsonDecoders sync.Map // reflect.Type -> bool
 
 // decode fills v (addressable) from n. path is the field path of v.
 // parent is the index node of the field that holds v (0 for the object).
-func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int32, parentPath string, keyRange Range) {
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int32, parentPath string, keyRange diag.Span) {
 	if !d.spend(n) {
 		return
 	}
@@ -147,7 +149,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 	}
 	ps := path
 	// An alias is written where it is used, not where it was anchored.
-	var valRange Range
+	var valRange diag.Span
 	if orig == n {
 		valRange = d.src.extent(n)
 	} else {
@@ -185,7 +187,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 	d.decodeInto(n, v, path, ps, id, valRange)
 }
 
-func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id int32, at Range) {
+func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id int32, at diag.Span) {
 	if v.CanAddr() && decodesJSON(v.Type()) {
 		d.decodeJSON(n, v, ps, at)
 		return
@@ -268,7 +270,7 @@ func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id 
 	}
 }
 
-func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, id int32, at diag.Span) {
 	if n.Kind != yaml.MappingNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -290,7 +292,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, id in
 			d.fail(path, true, keyRange, "field names must be strings, got %s", describe(kn))
 			continue
 		}
-		child := childPath(path, name)
+		child := fieldpath.Field(path, name)
 		if seen[name] {
 			d.fail(child, true, keyRange, "duplicate field %q", name)
 			continue
@@ -337,12 +339,12 @@ func (d *decoder) mergeInto(vn *yaml.Node, v reflect.Value, path string, id int3
 			if !known {
 				continue
 			}
-			d.decode(m.Content[i+1], v.FieldByIndex(f), childPath(path, name), id, path, d.src.extent(m.Content[i]))
+			d.decode(m.Content[i+1], v.FieldByIndex(f), fieldpath.Field(path, name), id, path, d.src.extent(m.Content[i]))
 		}
 	}
 }
 
-func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32, at diag.Span) {
 	if n.Kind != yaml.MappingNode {
 		d.typeError(n, v.Type(), path, at)
 		return
@@ -364,7 +366,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32
 			d.fail(path, true, keyRange, "map keys must be strings, got %s", describe(kn))
 			continue
 		}
-		child := keyPath(path, key)
+		child := fieldpath.Key(path, key)
 		if seen[key] {
 			d.fail(child, true, keyRange, "duplicate field %q", key)
 			continue
@@ -376,21 +378,21 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32
 	}
 }
 
-func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int32, at Range) {
+func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int32, at diag.Span) {
 	if n.Kind != yaml.SequenceNode {
 		d.typeError(n, v.Type(), path, at)
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 	for i, item := range n.Content {
-		ip := indexPath(path, i)
+		ip := fieldpath.Index(path, i)
 		d.noteComments(ip, item, nil, false)
-		d.decode(item, s.Index(i), ip, id, path, Range{})
+		d.decode(item, s.Index(i), ip, id, path, diag.Span{})
 	}
 	v.Set(s)
 }
 
-func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range) {
+func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at diag.Span) {
 	s, ok := d.scalar(n, tagStr)
 	if !ok {
 		d.typeError(n, v.Type(), ps, at)
@@ -413,7 +415,7 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at Range
 
 // decodeJSON hands a value to a type's own JSON decoding (metav1.Time,
 // managed fields and the like), as the server would.
-func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at Range) {
+func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at diag.Span) {
 	val, err := d.generic(n)
 	if err != nil {
 		d.fail(ps, false, at, "%v", err)
@@ -429,7 +431,7 @@ func (d *decoder) decodeJSON(n *yaml.Node, v reflect.Value, ps string, at Range)
 	}
 }
 
-func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at Range) {
+func (d *decoder) typeError(n *yaml.Node, t reflect.Type, ps string, at diag.Span) {
 	if s, ok := d.scalar(n, tagStr); ok {
 		if tok, ok := placeholder.Find(s); ok {
 			// A string where a number, list or object belongs is, when it
@@ -596,18 +598,3 @@ func collectFields(t reflect.Type, prefix []int, m map[string][]int) {
 		}
 	}
 }
-
-// Field paths are built as strings while decoding, in exactly the form
-// k8s.io/apimachinery's field.Path prints (a.b[2].c[key]): rules report
-// field.Path values and the index must match their String().
-
-func childPath(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
-
-func indexPath(parent string, i int) string { return parent + "[" + strconv.Itoa(i) + "]" }
-
-func keyPath(parent, key string) string { return parent + "[" + key + "]" }

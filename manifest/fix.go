@@ -11,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -154,7 +155,7 @@ var (
 // a block sequence, or it and the comma before it (after it, for the
 // first) in a flow sequence on one line.
 func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool) {
-	list, k, ok := splitIndex(fe.Path)
+	list, k, ok := fieldpath.SplitIndex(fe.Path)
 	if !ok {
 		return diag.Edit{}, false
 	}
@@ -189,19 +190,6 @@ func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool
 		return d.edit(src, line, ne, line, end, ""), true
 	}
 	return diag.Edit{}, false
-}
-
-// splitIndex cuts "a.b[3]" into "a.b" and 3.
-func splitIndex(path string) (string, int, bool) {
-	if !strings.HasSuffix(path, "]") {
-		return "", 0, false
-	}
-	i := strings.LastIndexByte(path, '[')
-	if i < 0 {
-		return "", 0, false
-	}
-	k, err := strconv.Atoi(path[i+1 : len(path)-1])
-	return path[:i], k, err == nil && k >= 0
 }
 
 // edit makes the edit of src.data's bytes [start, end) (start on line,

@@ -8,29 +8,24 @@ import (
 	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
-// Range is a span in a file. Lines and columns are 1-based; columns count
-// Unicode code points; the end is exclusive.
-type Range struct {
-	Line, Column, EndLine, EndColumn int
-}
-
-// IsZero reports whether r is unset.
-func (r Range) IsZero() bool { return r.Line == 0 }
-
-// span is a Range as the index stores it: every webhook configuration
+// span is a diag.Span (without its file, which is the document's) as the
+// index stores it: every webhook configuration
 // keeps its index until the report, so each entry is kept small.
 type span struct{ line, col, endLine, endCol int32 }
 
-func toSpan(r Range) span {
+func toSpan(r diag.Span) span {
 	return span{clamp32(r.Line), clamp32(r.Column), clamp32(r.EndLine), clamp32(r.EndColumn)}
 }
 
 func clamp32(n int) int32 { return int32(min(n, 1<<31-1)) }
 
-func (s span) Range() Range {
-	return Range{Line: int(s.line), Column: int(s.col), EndLine: int(s.endLine), EndColumn: int(s.endCol)}
+func (s span) Span() diag.Span {
+	return diag.Span{Line: int(s.line), Column: int(s.col), EndLine: int(s.endLine), EndColumn: int(s.endCol)}
 }
 
 // node is one step of a field path (a field name, "[3]" or "[key]") with
@@ -120,7 +115,7 @@ func (ix *Index) at(path string) int32 {
 	if path == "" {
 		return 0
 	}
-	pp := parentPath(path)
+	pp := fieldpath.Parent(path)
 	return ix.child0(ix.at(pp), path[len(pp):])
 }
 
@@ -169,15 +164,15 @@ func (ix *Index) findChild(parent int32, step uint32) (int32, bool) {
 	return 0, false
 }
 
-func (ix *Index) set(path string, key, value Range) {
+func (ix *Index) set(path string, key, value diag.Span) {
 	ix.write(ix.at(path), key, value)
 }
 
 // setUnder is set for a path whose parent field (at parentPath) is node
 // parent, as the decoder knows while it walks down; it returns the node.
-func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value Range) int32 {
+func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value diag.Span) int32 {
 	i := int32(0)
-	if pp := parentPath(path); pp == parentPathOf {
+	if pp := fieldpath.Parent(path); pp == parentPathOf {
 		i = ix.child0(parent, path[len(pp):])
 	} else {
 		// A map key holding '.' or '[' is cut where Lookup cuts it.
@@ -187,7 +182,7 @@ func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value Ra
 	return i
 }
 
-func (ix *Index) write(i int32, key, value Range) {
+func (ix *Index) write(i int32, key, value diag.Span) {
 	if ix.links == nil {
 		panic("manifest: index set after freeze")
 	}
@@ -300,53 +295,50 @@ func child(nodes []node, parent int32, step string) (int32, bool) {
 // missing field) resolves to its closest written ancestor; atKey prefers
 // the mapping key over the value. ok is false only when nothing on the way
 // up is indexed.
-func (ix *Index) Lookup(path string, atKey bool) (r Range, exact, ok bool) {
+func (ix *Index) Lookup(path string, atKey bool) (r diag.Span, exact, ok bool) {
 	if ix == nil {
-		return Range{}, false, false
+		return diag.Span{}, false, false
 	}
 	if ix.links != nil {
 		return ix.lookupBuilding(path, atKey)
 	}
 	nodes := ix.frozen()
 	if len(nodes) == 0 {
-		return Range{}, false, false
+		return diag.Span{}, false, false
 	}
-	// The steps of path, outermost first, cut the way the index was built.
-	var steps []string
-	for p := path; p != ""; p = parentPath(p) {
-		steps = append(steps, p[len(parentPath(p)):])
-	}
+	// The steps of path, cut the way the index was built.
+	steps := fieldpath.Elements(path)
 	best, depth := int32(-1), 0
 	if nodes[0].written() {
 		best = 0
 	}
 	cur := int32(0)
-	for d := len(steps) - 1; d >= 0; d-- {
-		next, found := child(nodes, cur, steps[d])
+	for d, step := range steps {
+		next, found := child(nodes, cur, step)
 		if !found {
 			break
 		}
 		cur = next
 		if nodes[cur].written() {
-			best, depth = cur, len(steps)-d
+			best, depth = cur, d+1
 		}
 	}
 	if best < 0 {
-		return Range{}, false, false
+		return diag.Span{}, false, false
 	}
 	return nodes[best].pick(atKey, depth == len(steps))
 }
 
 // lookupBuilding is Lookup on an index still being built (the decoder
 // positions its own errors before the index is frozen).
-func (ix *Index) lookupBuilding(path string, atKey bool) (r Range, exact, ok bool) {
+func (ix *Index) lookupBuilding(path string, atKey bool) (r diag.Span, exact, ok bool) {
 	exact = true
-	for p := path; ; p = parentPath(p) {
+	for p := path; ; p = fieldpath.Parent(p) {
 		if i, found := ix.find(p); found && ix.nodes[i].written() {
 			return ix.nodes[i].pick(atKey, exact)
 		}
 		if p == "" {
-			return Range{}, false, false
+			return diag.Span{}, false, false
 		}
 		exact = false
 	}
@@ -357,7 +349,7 @@ func (ix *Index) find(path string) (int32, bool) {
 	if path == "" {
 		return 0, true
 	}
-	pp := parentPath(path)
+	pp := fieldpath.Parent(path)
 	parent, ok := ix.find(pp)
 	if !ok {
 		return 0, false
@@ -369,31 +361,14 @@ func (ix *Index) find(path string) (int32, bool) {
 	return ix.findChild(parent, step)
 }
 
-func (e node) pick(atKey, exact bool) (Range, bool, bool) {
+func (e node) pick(atKey, exact bool) (diag.Span, bool, bool) {
 	switch {
 	case atKey && exact && e.key.line != 0:
-		return e.key.Range(), exact, true
+		return e.key.Span(), exact, true
 	case !exact && e.key.line != 0:
 		// A missing field belongs to its parent: point at the
 		// parent's key, which is where a reader adds the field.
-		return e.key.Range(), exact, true
+		return e.key.Span(), exact, true
 	}
-	return e.value.Range(), exact, true
-}
-
-// parentPath strips the last step of a field path:
-// a.b[1].c -> a.b[1] -> a.b -> a -> "".
-func parentPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	if strings.HasSuffix(p, "]") {
-		if i := strings.LastIndexByte(p, '['); i >= 0 {
-			return p[:i]
-		}
-	}
-	if i := strings.LastIndexByte(p, '.'); i >= 0 {
-		return p[:i]
-	}
-	return ""
+	return e.value.Span(), exact, true
 }

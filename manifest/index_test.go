@@ -3,6 +3,8 @@ package manifest
 import (
 	"reflect"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // A frozen index is kept packed; unpacked, it is the same nodes, whatever
@@ -10,12 +12,12 @@ import (
 // between siblings, unset spans).
 func TestIndexPacking(t *testing.T) {
 	ix := newIndex()
-	ix.set("", Range{}, Range{Line: 1, Column: 1, EndLine: 90000, EndColumn: 3})
-	ix.set("spec", Range{Line: 70000, Column: 1, EndLine: 70000, EndColumn: 5}, Range{Line: 70001, Column: 3, EndLine: 89999, EndColumn: 1})
-	ix.set("metadata.name", Range{Line: 3, Column: 3, EndLine: 3, EndColumn: 7}, Range{Line: 3, Column: 9, EndLine: 3, EndColumn: 1 << 30})
-	ix.set("spec.items[0]", Range{}, Range{Line: 70002, Column: 2_000_000_000, EndLine: 70002, EndColumn: 2_000_000_010})
-	ix.set("spec.a", Range{Line: 2, Column: 1, EndLine: 2, EndColumn: 2}, Range{})
-	want := map[string]Range{}
+	ix.set("", diag.Span{}, diag.Span{Line: 1, Column: 1, EndLine: 90000, EndColumn: 3})
+	ix.set("spec", diag.Span{Line: 70000, Column: 1, EndLine: 70000, EndColumn: 5}, diag.Span{Line: 70001, Column: 3, EndLine: 89999, EndColumn: 1})
+	ix.set("metadata.name", diag.Span{Line: 3, Column: 3, EndLine: 3, EndColumn: 7}, diag.Span{Line: 3, Column: 9, EndLine: 3, EndColumn: 1 << 30})
+	ix.set("spec.items[0]", diag.Span{}, diag.Span{Line: 70002, Column: 2_000_000_000, EndLine: 70002, EndColumn: 2_000_000_010})
+	ix.set("spec.a", diag.Span{Line: 2, Column: 1, EndLine: 2, EndColumn: 2}, diag.Span{})
+	want := map[string]diag.Span{}
 	for _, p := range []string{"", "spec", "metadata", "metadata.name", "spec.items[0]", "spec.items[0].x", "spec.a", "nothing"} {
 		for _, atKey := range []bool{false, true} {
 			r, _, _ := ix.Lookup(p, atKey)

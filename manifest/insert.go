@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -21,8 +22,8 @@ import (
 // under an anchor or merges another (<<) gets no insertion: the field
 // would change or come from elsewhere too.
 func (d *Document) insertField(src *source, fe rules.FieldEdit) (diag.Edit, bool) {
-	parent := parentPath(fe.Path)
-	name, ok := strings.CutPrefix(fe.Path[len(parent):], ".")
+	parent := fieldpath.Parent(fe.Path)
+	name, ok := strings.CutPrefix(fieldpath.Last(fe.Path), ".")
 	if !ok || name == "" || strings.ContainsAny(name, ".[]") || fe.Value == nil {
 		return diag.Edit{}, false
 	}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // FuzzIndex checks the compact position index against the plain map it
@@ -24,11 +27,11 @@ func FuzzIndex(f *testing.F) {
 		ix := newIndex()
 		model := map[string]entry{}
 		for i, p := range strings.Split(paths, "\n") {
-			key := Range{Line: i + 1, Column: 1, EndLine: i + 1, EndColumn: 2}
+			key := diag.Span{Line: i + 1, Column: 1, EndLine: i + 1, EndColumn: 2}
 			if i%3 == 0 {
-				key = Range{}
+				key = diag.Span{}
 			}
-			val := Range{Line: i + 1, Column: 5, EndLine: i + 2, EndColumn: 9}
+			val := diag.Span{Line: i + 1, Column: 5, EndLine: i + 2, EndColumn: 9}
 			ix.set(p, key, val)
 			model[p] = entry{key: key, value: val}
 		}
@@ -50,12 +53,12 @@ func FuzzIndex(f *testing.F) {
 	})
 }
 
-type entry struct{ key, value Range }
+type entry struct{ key, value diag.Span }
 
 // modelLookup is the index's contract written over a map of full paths.
-func modelLookup(m map[string]entry, path string, atKey bool) (Range, bool, bool) {
+func modelLookup(m map[string]entry, path string, atKey bool) (diag.Span, bool, bool) {
 	exact := true
-	for p := path; ; p = parentPath(p) {
+	for p := path; ; p = fieldpath.Parent(p) {
 		if e, found := m[p]; found {
 			switch {
 			case atKey && exact && !e.key.IsZero():
@@ -66,7 +69,7 @@ func modelLookup(m map[string]entry, path string, atKey bool) (Range, bool, bool
 			return e.value, exact, true
 		}
 		if p == "" {
-			return Range{}, false, false
+			return diag.Span{}, false, false
 		}
 		exact = false
 	}
@@ -119,7 +122,7 @@ func TestSetUnderIsSet(t *testing.T) {
 	byPath, under := newIndex(), newIndex()
 	var paths []string
 	add := func(holder, path string, line int) {
-		r := Range{Line: line, Column: 1, EndLine: line, EndColumn: 2}
+		r := diag.Span{Line: line, Column: 1, EndLine: line, EndColumn: 2}
 		byPath.set(path, r, r)
 		under.setUnder(under.at(holder), holder, path, r, r)
 		paths = append(paths, path)
@@ -127,8 +130,8 @@ func TestSetUnderIsSet(t *testing.T) {
 	line := 1
 	for _, holder := range []string{"metadata.labels", "webhooks[0].namespaceSelector.matchLabels"} {
 		for _, k := range append(keys, keys[:3]...) {
-			add(holder, keyPath(holder, k), line)
-			add(keyPath(holder, k), childPath(keyPath(holder, k), "f"), line+1)
+			add(holder, fieldpath.Key(holder, k), line)
+			add(fieldpath.Key(holder, k), fieldpath.Field(fieldpath.Key(holder, k), "f"), line+1)
 			line += 2
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -22,6 +21,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -92,11 +92,11 @@ func (d *Document) Object() *diag.Object {
 func (d *Document) DropPositions() { d.Positions, d.src, d.within = nil, nil, nil }
 
 // Locate resolves a field path of this object to a range in its file.
-func (d *Document) Locate(path string, atKey bool) Range {
+func (d *Document) Locate(path string, atKey bool) diag.Span {
 	if r, _, ok := d.Positions.Lookup(path, atKey); ok {
 		return r
 	}
-	return Range{Line: d.Line, Column: 1, EndLine: d.Line, EndColumn: 1}
+	return diag.LineSpan("", d.Line, 1, 1)
 }
 
 // separator matches a YAML document separator line the way Kubernetes'
@@ -634,7 +634,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		// Not v1 nor the removed v1beta1: no version of the API server ever
 		// served these kinds there, so the content has no schema to check.
 		ix := newIndex()
-		ix.set("apiVersion", Range{}, src.rangeOf(mapValue(obj, "apiVersion")))
+		ix.set("apiVersion", diag.Span{}, src.rangeOf(mapValue(obj, "apiVersion")))
 		ix.freeze()
 		d.Positions = ix
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(d.Locate("apiVersion", false), rules.UnservedAPIVersionRule, diag.Error, "apiVersion",
@@ -701,7 +701,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 		mwc = &admissionv1.MutatingWebhookConfiguration{}
 		target = reflect.ValueOf(mwc).Elem()
 	}
-	dec.index.set("", Range{}, src.extent(obj))
+	dec.index.set("", diag.Span{}, src.extent(obj))
 	dec.decodeStruct(obj, target, "", 0, src.extent(obj))
 	d.Positions = dec.index
 	if b.exhausted {
@@ -751,35 +751,21 @@ func (d *Document) addDecodeError(e decodeError) {
 	d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rule, sev, e.path, e.msg))
 }
 
-func (d *Document) diagAt(at Range, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
+func (d *Document) diagAt(at diag.Span, rule string, sev diag.Severity, path, msg string) diag.Diagnostic {
 	dg := diag.Diagnostic{
-		File: d.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+		Span:     at.In(d.File),
 		Severity: sev, Rule: rule, Message: msg, Path: path, Object: d.Object(),
 	}
 	if d.Config != nil {
-		if i, ok := webhookIndex(path); ok && i < len(d.Config.Webhooks) {
+		if i, _, ok := fieldpath.Webhook(path); ok && i < len(d.Config.Webhooks) {
 			dg.Webhook = d.Config.Webhooks[i].Name
 		}
 	}
 	return dg
 }
 
-// webhookIndex extracts i from a path starting with webhooks[i].
-func webhookIndex(path string) (int, bool) {
-	rest, ok := strings.CutPrefix(path, "webhooks[")
-	if !ok {
-		return 0, false
-	}
-	end := strings.IndexByte(rest, ']')
-	if end < 0 {
-		return 0, false
-	}
-	i, err := strconv.Atoi(rest[:end])
-	return i, err == nil
-}
-
 func fileDiag(file string, line, col int, rule, msg string) diag.Diagnostic {
-	return diag.Diagnostic{File: file, Line: line, Column: col, EndLine: line, EndColumn: col + 1,
+	return diag.Diagnostic{Span: diag.Point(file, line, col),
 		Severity: diag.Error, Rule: rule, Message: msg}
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -31,16 +33,16 @@ webhooks:
 	cases := []struct {
 		path  string
 		atKey bool
-		want  Range
+		want  diag.Span
 	}{
-		{"webhooks[0].name", false, Range{6, 9, 6, 28}},
-		{"webhooks[0].name", true, Range{6, 3, 6, 7}},
-		{"webhooks[0].rules[0].operations[1]", false, Range{8, 26, 8, 34}},
-		{"webhooks[0].rules[0].operations[0]", false, Range{8, 18, 8, 24}},
+		{"webhooks[0].name", false, diag.Span{Line: 6, Column: 9, EndLine: 6, EndColumn: 28}},
+		{"webhooks[0].name", true, diag.Span{Line: 6, Column: 3, EndLine: 6, EndColumn: 7}},
+		{"webhooks[0].rules[0].operations[1]", false, diag.Span{Line: 8, Column: 26, EndLine: 8, EndColumn: 34}},
+		{"webhooks[0].rules[0].operations[0]", false, diag.Span{Line: 8, Column: 18, EndLine: 8, EndColumn: 24}},
 		// A missing field resolves to its parent's key.
-		{"webhooks[0].rules[0].apiVersions", false, Range{8, 5, 9, 20}},
-		{"webhooks[0].sideEffects", false, Range{6, 3, 9, 20}},
-		{"metadata.name", false, Range{4, 9, 4, 18}},
+		{"webhooks[0].rules[0].apiVersions", false, diag.Span{Line: 8, Column: 5, EndLine: 9, EndColumn: 20}},
+		{"webhooks[0].sideEffects", false, diag.Span{Line: 6, Column: 3, EndLine: 9, EndColumn: 20}},
+		{"metadata.name", false, diag.Span{Line: 4, Column: 9, EndLine: 4, EndColumn: 18}},
 	}
 	for _, c := range cases {
 		if got := d.Locate(c.path, c.atKey); got != c.want {
@@ -177,7 +179,7 @@ func TestSeparatorsFollowKubernetes(t *testing.T) {
 
 func TestPathStringsMatchFieldPath(t *testing.T) {
 	want := field.NewPath("webhooks").Index(2).Child("objectSelector", "matchLabels").Key("app.kubernetes.io/name").String()
-	got := keyPath(childPath(childPath(indexPath(childPath("", "webhooks"), 2), "objectSelector"), "matchLabels"), "app.kubernetes.io/name")
+	got := fieldpath.Key(fieldpath.Field(fieldpath.Field(fieldpath.Index(fieldpath.Field("", "webhooks"), 2), "objectSelector"), "matchLabels"), "app.kubernetes.io/name")
 	if got != want {
 		t.Fatalf("decoder path %q, field.Path %q", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -18,7 +19,7 @@ func (f *File) decodePolicy(d *Document, src *source, obj, docNode *yaml.Node, b
 	}
 	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b}
 	pol, target := rules.NewPolicy(d.APIVersion, d.Kind)
-	dec.index.set("", Range{}, src.extent(obj))
+	dec.index.set("", diag.Span{}, src.extent(obj))
 	dec.decodeStruct(obj, reflect.ValueOf(target).Elem(), "", 0, src.extent(obj))
 	d.Positions = dec.index
 	if b.exhausted {

@@ -8,6 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -122,9 +123,9 @@ func (s *source) line(n int) []byte {
 }
 
 // rangeOf is where a node starts, with the end of its first token.
-func (s *source) rangeOf(n *yaml.Node) Range {
+func (s *source) rangeOf(n *yaml.Node) diag.Span {
 	if n == nil {
-		return Range{}
+		return diag.Span{}
 	}
 	line, col := n.Line, n.Column
 	endLine, endCol := line, col+1
@@ -134,11 +135,11 @@ func (s *source) rangeOf(n *yaml.Node) Range {
 	case yaml.AliasNode:
 		endCol = col + 1 + utf8.RuneCountInString(n.Value)
 	}
-	return Range{Line: line + s.lineOffset, Column: col, EndLine: endLine + s.lineOffset, EndColumn: endCol}
+	return diag.Span{Line: line + s.lineOffset, Column: col, EndLine: endLine + s.lineOffset, EndColumn: endCol}
 }
 
 // extent is the whole span of a node, children included.
-func (s *source) extent(n *yaml.Node) Range {
+func (s *source) extent(n *yaml.Node) diag.Span {
 	r := s.rangeOf(n)
 	if n == nil || (n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode) || len(n.Content) == 0 {
 		if n != nil && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/engine"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -28,7 +29,7 @@ type Suppression struct {
 	// the whole object.
 	Path string
 	// At is where the suppression is written.
-	At         Range
+	At         diag.Span
 	Annotation bool
 }
 
@@ -37,10 +38,7 @@ func (s *Suppression) Covers(rule, path string) bool {
 	if !slices.Contains(s.Rules, rule) {
 		return false
 	}
-	if s.Path == "" || path == s.Path {
-		return true
-	}
-	return strings.HasPrefix(path, s.Path) && (path[len(s.Path)] == '.' || path[len(s.Path)] == '[')
+	return s.Path == "" || fieldpath.Within(path, s.Path)
 }
 
 // comment is a comment the decoder met that may hold a directive.
@@ -137,7 +135,7 @@ func firstKey(docNode *yaml.Node) *yaml.Node {
 
 // suppression is a parsed suppression written at, or nil after reporting
 // it as invalid.
-func (d *Document) suppression(p engine.Parsed, path string, at Range, annotation bool) *Suppression {
+func (d *Document) suppression(p engine.Parsed, path string, at diag.Span, annotation bool) *Suppression {
 	if problem := p.Invalid("#"); problem != "" {
 		d.Diagnostics = append(d.Diagnostics, d.diagAt(at, rules.InvalidSuppressionRule, diag.Error, path, problem))
 		return nil
@@ -147,7 +145,7 @@ func (d *Document) suppression(p engine.Parsed, path string, at Range, annotatio
 
 // findComment locates a directive comment in the source: on the node's line
 // or in the lines just above it.
-func (s *source) findComment(line int, head bool, text string) Range {
+func (s *source) findComment(line int, head bool, text string) diag.Span {
 	lo := line
 	if head {
 		lo = max(1, line-50)
@@ -156,8 +154,8 @@ func (s *source) findComment(line int, head bool, text string) Range {
 		src := s.line(l)
 		if i := bytes.Index(src, []byte(text)); i >= 0 {
 			col := utf8.RuneCount(src[:i]) + 1
-			return Range{Line: l + s.lineOffset, Column: col, EndLine: l + s.lineOffset, EndColumn: col + utf8.RuneCountInString(text)}
+			return diag.Span{Line: l + s.lineOffset, Column: col, EndLine: l + s.lineOffset, EndColumn: col + utf8.RuneCountInString(text)}
 		}
 	}
-	return Range{Line: line + s.lineOffset, Column: 1, EndLine: line + s.lineOffset, EndColumn: 2}
+	return diag.Span{Line: line + s.lineOffset, Column: 1, EndLine: line + s.lineOffset, EndColumn: 2}
 }

@@ -1,6 +1,10 @@
 package manifest
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
 
 // LocateWithin points inside the string value written at path: at the
 // characters from the start-th to the end-th non-blank character of the
@@ -10,25 +14,25 @@ import "unicode/utf8"
 // and their indentation, folding, quoting and escapes all change blanks or
 // turn several source characters into one, which the scan accounts for.
 // ok is false when the path is not written as a scalar here.
-func (d *Document) LocateWithin(path string, start, end int) (Range, bool) {
+func (d *Document) LocateWithin(path string, start, end int) (diag.Span, bool) {
 	if start < 0 || end <= start {
-		return Range{}, false
+		return diag.Span{}, false
 	}
 	at, exact, ok := d.Positions.Lookup(path, false)
 	if !ok || !exact {
-		return Range{}, false
+		return diag.Span{}, false
 	}
 	src := d.src
 	if src == nil && d.within != nil {
 		src = d.within.source() // only now that there is a place to refine
 	}
 	if src == nil {
-		return Range{}, false
+		return diag.Span{}, false
 	}
 	s := &valueScanner{src: src, line: at.Line - src.lineOffset, col: at.Column}
 	first, ok := s.nth(start)
 	if !ok {
-		return Range{}, false
+		return diag.Span{}, false
 	}
 	last, ok := s.nth(end - 1)
 	if !ok || last.line != first.line {
@@ -36,7 +40,7 @@ func (d *Document) LocateWithin(path string, start, end int) (Range, bool) {
 		last = first
 	}
 	off := src.lineOffset
-	return Range{Line: first.line + off, Column: first.col, EndLine: last.line + off, EndColumn: last.col + last.width}, true
+	return diag.Span{Line: first.line + off, Column: first.col, EndLine: last.line + off, EndColumn: last.col + last.width}, true
 }
 
 type place struct{ line, col, width int }

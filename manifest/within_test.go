@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -60,7 +61,7 @@ func TestLocateWithinReadsAgain(t *testing.T) {
 	}
 	held, again := ParseJobs(name, data, 1), ParseWith(name, data, Options{OnDisk: true})
 	type at struct {
-		r  Range
+		r  diag.Span
 		ok bool
 	}
 	var want []at

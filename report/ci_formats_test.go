@@ -198,7 +198,7 @@ func TestGitLabSchemaAndFingerprints(t *testing.T) {
 // A fingerprint survives lines moving; two findings that differ only in
 // position get distinct ones.
 func TestGitLabFingerprintStability(t *testing.T) {
-	d := diag.Diagnostic{File: testBase + "/a.yaml", Line: 3, Column: 5, Severity: diag.Warning, Rule: "r", Message: "m", Path: "webhooks[0]", Object: testObject}
+	d := diag.Diagnostic{Span: diag.Span{File: testBase + "/a.yaml", Line: 3, Column: 5}, Severity: diag.Warning, Rule: "r", Message: "m", Path: "webhooks[0]", Object: testObject}
 	moved := d
 	moved.Line = 30
 	fp := func(ds ...diag.Diagnostic) []string {
@@ -222,7 +222,7 @@ func TestGitLabFingerprintStability(t *testing.T) {
 
 // Messages may hold any text; the XML stays well-formed.
 func TestXMLFormatsEscape(t *testing.T) {
-	d := diag.Diagnostic{File: testBase + "/a&b.yaml", Line: 1, Column: 1, Severity: diag.Error, Rule: "r",
+	d := diag.Diagnostic{Span: diag.Span{File: testBase + "/a&b.yaml", Line: 1, Column: 1}, Severity: diag.Error, Rule: "r",
 		Message: "<\"quoted\" & 'single'>\x01\ttab\nnew line ]]>"}
 	for _, f := range []Formatter{JUnit{BaseDir: testBase}, Checkstyle{BaseDir: testBase}} {
 		out := formatCI(t, f, &Run{Diagnostics: []diag.Diagnostic{d}})

@@ -24,19 +24,19 @@ func TestGitHubCommand(t *testing.T) {
 	}{
 		{
 			name: "one line with end column",
-			d: diag.Diagnostic{File: testBase + "/a.yaml", Line: 4, Column: 3, EndLine: 4, EndColumn: 9,
+			d: diag.Diagnostic{Span: diag.Span{File: testBase + "/a.yaml", Line: 4, Column: 3, EndLine: 4, EndColumn: 9},
 				Severity: diag.Error, Rule: "r", Message: "m"},
 			want: "::error file=a.yaml,line=4,col=3,endColumn=9,title=webhooklint%3A r::m [r]\n",
 		},
 		{
 			name: "several lines: no end column",
-			d: diag.Diagnostic{File: testBase + "/a.yaml", Line: 4, Column: 3, EndLine: 6, EndColumn: 2,
+			d: diag.Diagnostic{Span: diag.Span{File: testBase + "/a.yaml", Line: 4, Column: 3, EndLine: 6, EndColumn: 2},
 				Severity: diag.Warning, Rule: "r", Message: "m"},
 			want: "::warning file=a.yaml,line=4,endLine=6,col=3,title=webhooklint%3A r::m [r]\n",
 		},
 		{
 			name: "info is a notice; escapes in properties and data",
-			d: diag.Diagnostic{File: testBase + "/dir,x/b:c%.yaml", Line: 1, Column: 1,
+			d: diag.Diagnostic{Span: diag.Span{File: testBase + "/dir,x/b:c%.yaml", Line: 1, Column: 1},
 				Severity: diag.Info, Rule: "r", Message: "100% sure:\r\nyes, really"},
 			want: "::notice file=dir%2Cx/b%3Ac%25.yaml,line=1,col=1,title=webhooklint%3A r::100%25 sure:%0D%0Ayes, really [r]\n",
 		},

@@ -43,17 +43,17 @@ var testObject = &diag.Object{APIVersion: "admissionregistration.k8s.io/v1", Kin
 // a file-level finding, a finding without a file, an unregistered rule.
 func testDiagnostics(base string) []diag.Diagnostic {
 	return []diag.Diagnostic{
-		{File: filepath.Join(base, "deploy", "webhook.yaml"), Line: 12, Column: 21, EndLine: 12, EndColumn: 23,
+		{Span: diag.Span{File: filepath.Join(base, "deploy", "webhook.yaml"), Line: 12, Column: 21, EndLine: 12, EndColumn: 23},
 			Severity: diag.Warning, Rule: "timeout-too-long", Message: "timeoutSeconds 30 is above 10%, callers: wait",
 			Path: "webhooks[0].timeoutSeconds", Object: testObject, Webhook: "pods.example.com"},
-		{File: filepath.Join(base, "deploy", "webhook.yaml"), Line: 7, Column: 20, EndLine: 7, EndColumn: 26,
+		{Span: diag.Span{File: filepath.Join(base, "deploy", "webhook.yaml"), Line: 7, Column: 20, EndLine: 7, EndColumn: 26},
 			Severity: diag.Error, Rule: "invalid-failure-policy",
 			Message: "Unsupported value: \"Failé\": supported values: \"Fail\", \"Ignore\"\nsecond line",
 			Path:    "webhooks[0].failurePolicy", Object: testObject, Webhook: "pods.example.com"},
-		{File: filepath.Join(base, "deploy", "multi line.yaml"), Line: 3, Column: 5, EndLine: 5, EndColumn: 2,
+		{Span: diag.Span{File: filepath.Join(base, "deploy", "multi line.yaml"), Line: 3, Column: 5, EndLine: 5, EndColumn: 2},
 			Severity: diag.Info, Rule: "timeout-too-long", Message: "spans lines", Path: "webhooks[1]", Object: testObject},
-		{File: filepath.Join(base, "empty.yaml"), Severity: diag.Error, Rule: "yaml-syntax", Message: "file-level problem"},
-		{File: "/elsewhere/outside.yaml", Line: 1, Column: 1, EndLine: 1, EndColumn: 5,
+		{Span: diag.Span{File: filepath.Join(base, "empty.yaml")}, Severity: diag.Error, Rule: "yaml-syntax", Message: "file-level problem"},
+		{Span: diag.Span{File: "/elsewhere/outside.yaml", Line: 1, Column: 1, EndLine: 1, EndColumn: 5},
 			Severity: diag.Warning, Rule: "timeout-too-long", Message: "outside the base", Object: testObject},
 		{Severity: diag.Error, Rule: "invalid-failure-policy", Message: "live object", Path: "webhooks[2].failurePolicy",
 			Object: &diag.Object{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration", Name: "live"}},

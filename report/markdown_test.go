@@ -42,7 +42,7 @@ func TestMarkdownCellsAndLimit(t *testing.T) {
 	for _, n := range []int{2000, 20000} {
 		var ds []diag.Diagnostic
 		for i := range n {
-			ds = append(ds, diag.Diagnostic{File: "deploy/webhooks.yaml", Line: i + 1, Column: 1, Severity: diag.Warning, Rule: "timeout-too-long",
+			ds = append(ds, diag.Diagnostic{Span: diag.Span{File: "deploy/webhooks.yaml", Line: i + 1, Column: 1}, Severity: diag.Warning, Rule: "timeout-too-long",
 				Message: "webhook fails closed after timeoutSeconds 30: a stalled backend holds each request 30 s, then rejects it; set 10 or less, or fail open"})
 		}
 		out := formatWith(t, "markdown", &Run{Diagnostics: ds, Files: 1})

@@ -11,13 +11,13 @@ import (
 func TestMessageNamesTheWebhookOnce(t *testing.T) {
 	obj := &diag.Object{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration", Name: "policy"}
 	ds := []diag.Diagnostic{
-		{File: "w.yaml", Line: 3, Column: 3, Severity: diag.Warning, Rule: "ca-bundle", Object: obj, Webhook: "pods.x.example.com",
+		{Span: diag.Span{File: "w.yaml", Line: 3, Column: 3}, Severity: diag.Warning, Rule: "ca-bundle", Object: obj, Webhook: "pods.x.example.com",
 			Message: `webhook "pods.x.example.com": empty caBundle; set caBundle`},
-		{File: "w.yaml", Line: 4, Column: 3, Severity: diag.Warning, Rule: "timeout-too-long", Object: obj, Webhook: "pods.x.example.com",
+		{Span: diag.Span{File: "w.yaml", Line: 4, Column: 3}, Severity: diag.Warning, Rule: "timeout-too-long", Object: obj, Webhook: "pods.x.example.com",
 			Message: `webhook "pods.x.example.com" fails closed with timeoutSeconds 30`},
-		{File: "w.yaml", Line: 5, Column: 3, Severity: diag.Warning, Rule: "ca-bundle", Object: obj, Webhook: "pods.x.example.com",
+		{Span: diag.Span{File: "w.yaml", Line: 5, Column: 3}, Severity: diag.Warning, Rule: "ca-bundle", Object: obj, Webhook: "pods.x.example.com",
 			Message: `webhook "pods.x.example.com" and 2 more: empty caBundle`},
-		{File: "w.yaml", Line: 6, Column: 3, Severity: diag.Error, Rule: "schema", Object: obj, Webhook: "pods.x.example.com",
+		{Span: diag.Span{File: "w.yaml", Line: 6, Column: 3}, Severity: diag.Error, Rule: "schema", Object: obj, Webhook: "pods.x.example.com",
 			Message: `unknown field "webhooks[0].x"`},
 	}
 	// (JUnit's failure element carries the message twice by design: its
@@ -52,13 +52,13 @@ func TestTextHeaders(t *testing.T) {
 	a := &diag.Object{Kind: "ValidatingWebhookConfiguration", Name: "a"}
 	b := &diag.Object{Kind: "MutatingWebhookConfiguration", Name: "b"}
 	ds := []diag.Diagnostic{
-		{File: "1.yaml", Line: 1, Column: 1, Severity: diag.Warning, Rule: "r", Message: "m1", Object: a, Webhook: "w1"},
-		{File: "1.yaml", Line: 2, Column: 1, Severity: diag.Warning, Rule: "r", Message: "m2", Object: a, Webhook: "w1"},
-		{File: "1.yaml", Line: 3, Column: 1, Severity: diag.Warning, Rule: "r", Message: "m3", Object: a, Webhook: "w2"},
-		{File: "1.yaml", Line: 4, Column: 1, Severity: diag.Warning, Rule: "r", Message: "m4", Object: a},
-		{File: "1.yaml", Line: 5, Column: 1, Severity: diag.Warning, Rule: "r", Message: "m5", Object: b, Webhook: "w1"},
-		{File: "2.yaml", Line: 1, Column: 1, Severity: diag.Warning, Rule: "r", Message: "m6", Object: b, Webhook: "w1"},
-		{File: "2.yaml", Line: 2, Column: 1, Severity: diag.Error, Rule: "yaml-syntax", Message: "m7"},
+		{Span: diag.Span{File: "1.yaml", Line: 1, Column: 1}, Severity: diag.Warning, Rule: "r", Message: "m1", Object: a, Webhook: "w1"},
+		{Span: diag.Span{File: "1.yaml", Line: 2, Column: 1}, Severity: diag.Warning, Rule: "r", Message: "m2", Object: a, Webhook: "w1"},
+		{Span: diag.Span{File: "1.yaml", Line: 3, Column: 1}, Severity: diag.Warning, Rule: "r", Message: "m3", Object: a, Webhook: "w2"},
+		{Span: diag.Span{File: "1.yaml", Line: 4, Column: 1}, Severity: diag.Warning, Rule: "r", Message: "m4", Object: a},
+		{Span: diag.Span{File: "1.yaml", Line: 5, Column: 1}, Severity: diag.Warning, Rule: "r", Message: "m5", Object: b, Webhook: "w1"},
+		{Span: diag.Span{File: "2.yaml", Line: 1, Column: 1}, Severity: diag.Warning, Rule: "r", Message: "m6", Object: b, Webhook: "w1"},
+		{Span: diag.Span{File: "2.yaml", Line: 2, Column: 1}, Severity: diag.Error, Rule: "yaml-syntax", Message: "m7"},
 	}
 	got := textOutput(t, false, ds, nil)
 	want := `1.yaml: In webhook "w1" of ValidatingWebhookConfiguration "a":

@@ -172,7 +172,7 @@ func (s SARIF) result(d diag.Diagnostic, ruleIndex int, absBase string, source f
 		if r.File == "" {
 			continue
 		}
-		at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column, EndLine: r.EndLine, EndColumn: r.EndColumn}
+		at := diag.Diagnostic{Span: r.Span}
 		res.RelatedLocations = append(res.RelatedLocations, sarifRelatedLocation{
 			ID:               i + 1,
 			PhysicalLocation: &sarifPhysicalLocation{ArtifactLocation: artifactOf(r.File, absBase), Region: region(at, source)},

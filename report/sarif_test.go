@@ -213,7 +213,7 @@ func TestSARIFExitCodes(t *testing.T) {
 }
 
 func TestSARIFIsJSONWithoutHTMLEscapes(t *testing.T) {
-	out := sarifForTest(t, []diag.Diagnostic{{File: testBase + "/a.yaml", Line: 1, Column: 1, Severity: diag.Error,
+	out := sarifForTest(t, []diag.Diagnostic{{Span: diag.Span{File: testBase + "/a.yaml", Line: 1, Column: 1}, Severity: diag.Error,
 		Rule: "invalid-failure-policy", Message: "a <b> & c"}}, 1)
 	if !json.Valid(out) || !bytes.Contains(out, []byte(`"a <b> & c"`)) {
 		t.Errorf("message escaped or invalid JSON:\n%s", out)

@@ -122,7 +122,7 @@ func (t *TextWriter) Finding(mark string, d diag.Diagnostic, note string) {
 		fmt.Fprintf(t.w, "  %s %s\n", t.style(styleDim, "only in"), escapeControls(strings.Join(d.Units, "; ")))
 	}
 	for _, r := range d.Related {
-		at := diag.Diagnostic{File: r.File, Line: r.Line, Column: r.Column}
+		at := diag.Diagnostic{Span: r.Start()}
 		fmt.Fprintf(t.w, "  %s %s: %s\n", t.style(styleDim, "see also"), escapeControls(location(at)), escapeControls(r.Message))
 	}
 }

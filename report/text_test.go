@@ -51,7 +51,7 @@ func TestTextWithoutSourcesOrColor(t *testing.T) {
 		t.Errorf("snippet or color without source/color:\n%s", out)
 	}
 	// A position past the end of the line (stale source) prints no marker.
-	d := diag.Diagnostic{File: "f.yaml", Line: 1, Column: 40, Severity: diag.Error, Rule: "r", Message: "m"}
+	d := diag.Diagnostic{Span: diag.Span{File: "f.yaml", Line: 1, Column: 40}, Severity: diag.Error, Rule: "r", Message: "m"}
 	out = textOutput(t, false, []diag.Diagnostic{d}, func(string) []byte { return []byte("short\n") })
 	if out != "f.yaml:1:40: error: m [r]\n\n1 error, 0 warnings in 1 file\n" {
 		t.Errorf("out of range: %q", out)

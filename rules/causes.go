@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // One cause, one finding, for every front end (the CLI's files, units and
@@ -142,7 +143,7 @@ func explainingRoot(at int, ds []diag.Diagnostic, byRule map[string][]int, error
 		return -1
 	}
 	for _, e := range r.ExplainedBy {
-		if e.DefaultsOnly && !onWholeWebhook(d.Path) {
+		if e.DefaultsOnly && !fieldpath.IsWebhook(d.Path) {
 			continue
 		}
 		for _, i := range byRule[e.Root] {
@@ -155,7 +156,7 @@ func explainingRoot(at int, ds []diag.Diagnostic, byRule map[string][]int, error
 		return -1
 	}
 	for _, i := range errors {
-		if within(d.Path, ds[i].Path) {
+		if fieldpath.Within(d.Path, ds[i].Path) {
 			return i
 		}
 	}
@@ -172,22 +173,6 @@ func isServerError(d *diag.Diagnostic) bool {
 	}
 	r, ok := Lookup(d.Rule)
 	return ok && r.Category == Server
-}
-
-// within reports whether path is parent or below it.
-func within(path, parent string) bool {
-	rest, ok := strings.CutPrefix(path, parent)
-	return ok && (rest == "" || rest[0] == '.' || rest[0] == '[')
-}
-
-// onWholeWebhook reports a path of the form webhooks[N].
-func onWholeWebhook(path string) bool {
-	rest, ok := strings.CutPrefix(path, "webhooks[")
-	if !ok || !strings.HasSuffix(rest, "]") {
-		return false
-	}
-	digits := strings.TrimSuffix(rest, "]")
-	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 // alsoCauses is the note appended to a root's message: the rules of the

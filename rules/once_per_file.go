@@ -50,7 +50,7 @@ func OncePerFile(ds []diag.Diagnostic) []diag.Diagnostic {
 			folded[i] = true
 			obj := *d.Object
 			related = append(related, diag.Related{
-				File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn,
+				Span: d.Span,
 				Path: d.Path, Object: &obj, Message: fmt.Sprintf("also %s %q", obj.Kind, obj.Name),
 			})
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // KubeVersion is the Kubernetes minor version the manifests target.
@@ -327,12 +328,10 @@ func (p *Pass) emit(f Finding) {
 
 // webhookAt names the webhook a path points into (webhooks[i]…).
 func (p *Pass) webhookAt(path string) string {
-	rest, ok := strings.CutPrefix(path, "webhooks[")
-	if !ok || p.Config == nil {
+	if p.Config == nil {
 		return ""
 	}
-	digits := rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789"))]
-	if i, err := strconv.Atoi(digits); err == nil && i < len(p.Config.Webhooks) {
+	if i, _, ok := fieldpath.Webhook(path); ok && i < len(p.Config.Webhooks) {
 		return p.Config.Webhooks[i].Name
 	}
 	return ""

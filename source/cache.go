@@ -13,7 +13,6 @@ import (
 	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/gitops"
-	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
 // Step 3 with a cache (--cache-dir): a unit whose entry is valid is not
@@ -78,7 +77,7 @@ func (u *unit) cacheKey() ([]byte, bool) {
 		Deployed                  Fact
 		Chart                     Chart
 		Reads, ReadDirs, Cycle    []string
-		CycleAt                   kustomize.Pos
+		CycleAt                   diag.Span
 		Gitops                    *gitops.Entry
 		Notes                     []diag.Diagnostic
 		NotesDependOnOverlay      []bool

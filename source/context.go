@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
@@ -204,7 +205,7 @@ func variantGap(u *unit, b *kustomize.Build, d *diag.Diagnostic) {
 	if err1 != nil || err2 != nil || v >= bv {
 		return
 	}
-	field := d.Path[strings.LastIndexByte(d.Path, '.')+1:]
+	field := fieldpath.Name(d.Path)
 	d.Severity = diag.Info
 	d.DependsOnOverlay = true // a severity override does not raise it again
 	// The message says what is assumed; the base's value, where the
@@ -212,7 +213,7 @@ func variantGap(u *unit, b *kustomize.Build, d *diag.Diagnostic) {
 	// location, so the finding stays one line.
 	d.Message += "; assumed a test variant, not deployed"
 	d.Related = append(d.Related, diag.Related{
-		File: ov.Base.File, Line: ov.Base.Line, Column: ov.Base.Column, EndLine: ov.Base.EndLine, EndColumn: ov.Base.EndColumn,
+		Span:    ov.Base.Span,
 		Message: fmt.Sprintf("%s %d in the base; %s lowers it to %d, as test variants do; %s", field, bv, u.shown, v, variantHow),
 	})
 }

@@ -142,9 +142,9 @@ func (d *discovery) builtReleases(entries []*gitops.Entry, files []string, read 
 				continue
 			}
 			replaced[obj.Origin] = true
-			objs = append(objs, gitops.Built{YAML: obj.YAML, File: obj.Origin, Locate: func(path string, atKey bool) gitops.Pos {
+			objs = append(objs, gitops.Built{YAML: obj.YAML, File: obj.Origin, Locate: func(path string, atKey bool) diag.Span {
 				l := b.Locate(obj, path, atKey)
-				return gitops.Pos{File: l.File, Line: l.Line, Column: l.Column}
+				return l.Start()
 			}})
 		}
 		built = append(built, gitops.FindBuilt(e, objs, files, read, o)...)
@@ -228,13 +228,13 @@ func (d *discovery) gitopsUnit(e *gitops.Entry) *unit {
 	return u
 }
 
-func gitopsNote(at gitops.Pos, msg string, warning bool) diag.Diagnostic {
+func gitopsNote(at diag.Span, msg string, warning bool) diag.Diagnostic {
 	sev := diag.Info
 	if warning {
 		sev = rules.MustLookup(rules.GitOpsSourceRule).Severity
 	}
 	return diag.Diagnostic{
-		File: at.File, Line: max(at.Line, 1), Column: max(at.Column, 1), EndLine: max(at.Line, 1), EndColumn: max(at.Column, 1) + 1,
+		Span:     diag.Point(at.File, max(at.Line, 1), max(at.Column, 1)),
 		Severity: sev, Rule: rules.GitOpsSourceRule, Message: msg,
 	}
 }
@@ -334,7 +334,7 @@ func relocateGitops(u *unit, b *kustomize.Build, uses map[string][]gitops.Use, d
 		d := &ds[i]
 		if d.File == b.File {
 			at := e.At
-			d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.Line, at.Column+1
+			d.Span = diag.Point(at.File, at.Line, at.Column)
 			d.Origin = e.Label() + " (" + gitopsBuildWord(u) + ")"
 			continue
 		}
@@ -405,7 +405,7 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 		if !found || !slices.Contains(u.gitops.Chart.ValuesFiles, vs.File) {
 			return "", false
 		}
-		at, from = gitops.Pos{File: vs.File, Line: vs.Line, Column: vs.Column}, "values file "+display(vs.File)+" of "+u.gitops.Label()
+		at, from = vs.Start(), "values file "+display(vs.File)+" of "+u.gitops.Label()
 	}
 	moveToEntry(d, at, "the template reads chart value "+key+" here")
 	return fmt.Sprintf(" (chart value %s, set by %s)", key, from), true
@@ -413,11 +413,11 @@ func moveToEntryValue(u *unit, d *diag.Diagnostic, source []byte, line int) (str
 
 // moveToEntry reports a finding at the place of a GitOps entry that set
 // what it is about, keeping where it was as related location, said why.
-func moveToEntry(d *diag.Diagnostic, to gitops.Pos, why string) {
+func moveToEntry(d *diag.Diagnostic, to diag.Span, why string) {
 	d.Related = append(d.Related, diag.Related{
-		File: d.File, Line: d.Line, Column: d.Column, EndLine: d.EndLine, EndColumn: d.EndColumn, Message: why,
+		Span: d.Span, Message: why,
 	})
-	d.File, d.Line, d.Column, d.EndLine, d.EndColumn = to.File, to.Line, to.Column, to.Line, to.Column+1
+	d.Span = diag.Point(to.File, to.Line, to.Column)
 }
 
 // onEntry moves the findings on a kustomization file that is not on disk
@@ -429,7 +429,7 @@ func onEntry(e *gitops.Entry, ds []diag.Diagnostic) {
 		if exists(d.File) {
 			continue
 		}
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = e.At.File, e.At.Line, e.At.Column, e.At.Line, e.At.Column+1
+		d.Span = diag.Point(e.At.File, e.At.Line, e.At.Column)
 		d.Message = e.Label() + ": " + d.Message
 	}
 }

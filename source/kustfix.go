@@ -77,7 +77,7 @@ func (k *kustFixes) fixEdits(o *kustomize.Object, f rules.FieldFix) []diag.Edit 
 	for _, fe := range f.Edits {
 		at := fe.Path
 		if fe.Insert {
-			at = parentPath(fe.Path)
+			at = fieldpath.Parent(fe.Path)
 		}
 		loc, ok := k.b.WrittenAt(o, at)
 		if !ok {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -95,10 +96,9 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	report := func(t unrendered.Template, lineOffset int) diag.Diagnostic {
 		line := t.Line + lineOffset
 		return diag.Diagnostic{
-			File: f.Name, Line: line, Column: t.Column, EndLine: line,
-			EndColumn: t.Column + len([]rune(t.Action)),
-			Severity:  rules.MustLookup(rules.HelmTemplateRule).Severity,
-			Rule:      rules.HelmTemplateRule, Message: t.Message(),
+			Span:     diag.LineSpan(f.Name, line, t.Column, t.Column+len([]rune(t.Action))),
+			Severity: rules.MustLookup(rules.HelmTemplateRule).Severity,
+			Rule:     rules.HelmTemplateRule, Message: t.Message(),
 		}
 	}
 	if len(f.Data) > manifest.MaxFileSize || (!bytes.Contains(f.Data, []byte("{{")) && !bytes.Contains(f.Data, []byte("${"))) {
@@ -242,7 +242,7 @@ func onlyStated(ds []diag.Diagnostic, files []*manifest.File, partial map[*manif
 		if known && r.Category == rules.Practice {
 			continue
 		}
-		if dg.Path == "" || isWebhookPath(dg.Path) {
+		if dg.Path == "" || fieldpath.IsWebhook(dg.Path) {
 			continue
 		}
 		if _, exact, ok := d.Positions.Lookup(dg.Path, false); !ok || !exact {
@@ -264,10 +264,4 @@ func docAt(docs []*manifest.Document, line int) *manifest.Document {
 		}
 	}
 	return at
-}
-
-// isWebhookPath reports whether p names a whole webhook (webhooks[3]).
-func isWebhookPath(p string) bool {
-	rest, ok := strings.CutPrefix(p, "webhooks[")
-	return ok && strings.HasSuffix(rest, "]") && !strings.ContainsAny(rest[:len(rest)-1], ".[]")
 }

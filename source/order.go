@@ -124,9 +124,9 @@ func orderFindings(req *request, units []*unit, results []*unitResult) {
 	for _, n := range nodes {
 		n.applied = results[n.unit].applied
 	}
-	add := func(n *fluxNode, at gitops.Pos, msg string) {
+	add := func(n *fluxNode, at diag.Span, msg string) {
 		results[n.unit].diags = append(results[n.unit].diags, diag.Diagnostic{
-			File: at.File, Line: max(at.Line, 1), Column: max(at.Column, 1), EndLine: max(at.Line, 1), EndColumn: max(at.Column, 1) + 1,
+			Span:     diag.Point(at.File, max(at.Line, 1), max(at.Column, 1)),
 			Severity: rules.MustLookup(rules.GitOpsOrderRule).Severity, Rule: rules.GitOpsOrderRule,
 			Message: msg, Origin: n.e.Label(),
 		})
@@ -342,7 +342,7 @@ func dependencyCycles(nodes []*fluxNode) [][]*fluxNode {
 	return out
 }
 
-func posLess(a, b gitops.Pos) bool {
+func posLess(a, b diag.Span) bool {
 	if a.File != b.File {
 		return a.File < b.File
 	}

@@ -186,7 +186,7 @@ func argoWaveFindings(u *unit, files []*manifest.File) []diag.Diagnostic {
 		}
 		at := doc.Locate(path, false)
 		out = append(out, diag.Diagnostic{
-			File: doc.File, Line: at.Line, Column: at.Column, EndLine: at.EndLine, EndColumn: at.EndColumn,
+			Span:     at.In(doc.File),
 			Severity: rules.MustLookup(rules.GitOpsOrderRule).Severity, Rule: rules.GitOpsOrderRule,
 			Object: doc.Object(), Path: path, Message: msg,
 		})

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/gitops"
 	"github.com/webhooklint/webhooklint/source/helm"
@@ -209,7 +208,7 @@ func diffPaths(at string, before, after any) []string {
 		}
 		var out []string
 		for _, k := range slices.Sorted(mapsKeys(a)) {
-			out = append(out, diffPaths(join(at, k), b[k], a[k])...)
+			out = append(out, diffPaths(fieldpath.Field(at, k), b[k], a[k])...)
 		}
 		return out
 	case []any:
@@ -219,18 +218,11 @@ func diffPaths(at string, before, after any) []string {
 		}
 		var out []string
 		for i := range a {
-			out = append(out, diffPaths(at+"["+strconv.Itoa(i)+"]", b[i], a[i])...)
+			out = append(out, diffPaths(fieldpath.Index(at, i), b[i], a[i])...)
 		}
 		return out
 	}
 	return []string{at}
-}
-
-func join(at, key string) string {
-	if at == "" {
-		return key
-	}
-	return at + "." + key
 }
 
 // relocate moves each finding on a field a step changed to that step in
@@ -250,7 +242,7 @@ func (p *postRendered) relocate(ds []diag.Diagnostic) {
 		}
 		for j := len(changes) - 1; j >= 0; j-- {
 			c := changes[j]
-			if d.Path != c.path && !strings.HasPrefix(d.Path, c.path+".") && !strings.HasPrefix(d.Path, c.path+"[") {
+			if !fieldpath.Within(d.Path, c.path) {
 				continue
 			}
 			moveToEntry(d, c.step.At, "the chart's template writes it here, before postRenderers")

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -143,13 +144,13 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 // did not: on the template line helm names, else on Chart.yaml.
 func renderProblem(u *unit, err error) diag.Diagnostic {
 	d := diag.Diagnostic{
-		File: filepath.Join(u.shown, "Chart.yaml"), Line: 1, Column: 1, EndLine: 1, EndColumn: 2,
+		Span:     diag.Point(filepath.Join(u.shown, "Chart.yaml"), 1, 1),
 		Severity: rules.MustLookup(rules.HelmRenderRule).Severity, Rule: rules.HelmRenderRule,
 		Message: err.Error(),
 	}
 	var he *helm.Error
 	if errors.As(err, &he) {
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = he.File, he.Line, he.Column, he.Line, he.Column+1
+		d.Span = diag.Point(he.File, he.Line, he.Column)
 		d.Message = he.Msg
 		if he.NeedsValue {
 			d.Severity = diag.Warning // a value to give, not a broken chart
@@ -172,11 +173,11 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 			r := &d.Related[j]
 			if rt := byName[r.File]; rt != nil {
 				tr := traceTemplate(u, rt, docsOf[r.File], r.Line, r.Path)
-				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = tr.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
+				r.Span = tr.Span
 			}
 		}
 		tr := traceTemplate(u, t, docsOf[d.File], d.Line, d.Path)
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = tr.File, tr.Line, tr.Column, tr.Line, tr.EndColumn
+		d.Span = tr.Span
 		if t.Source == nil {
 			// A packaged subchart: no template file to point into; the
 			// finding stays on the chart.
@@ -186,9 +187,9 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 		var how string
 		switch {
 		case d.Path == "":
-		case !tr.Exact:
+		case !tr.exact:
 			how = "; the field is not written in the template, shown at the closest enclosing key"
-		case !tr.Literal:
+		case tr.action:
 			how = "; the value comes from the template action on this line"
 			if tr.File != t.File {
 				break // a named template's line: its source is another file's
@@ -204,7 +205,7 @@ func traceFindings(u *unit, ds []diag.Diagnostic, byName map[string]*helm.Templa
 			} else if vs, ok := helm.ValuesAt(u.dir, u.chart.ValuesFiles, t.Source, tr.Line); ok {
 				how += fmt.Sprintf(" (chart value %s)", vs.Key)
 				d.Related = append(d.Related, diag.Related{
-					File: vs.File, Line: vs.Line, Column: vs.Column, EndLine: vs.Line, EndColumn: vs.Column + 1,
+					Span:    vs.Span,
 					Message: fmt.Sprintf("chart value %s is set here", vs.Key),
 				})
 			}
@@ -220,7 +221,7 @@ func missingDependencies(u *unit, missing []helm.Dependency, origin string) []di
 	for _, dep := range missing {
 		line, col := max(dep.Line, 1), max(dep.Column, 1)
 		out = append(out, diag.Diagnostic{
-			File: filepath.Join(u.dir, "Chart.yaml"), Line: line, Column: col, EndLine: line, EndColumn: col + 1,
+			Span:     diag.Point(filepath.Join(u.dir, "Chart.yaml"), line, col),
 			Severity: diag.Info, Rule: rules.HelmRenderRule, Origin: origin,
 			Message: fmt.Sprintf("dependency %s (%s) is not under charts/ and webhooklint renders offline: the chart was linted without it; run `helm dependency build` to lint it too",
 				dep.Name, dep.Repository),
@@ -267,9 +268,9 @@ func renderChartWith(u *unit, kubeVersion string, edited map[string][]byte) (*he
 // the template line that wrote it; File is always set: the template, the
 // file of the named template that wrote the field, or the chart's
 // Chart.yaml for a packaged subchart, which has no template to point into.
-func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) helm.Trace {
+func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path string) writtenAt {
 	if t.Source == nil {
-		return helm.Trace{File: filepath.Join(u.dir, "Chart.yaml"), Line: 1, Column: 1, EndColumn: 2}
+		return writtenAt{Span: diag.Point(filepath.Join(u.dir, "Chart.yaml"), 1, 1)}
 	}
 	doc, docs := renderedDoc(f, line)
 	if docs != templateChunks(t) {
@@ -284,7 +285,7 @@ func traceTemplate(u *unit, t *helm.Template, f *manifest.File, line int, path s
 	if tr.File == "" {
 		tr.File = t.File
 	}
-	return tr
+	return writtenAt{Span: tr.Span, exact: tr.Exact, action: !tr.Literal}
 }
 
 // renderedDoc finds the index of the document a rendered line is in, and
@@ -329,7 +330,7 @@ func markValueDriven(u *unit, files []*manifest.File, byName map[string]*helm.Te
 				continue
 			}
 			for i := range d.Config.Webhooks {
-				if tr := t.Trace(d.Index, fmt.Sprintf("webhooks[%d].timeoutSeconds", i)); tr.Exact && !tr.Literal {
+				if tr := t.Trace(d.Index, fieldpath.Field(fieldpath.WebhookPath(i), "timeoutSeconds")); tr.Exact && !tr.Literal {
 					d.MarkTimeoutFromValues(i, givenValue(u, t, tr))
 				}
 			}

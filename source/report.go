@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -336,7 +337,7 @@ func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 			what = fmt.Sprintf("%d findings", count[file])
 		}
 		out = append(out, diag.Diagnostic{
-			File: f.File, Line: f.Line, Column: f.Column, EndLine: f.EndLine, EndColumn: f.EndColumn,
+			Span:     f.Span,
 			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
 			Message: "kustomize base (" + by + "): " + what + " at info; lint its overlay, or name it in units.entries",
 			Object:  f.Object, Origin: f.Origin,
@@ -378,7 +379,7 @@ func supersededByPlaceholders(ds []diag.Diagnostic) []diag.Diagnostic {
 			// On the placeholder's field or inside it (a placeholder where
 			// a list of rules belongs makes every rule field "missing").
 			covered := false
-			for p := d.Path; p != "" && !covered; p = parentPath(p) {
+			for p := d.Path; p != "" && !covered; p = fieldpath.Parent(p) {
 				covered = ph[key{d.File, obj(d.Object), p}]
 			}
 			// Or quoting it (a label key placeholder reported on the map).
@@ -392,16 +393,4 @@ func supersededByPlaceholders(ds []diag.Diagnostic) []diag.Diagnostic {
 		kept = append(kept, d)
 	}
 	return kept
-}
-
-func parentPath(p string) string {
-	if strings.HasSuffix(p, "]") {
-		if i := strings.LastIndexByte(p, '['); i >= 0 {
-			return p[:i]
-		}
-	}
-	if i := strings.LastIndexByte(p, '.'); i >= 0 {
-		return p[:i]
-	}
-	return ""
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/gitops"
-	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
 // A unitKind is how one kind of unit is found, named, loaded, linted and
@@ -105,7 +104,7 @@ type unit struct {
 	// references: its folder, the folders the cycle goes through, and its
 	// folder again. cycleAt is its entry that starts the cycle.
 	cycle   []string
-	cycleAt kustomize.Pos
+	cycleAt diag.Span
 	// gitops is the GitOps entry the unit is built as (a Flux
 	// Kustomization, an Argo CD Application…), and notes what is said
 	// about the entry itself (a source not available offline).

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -151,17 +152,16 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 		for j := range d.Related {
 			r := &d.Related[j]
 			if r.Object != nil {
-				at, _ := locateBuilt(b, r.Object, r.Path, false)
-				r.File, r.Line, r.Column, r.EndLine, r.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
+				r.Span = locateBuilt(b, r.Object, r.Path, false).Span
 			}
 		}
-		at, found := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
-		d.File, d.Line, d.Column, d.EndLine, d.EndColumn = at.File, at.Line, at.Column, at.EndLine, at.EndColumn
+		at := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
+		d.Span = at.Span
 		d.Origin = origin
-		if found {
-			d.Origin += " (" + at.By + ")"
+		if at.by != "" {
+			d.Origin += " (" + at.by + ")"
 		}
-		if at.By == "patch" && d.Severity > diag.Info && !u.deployed.Known() {
+		if at.by == "patch" && d.Severity > diag.Info && !u.deployed.Known() {
 			variantGap(u, b, d)
 		}
 	}
@@ -169,7 +169,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	// kustomization that has them, at info: the build still works.
 	for _, w := range b.Warnings {
 		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
-			File: w.File, Line: w.Line, Column: w.Column, EndLine: w.Line, EndColumn: w.Column + 1,
+			Span:     w.Span,
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
@@ -229,13 +229,14 @@ func buildGitops(u *unit) (b *kustomize.Build, uses map[string][]gitops.Use, err
 
 // locateBuilt maps a field of a built object to the line that wrote it;
 // an object the build does not hold stays on the kustomization file.
-func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) (kustomize.Location, bool) {
+func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) writtenAt {
 	if obj != nil {
 		if o := b.Find(obj.Kind, obj.Name, obj.Namespace); o != nil {
-			return b.Locate(o, path, atKey), true
+			at := b.Locate(o, path, atKey)
+			return writtenAt{Span: at.Span, by: at.By}
 		}
 	}
-	return kustomize.Location{Pos: kustomize.Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}}, false
+	return writtenAt{Span: diag.Point(b.File, 1, 1)}
 }
 
 // unmappedVar is kustomize's error on a var whose object is not among the
@@ -265,7 +266,8 @@ const kustomizeNotBuilt = "; its files are linted alone"
 // them), and the message says so.
 func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnostic {
 	const after = kustomizeNotBuilt
-	mk := func(file string, line, col, endCol int, msg string) diag.Diagnostic {
+	mk := func(at diag.Span, msg string) diag.Diagnostic {
+		file := at.File
 		sev := rules.MustLookup(rules.KustomizeBuildRule).Severity
 		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
 			// Not built yet, not wrong: the project makes the file.
@@ -275,7 +277,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 			sev, msg = diag.Info, msg+"; "+outsideRepository
 		}
 		return diag.Diagnostic{
-			File: absPath(file), Line: line, Column: col, EndLine: line, EndColumn: endCol,
+			Span:     at.In(absPath(file)),
 			Severity: sev, Rule: rules.KustomizeBuildRule,
 			Message: msg + after,
 		}
@@ -284,7 +286,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 	if errors.As(err, &ps) {
 		out := make([]diag.Diagnostic, 0, len(ps))
 		for _, p := range ps {
-			d := mk(p.File, p.Line, p.Column, p.EndCol, p.Msg)
+			d := mk(p.Span, p.Msg)
 			if p.Remote {
 				// Offline by design: the build is not wrong, only not linted.
 				d.Severity = diag.Warning
@@ -299,7 +301,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		// manifest; the file linted one by one then does not say it again
 		// (dropSyntaxRestated).
 		if d, ok := syntaxError(se.File); ok {
-			return []diag.Diagnostic{mk(se.File, d.Line, d.Column, d.EndColumn, d.Message)}
+			return []diag.Diagnostic{mk(d.In(se.File), d.Message)}
 		}
 	}
 	file, line, msg := filepath.Join(dir, "kustomization.yaml"), 1, err.Error()
@@ -315,7 +317,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 	if l, c, ok := kustomize.EntryLine(file, msg); ok {
 		line, col, endCol = l, c, c+1
 	}
-	return []diag.Diagnostic{mk(file, line, col, endCol, msg)}
+	return []diag.Diagnostic{mk(diag.LineSpan(file, line, col, endCol), msg)}
 }
 
 // syntaxError is the first YAML syntax error of a file, as the parser of
@@ -339,14 +341,14 @@ func syntaxError(file string) (diag.Diagnostic, bool) {
 func cycleError(u *unit) diag.Diagnostic {
 	at := u.cycleAt
 	if at.Line == 0 {
-		at.Line, at.Column, at.EndLine, at.EndColumn = 1, 1, 1, 2
+		at = diag.Point(at.File, 1, 1)
 	}
 	names := []string{display(at.File)}
 	for _, d := range u.cycle[1:] {
 		names = append(names, display(d))
 	}
 	return diag.Diagnostic{
-		File: at.File, Line: at.Line, Column: at.Column, EndLine: at.Line, EndColumn: at.EndColumn,
+		Span:     diag.LineSpan(at.File, at.Line, at.Column, at.EndColumn),
 		Severity: rules.MustLookup(rules.KustomizeBuildRule).Severity, Rule: rules.KustomizeBuildRule,
 		Message: "kustomization cycle " + strings.Join(names, " -> ") +
 			": kustomize cannot build it; remove one of these references" + kustomizeNotBuilt,
@@ -365,14 +367,7 @@ func isAtKey(data []byte, d diag.Diagnostic) bool {
 		return false
 	}
 	rest := string(r[d.Column-1:])
-	key := d.Path
-	if strings.HasSuffix(key, "]") {
-		if i := strings.LastIndexByte(key, '['); i >= 0 {
-			key = key[i+1 : len(key)-1]
-		}
-	} else if i := strings.LastIndexByte(key, '.'); i >= 0 {
-		key = key[i+1:]
-	}
+	key := fieldpath.Name(d.Path)
 	return strings.HasPrefix(rest, key+":") || strings.HasPrefix(rest, `"`+key+`":`) || strings.HasPrefix(rest, "'"+key+"':")
 }
 

@@ -2,10 +2,12 @@ package gitops
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // A HelmRelease kept in a folder a Flux Kustomization builds is applied
@@ -23,7 +25,7 @@ type Built struct {
 	File string
 	// Locate maps a field path of the object (`spec.values.replicas`) to
 	// where the build wrote it.
-	Locate func(path string, atKey bool) Pos
+	Locate func(path string, atKey bool) diag.Span
 }
 
 // HoldsRelease reports whether a file's text may hold a HelmRelease.
@@ -51,13 +53,13 @@ func FindBuilt(parent *Entry, built []Built, files []string, read func(string) [
 			}
 			// Located now, once per node: the build is not asked again
 			// once units are linted (in parallel).
-			located := map[[2]int]Pos{}
+			located := map[[2]int]diag.Span{}
 			for at, fp := range fieldPaths(obj.root) {
 				located[at] = b.Locate(fp.path, fp.key)
 			}
 			whole := b.Locate("", false)
 			e.AppliedBy = parent
-			e.remap(func(p Pos) Pos {
+			e.remap(func(p diag.Span) diag.Span {
 				if p.File != b.File {
 					return p // a ConfigMap's or Secret's, read from its file
 				}
@@ -74,8 +76,8 @@ func FindBuilt(parent *Entry, built []Built, files []string, read func(string) [
 
 // remap moves every position of the entry read from the built text to
 // the file and line the build says wrote it.
-func (e *Entry) remap(to func(Pos) Pos) {
-	for _, p := range []*Pos{&e.At, &e.RemoteAt, &e.DefaultNamespaceAt, &e.Kustomization.NamespaceAt, &e.DependsOnAt} {
+func (e *Entry) remap(to func(diag.Span) diag.Span) {
+	for _, p := range []*diag.Span{&e.At, &e.RemoteAt, &e.DefaultNamespaceAt, &e.Kustomization.NamespaceAt, &e.DependsOnAt} {
 		if p.File != "" {
 			*p = to(*p)
 		}
@@ -114,10 +116,7 @@ func fieldPaths(root *yaml.Node) map[[2]int]fieldPath {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				k := n.Content[i]
-				p := k.Value
-				if path != "" {
-					p = path + "." + k.Value
-				}
+				p := fieldpath.Field(path, k.Value)
 				if strings.ContainsAny(k.Value, ".[]") {
 					p = path // kustomize's paths cannot name it: its parent
 				}
@@ -129,7 +128,7 @@ func fieldPaths(root *yaml.Node) map[[2]int]fieldPath {
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {
-				walk(c, fmt.Sprintf("%s[%d]", path, i), depth+1)
+				walk(c, fieldpath.Index(path, i), depth+1)
 			}
 		}
 	}

@@ -12,6 +12,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -328,7 +330,7 @@ func (f *finder) dataObject(kind, namespace, name string) *object {
 
 type datum struct {
 	value string
-	at    Pos
+	at    diag.Span
 }
 
 // dataOf returns a ConfigMap's data or a Secret's decoded data and
@@ -1127,11 +1129,7 @@ func flatParams(n *yaml.Node) map[string]string {
 		switch n.Kind {
 		case yaml.MappingNode:
 			for i := 0; i+1 < len(n.Content); i += 2 {
-				k := n.Content[i].Value
-				if prefix != "" {
-					k = prefix + "." + k
-				}
-				walk(k, n.Content[i+1], depth+1)
+				walk(fieldpath.Field(prefix, n.Content[i].Value), n.Content[i+1], depth+1)
 			}
 		case yaml.SequenceNode:
 			for i, c := range n.Content {

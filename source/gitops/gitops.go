@@ -19,14 +19,9 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
-
-// Pos is a place in a file (1-based line and column).
-type Pos struct {
-	File         string
-	Line, Column int
-}
 
 // How says how an entry's folder is turned into objects.
 type How int
@@ -47,7 +42,7 @@ type Entry struct {
 	// HelmRelease", "Argo CD Application".
 	Kind            string
 	Name, Namespace string
-	At              Pos // the object's kind line
+	At              diag.Span // the object's kind line
 	How             How
 	// Dir is the folder (absolute) it applies: the kustomization or plain
 	// folder, or the chart. Empty when its source is not this repository.
@@ -56,7 +51,7 @@ type Entry struct {
 	// `chart podinfo from HelmRepository flux-system/podinfo
 	// (https://stefanprodan.github.io/podinfo)`.
 	Remote   string
-	RemoteAt Pos
+	RemoteAt diag.Span
 
 	Kustomization Kustomization
 	Chart         Chart
@@ -64,7 +59,7 @@ type Entry struct {
 	// destination.namespace (Flux's targetNamespace is a kustomize
 	// namespace, in Kustomization).
 	DefaultNamespace   string
-	DefaultNamespaceAt Pos
+	DefaultNamespaceAt diag.Span
 
 	// Vars are Flux's postBuild variables, and SubstituteFrom the objects
 	// they are read from; Substitute is set when postBuild asks for
@@ -77,7 +72,7 @@ type Entry struct {
 	// applied is healthy (a Kustomization's wait or healthChecks, a
 	// HelmRelease unless install.disableWait).
 	DependsOn   []Dependency
-	DependsOnAt Pos
+	DependsOnAt diag.Span
 	Waits       bool
 	// AppliedBy is the Flux Kustomization whose build outputs the entry
 	// (a HelmRelease read from the build, FindBuilt); nil for one read
@@ -91,13 +86,13 @@ type Entry struct {
 // Dependency is one dependsOn entry: namespace/name, and where it is.
 type Dependency struct {
 	Name string
-	At   Pos
+	At   diag.Span
 }
 
 // Var is one postBuild variable: its value and where it is set.
 type Var struct {
 	Value string
-	At    Pos
+	At    diag.Span
 	// Secret is set when the value comes from a Secret: it is never shown.
 	Secret bool
 	From   string // "substitute" or "ConfigMap ns/name", "Secret ns/name"
@@ -105,7 +100,7 @@ type Var struct {
 
 // Problem is something wrong with an entry, at the line that says it.
 type Problem struct {
-	At  Pos
+	At  diag.Span
 	Msg string
 	// Warning rather than info: a part of the entry is not checked.
 	Warning bool
@@ -115,7 +110,7 @@ type Problem struct {
 // source adds to the folder's own kustomization.
 type Kustomization struct {
 	Namespace              string
-	NamespaceAt            Pos
+	NamespaceAt            diag.Span
 	NamePrefix, NameSuffix string
 	// Patches and Images are kustomization entries, as kustomize reads them.
 	Patches []map[string]any
@@ -147,14 +142,14 @@ type Chart struct {
 	PostRender []PostRenderStep
 	// remap maps the positions of values read from a build's output to
 	// the files that wrote them (FindBuilt).
-	remap func(Pos) Pos
+	remap func(diag.Span) diag.Span
 }
 
 // PostRenderStep is one kustomize step of a HelmRelease's postRenderers:
 // one patch, or one renderer's images, as kustomization fields.
 type PostRenderStep struct {
 	Fields map[string]any
-	At     Pos
+	At     diag.Span
 	// What names it as the HelmRelease writes it:
 	// `postRenderers[0].kustomize.patches[1]`.
 	What string
@@ -181,7 +176,7 @@ func (e *Entry) Label() string {
 
 // ValueAt returns where the last values layer that sets key (dotted, as
 // helm.ValuesAt names it) writes it, and which layer that is.
-func (c *Chart) ValueAt(key string) (Pos, string, bool) {
+func (c *Chart) ValueAt(key string) (diag.Span, string, bool) {
 	path := strings.Split(key, ".")
 	for i := len(c.Values) - 1; i >= 0; i-- {
 		v := c.Values[i]
@@ -193,14 +188,14 @@ func (c *Chart) ValueAt(key string) (Pos, string, bool) {
 			continue
 		}
 		if n := lookup(v.node, rest); n != nil {
-			p := Pos{File: v.file, Line: n.Line, Column: n.Column}
+			p := at(v.file, n)
 			if c.remap != nil {
 				p = c.remap(p)
 			}
 			return p, v.From, true
 		}
 	}
-	return Pos{}, "", false
+	return diag.Span{}, "", false
 }
 
 func cutPrefix(path, prefix []string) ([]string, bool) {
@@ -227,7 +222,7 @@ type object struct {
 	apiVersion, kind string
 	name, namespace  string
 	root             *yaml.Node
-	kindAt           Pos
+	kindAt           diag.Span
 }
 
 func (o *object) group() string {
@@ -261,9 +256,9 @@ func readObjects(file string, data []byte) []*object {
 		if md := get(root, "metadata"); md != nil {
 			o.name, o.namespace = str(md, "name"), str(md, "namespace")
 		}
-		o.kindAt = Pos{File: file, Line: root.Line, Column: root.Column}
+		o.kindAt = at(file, root)
 		if k := keyNode(root, "kind"); k != nil {
-			o.kindAt = Pos{File: file, Line: k.Line, Column: k.Column}
+			o.kindAt = at(file, k)
 		}
 		if o.kind != "" {
 			out = append(out, o)
@@ -311,7 +306,11 @@ func items(n *yaml.Node) []*yaml.Node {
 	return n.Content
 }
 
-func at(file string, n *yaml.Node) Pos { return Pos{File: file, Line: n.Line, Column: n.Column} }
+// at is where n starts: an entry's places have no extent, which the
+// findings made at them give themselves.
+func at(file string, n *yaml.Node) diag.Span {
+	return diag.Span{File: file, Line: n.Line, Column: n.Column}
+}
 
 // decodeMap decodes a mapping node; anything else is nil.
 func decodeMap(n *yaml.Node) map[string]any {
@@ -377,6 +376,6 @@ func isFile(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-func errorf(p Pos, format string, args ...any) Problem {
+func errorf(p diag.Span, format string, args ...any) Problem {
 	return Problem{At: p, Msg: fmt.Sprintf(format, args...)}
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // Substitution follows kustomize-controller's postBuild (drone/envsubst,
@@ -502,11 +504,11 @@ spec:
 	if len(es) != 2 {
 		t.Fatalf("entries: %+v", es)
 	}
-	want := []Dependency{{Name: "flux-system/infra", At: Pos{file, 8, 7}}, {Name: "cert-manager/certs", At: Pos{file, 9, 7}}}
-	if !reflect.DeepEqual(es[0].DependsOn, want) || es[0].DependsOnAt != (Pos{file, 7, 3}) || es[0].Waits {
+	want := []Dependency{{Name: "flux-system/infra", At: diag.Span{File: file, Line: 8, Column: 7}}, {Name: "cert-manager/certs", At: diag.Span{File: file, Line: 9, Column: 7}}}
+	if !reflect.DeepEqual(es[0].DependsOn, want) || es[0].DependsOnAt != (diag.Span{File: file, Line: 7, Column: 3}) || es[0].Waits {
 		t.Errorf("apps: %+v at %+v, waits %v", es[0].DependsOn, es[0].DependsOnAt, es[0].Waits)
 	}
-	if len(es[1].DependsOn) != 0 || es[1].DependsOnAt != (Pos{file, 15, 1}) || !es[1].Waits {
+	if len(es[1].DependsOn) != 0 || es[1].DependsOnAt != (diag.Span{File: file, Line: 15, Column: 1}) || !es[1].Waits {
 		t.Errorf("infra: %+v at %+v, waits %v", es[1].DependsOn, es[1].DependsOnAt, es[1].Waits)
 	}
 }

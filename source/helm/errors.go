@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -135,7 +136,7 @@ func schemaError(dir, chartName string, valuesFiles []string, setFlags []string,
 	if len(problems) == 0 {
 		return nil
 	}
-	e := &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+	e := &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1},
 		Msg: fmt.Sprintf("values do not match chart %s's values.schema.json: %s", chartName, strings.Join(problems, "; "))}
 	key := strings.Join(firstPath, ".")
 	for _, s := range setFlags {

@@ -30,6 +30,7 @@ import (
 	"helm.sh/helm/v4/pkg/strvals"
 	"sigs.k8s.io/yaml"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -126,9 +127,8 @@ type CRDFile struct {
 
 // Error is a chart that cannot be rendered, located where possible.
 type Error struct {
-	File         string
-	Line, Column int
-	Msg          string
+	diag.Span
+	Msg string
 	// NeedsValue: the chart stopped on purpose (required, fail) because
 	// a value it has no default for was not given; Msg says how to give
 	// it. Not a broken chart: a warning.
@@ -165,7 +165,7 @@ func overlayBuffers(c *chart.Chart, dir string, edited map[string][]byte) error 
 	if data, ok := get(filepath.Join(abs, "values.yaml")); ok {
 		v, err := common.ReadValues(data)
 		if err != nil {
-			return &Error{File: file, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", file, err)}
+			return &Error{Span: diag.Span{File: file, Line: 1, Column: 1}, Msg: fmt.Sprintf("cannot read values file %s: %v", file, err)}
 		}
 		c.Values = v
 	}
@@ -178,7 +178,7 @@ func Render(dir string, opts Options) (*Chart, error) {
 	overlay.Note(overlay.OpTree, dir) // helm's loader reads the folder whole
 	c, err := loader.Load(dir)
 	if err != nil {
-		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
+		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
 	}
 	if err := overlayBuffers(c, dir, opts.Edited); err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func Render(dir string, opts Options) (*Chart, error) {
 		overlay.Note(overlay.OpRead, f)
 		v, err := common.ReadValuesFile(f)
 		if err != nil {
-			return nil, &Error{File: f, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot read values file %s: %v", f, err)}
+			return nil, &Error{Span: diag.Span{File: f, Line: 1, Column: 1}, Msg: fmt.Sprintf("cannot read values file %s: %v", f, err)}
 		}
 		vals = loader.MergeMaps(vals, v)
 	}
@@ -201,16 +201,16 @@ func Render(dir string, opts Options) (*Chart, error) {
 	}
 	for _, s := range opts.Set {
 		if err := strvals.ParseInto(s, vals); err != nil {
-			return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("--set %s: %v", s, err)}
+			return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("--set %s: %v", s, err)}
 		}
 	}
 	for _, s := range opts.SetString {
 		if err := strvals.ParseIntoString(s, vals); err != nil {
-			return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("--set-string %s: %v", s, err)}
+			return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("--set-string %s: %v", s, err)}
 		}
 	}
 	if err := chartutil.ProcessDependencies(c, vals); err != nil {
-		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
 	}
 	caps := common.DefaultCapabilities.Copy()
 	if opts.KubeVersion != "" {
@@ -231,7 +231,7 @@ func Render(dir string, opts Options) (*Chart, error) {
 		if e := schemaError(dir, c.Name(), opts.ValuesFiles, append(slices.Clip(opts.Set), opts.SetString...), err); e != nil {
 			return nil, e
 		}
-		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
 	}
 	out, skipped, err := renderBounded(c, top, dir, nil)
 	if err != nil {
@@ -271,7 +271,7 @@ func Render(dir string, opts Options) (*Chart, error) {
 			continue
 		}
 		if len(out[n]) > MaxOutput {
-			res.Skipped = append(res.Skipped, &Error{File: fileOf(dir, n, localDirs), Line: 1, Column: 1,
+			res.Skipped = append(res.Skipped, &Error{Span: diag.Span{File: fileOf(dir, n, localDirs), Line: 1, Column: 1},
 				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(out[n]), MaxOutput>>20)})
 			continue
 		}
@@ -332,7 +332,7 @@ func loadLocalDependencies(c *chart.Chart, dir string) (map[string]string, error
 		overlay.Note(overlay.OpTree, p)
 		sub, err := loader.Load(p)
 		if err != nil {
-			return nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+			return nil, &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1},
 				Msg: fmt.Sprintf("chart %s: cannot load dependency %s from %s: %v", c.Name(), d.Name, d.Repository, err)}
 		}
 		c.AddDependency(sub)
@@ -484,7 +484,7 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 			// the render is abandoned (its goroutine ends with the
 			// process; the memory watchdog bounds what it takes).
 			overlay.Volatile("render budget")
-			return nil, nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+			return nil, nil, &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1},
 				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
 		}
 		if r.err == nil {
@@ -556,7 +556,7 @@ var templateErrPos = regexp.MustCompile(`([^\s():"]+/templates/[^\s():"]+):(\d+)
 // trace is joined into one line.
 func templateError(dir, chartName string, err error) (*Error, string) {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
-	e := &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1, Msg: "cannot render chart " + chartName + ": " + msg}
+	e := &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1}, Msg: "cannot render chart " + chartName + ": " + msg}
 	all := templateErrPos.FindAllStringSubmatch(msg, -1)
 	if len(all) == 0 {
 		if m := regexp.MustCompile(`\(([^\s()]+/templates/[^\s()]+)\)`).FindStringSubmatch(msg); m != nil {

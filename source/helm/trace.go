@@ -7,15 +7,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // Trace is where a rendered field was traced to in its template.
 type Trace struct {
-	// File is set when the field was traced into a named template (a
+	// Its File is set when the field was traced into a named template (a
 	// define block) of another file; empty means the template's own file.
-	File                    string
-	Line, Column, EndColumn int
+	// A trace is one line.
+	diag.Span
 	// Exact reports that the path's last key was found; otherwise the
 	// position is that of the closest ancestor found (or the document's
 	// start).
@@ -48,9 +49,9 @@ type Trace struct {
 func (t *Template) Trace(doc int, path string) Trace {
 	lines := bytes.Split(t.Source, []byte{'\n'})
 	start, end := chunk(lines, doc)
-	res := Trace{Line: start + 1, Column: 1, EndColumn: 2}
+	res := Trace{Span: diag.Point("", start+1, 1)}
 	if k := findKey(lines, start, end, -1, false, "kind"); k.line >= 0 {
-		res = Trace{Line: k.line + 1, Column: k.col, EndColumn: k.col + utf8.RuneCountInString("kind")}
+		res = Trace{Span: diag.LineSpan("", k.line+1, k.col, k.col+utf8.RuneCountInString("kind"))}
 	}
 	if path == "" {
 		return res
@@ -69,7 +70,7 @@ func (t *Template) Trace(doc int, path string) Trace {
 			continue
 		}
 		for k := range steps {
-			if tr := traceSteps(d.lines, d.start, d.end, steps[k:], Trace{Line: d.start + 1, Column: 1, EndColumn: 2}); tr.Exact {
+			if tr := traceSteps(d.lines, d.start, d.end, steps[k:], Trace{Span: diag.Point("", d.start+1, 1)}); tr.Exact {
 				tr.File = d.file
 				return tr
 			}
@@ -93,7 +94,7 @@ func traceSteps(lines [][]byte, start, end int, steps []fieldpath.Step, res Trac
 		}
 		shared = shared || !own
 		from, parentIndent, inItem = item, itemIndent, true
-		res = Trace{Line: item + 1, Column: itemIndent + 1, EndColumn: itemIndent + 2}
+		res = Trace{Span: diag.Point("", item+1, itemIndent+1)}
 		first++
 	}
 	for i := first; i < len(steps); i++ {
@@ -105,7 +106,7 @@ func traceSteps(lines [][]byte, start, end int, steps []fieldpath.Step, res Trac
 		if k.line < 0 {
 			return res
 		}
-		res = Trace{Line: k.line + 1, Column: k.col, EndColumn: k.col + utf8.RuneCountInString(s.Key)}
+		res = Trace{Span: diag.LineSpan("", k.line+1, k.col, k.col+utf8.RuneCountInString(s.Key))}
 		from, parentIndent, inItem = k.line+1, k.indent, false
 		// List indices directly after this key.
 		for i+1 < len(steps) && steps[i+1].Index >= 0 {
@@ -118,7 +119,7 @@ func traceSteps(lines [][]byte, start, end int, steps []fieldpath.Step, res Trac
 			// Keys of the item are on the "- " line or below it, indented
 			// deeper than the dash.
 			from, parentIndent, inItem = item, itemIndent, true
-			res = Trace{Line: item + 1, Column: itemIndent + 1, EndColumn: itemIndent + 2}
+			res = Trace{Span: diag.Point("", item+1, itemIndent+1)}
 		}
 		if i == len(steps)-1 {
 			res.Exact, res.Shared = true, shared

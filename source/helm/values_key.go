@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // valuesRef matches a reference to a chart value in a template action:
@@ -14,9 +16,8 @@ var valuesRef = regexp.MustCompile(`\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)`)
 // values file (of the chart's values.yaml and the values files given, in
 // order) that sets the key.
 type ValuesSetting struct {
-	Key          string // dotted, as the template reads it: webhook.replicas
-	File         string
-	Line, Column int
+	Key       string // dotted, as the template reads it: webhook.replicas
+	diag.Span        // the value's first character
 }
 
 // ValuesAt finds the value that the template action on line (1-based) of
@@ -30,7 +31,7 @@ func ValuesAt(chartDir string, valuesFiles []string, source []byte, line int) (V
 	files := append([]string{filepath.Join(chartDir, "values.yaml")}, valuesFiles...)
 	for i := len(files) - 1; i >= 0; i-- {
 		if l, c, ok := valuesKeyLine(files[i], strings.Split(key, ".")); ok {
-			return ValuesSetting{Key: key, File: files[i], Line: l, Column: c}, true
+			return ValuesSetting{Key: key, Span: diag.Point(files[i], l, c)}, true
 		}
 	}
 	return ValuesSetting{}, false

@@ -12,15 +12,15 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/types"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
 // Warning is something kustomize warns about while building (a deprecated
 // field), located in the kustomization file that has it.
 type Warning struct {
-	File         string
-	Line, Column int
-	Message      string
+	diag.Span
+	Message string
 }
 
 // deprecatedFields maps the fields kustomize's CheckDeprecatedFields warns
@@ -64,7 +64,7 @@ func deprecations(kusts map[string]bool) []Warning {
 				continue
 			}
 			if w == nil {
-				w = &Warning{File: file, Line: key.Line, Column: key.Column}
+				w = &Warning{Span: diag.Point(file, key.Line, key.Column)}
 			}
 			fields = append(fields, "'"+key.Value+"'")
 			if !slices.Contains(repls, "'"+repl+"'") {
@@ -128,5 +128,5 @@ func unexpected(printed, file string) []Warning {
 	if len(rest) == 0 {
 		return nil
 	}
-	return []Warning{{File: file, Line: 1, Column: 1, Message: "kustomize: " + strings.Join(rest, "; ")}}
+	return []Warning{{Span: diag.Point(file, 1, 1), Message: "kustomize: " + strings.Join(rest, "; ")}}
 }

@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // Problem is something in a kustomization's inputs that stops webhooklint
@@ -17,9 +19,8 @@ import (
 // whose aliases expand beyond what is read. It is positioned in the file
 // that holds it.
 type Problem struct {
-	File                 string
-	Line, Column, EndCol int
-	Msg                  string
+	diag.Span
+	Msg string
 	// Remote is set on a reference webhooklint does not download: the
 	// input could not be linted offline, which is no rejection.
 	Remote bool
@@ -42,7 +43,7 @@ func (ps Problems) Error() string {
 // remoteProblem reports a scalar kustomize would fetch.
 func remoteProblem(file string, n *yaml.Node) *Problem {
 	return &Problem{
-		File: file, Line: n.Line, Column: n.Column, EndCol: n.Column + max(1, utf8.RuneCountInString(n.Value)),
+		Span:   diag.LineSpan(file, n.Line, n.Column, n.Column+max(1, utf8.RuneCountInString(n.Value))),
 		Remote: true,
 		Msg:    fmt.Sprintf("remote reference %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", n.Value),
 	}
@@ -175,8 +176,8 @@ func aliasBomb(file string, data []byte) *Problem {
 				at = &doc
 			}
 			return &Problem{
-				File: file, Line: max(at.Line, 1), Column: max(at.Column, 1), EndCol: max(at.Column, 1) + 1,
-				Msg: fmt.Sprintf("aliases expand this file to more than %d YAML nodes (an alias bomb?)", maxExpandedNodes),
+				Span: diag.Point(file, max(at.Line, 1), max(at.Column, 1)),
+				Msg:  fmt.Sprintf("aliases expand this file to more than %d YAML nodes (an alias bomb?)", maxExpandedNodes),
 			}
 		}
 	}

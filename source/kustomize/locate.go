@@ -8,6 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -15,12 +16,12 @@ import (
 type originDoc struct {
 	kind, name string
 	tab        *table
-	start      Pos
+	start      diag.Span
 }
 
 // Location is where a finding on a built object belongs.
 type Location struct {
-	Pos
+	diag.Span
 	// By says what wrote the field there: "patch", "resource" (the file
 	// the object came from) or "kustomization" (generated objects, or
 	// nothing better known).
@@ -38,7 +39,7 @@ func (b *Build) Locate(o *Object, path string, atKey bool) Location {
 	l := b.locate(o, path)
 	if atKey && l.exact {
 		if k, ok := l.tab.keyOf(path, o.decoded()); ok {
-			l.Pos = k
+			l.Span = k
 		}
 	}
 	return l.Location
@@ -75,21 +76,21 @@ func (b *Build) locate(o *Object, path string) located {
 					continue
 				}
 				if at, exact, owned, ok := d.tab.lookup(path, o.decoded()); ok && owned {
-					return located{Location{Pos: at, By: "patch"}, exact, d.tab}
+					return located{Location{Span: at, By: "patch"}, exact, d.tab}
 				}
 			}
 		}
 	}
 	if d := b.originDoc(o); d != nil {
 		if path == "" {
-			return located{Location: Location{Pos: d.start, By: "resource"}}
+			return located{Location: Location{Span: d.start, By: "resource"}}
 		}
 		if at, exact, _, ok := d.tab.lookup(path, o.decoded()); ok {
-			return located{Location{Pos: at, By: "resource"}, exact, d.tab}
+			return located{Location{Span: at, By: "resource"}, exact, d.tab}
 		}
-		return located{Location: Location{Pos: d.start, By: "resource"}}
+		return located{Location: Location{Span: d.start, By: "resource"}}
 	}
-	return located{Location: Location{Pos: Pos{File: b.File, Line: 1, Column: 1, EndLine: 1, EndColumn: 2}, By: "kustomization"}}
+	return located{Location: Location{Span: diag.Point(b.File, 1, 1), By: "kustomization"}}
 }
 
 // originDoc finds the document the object came from in its resource file.
@@ -153,7 +154,7 @@ func readDocs(file string) []*originDoc {
 		}
 		tab := newTable(file)
 		tab.record("", nil, root, 0)
-		start := Pos{File: file, Line: root.Line, Column: root.Column, EndLine: root.Line, EndColumn: root.Column + 1}
+		start := diag.Point(file, root.Line, root.Column)
 		if k := keyNode(root, "kind"); k != nil {
 			start = tab.pos(k, nil)
 		}
@@ -210,7 +211,7 @@ func (b *Build) Overrides(o *Object, path string) (Override, bool) {
 				if len(owners) == 0 && (p.owner != b.tree || !exact) {
 					return Override{}, false // set in a base: the overlay did not change it
 				}
-				owners = append(owners, located{Location{Pos: at, By: "patch"}, exact, d.tab})
+				owners = append(owners, located{Location{Span: at, By: "patch"}, exact, d.tab})
 				break // one owner per patch file
 			}
 		}
@@ -223,13 +224,13 @@ func (b *Build) Overrides(o *Object, path string) (Override, bool) {
 		base = owners[1]
 	} else if d := b.originDoc(o); d != nil {
 		if at, exact, _, ok := d.tab.lookup(path, o.decoded()); ok && exact {
-			base = located{Location{Pos: at, By: "resource"}, true, d.tab}
+			base = located{Location{Span: at, By: "resource"}, true, d.tab}
 		}
 	}
 	if !base.exact {
 		return Override{}, false
 	}
-	v, bv := scalarAt(owners[0].Pos), scalarAt(base.Pos)
+	v, bv := scalarAt(owners[0].Span), scalarAt(base.Span)
 	if v == "" || bv == "" {
 		return Override{}, false
 	}
@@ -237,7 +238,7 @@ func (b *Build) Overrides(o *Object, path string) (Override, bool) {
 }
 
 // scalarAt reads the one-line scalar a position spans from its file.
-func scalarAt(p Pos) string {
+func scalarAt(p diag.Span) string {
 	if p.EndLine != p.Line || p.EndColumn <= p.Column {
 		return ""
 	}

@@ -7,15 +7,9 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
-
-// Pos is a span in a file (1-based lines and code-point columns, end
-// exclusive), the same convention as diag.Diagnostic.
-type Pos struct {
-	File                             string
-	Line, Column, EndLine, EndColumn int
-}
 
 // mergeKeyed lists the admissionregistration lists that strategic merge
 // patches merge by element name (patchMergeKey "name" in k8s.io/api);
@@ -28,21 +22,21 @@ var mergeKeyed = map[string]bool{"webhooks": true, "matchConditions": true}
 // rendered object can be matched by name even when indices moved.
 type table struct {
 	file  string
-	at    map[string]Pos
-	keys  map[string]Pos  // where the mapping key of a field is written
-	whole map[string]bool // paths whose subtree is replaced, not merged
+	at    map[string]diag.Span
+	keys  map[string]diag.Span // where the mapping key of a field is written
+	whole map[string]bool      // paths whose subtree is replaced, not merged
 }
 
 func newTable(file string) *table {
-	return &table{file: file, at: map[string]Pos{}, keys: map[string]Pos{}, whole: map[string]bool{}}
+	return &table{file: file, at: map[string]diag.Span{}, keys: map[string]diag.Span{}, whole: map[string]bool{}}
 }
 
-func (t *table) pos(key, val *yaml.Node) Pos {
+func (t *table) pos(key, val *yaml.Node) diag.Span {
 	n := val
 	if key != nil {
 		n = key
 	}
-	p := Pos{File: t.file, Line: n.Line, Column: n.Column, EndLine: n.Line, EndColumn: n.Column + 1}
+	p := diag.Point(t.file, n.Line, n.Column)
 	if n.Kind == yaml.ScalarNode {
 		w := utf8.RuneCountInString(n.Value)
 		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
@@ -96,11 +90,11 @@ func (t *table) record(prefix string, keyNode, n *yaml.Node, depth int) {
 			t.whole[prefix] = true
 		}
 		for i, e := range n.Content {
-			ip := prefix + "[" + strconv.Itoa(i) + "]"
+			ip := fieldpath.Index(prefix, i)
 			t.record(ip, nil, e, depth+1)
 			if mergeKeyed[field] {
 				if name := mapValue(e, "name"); name != "" {
-					t.record(prefix+"[name="+name+"]", nil, e, depth+1)
+					t.record(fieldpath.Key(prefix, "name="+name), nil, e, depth+1)
 				}
 			}
 		}
@@ -111,14 +105,13 @@ func (t *table) record(prefix string, keyNode, n *yaml.Node, depth int) {
 	}
 }
 
+// join is the path of key below prefix, bracketed where the key holds a
+// separator, so that a path cuts back into the same steps.
 func join(prefix, key string) string {
-	if prefix == "" {
-		return key
+	if prefix != "" && strings.ContainsAny(key, ".[]") {
+		return fieldpath.Key(prefix, key)
 	}
-	if strings.ContainsAny(key, ".[]") {
-		return prefix + "[" + key + "]"
-	}
-	return prefix + "." + key
+	return fieldpath.Field(prefix, key)
 }
 
 func lastKey(p string) string {
@@ -217,7 +210,7 @@ func (t *table) forget(paths ...string) {
 // path: it writes the path itself (other than a merge-keyed list element,
 // which merges), or a prefix of it that replaces its whole subtree (a
 // scalar, a list without merge key, a JSON6902 value, $patch: replace).
-func (t *table) lookup(path string, rendered map[string]any) (p Pos, exact, owned, ok bool) {
+func (t *table) lookup(path string, rendered map[string]any) (p diag.Span, exact, owned, ok bool) {
 	for _, c := range candidates(path, rendered) {
 		for q, first := c, true; q != ""; q, first = parent(q), false {
 			at, found := t.at[q]
@@ -234,7 +227,7 @@ func (t *table) lookup(path string, rendered map[string]any) (p Pos, exact, owne
 			return at, first, owned, true
 		}
 	}
-	return Pos{}, false, false, false
+	return diag.Span{}, false, false, false
 }
 
 // parent strips the last step of a path key.
@@ -264,11 +257,11 @@ func parent(p string) string {
 }
 
 // keyOf is where the key of an exactly written field is.
-func (t *table) keyOf(path string, rendered map[string]any) (Pos, bool) {
+func (t *table) keyOf(path string, rendered map[string]any) (diag.Span, bool) {
 	for _, c := range candidates(path, rendered) {
 		if k, ok := t.keys[c]; ok {
 			return k, true
 		}
 	}
-	return Pos{}, false
+	return diag.Span{}, false
 }

@@ -7,6 +7,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -24,7 +25,7 @@ type Refs struct {
 	Dirs []string
 	// DirAt is where the first entry naming each of Dirs is written, so
 	// that a problem with that reference (a cycle) is reported there.
-	DirAt map[string]Pos
+	DirAt map[string]diag.Span
 	// Files are the files it reads itself (absolute): resources, patches,
 	// configurations, CRD and replacement files, generator sources.
 	Files []string
@@ -63,7 +64,7 @@ func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 		return &Refs{Dir: abs, File: file}, true
 	}
 	k := fields{doc.Content[0]}
-	r = &Refs{Dir: abs, File: file, Component: k.component(), DirAt: map[string]Pos{}}
+	r = &Refs{Dir: abs, File: file, Component: k.component(), DirAt: map[string]diag.Span{}}
 	ref := func(n *yaml.Node, dirsAllowed bool) {
 		if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" || strings.ContainsAny(n.Value, "\n") {
 			return
@@ -120,10 +121,10 @@ func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 }
 
 // entryPos is the span of a scalar entry, its quotes included.
-func entryPos(file string, n *yaml.Node) Pos {
+func entryPos(file string, n *yaml.Node) diag.Span {
 	width := utf8.RuneCountInString(n.Value)
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		width += 2
 	}
-	return Pos{File: file, Line: n.Line, Column: n.Column, EndLine: n.Line, EndColumn: n.Column + width}
+	return diag.LineSpan(file, n.Line, n.Column, n.Column+width)
 }

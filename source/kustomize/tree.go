@@ -12,6 +12,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -272,7 +274,7 @@ func (k *kust) addPatchRef(add func(*patch, []byte, int, int) error, n *yaml.Nod
 		return add(&patch{file: p, target: sel}, data, 0, 0)
 	}
 	if bomb := aliasBomb(k.file, []byte(v)); bomb != nil {
-		bomb.Line, bomb.Column, bomb.EndCol = n.Line, n.Column, n.Column+1
+		bomb.Span = diag.Point(bomb.File, n.Line, n.Column)
 		*problems = append(*problems, bomb)
 		return nil
 	}
@@ -378,7 +380,7 @@ func pointerToPath(ptr string) (string, bool) {
 			return "", false
 		}
 		if isIndex(tok) {
-			out += "[" + tok + "]"
+			out = fieldpath.Key(out, tok)
 			continue
 		}
 		out = join(out, tok)
