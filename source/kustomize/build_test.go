@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 const kubebuilder = "../../testdata/sources/kubebuilder/config"
@@ -172,14 +174,14 @@ func TestRemoteReferencesAreReportedNotFetched(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "kustomization.yaml"), strings.ReplaceAll(c.kustomization, "REF", ref))
-			writeFile(t, filepath.Join(dir, "local.yaml"), local)
+			testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), strings.ReplaceAll(c.kustomization, "REF", ref))
+			testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), local)
 			for name, text := range c.files {
 				p := filepath.Join(dir, filepath.FromSlash(name))
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, p, strings.ReplaceAll(text, "REF", ref))
+				testkit.WriteFile(t, p, strings.ReplaceAll(text, "REF", ref))
 			}
 			before := requests.Load()
 			_, err := Run(dir)
@@ -201,7 +203,7 @@ func TestRemoteReferencesAreReportedNotFetched(t *testing.T) {
 // value) is not a reference: the build runs.
 func TestURLsInDataAreNotReferences(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "kustomization.yaml"), `resources:
+	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), `resources:
 - local.yaml
 commonAnnotations:
   docs: https://example.com/docs
@@ -213,7 +215,7 @@ patches:
 - target: {kind: Namespace}
   patch: '[{"op": "add", "path": "/metadata/labels", "value": {"home": "https.example.com"}}]'
 `)
-	writeFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
+	testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
 	b, err := Run(dir)
 	if err != nil || len(b.Objects) != 2 {
 		t.Fatalf("got %v", err)
@@ -222,16 +224,9 @@ patches:
 
 func TestBuildErrorIsReturned(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- missing.yaml\n")
+	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- missing.yaml\n")
 	if _, err := Run(dir); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("got %v", err)
-	}
-}
-
-func writeFile(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -267,9 +262,9 @@ func TestAliasBombsInInputsAreRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "kustomization.yaml"), c.kustomization)
-			writeFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
-			writeFile(t, filepath.Join(dir, "bomb.yaml"), bomb(9))
+			testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), c.kustomization)
+			testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
+			testkit.WriteFile(t, filepath.Join(dir, "bomb.yaml"), bomb(9))
 			_, err := Run(dir)
 			var ps Problems
 			if !errors.As(err, &ps) || len(ps) != 1 {
@@ -285,8 +280,8 @@ func TestAliasBombsInInputsAreRefused(t *testing.T) {
 // A file below the bound is built as usual.
 func TestModestAliasesAreBuilt(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- ok.yaml\n")
-	writeFile(t, filepath.Join(dir, "ok.yaml"), bomb(3))
+	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- ok.yaml\n")
+	testkit.WriteFile(t, filepath.Join(dir, "ok.yaml"), bomb(3))
 	if b, err := Run(dir); err != nil || len(b.Objects) != 1 {
 		t.Fatalf("got %v", err)
 	}
