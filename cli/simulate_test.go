@@ -101,7 +101,7 @@ func TestSimulateEveryFormat(t *testing.T) {
 // chain of what it builds, the same as its build output on stdin.
 func TestSimulateKustomization(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "sources", "kubebuilder", "config", "default")
-	b, err := kustomize.Run(dir)
+	b, err := kustomize.RunAs(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,13 +69,6 @@ type Build struct {
 	cache map[string][]*originDoc
 }
 
-// Run builds the kustomization in dir. When the kustomization files can be
-// read but the build fails, the Build (without objects) is returned with
-// the error, so callers still know which files are patches.
-func Run(dir string) (*Build, error) {
-	return RunAs(dir, nil)
-}
-
 // Root is the text a root kustomization is built with instead of its
 // file's: what a GitOps controller makes of it (its settings merged in,
 // or generated for a folder that has none). File is where it stands, on
@@ -88,8 +81,10 @@ type Root struct {
 	AnyFile bool
 }
 
-// RunAs builds the kustomization in dir as Run does, with root (when not
-// nil) as the text of its kustomization file.
+// RunAs builds the kustomization in dir, with root (when not nil) as the
+// text of its kustomization file. When the kustomization files can be read
+// but the build fails, the Build (without objects) is returned with the
+// error, so callers still know which files are patches.
 func RunAs(dir string, root *Root) (*Build, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 const kubebuilder = "../../testdata/sources/kubebuilder/config"
 
 func TestLocateKubebuilder(t *testing.T) {
-	b, err := Run(filepath.Join(kubebuilder, "default"))
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestLocateKubebuilder(t *testing.T) {
 
 // An unknown field is reported on its key, a bad value on the value.
 func TestLocateAtKey(t *testing.T) {
-	b, err := Run(filepath.Join(kubebuilder, "default"))
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestLocateAtKey(t *testing.T) {
 }
 
 func TestConsumed(t *testing.T) {
-	b, err := Run(filepath.Join(kubebuilder, "default"))
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestRemoteReferencesAreReportedNotFetched(t *testing.T) {
 				testkit.WriteFile(t, p, strings.ReplaceAll(text, "REF", ref))
 			}
 			before := requests.Load()
-			_, err := Run(dir)
+			_, err := RunAs(dir, nil)
 			if n := requests.Load() - before; n != 0 {
 				t.Fatalf("the build made %d requests to the loopback server", n)
 			}
@@ -216,7 +216,7 @@ patches:
   patch: '[{"op": "add", "path": "/metadata/labels", "value": {"home": "https.example.com"}}]'
 `)
 	testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
-	b, err := Run(dir)
+	b, err := RunAs(dir, nil)
 	if err != nil || len(b.Objects) != 2 {
 		t.Fatalf("got %v", err)
 	}
@@ -225,7 +225,7 @@ patches:
 func TestBuildErrorIsReturned(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- missing.yaml\n")
-	if _, err := Run(dir); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	if _, err := RunAs(dir, nil); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("got %v", err)
 	}
 }
@@ -265,7 +265,7 @@ func TestAliasBombsInInputsAreRefused(t *testing.T) {
 			testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), c.kustomization)
 			testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
 			testkit.WriteFile(t, filepath.Join(dir, "bomb.yaml"), bomb(9))
-			_, err := Run(dir)
+			_, err := RunAs(dir, nil)
 			var ps Problems
 			if !errors.As(err, &ps) || len(ps) != 1 {
 				t.Fatalf("got %v, want one problem", err)
@@ -282,7 +282,7 @@ func TestModestAliasesAreBuilt(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- ok.yaml\n")
 	testkit.WriteFile(t, filepath.Join(dir, "ok.yaml"), bomb(3))
-	if b, err := Run(dir); err != nil || len(b.Objects) != 1 {
+	if b, err := RunAs(dir, nil); err != nil || len(b.Objects) != 1 {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -295,7 +295,7 @@ func TestOwnSchemaStaysItsOwn(t *testing.T) {
 	// The patch merges item a by its name, so item b stays.
 	keepsB := func(dir string) bool {
 		t.Helper()
-		b, err := Run(dir)
+		b, err := RunAs(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,7 +31,7 @@ func TestBuildErrorsAreOneLineAndRelative(t *testing.T) {
 			"and kustomize reads files only in or below it; refer to a folder with its own kustomization.yaml instead",
 	} {
 		for _, typed := range []string{dir, filepath.Join(root, dir)} {
-			_, err := Run(typed)
+			_, err := RunAs(typed, nil)
 			if err == nil {
 				t.Fatalf("%s: built", typed)
 			}
@@ -80,7 +80,7 @@ func TestBuildErrorsThroughALink(t *testing.T) {
 		"base":    "kustomize build base: patches: 'missing-patch.yaml' does not exist",
 		"overlay": "kustomize build base: patches: 'missing-patch.yaml' does not exist",
 	} {
-		_, err := Run(dir)
+		_, err := RunAs(dir, nil)
 		if err == nil {
 			t.Fatalf("%s: built", dir)
 		}
