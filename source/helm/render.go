@@ -158,21 +158,70 @@ func overlayBuffers(c *chart.Chart, dir string) error {
 	return nil
 }
 
-// Render renders the chart in dir.
+// Render renders the chart in dir: it loads the chart, merges the values
+// given, renders the templates (again, when they generate certificates)
+// and keeps each template's output with its source and file.
 func Render(dir string, opts Options) (*Chart, error) {
 	chartFile := filepath.Join(dir, "Chart.yaml")
+	c, localDirs, err := loadChart(dir, chartFile)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := givenValues(opts, chartFile)
+	if err != nil {
+		return nil, err
+	}
+	if err := chartutil.ProcessDependencies(c, vals); err != nil {
+		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+	}
+	release := releaseOf(opts)
+	top, err := util.ToRenderValues(c, vals, release, capabilities(opts.KubeVersion))
+	if err != nil {
+		if e := schemaError(dir, c.Name(), opts.ValuesFiles, append(slices.Clip(opts.Set), opts.SetString...), err); e != nil {
+			return nil, e
+		}
+		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+	}
+	r, err := renderChart(c, top, dir, release.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	res := &Chart{Dir: dir, Name: c.Name(), Skipped: r.skipped, MissingDeps: missingDependencies(c, chartFile)}
+	for _, d := range localDirs {
+		res.LocalDeps = append(res.LocalDeps, d)
+	}
+	slices.Sort(res.LocalDeps)
+	res.addTemplates(r, localDirs)
+	for _, crd := range c.CRDObjects() {
+		// A packaged subchart's CRDs have no file to point at.
+		if f := fileOf(dir, filepath.ToSlash(crd.Filename), localDirs); crd.File != nil && fileExists(f) && len(crd.File.Data) <= MaxOutput {
+			res.CRDs = append(res.CRDs, CRDFile{File: f, Data: crd.File.Data})
+		}
+	}
+	return res, nil
+}
+
+// loadChart loads the chart in dir with the editor's buffers over its
+// files, and its dependencies vendored as local folders.
+func loadChart(dir, chartFile string) (*chart.Chart, map[string]string, error) {
 	overlay.Note(overlay.OpTree, dir) // helm's loader reads the folder whole
 	c, err := loader.Load(dir)
 	if err != nil {
-		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
+		return nil, nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
 	}
 	if err := overlayBuffers(c, dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	localDirs, err := loadLocalDependencies(c, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return c, localDirs, nil
+}
+
+// givenValues merges the values given, as helm does: values files, then
+// values, then --set and --set-string.
+func givenValues(opts Options, chartFile string) (map[string]any, error) {
 	vals := map[string]any{}
 	for _, f := range opts.ValuesFiles {
 		overlay.Note(overlay.OpRead, f)
@@ -195,16 +244,23 @@ func Render(dir string, opts Options) (*Chart, error) {
 			return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("--set-string %s: %v", s, err)}
 		}
 	}
-	if err := chartutil.ProcessDependencies(c, vals); err != nil {
-		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
-	}
+	return vals, nil
+}
+
+// capabilities are helm's defaults at the target Kubernetes version.
+func capabilities(kubeVersion string) *common.Capabilities {
 	caps := common.DefaultCapabilities.Copy()
-	if opts.KubeVersion != "" {
-		kv, err := common.ParseKubeVersion(opts.KubeVersion)
+	if kubeVersion != "" {
+		kv, err := common.ParseKubeVersion(kubeVersion)
 		if err == nil {
 			caps.KubeVersion = *kv
 		}
 	}
+	return caps
+}
+
+// releaseOf is the release the chart is installed as.
+func releaseOf(opts Options) common.ReleaseOptions {
 	release := common.ReleaseOptions{Name: ReleaseName, Namespace: Namespace, Revision: 1, IsInstall: true}
 	if opts.ReleaseName != "" {
 		release.Name = opts.ReleaseName
@@ -212,74 +268,75 @@ func Render(dir string, opts Options) (*Chart, error) {
 	if opts.Namespace != "" {
 		release.Namespace = opts.Namespace
 	}
-	top, err := util.ToRenderValues(c, vals, release, caps)
-	if err != nil {
-		if e := schemaError(dir, c.Name(), opts.ValuesFiles, append(slices.Clip(opts.Set), opts.SetString...), err); e != nil {
-			return nil, e
-		}
-		return nil, &Error{File: chartFile, Line: 1, Column: 1, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
-	}
+	return release
+}
+
+// renders is what rendering a chart gave: each template's output (by
+// name), the templates skipped, and when the templates generate
+// certificates, a second render (again) and one where lookup finds what
+// the first installed (when they look it up).
+type renders struct {
+	out, again, installed map[string]string
+	skipped               []*Error
+	sources               map[string][]byte
+	lookup                bool
+}
+
+// renderChart renders the templates, and again when they generate
+// certificates: what only changes between renders is regenerated.
+func renderChart(c *chart.Chart, top common.Values, dir, namespace string) (*renders, error) {
 	out, skipped, err := renderBounded(c, top, dir, nil)
 	if err != nil {
 		return nil, err
 	}
-	sources := map[string][]byte{}
-	collectSources(c, "", sources)
-	var again, installed map[string]string
-	gen, lookup := generatesCertificates(sources)
+	r := &renders{out: out, skipped: skipped, sources: map[string][]byte{}}
+	collectSources(c, "", r.sources)
+	var gen bool
+	gen, r.lookup = generatesCertificates(r.sources)
 	if gen {
 		// The failing templates were removed by the first render.
-		again, _, _ = renderBounded(c, top, dir, nil)
+		r.again, _, _ = renderBounded(c, top, dir, nil)
 	}
-	if gen && lookup {
-		installed, _, _ = renderBounded(c, top, dir, map[string]any{"lookup": installedLookup(out, release.Namespace)})
+	if gen && r.lookup {
+		r.installed, _, _ = renderBounded(c, top, dir, map[string]any{"lookup": installedLookup(out, namespace)})
 	}
-	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped, MissingDeps: missingDependencies(c, chartFile)}
-	for _, d := range localDirs {
-		res.LocalDeps = append(res.LocalDeps, d)
-	}
-	slices.Sort(res.LocalDeps)
+	return r, nil
+}
+
+// addTemplates keeps the templates that rendered objects, in name order,
+// each with its source and the defines of the chart for tracing; output
+// over MaxOutput is skipped.
+func (res *Chart) addTemplates(r *renders, localDirs map[string]string) {
+	dir := res.Dir
 	defines := map[string]*define{}
-	for _, n := range slices.Sorted(maps.Keys(sources)) {
+	for _, n := range slices.Sorted(maps.Keys(r.sources)) {
 		// A packaged subchart's templates have no file to point at.
 		if f := fileOf(dir, n, localDirs); fileExists(f) {
-			parseDefines(f, sources[n], defines)
+			parseDefines(f, r.sources[n], defines)
 		}
 	}
-	names := make([]string, 0, len(out))
-	for n := range out {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(r.out)) {
 		base := filepath.Base(n)
-		if strings.HasPrefix(base, "_") || base == "NOTES.txt" || len(bytes.TrimSpace([]byte(out[n]))) == 0 {
+		if strings.HasPrefix(base, "_") || base == "NOTES.txt" || len(bytes.TrimSpace([]byte(r.out[n]))) == 0 {
 			continue
 		}
-		if len(out[n]) > MaxOutput {
+		if len(r.out[n]) > MaxOutput {
 			res.Skipped = append(res.Skipped, &Error{File: fileOf(dir, n, localDirs), Line: 1, Column: 1,
-				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(out[n]), MaxOutput>>20)})
+				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(r.out[n]), MaxOutput>>20)})
 			continue
 		}
-		res.Templates = append(res.Templates, &Template{
-			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n], defines: defines,
-		})
-		t := res.Templates[len(res.Templates)-1]
-		if a, ok := again[n]; ok {
+		t := &Template{
+			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(r.out[n]), Source: r.sources[n], defines: defines,
+			Lookup: r.lookup,
+		}
+		if a, ok := r.again[n]; ok {
 			t.Again = []byte(a)
 		}
-		if a, ok := installed[n]; ok {
+		if a, ok := r.installed[n]; ok {
 			t.Installed = []byte(a)
 		}
-		t.Lookup = lookup
+		res.Templates = append(res.Templates, t)
 	}
-	for _, crd := range c.CRDObjects() {
-		// A packaged subchart's CRDs have no file to point at.
-		if f := fileOf(dir, filepath.ToSlash(crd.Filename), localDirs); crd.File != nil && fileExists(f) && len(crd.File.Data) <= MaxOutput {
-			res.CRDs = append(res.CRDs, CRDFile{File: f, Data: crd.File.Data})
-		}
-	}
-	return res, nil
 }
 
 var (
