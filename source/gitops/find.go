@@ -515,93 +515,115 @@ func (f *finder) argoRefs(sources []*yaml.Node) map[string]argoRef {
 // repository (kustomize, helm or directory, as Argo CD detects it when
 // the source does not say), or a chart of a Helm repository.
 func (f *finder) argoSource(e *Entry, file string, src *yaml.Node, refs map[string]argoRef) {
-	repoURL, path, chart := str(src, "repoURL"), str(src, "path"), str(src, "chart")
-	if str(src, "ref") != "" && path == "" && chart == "" {
+	if str(src, "ref") != "" && str(src, "path") == "" && str(src, "chart") == "" {
 		return // a values-only source, read through $ref by the others
 	}
-	where := at(file, src)
-	if chart != "" {
-		if dir, ok := f.cached(chart, str(src, "targetRevision")); ok {
-			e.Dir, e.How = dir, Helm
-		} else {
-			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, repoURL), where
-			return
-		}
-	} else {
-		if !f.o.Repo.Is(repoURL) {
-			e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
-			return
-		}
-		dir, ok := dirIn(f.o.Repo, file, path)
-		if !ok {
-			e.Problems = append(e.Problems, errorf(where, "%s: path %s is not a folder of this repository; fix source.path", e.Label(), path))
-			return
-		}
-		e.Dir = dir
-		switch {
-		case get(src, "helm") != nil || (get(src, "kustomize") == nil && get(src, "directory") == nil && isChart(dir)):
-			e.How = Helm
-		case get(src, "directory") != nil:
-			e.How = Directory
-		case get(src, "kustomize") != nil || hasKustomization(dir):
-			e.How = Kustomize
-		default:
-			e.How = Directory
-		}
+	if !f.argoFolder(e, file, src) {
+		return
 	}
 	switch e.How {
 	case Helm:
-		h := get(src, "helm")
-		c := &e.Chart
-		c.ReleaseName, c.Namespace = str(h, "releaseName"), e.DefaultNamespace
-		if c.ReleaseName == "" {
-			c.ReleaseName = e.Name
-		}
-		for _, vf := range items(get(h, "valueFiles")) {
-			p, where, ok := f.argoValuesFile(e, file, vf, refs)
-			if !ok {
-				continue
-			}
-			if _, err := overlay.Stat(p); err != nil {
-				if str(h, "ignoreMissingValueFiles") != "true" {
-					e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in %s; Argo CD fails to render it", e.Label(), vf.Value, where))
-				}
-				continue
-			}
-			c.ValuesFiles = append(c.ValuesFiles, p)
-		}
-		if v := get(h, "valuesObject"); v != nil {
-			c.Values = append(c.Values, Values{Map: decodeMap(v), From: "Application helm.valuesObject", node: v, file: file})
-		} else if v := get(h, "values"); v != nil && v.Kind == yaml.ScalarNode {
-			var doc yaml.Node
-			if yaml.Unmarshal([]byte(v.Value), &doc) == nil && len(doc.Content) > 0 {
-				c.Values = append(c.Values, Values{Map: decodeMap(doc.Content[0]), From: "Application helm.values"})
-			}
-		}
-		for _, p := range items(get(h, "parameters")) {
-			c.Set = append(c.Set, str(p, "name")+"="+str(p, "value"))
-		}
+		f.argoHelm(e, file, get(src, "helm"), refs)
 	case Kustomize:
-		k := get(src, "kustomize")
-		ks := &e.Kustomization
-		ks.NamePrefix, ks.NameSuffix = str(k, "namePrefix"), str(k, "nameSuffix")
-		if n := get(k, "namespace"); n != nil {
-			ks.Namespace, ks.NamespaceAt = n.Value, at(file, n)
-		}
-		ks.Labels, ks.Annotations = stringMap(get(k, "commonLabels")), stringMap(get(k, "commonAnnotations"))
-		for _, im := range items(get(k, "images")) {
-			ks.Images = append(ks.Images, argoImage(im.Value))
-		}
-		for _, p := range items(get(k, "patches")) {
-			if m := decodeMap(p); m != nil {
-				ks.Patches = append(ks.Patches, m)
-			}
-		}
-		for _, c := range items(get(k, "components")) {
-			ks.Components = append(ks.Components, c.Value)
-		}
+		argoKustomize(e, file, get(src, "kustomize"))
 	case Directory:
 		e.Kustomization.Recurse = str(get(src, "directory"), "recurse") == "true"
+	}
+}
+
+// argoFolder finds the folder of a source and how Argo CD builds it: a
+// chart of a Helm repository from the chart cache, or a path of this
+// repository. A source elsewhere is remote (false), a path that is no
+// folder a problem (false).
+func (f *finder) argoFolder(e *Entry, file string, src *yaml.Node) bool {
+	repoURL, path, chart := str(src, "repoURL"), str(src, "path"), str(src, "chart")
+	where := at(file, src)
+	if chart != "" {
+		dir, ok := f.cached(chart, str(src, "targetRevision"))
+		if !ok {
+			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, repoURL), where
+			return false
+		}
+		e.Dir, e.How = dir, Helm
+		return true
+	}
+	if !f.o.Repo.Is(repoURL) {
+		e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
+		return false
+	}
+	dir, ok := dirIn(f.o.Repo, file, path)
+	if !ok {
+		e.Problems = append(e.Problems, errorf(where, "%s: path %s is not a folder of this repository; fix source.path", e.Label(), path))
+		return false
+	}
+	e.Dir = dir
+	// As Argo CD detects the tool when the source does not say.
+	switch {
+	case get(src, "helm") != nil || (get(src, "kustomize") == nil && get(src, "directory") == nil && isChart(dir)):
+		e.How = Helm
+	case get(src, "directory") != nil:
+		e.How = Directory
+	case get(src, "kustomize") != nil || hasKustomization(dir):
+		e.How = Kustomize
+	default:
+		e.How = Directory
+	}
+	return true
+}
+
+// argoHelm reads a source's helm settings: release name, values files
+// (a missing one is a problem unless ignored), values and parameters.
+func (f *finder) argoHelm(e *Entry, file string, h *yaml.Node, refs map[string]argoRef) {
+	c := &e.Chart
+	c.ReleaseName, c.Namespace = str(h, "releaseName"), e.DefaultNamespace
+	if c.ReleaseName == "" {
+		c.ReleaseName = e.Name
+	}
+	for _, vf := range items(get(h, "valueFiles")) {
+		p, where, ok := f.argoValuesFile(e, file, vf, refs)
+		if !ok {
+			continue
+		}
+		if _, err := overlay.Stat(p); err != nil {
+			if str(h, "ignoreMissingValueFiles") != "true" {
+				e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in %s; Argo CD fails to render it", e.Label(), vf.Value, where))
+			}
+			continue
+		}
+		c.ValuesFiles = append(c.ValuesFiles, p)
+	}
+	if v := get(h, "valuesObject"); v != nil {
+		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "Application helm.valuesObject", node: v, file: file})
+	} else if v := get(h, "values"); v != nil && v.Kind == yaml.ScalarNode {
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte(v.Value), &doc) == nil && len(doc.Content) > 0 {
+			c.Values = append(c.Values, Values{Map: decodeMap(doc.Content[0]), From: "Application helm.values"})
+		}
+	}
+	for _, p := range items(get(h, "parameters")) {
+		c.Set = append(c.Set, str(p, "name")+"="+str(p, "value"))
+	}
+}
+
+// argoKustomize reads a source's kustomize settings, which Argo CD sets
+// over the kustomization.
+func argoKustomize(e *Entry, file string, k *yaml.Node) {
+	ks := &e.Kustomization
+	ks.NamePrefix, ks.NameSuffix = str(k, "namePrefix"), str(k, "nameSuffix")
+	if n := get(k, "namespace"); n != nil {
+		ks.Namespace, ks.NamespaceAt = n.Value, at(file, n)
+	}
+	ks.Labels, ks.Annotations = stringMap(get(k, "commonLabels")), stringMap(get(k, "commonAnnotations"))
+	for _, im := range items(get(k, "images")) {
+		ks.Images = append(ks.Images, argoImage(im.Value))
+	}
+	for _, p := range items(get(k, "patches")) {
+		if m := decodeMap(p); m != nil {
+			ks.Patches = append(ks.Patches, m)
+		}
+	}
+	for _, c := range items(get(k, "components")) {
+		ks.Components = append(ks.Components, c.Value)
 	}
 }
 
