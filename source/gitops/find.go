@@ -155,9 +155,22 @@ func (f *finder) fluxKustomization(obj *object) *Entry {
 		return e
 	}
 	e.Dir = dir
-	k := &e.Kustomization
+	fluxKustomizeSettings(&e.Kustomization, obj.file, spec)
+	dependsOn(e, obj)
+	// Ready only once what it applied is healthy: then, and only then,
+	// the entries that depend on it wait for its pods.
+	e.Waits = str(spec, "wait") == "true" || len(items(get(spec, "healthChecks"))) > 0
+	if pb := get(spec, "postBuild"); pb != nil {
+		f.vars(e, obj, pb)
+	}
+	return e
+}
+
+// fluxKustomizeSettings reads what a Flux Kustomization sets over the
+// kustomization it builds.
+func fluxKustomizeSettings(k *Kustomization, file string, spec *yaml.Node) {
 	if n := get(spec, "targetNamespace"); n != nil {
-		k.Namespace, k.NamespaceAt = n.Value, at(obj.file, n)
+		k.Namespace, k.NamespaceAt = n.Value, at(file, n)
 	}
 	k.NamePrefix, k.NameSuffix = str(spec, "namePrefix"), str(spec, "nameSuffix")
 	for _, p := range items(get(spec, "patches")) {
@@ -176,14 +189,6 @@ func (f *finder) fluxKustomization(obj *object) *Entry {
 	if cm := get(spec, "commonMetadata"); cm != nil {
 		k.Labels, k.Annotations, k.MetadataOnly = stringMap(get(cm, "labels")), stringMap(get(cm, "annotations")), true
 	}
-	dependsOn(e, obj)
-	// Ready only once what it applied is healthy: then, and only then,
-	// the entries that depend on it wait for its pods.
-	e.Waits = str(spec, "wait") == "true" || len(items(get(spec, "healthChecks"))) > 0
-	if pb := get(spec, "postBuild"); pb != nil {
-		f.vars(e, obj, pb)
-	}
-	return e
 }
 
 // dependsOn reads an entry's dependsOn: entries of its own kind, in its
@@ -305,22 +310,46 @@ func (f *finder) helmRelease(obj *object) *Entry {
 	e := f.base(obj, "Flux HelmRelease")
 	e.How = Helm
 	c := &e.Chart
-	c.Namespace = obj.namespace
-	if t := str(spec, "targetNamespace"); t != "" {
-		c.Namespace = t
-	}
-	// helm-controller's release name: releaseName, else
-	// [targetNamespace-]name.
-	c.ReleaseName = str(spec, "releaseName")
-	if c.ReleaseName == "" {
-		c.ReleaseName = obj.name
-		if t := str(spec, "targetNamespace"); t != "" {
-			c.ReleaseName = t + "-" + obj.name
-		}
-	}
+	c.Namespace, c.ReleaseName = helmReleaseOf(obj, spec)
 	dependsOn(e, obj)
 	// helm-controller waits for the release's resources unless told not to.
 	e.Waits = str(get(spec, "install"), "disableWait") != "true"
+	if !f.helmReleaseChart(e, obj, spec) {
+		return e
+	}
+	for _, vf := range items(get(spec, "valuesFrom")) {
+		f.valuesFrom(e, obj, vf)
+	}
+	if v := get(spec, "values"); v != nil {
+		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "HelmRelease values", node: v, file: obj.file})
+	}
+	c.PostRender = postRenderers(obj.file, get(spec, "postRenderers"))
+	return e
+}
+
+// helmReleaseOf is the namespace and name helm-controller installs a
+// HelmRelease as: targetNamespace, else its own; releaseName, else
+// [targetNamespace-]name.
+func helmReleaseOf(obj *object, spec *yaml.Node) (namespace, release string) {
+	namespace = obj.namespace
+	if t := str(spec, "targetNamespace"); t != "" {
+		namespace = t
+	}
+	release = str(spec, "releaseName")
+	if release == "" {
+		release = obj.name
+		if t := str(spec, "targetNamespace"); t != "" {
+			release = t + "-" + obj.name
+		}
+	}
+	return namespace, release
+}
+
+// helmReleaseChart finds the chart of a HelmRelease: a folder of this
+// repository (a GitRepository of it), or a chart of a Helm repository
+// from the chart cache. Else the entry is remote, or has a problem
+// (false).
+func (f *finder) helmReleaseChart(e *Entry, obj *object, spec *yaml.Node) bool {
 	chartSpec := get(get(spec, "chart"), "spec")
 	chart, version := str(chartSpec, "chart"), str(chartSpec, "version")
 	srcNode := get(chartSpec, "sourceRef")
@@ -338,29 +367,22 @@ func (f *finder) helmRelease(obj *object) *Entry {
 		dir, ok := dirIn(f.o.Repo, obj.file, chart)
 		if !ok || !isChart(dir) {
 			e.Problems = append(e.Problems, errorf(where, "%s: chart %s is not a chart folder of this repository; fix spec.chart.spec.chart", e.Label(), chart))
-			return e
+			return false
 		}
 		e.Dir = dir
-	} else {
-		from := kind + " " + ns + "/" + name
-		if src := f.source(kind, ns, name); src != nil && str(src.spec(), "url") != "" {
-			from += " (" + str(src.spec(), "url") + ")"
-		}
-		if dir, ok := f.cached(chart, version); ok {
-			e.Dir = dir
-		} else {
-			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, from), where
-			return e
-		}
+		return true
 	}
-	for _, vf := range items(get(spec, "valuesFrom")) {
-		f.valuesFrom(e, obj, vf)
+	from := kind + " " + ns + "/" + name
+	if src := f.source(kind, ns, name); src != nil && str(src.spec(), "url") != "" {
+		from += " (" + str(src.spec(), "url") + ")"
 	}
-	if v := get(spec, "values"); v != nil {
-		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "HelmRelease values", node: v, file: obj.file})
+	dir, ok := f.cached(chart, version)
+	if !ok {
+		e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, from), where
+		return false
 	}
-	c.PostRender = postRenderers(obj.file, get(spec, "postRenderers"))
-	return e
+	e.Dir = dir
+	return true
 }
 
 // postRenderers reads a HelmRelease's postRenderers as kustomize steps,
