@@ -131,6 +131,16 @@ func RunAs(dir string, root *Root) (*Build, error) {
 		// though nothing was built.
 		return b, newBuildError(dir, abs, err)
 	}
+	if b.Objects, err = objectsOf(m, abs); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// objectsOf is the built objects as YAML, each with the file it came from
+// (kustomize's origin annotation, which is then dropped from the YAML).
+func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
+	var objs []*Object
 	for _, r := range m.Resources() {
 		o := &Object{
 			APIVersion: r.GetApiVersion(), Kind: r.GetKind(),
@@ -149,9 +159,9 @@ func RunAs(dir string, root *Root) (*Build, error) {
 			return nil, err
 		}
 		o.YAML = y
-		b.Objects = append(b.Objects, o)
+		objs = append(objs, o)
 	}
-	return b, nil
+	return objs, nil
 }
 
 // schemaMu keeps a build that brings its own OpenAPI schema apart from
