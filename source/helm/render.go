@@ -488,52 +488,15 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 	// they include one it removed.
 	removedBy := map[string]*Error{}
 	dependents := map[*Error][]string{}
-	finish := func() []*Error {
-		for _, e := range skipped {
-			e.Msg += "; the rest is linted"
-			if ds := dependents[e]; len(ds) > 0 {
-				verb := "includes"
-				if len(ds) > 1 {
-					verb = "include"
-				}
-				e.Msg += fmt.Sprintf(" but %s, which %s it", strings.Join(ds, " and "), verb)
-			}
-		}
-		return skipped
-	}
 	for attempt := 0; ; attempt++ {
-		b := newBudget()
-		eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
-		maps.Copy(eng.CustomTemplateFuncs, funcs)
-		type result struct {
-			out map[string]string
-			err error
+		out, stuck, err := renderOnce(c, top, dir, funcs)
+		if stuck != nil {
+			return nil, nil, stuck
 		}
-		// The context lets Helm stop between templates; the select below
-		// still bounds a template that never returns.
-		ctx, cancel := context.WithTimeout(context.Background(), RenderTimeout+5*time.Second)
-		done := make(chan result, 1)
-		go func() {
-			out, err := eng.RenderWithContext(ctx, c, top)
-			done <- result{out, err}
-		}()
-		var r result
-		select {
-		case r = <-done:
-			cancel()
-		case <-ctx.Done():
-			cancel()
-			// A loop that calls no template function cannot be stopped:
-			// the render is abandoned (its goroutine ends with the
-			// process; the memory watchdog bounds what it takes).
-			overlay.Volatile("render budget")
-			return nil, nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
-				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
+		if err == nil {
+			return out, restLinted(skipped, dependents), nil
 		}
-		if r.err == nil {
-			return r.out, finish(), nil
-		}
-		e, name := templateError(dir, c.Name(), r.err)
+		e, name := templateError(dir, c.Name(), err)
 		if name == "" || attempt+1 >= maxAttempts || !removeTemplate(c, name) {
 			return nil, nil, e
 		}
@@ -542,7 +505,7 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 		// of api/secret.yaml, which fails without a value): helm template
 		// would report the first failure alone, so this one is not
 		// another finding.
-		if cause := removedBy[missingInclude(r.err)]; cause != nil {
+		if cause := removedBy[missingInclude(err)]; cause != nil {
 			removedBy[name] = cause
 			dependents[cause] = append(dependents[cause], strings.TrimPrefix(name, c.Name()+"/"))
 			continue
@@ -550,6 +513,55 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 		removedBy[name] = e
 		skipped = append(skipped, e)
 	}
+}
+
+// renderOnce renders the chart once within a fresh budget: err is what
+// the render returned, stuck the error of a render that did not finish in
+// time.
+func renderOnce(c *chart.Chart, top common.Values, dir string, funcs map[string]any) (out map[string]string, stuck *Error, err error) {
+	b := newBudget()
+	eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
+	maps.Copy(eng.CustomTemplateFuncs, funcs)
+	type result struct {
+		out map[string]string
+		err error
+	}
+	// The context lets Helm stop between templates; the select below
+	// still bounds a template that never returns.
+	ctx, cancel := context.WithTimeout(context.Background(), RenderTimeout+5*time.Second)
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		out, err := eng.RenderWithContext(ctx, c, top)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, nil, r.err
+	case <-ctx.Done():
+		// A loop that calls no template function cannot be stopped:
+		// the render is abandoned (its goroutine ends with the
+		// process; the memory watchdog bounds what it takes).
+		overlay.Volatile("render budget")
+		return nil, &Error{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1,
+			Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}, nil
+	}
+}
+
+// restLinted finishes the messages of the skipped templates: the rest is
+// linted, but the templates that include a skipped one.
+func restLinted(skipped []*Error, dependents map[*Error][]string) []*Error {
+	for _, e := range skipped {
+		e.Msg += "; the rest is linted"
+		if ds := dependents[e]; len(ds) > 0 {
+			verb := "includes"
+			if len(ds) > 1 {
+				verb = "include"
+			}
+			e.Msg += fmt.Sprintf(" but %s, which %s it", strings.Join(ds, " and "), verb)
+		}
+	}
+	return skipped
 }
 
 // noTemplate is text/template's error for an include of a template the
