@@ -15,3 +15,11 @@ func TestRepo(t *testing.T) {
 		}
 	}
 }
+
+func TestReadJSONLines(t *testing.T) {
+	type v struct{ A int }
+	p := WriteFile(t, filepath.Join(t.TempDir(), "v.jsonl"), "{\"A\": 1}\n{\"A\": 2}\n")
+	if got := ReadJSONLines[v](t, p); len(got) != 2 || got[0].A != 1 || got[1].A != 2 {
+		t.Errorf("ReadJSONLines = %v, want [{1} {2}]", got)
+	}
+}
