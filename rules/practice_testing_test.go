@@ -52,7 +52,7 @@ func decodeTestConfig(t testing.TB, doc string) *Config {
 }
 
 // decodeWebhook is the one decoder of the rules' tests. It is strict: a
-// misspelt field in a test's input fails the test rather than being
+// misspelled field in a test's input fails the test rather than being
 // dropped, as the loader would report it.
 func decodeWebhook(t testing.TB, doc []byte) (*Config, bool) {
 	t.Helper()
