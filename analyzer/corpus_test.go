@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
-	"github.com/webhooklint/webhooklint/internal/golden"
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // markerLine matches a marker comment line as it appears in source.
@@ -83,7 +83,7 @@ func TestCorpusMarkers(t *testing.T) {
 			t.Errorf("%s: controller-gen rejects these markers, but nothing was reported", name)
 		}
 	}
-	golden.Check(t, filepath.Join("testdata", "corpus-markers.golden"), []byte(got.String()))
+	testkit.Golden(t, filepath.Join("testdata", "corpus-markers.golden"), []byte(got.String()))
 }
 
 // FuzzMarkers feeds arbitrary marker arguments through controller-tools'

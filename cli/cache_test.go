@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // cacheRun is one run of webhooklint with the cache's statistics.
@@ -171,26 +173,13 @@ webhooks:
     scope: Namespaced
 `
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // Every input of a unit invalidates its entry: a patch of a kustomize
 // overlay, a chart's values, a new file in a folder linted, the
 // configuration file, --kube-version; and an entry that is not whole is
 // a miss, not an error.
 func TestCacheInvalidation(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	testkit.WriteTree(t, root, map[string]string{
 		".git/HEAD":                      "ref: refs/heads/main\n",
 		"kust/base/kustomization.yaml":   "resources:\n- webhook.yaml\n",
 		"kust/base/webhook.yaml":         strings.Replace(cacheWebhook, "TIMEOUT", "5", 1),
@@ -241,28 +230,28 @@ func TestCacheInvalidation(t *testing.T) {
 		t.Fatalf("the overlay's patch should raise %s:\n%s", timeoutRule, last[at("kust/prod")].stdout)
 	}
 	step("overlay's patch changed", func() {
-		writeFiles(t, root, map[string]string{"kust/prod/patch.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: demo\nwebhooks:\n- name: validate.demo.example.com\n  timeoutSeconds: 3\n"})
+		testkit.WriteTree(t, root, map[string]string{"kust/prod/patch.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: demo\nwebhooks:\n- name: validate.demo.example.com\n  timeoutSeconds: 3\n"})
 	}, true, at("kust/prod"))
 	step("base changed", func() {
-		writeFiles(t, root, map[string]string{"kust/base/webhook.yaml": strings.Replace(cacheWebhook, "TIMEOUT", "31", 1)})
+		testkit.WriteTree(t, root, map[string]string{"kust/base/webhook.yaml": strings.Replace(cacheWebhook, "TIMEOUT", "31", 1)})
 	}, false, at("kust/prod"))
 
 	step("chart", nil, false, at("chart"))
 	step("chart's values changed", func() {
-		writeFiles(t, root, map[string]string{"chart/values.yaml": "timeout: 5\n"})
+		testkit.WriteTree(t, root, map[string]string{"chart/values.yaml": "timeout: 5\n"})
 	}, true, at("chart"))
 	step("chart's template added", func() {
-		writeFiles(t, root, map[string]string{"chart/templates/other.yaml": strings.Replace(cacheWebhook, "name: demo", "name: other", 1)})
+		testkit.WriteTree(t, root, map[string]string{"chart/templates/other.yaml": strings.Replace(cacheWebhook, "name: demo", "name: other", 1)})
 	}, true, at("chart"))
 
 	step("folder", nil, false, at("plain"))
 	step("file added to the folder", func() {
-		writeFiles(t, root, map[string]string{"plain/other.yaml": strings.Replace(strings.Replace(cacheWebhook, "TIMEOUT", "30", 1), "name: demo", "name: other", 1)})
+		testkit.WriteTree(t, root, map[string]string{"plain/other.yaml": strings.Replace(strings.Replace(cacheWebhook, "TIMEOUT", "30", 1), "name: demo", "name: other", 1)})
 	}, true, at("plain"))
 
 	step("configured", nil, false, at("configured/hooks"))
 	step("configuration changed", func() {
-		writeFiles(t, root, map[string]string{"configured/.webhooklint.yaml": "rules:\n  timeout-too-long: {enabled: false}\n"})
+		testkit.WriteTree(t, root, map[string]string{"configured/.webhooklint.yaml": "rules:\n  timeout-too-long: {enabled: false}\n"})
 	}, true, at("configured/hooks"))
 
 	step("kube-version", nil, false, "--kube-version", "1.30", at("plain"))
@@ -319,7 +308,7 @@ func writeMonorepo(t *testing.T, root string, apps int) {
 		files[a+"base/app.yaml"] = strings.ReplaceAll(strings.Replace(cacheWebhook, "TIMEOUT", "5", 1), "demo", n)
 		files[a+"prod/kustomization.yaml"] = "resources:\n- ../base\npatches:\n- target: {kind: ValidatingWebhookConfiguration}\n  patch: |-\n    - op: replace\n      path: /webhooks/0/timeoutSeconds\n      value: 31\n"
 	}
-	writeFiles(t, root, files)
+	testkit.WriteTree(t, root, files)
 }
 
 // The discovery index (which folders of a scope hold a kustomization, and
@@ -355,17 +344,17 @@ func TestCacheDiscoveryIndex(t *testing.T) {
 	step("first run", nil, false, false)
 	step("unchanged", nil, true, false)
 	step("kustomization added", func() {
-		writeFiles(t, root, map[string]string{"apps/app-0003/staging/kustomization.yaml": "resources:\n- ../base\nnamePrefix: staging-\n"})
+		testkit.WriteTree(t, root, map[string]string{"apps/app-0003/staging/kustomization.yaml": "resources:\n- ../base\nnamePrefix: staging-\n"})
 	}, false, true)
 	step("unchanged again", nil, true, false)
 	step("file added to a base", func() {
-		writeFiles(t, root, map[string]string{"apps/app-0003/base/extra.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"})
+		testkit.WriteTree(t, root, map[string]string{"apps/app-0003/base/extra.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n"})
 	}, false, false)
 	step("resources: edited", func() {
-		writeFiles(t, root, map[string]string{"apps/app-0003/base/kustomization.yaml": "namespace: app-3\nresources:\n- app.yaml\n- extra.yaml\n"})
+		testkit.WriteTree(t, root, map[string]string{"apps/app-0003/base/kustomization.yaml": "namespace: app-3\nresources:\n- app.yaml\n- extra.yaml\n"})
 	}, false, false)
 	step("resources: edited back", func() {
-		writeFiles(t, root, map[string]string{"apps/app-0003/base/kustomization.yaml": "namespace: app-3\nresources:\n- app.yaml\n"})
+		testkit.WriteTree(t, root, map[string]string{"apps/app-0003/base/kustomization.yaml": "namespace: app-3\nresources:\n- app.yaml\n"})
 	}, false, false)
 	step("file removed from a base", func() {
 		if err := os.Remove(filepath.Join(root, "apps/app-0003/base/extra.yaml")); err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/webhooklint/webhooklint/internal/golden"
+	"github.com/webhooklint/webhooklint/internal/testkit"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -35,7 +35,7 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	golden.Check(t, filepath.Join("..", "testdata", "cli", name), []byte(got))
+	testkit.Golden(t, filepath.Join("..", "testdata", "cli", name), []byte(got))
 }
 
 func TestExitCodes(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 const badWebhook = `apiVersion: admissionregistration.k8s.io/v1
@@ -28,41 +30,31 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestConfigDiscoveredAbovePaths(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "deploy", "w.yaml"), badWebhook)
+	testkit.WriteFile(t, filepath.Join(dir, "deploy", "w.yaml"), badWebhook)
 	code, out, _ := runCLI(t, filepath.Join(dir, "deploy"))
 	if code != ExitFindings || !strings.Contains(out, "[schema]") {
 		t.Fatalf("without configuration: exit %d\n%s", code, out)
 	}
 	// The file two folders up applies to deploy/.
-	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  schema:\n    severity: info\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  schema:\n    severity: info\n")
 	code, out, errOut := runCLI(t, filepath.Join(dir, "deploy"))
 	if code != ExitOK || !strings.Contains(out, ": info: ") {
 		t.Errorf("severity override: exit %d\n%s%s", code, out, errOut)
 	}
-	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  schema: false\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  schema: false\n")
 	if code, out, _ := runCLI(t, filepath.Join(dir, "deploy")); code != ExitOK || out != "no findings in 1 webhook configuration, 1 file\n" {
 		t.Errorf("disabled rule: exit %d\n%s", code, out)
 	}
-	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "ignore: [deploy/w.yaml]\n")
-	writeFile(t, filepath.Join(dir, "deploy", "other.yaml"), badWebhook)
+	testkit.WriteFile(t, filepath.Join(dir, ".webhooklint.yaml"), "ignore: [deploy/w.yaml]\n")
+	testkit.WriteFile(t, filepath.Join(dir, "deploy", "other.yaml"), badWebhook)
 	code, out, _ = runCLI(t, filepath.Join(dir, "deploy"))
 	if code != ExitFindings || strings.Contains(out, "w.yaml") || !strings.Contains(out, "other.yaml") {
 		t.Errorf("ignore glob: exit %d\n%s", code, out)
 	}
 	// --config names another file, and the discovered one is not read.
-	writeFile(t, filepath.Join(dir, "strict.yaml"), "rules: {}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "strict.yaml"), "rules: {}\n")
 	code, out, _ = runCLI(t, "--config", filepath.Join(dir, "strict.yaml"), filepath.Join(dir, "deploy"))
 	if code != ExitFindings || !strings.Contains(out, "w.yaml") {
 		t.Errorf("--config: exit %d\n%s", code, out)
@@ -71,8 +63,8 @@ func TestConfigDiscoveredAbovePaths(t *testing.T) {
 
 func TestConfigErrorsExit2WithPositions(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
-	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "kubeVersion: \"1.30\"\nrulez: {}\nrules:\n  no-such-rule: {}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
+	testkit.WriteFile(t, filepath.Join(dir, ".webhooklint.yaml"), "kubeVersion: \"1.30\"\nrulez: {}\nrules:\n  no-such-rule: {}\n")
 	code, out, errOut := runCLI(t, dir)
 	cfg := filepath.Join(dir, ".webhooklint.yaml")
 	want := cfg + ":2:1: unknown key \"rulez\" (want kubeVersion, provider, ignore, inlineSuppressions, suppressions, charts, units or rules)\n" +
@@ -98,7 +90,7 @@ func TestInitConfig(t *testing.T) {
 		t.Fatalf("written file:\n%s (%v)", b, err)
 	}
 	// The written defaults load and change nothing.
-	writeFile(t, "w.yaml", badWebhook)
+	testkit.WriteFile(t, "w.yaml", badWebhook)
 	if code, out, errOut := runCLI(t, "w.yaml"); code != ExitFindings || !strings.Contains(out, "w.yaml:11:5: error:") {
 		t.Errorf("lint with the default file: exit %d\n%s%s", code, out, errOut)
 	}
@@ -109,7 +101,7 @@ func TestInitConfig(t *testing.T) {
 
 func TestColorFlag(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
 	t.Setenv("NO_COLOR", "1")
 	_, out, _ := runCLI(t, "--color", "always", dir)
 	if !strings.Contains(out, "\x1b[1;31merror\x1b[0m") {
@@ -125,7 +117,7 @@ func TestColorFlag(t *testing.T) {
 
 func TestOutputFlagWritesMoreFormatsFromOneRun(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), badWebhook)
 	sarif, counts := filepath.Join(dir, "out.sarif"), filepath.Join(dir, "counts")
 	code, out, errOut := runCLI(t, "--format", "github", "--output", "sarif="+sarif, "--output", "counts="+counts, filepath.Join(dir, "w.yaml"))
 	if code != ExitFindings || !strings.HasPrefix(out, "::error file=") {
@@ -149,7 +141,7 @@ func TestOutputFlagWritesMoreFormatsFromOneRun(t *testing.T) {
 // and a warning before.
 func TestConfigKubeVersionAndFlagPrecedence(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "w.yaml"), `apiVersion: admissionregistration.k8s.io/v1
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
   name: policy.static.k8s.io
@@ -166,7 +158,7 @@ webhooks: []
 	if got := severityOf(); !strings.HasPrefix(got, "errors=1\nwarnings=0\n") {
 		t.Fatalf("default 1.37: %q", got)
 	}
-	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "kubeVersion: \"1.36\"\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".webhooklint.yaml"), "kubeVersion: \"1.36\"\n")
 	if got := severityOf(); !strings.HasPrefix(got, "errors=0\nwarnings=1\n") {
 		t.Errorf("kubeVersion 1.36 from the file: %q", got)
 	}
@@ -184,11 +176,11 @@ func TestConfigRuleOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The good manifest fails closed with timeoutSeconds 5.
-	writeFile(t, filepath.Join(dir, "w.yaml"), string(manifest))
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), string(manifest))
 	if code, out, errOut := runCLI(t, dir); code != ExitOK {
 		t.Fatalf("good manifest: exit %d\n%s%s", code, out, errOut)
 	}
-	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  timeout-too-long:\n    options:\n      max-fail-closed-seconds: 3\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".webhooklint.yaml"), "rules:\n  timeout-too-long:\n    options:\n      max-fail-closed-seconds: 3\n")
 	code, out, _ := runCLI(t, dir)
 	if code != ExitFindings || !strings.Contains(out, "[timeout-too-long]") {
 		t.Errorf("threshold 3: exit %d\n%s", code, out)
@@ -203,7 +195,7 @@ func TestProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "w.yaml"), string(bundle))
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), string(bundle))
 	found := func(args ...string) bool {
 		t.Helper()
 		code, out, errOut := runCLI(t, append(args, "--color", "never", dir)...)
@@ -218,7 +210,7 @@ func TestProvider(t *testing.T) {
 	if !found("--provider", "gke") {
 		t.Error("--provider gke: no control-plane port finding")
 	}
-	writeFile(t, filepath.Join(dir, ".webhooklint.yaml"), "provider: eks\n")
+	testkit.WriteFile(t, filepath.Join(dir, ".webhooklint.yaml"), "provider: eks\n")
 	if !found() {
 		t.Error("provider eks from the file: no control-plane port finding")
 	}

@@ -1,32 +1,18 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
+	"github.com/webhooklint/webhooklint/internal/testkit"
+)
 
 // Nothing to lint is a usage error, not a green run: a folder without
 // manifests named on the command line or linted by default, a pattern
 // matching only such folders, and a missing --values file.
 func TestNothingToLint(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testkit.Tree(t, map[string]string{
 		"README.md":          "# not a manifest\n",
 		"docs/notes.txt":     "",
 		"deploy/typo.yaml":   typo,
@@ -62,7 +48,7 @@ func TestNothingToLint(t *testing.T) {
 // ** on the command line matches any number of folders, as in the
 // configuration file; findings are named as the pattern's matches.
 func TestDoubleStarGlob(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testkit.Tree(t, map[string]string{
 		"config/webhook/manifests.yaml":  typo,
 		"config/default/x/manifest.yaml": typo,
 		"config/.cache/manifest.yaml":    typo, // hidden: skipped, as in a folder walk
@@ -91,7 +77,7 @@ func TestDoubleStarGlob(t *testing.T) {
 // paths, at the line that causes them; a value the chart requires is a
 // warning that says how to give it.
 func TestPassThroughErrors(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testkit.Tree(t, map[string]string{
 		"chart/Chart.yaml":  "apiVersion: v2\nname: c\nversion: 0.1.0\n",
 		"chart/values.yaml": "webhook: {}\n",
 		"chart/templates/webhook.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n" +

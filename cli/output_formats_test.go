@@ -7,14 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // The CI formats work as --format and as --output FORMAT=PATH from the
 // same run, and list the clean file too.
 func TestCIFormatsThroughOutput(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "bad.yaml"), badWebhook)
-	writeFile(t, filepath.Join(dir, "clean.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "bad.yaml"), badWebhook)
+	testkit.WriteFile(t, filepath.Join(dir, "clean.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n")
 	junit, gitlab, checkstyle := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json"), filepath.Join(dir, "cs.xml")
 	code, out, errOut := runCLI(t, "--format", "junit", "--output", "gitlab="+gitlab, "--output", "junit="+junit,
 		"--output", "checkstyle="+checkstyle, filepath.Join(dir, "bad.yaml"), filepath.Join(dir, "clean.yaml"))

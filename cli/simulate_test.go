@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/report"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
@@ -99,7 +101,7 @@ func TestSimulateEveryFormat(t *testing.T) {
 // chain of what it builds, the same as its build output on stdin.
 func TestSimulateKustomization(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "sources", "kubebuilder", "config", "default")
-	b, err := kustomize.Run(dir)
+	b, err := kustomize.RunAs(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +127,7 @@ func TestSimulateSkipsAnUnusedPatch(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "testdata", "sources", "kubebuilder"))); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "config", "default", "unused_patch.yaml"),
+	testkit.WriteFile(t, filepath.Join(dir, "config", "default", "unused_patch.yaml"),
 		"apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: mutating-webhook-configuration\n  annotations:\n    example.com/x: y\n")
 	var stdout, stderr bytes.Buffer
 	Simulate([]string{"--operation=CREATE", "--resource=jobs.batch", "--namespace=default", filepath.Join(dir, "config", "default")}, strings.NewReader(""), &stdout, &stderr)

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // Two webhooks whose 30-second timeouts draw timeout-too-long, one
@@ -33,7 +35,7 @@ webhooks:
 
 func TestInlineSuppressionsObeyedByDefault(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "w.yaml"), suppressedWebhooks)
+	testkit.WriteFile(t, filepath.Join(dir, "w.yaml"), suppressedWebhooks)
 	code, out, errOut := runCLI(t, "--color", "never", filepath.Join(dir, "w.yaml"))
 	if strings.Contains(out, "[timeout-too-long]") || strings.Contains(out, "[invalid-suppression]") {
 		t.Errorf("the comment did not suppress: exit %d\n%s%s", code, out, errOut)
@@ -43,7 +45,7 @@ func TestInlineSuppressionsObeyedByDefault(t *testing.T) {
 func TestNoInlineSuppressions(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "w.yaml")
-	writeFile(t, file, suppressedWebhooks)
+	testkit.WriteFile(t, file, suppressedWebhooks)
 	check := func(t *testing.T, args ...string) string {
 		t.Helper()
 		code, out, errOut := runCLI(t, append([]string{"--color", "never"}, args...)...)
@@ -69,12 +71,12 @@ func TestNoInlineSuppressions(t *testing.T) {
 	t.Run("flag", func(t *testing.T) { check(t, "--no-inline-suppressions", file) })
 	t.Run("config key", func(t *testing.T) {
 		cfg := filepath.Join(dir, "ci.yaml")
-		writeFile(t, cfg, "inlineSuppressions: false\n")
+		testkit.WriteFile(t, cfg, "inlineSuppressions: false\n")
 		check(t, "--config", cfg, file)
 	})
 	t.Run("config suppressions still apply", func(t *testing.T) {
 		cfg := filepath.Join(dir, "ci.yaml")
-		writeFile(t, cfg, "suppressions:\n  - rule: timeout-too-long\n    paths: [w.yaml]\n    webhook: a.example.com\n    reason: the backend is slow on purpose\n")
+		testkit.WriteFile(t, cfg, "suppressions:\n  - rule: timeout-too-long\n    paths: [w.yaml]\n    webhook: a.example.com\n    reason: the backend is slow on purpose\n")
 		code, out, errOut := runCLI(t, "--color", "never", "--no-inline-suppressions", "--config", cfg, file)
 		if code != ExitFindings || strings.Contains(out, "[timeout-too-long]") || !strings.Contains(out, "[invalid-suppression]") {
 			t.Errorf("exit %d\n%s%s", code, out, errOut)
@@ -82,7 +84,7 @@ func TestNoInlineSuppressions(t *testing.T) {
 	})
 	t.Run("unused config suppression", func(t *testing.T) {
 		cfg := filepath.Join(dir, "ci.yaml")
-		writeFile(t, cfg, "suppressions:\n  - rule: timeout-too-long\n    paths: [other/**]\n    reason: not this file\n")
+		testkit.WriteFile(t, cfg, "suppressions:\n  - rule: timeout-too-long\n    paths: [other/**]\n    reason: not this file\n")
 		_, out, _ := runCLI(t, "--color", "never", "--config", cfg, file)
 		if !strings.Contains(out, "ci.yaml:2:5: warning: configured suppression of timeout-too-long matches no finding in other/**; remove it [unused-suppression]") {
 			t.Errorf("no unused-suppression finding on the configuration:\n%s", out)

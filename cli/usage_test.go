@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // A first argument that is no command and no path, but close to a
@@ -15,7 +17,7 @@ func TestMistypedCommand(t *testing.T) {
 	}
 	dir := t.TempDir()
 	t.Chdir(dir)
-	writeFile(t, filepath.Join(dir, "hlep", "w.yaml"), badWebhook)
+	testkit.WriteFile(t, filepath.Join(dir, "hlep", "w.yaml"), badWebhook)
 	if code, out, _ := runCLI(t, "hlep"); code != ExitFindings || !strings.Contains(out, "hlep/w.yaml:") {
 		t.Errorf("an existing folder hlep: exit %d\n%s", code, out)
 	}
@@ -24,7 +26,7 @@ func TestMistypedCommand(t *testing.T) {
 func TestUsageMessages(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "w.yaml")
-	writeFile(t, file, badWebhook)
+	testkit.WriteFile(t, file, badWebhook)
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/fix"
 	"github.com/webhooklint/webhooklint/lint"
@@ -63,7 +65,7 @@ func corpusFixes(t *testing.T) []fixCase {
 			t.Fatal(err)
 		}
 		name := filepath.Join(dir, filepath.Base(p))
-		write(t, name, data)
+		testkit.WriteFile(t, name, data)
 		before := lintFile(t, name)
 		var pending []fixCase
 		for _, d := range before {
@@ -100,7 +102,7 @@ func corpusFixes(t *testing.T) []fixCase {
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
-			write(t, name, text)
+			testkit.WriteFile(t, name, text)
 			after := lintFile(t, name)
 			for _, c := range round {
 				if err := sameOrBetter(before, docs, after, documentLines(text), c.d); err != nil {
@@ -136,13 +138,6 @@ func documentLines(text []byte) func(line int) int {
 	return func(line int) int {
 		n, _ := slices.BinarySearch(seps, line)
 		return n
-	}
-}
-
-func write(t *testing.T, name string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(name, data, 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -245,7 +240,7 @@ func TestFixTwiceChangesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := filepath.Join(dir, filepath.Base(p))
-		write(t, name, data)
+		testkit.WriteFile(t, name, data)
 		for round := 0; ; round++ {
 			edits, n := fix.Select(lintFile(t, name), true)
 			if n == 0 {
@@ -259,7 +254,7 @@ func TestFixTwiceChangesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			write(t, name, out)
+			testkit.WriteFile(t, name, out)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/fix"
 )
 
@@ -212,7 +214,7 @@ func TestInsertKeepsStyle(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			name := filepath.Join(t.TempDir(), c.name)
-			write(t, name, []byte(c.in))
+			testkit.WriteFile(t, name, []byte(c.in))
 			// As --fix does: two insertions at one place are made in two
 			// rounds, the second seeing the first.
 			for round := 0; ; round++ {
@@ -228,7 +230,7 @@ func TestInsertKeepsStyle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				write(t, name, out)
+				testkit.WriteFile(t, name, out)
 			}
 			got, _ := os.ReadFile(name)
 			if string(got) != c.want {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/fix"
 )
 
@@ -23,7 +25,7 @@ func TestFixesAcrossStyles(t *testing.T) {
 	for i := range 60 {
 		text := randomConfig(r, i)
 		name := filepath.Join(dir, fmt.Sprintf("c%d.yaml", i))
-		write(t, name, []byte(text))
+		testkit.WriteFile(t, name, []byte(text))
 		before := lintFile(t, name)
 		for _, d := range before {
 			for _, f := range d.Fixes {
@@ -34,7 +36,7 @@ func TestFixesAcrossStyles(t *testing.T) {
 				if err := outsideUnchanged([]byte(text), after, f.Edits); err != nil {
 					t.Errorf("config %d: %s: %v", i, f.Message, err)
 				}
-				write(t, name, after)
+				testkit.WriteFile(t, name, after)
 				if err := sameOrBetter(before, oneDocument, lintFile(t, name), oneDocument, d); err != nil {
 					t.Errorf("config %d: [%s] %q: %v\n%s\n--- fixed:\n%s", i, d.Rule, f.Message, err, text, after)
 				}

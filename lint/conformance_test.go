@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -90,7 +92,7 @@ func TestConformanceWithAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		verdicts := readVerdicts(t, filepath.Join(corpusDir, "verdicts", name+".jsonl"))
+		verdicts := testkit.ReadJSONLines[verdict](t, filepath.Join(corpusDir, "verdicts", name+".jsonl"))
 		starts := documentStarts(data)
 		if len(starts) != len(verdicts) {
 			t.Fatalf("%s: %d documents but %d verdicts; re-record with hack/record-conformance.sh", name, len(starts), len(verdicts))
@@ -333,23 +335,6 @@ func corpusSettings(t *testing.T, data []byte) *rules.Settings {
 		s.KubeVersion = v
 	}
 	return s
-}
-
-func readVerdicts(t *testing.T, file string) []verdict {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []verdict
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var v verdict
-		if err := json.Unmarshal(line, &v); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 func uniq(s []string) []string {

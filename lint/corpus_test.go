@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -28,7 +30,7 @@ func TestCorpusAgreesWithServer(t *testing.T) {
 		t.Skip("shared corpus not present beside the checkout")
 	}
 	verdicts := map[string]*verdict{}
-	for _, v := range readVerdicts(t, filepath.Join("..", "testdata", "corpus", "verdicts.jsonl")) {
+	for _, v := range testkit.ReadJSONLines[verdict](t, filepath.Join("..", "testdata", "corpus", "verdicts.jsonl")) {
 		item := -1
 		if v.Item != nil {
 			item = *v.Item

@@ -19,10 +19,9 @@ import (
 )
 
 // Fixtures live in testdata/rules/<rule>/*.yaml. A trailing comment
-// `# want "regexp" ...` on a line expects one diagnostic per regexp to start
-// on that line; each regexp is matched against "message [rule]". A regexp
-// written after @N (`# want @5 "..."`) wants the diagnostic to start in
-// column N of that line too. Every diagnostic must be wanted. Only the directory's rule runs, plus the
+// `# want @N "regexp" ...` on a line expects one diagnostic per regexp to
+// start on that line, in column N; each regexp is matched against
+// "message [rule]". Every diagnostic must be wanted. Only the directory's rule runs, plus the
 // loader's input checks, which must stay silent unless wanted.
 //
 // An optional first line `# fixture: {...}` sets kubeVersion ("1.34"),
@@ -132,7 +131,7 @@ func runFixture(t *testing.T, rule, file string) {
 
 type want struct {
 	line int
-	col  int // 0: any column
+	col  int
 	re   *regexp.Regexp
 	hit  bool
 }
@@ -147,7 +146,10 @@ func checkWants(t *testing.T, file string, data []byte, ds []diag.Diagnostic) {
 		}
 		for _, a := range wantArg.FindAllStringSubmatch(m[1], -1) {
 			q := a[2]
-			col, _ := strconv.Atoi(a[1]) // 0 when no @N
+			col, err := strconv.Atoi(a[1])
+			if err != nil {
+				t.Errorf("%s:%d: a want names the column its finding starts in: # want @COL %s", file, i+1, a[2])
+			}
 			// Go string syntax, as in analysistest; a double-quoted regexp
 			// with escapes Go strings lack (\[, \.) is taken literally.
 			s, err := strconv.Unquote(q)
@@ -165,7 +167,7 @@ func checkWants(t *testing.T, file string, data []byte, ds []diag.Diagnostic) {
 		text := fmt.Sprintf("%s [%s]", d.Message, d.Rule)
 		matched := false
 		for _, w := range wants {
-			if !w.hit && w.line == d.Line && (w.col == 0 || w.col == d.Column) && w.re.MatchString(text) {
+			if !w.hit && w.line == d.Line && w.col == d.Column && w.re.MatchString(text) {
 				w.hit, matched = true, true
 				break
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // monoApp is one app of hack/bench.sh's GitOps monorepo: a base (webhook
@@ -26,15 +28,7 @@ func writeMonorepo(tb testing.TB, dir string, apps int) {
 			"base/app.yaml":           monoAppYAML(n, 5),
 			"prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../base\npatches:\n- target: {kind: Deployment, name: " + n + "}\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
 		}
-		for name, text := range files {
-			p := filepath.Join(a, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				tb.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				tb.Fatal(err)
-			}
-		}
+		testkit.WriteTree(tb, a, files)
 	}
 }
 

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
-	"github.com/webhooklint/webhooklint/internal/golden"
+	"github.com/webhooklint/webhooklint/internal/testkit"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
 // checkGolden compares got with testdata/<name>, or rewrites it under -update.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	golden.Check(t, filepath.Join("testdata", name), got)
+	testkit.Golden(t, filepath.Join("testdata", name), got)
 }
 
 // Fixed rules, so goldens do not change when real rule docs are edited.

@@ -15,7 +15,7 @@ import (
 // are the given workload.
 func backendUnit(t *testing.T, wl Workload, budgets ...DisruptionBudget) (*Config, *Inventory) {
 	t.Helper()
-	c := decodeWebhookYAML(t, `apiVersion: admissionregistration.k8s.io/v1
+	c := decodeTestConfig(t, `apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
 metadata: {name: hook}
 webhooks:

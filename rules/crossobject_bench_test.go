@@ -27,7 +27,7 @@ func BenchmarkCrossObjectRules(b *testing.B) {
 `, i, i, i)
 	}
 	t := &testing.T{}
-	c := decodeWebhookYAML(t, doc.String())
+	c := decodeTestConfig(t, doc.String())
 	in := policyBackend(nil)
 	b.ResetTimer()
 	for range b.N {

@@ -3,36 +3,7 @@ package rules
 import (
 	"strings"
 	"testing"
-
-	admissionv1 "k8s.io/api/admissionregistration/v1"
-	"sigs.k8s.io/yaml"
 )
-
-// decodeConfig turns one YAML webhook configuration into a Config, as the
-// loader does, for tests that do not need positions.
-func decodeWebhookYAML(t *testing.T, doc string) *Config {
-	t.Helper()
-	var head struct{ APIVersion, Kind string }
-	if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-		t.Fatalf("decoding test input: %v", err)
-	}
-	switch head.Kind {
-	case Validating:
-		var o admissionv1.ValidatingWebhookConfiguration
-		if err := yaml.UnmarshalStrict([]byte(doc), &o); err != nil {
-			t.Fatalf("decoding test input: %v", err)
-		}
-		return FromValidating(head.APIVersion, &o)
-	case Mutating:
-		var o admissionv1.MutatingWebhookConfiguration
-		if err := yaml.UnmarshalStrict([]byte(doc), &o); err != nil {
-			t.Fatalf("decoding test input: %v", err)
-		}
-		return FromMutating(head.APIVersion, &o)
-	}
-	t.Fatalf("test input is a %q, not a webhook configuration", head.Kind)
-	return nil
-}
 
 // runRule runs the named rule over one configuration and returns
 // "path: message" lines.

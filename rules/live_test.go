@@ -4,27 +4,17 @@ import (
 	"strings"
 	"testing"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // runLive runs one rule over a validating configuration given as YAML
 // against live, returning "path: message" lines.
 func runLive(t *testing.T, rule, config string, live *LiveInventory) []string {
 	t.Helper()
-	var o admissionv1.ValidatingWebhookConfiguration
-	if err := yaml.UnmarshalStrict([]byte(config), &o); err != nil {
-		t.Fatal(err)
-	}
-	c := FromValidating(V1, &o)
-	var got []string
-	NewPass(MustLookup(rule), c, &Inventory{Configs: []*Config{c}, Live: live}, nil, func(f Finding) {
-		got = append(got, f.Severity.String()+" "+f.Path+": "+f.Message)
-	}).Run()
-	return got
+	c := decodeTestConfig(t, config)
+	return runRuleFindings(t, rule, c, &Inventory{Configs: []*Config{c}, Live: live}, nil)
 }
 
 func expectLive(t *testing.T, got []string, want ...string) {
@@ -58,6 +48,8 @@ func liveSlice(ns, svc, port string, ready ...bool) *discoveryv1.EndpointSlice {
 }
 
 const svcWebhook = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
 webhooks:
 - name: check.example.com
   clientConfig:

@@ -30,7 +30,7 @@ func wildcardFieldsConfig(t *testing.T, n int) *Config {
   admissionReviewVersions: ["v1"]
 `, i, i, i)
 	}
-	return decodeWebhookYAML(t, doc.String())
+	return decodeTestConfig(t, doc.String())
 }
 
 // A wildcard webhook is checked against every served kind: kinds without

@@ -22,7 +22,7 @@ webhooks:
 `
 
 func TestNeverSentResourcesOn137LeavesLiteralReviewsToTheServerWarning(t *testing.T) {
-	got := runRuleFindings(t, "never-sent-resources", decodeWebhookYAML(t, reviewsConfig), nil, settingsForMinor(t, 37))
+	got := runRuleFindings(t, "never-sent-resources", decodeTestConfig(t, reviewsConfig), nil, settingsForMinor(t, 37))
 	expectFindings(t, got,
 		"warning webhooks[0].rules[1]: localsubjectaccessreviews.authorization.k8s.io and 3 more are never sent to webhooks; remove the rule",
 		"warning webhooks[0].rules[2]: mutatingwebhookconfigurations.admissionregistration.k8s.io is never sent to webhooks; remove it",
@@ -30,7 +30,7 @@ func TestNeverSentResourcesOn137LeavesLiteralReviewsToTheServerWarning(t *testin
 }
 
 func TestNeverSentResourcesBefore137SaysReviewsAreSent(t *testing.T) {
-	got := runRuleFindings(t, "never-sent-resources", decodeWebhookYAML(t, reviewsConfig), nil, settingsForMinor(t, 36))
+	got := runRuleFindings(t, "never-sent-resources", decodeTestConfig(t, reviewsConfig), nil, settingsForMinor(t, 36))
 	expectFindings(t, got,
 		"warning webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is sent to admission webhooks on Kubernetes 1.36 (excluded only from 1.37)",
 		"warning webhooks[0].rules[1]: localsubjectaccessreviews.authorization.k8s.io and 3 more are sent to admission webhooks on Kubernetes 1.36",
@@ -39,7 +39,7 @@ func TestNeverSentResourcesBefore137SaysReviewsAreSent(t *testing.T) {
 }
 
 func TestNeverSentResourcesStaticManifestSeesConfigurationKinds(t *testing.T) {
-	c := decodeWebhookYAML(t, `
+	c := decodeTestConfig(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: guard.static.k8s.io}
@@ -62,7 +62,7 @@ func TestNeverSentResourcesDoesNotRepeatTheServerWarning(t *testing.T) {
 	if _, ok := Lookup("excluded-resources"); !ok {
 		t.Skip("excluded-resources is not registered on this branch")
 	}
-	c := decodeWebhookYAML(t, `
+	c := decodeTestConfig(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: reviews}

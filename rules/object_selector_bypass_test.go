@@ -73,7 +73,7 @@ webhooks:
 // info; the same exclusion with no object carrying it is a warning.
 // (kubernetes-sigs/aws-load-balancer-controller's IngressClassParams.)
 func TestObjectSelectorBypassOwnLabelIsInfo(t *testing.T) {
-	c := decodeWebhookYAML(t, `apiVersion: admissionregistration.k8s.io/v1
+	c := decodeTestConfig(t, `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: aws-load-balancer-webhook}
 webhooks:

@@ -2,14 +2,14 @@ package rules
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/yaml"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -35,40 +35,46 @@ func decodeTestConfigs(t testing.TB, src string) []*Config {
 		if err != nil {
 			t.Fatalf("reading YAML: %v", err)
 		}
-		if c := decodeTestConfig(t, doc); c != nil {
+		if c, ok := decodeWebhook(t, doc); ok {
 			out = append(out, c)
 		}
 	}
 }
 
-func decodeTestConfig(t testing.TB, doc []byte) *Config {
+// decodeTestConfig decodes one YAML webhook configuration.
+func decodeTestConfig(t testing.TB, doc string) *Config {
 	t.Helper()
-	js, err := utilyaml.ToJSON(doc)
-	if err != nil {
-		t.Fatalf("YAML: %v", err)
+	c, ok := decodeWebhook(t, []byte(doc))
+	if !ok {
+		t.Fatalf("test input is not a webhook configuration:\n%s", doc)
 	}
-	if len(bytes.TrimSpace(js)) == 0 || string(bytes.TrimSpace(js)) == "null" {
-		return nil
-	}
+	return c
+}
+
+// decodeWebhook is the one decoder of the rules' tests. It is strict: a
+// misspelled field in a test's input fails the test rather than being
+// dropped, as the loader would report it.
+func decodeWebhook(t testing.TB, doc []byte) (*Config, bool) {
+	t.Helper()
 	var head struct{ APIVersion, Kind string }
-	if err := json.Unmarshal(js, &head); err != nil {
-		t.Fatalf("JSON: %v", err)
+	if err := yaml.Unmarshal(doc, &head); err != nil {
+		t.Fatalf("decoding test input: %v", err)
 	}
 	if !IsWebhookKind(head.APIVersion, head.Kind) {
-		return nil
+		return nil, false
 	}
 	if head.Kind == Validating {
 		var o admissionv1.ValidatingWebhookConfiguration
-		if err := json.Unmarshal(js, &o); err != nil {
-			t.Fatalf("decoding %s: %v", head.Kind, err)
+		if err := yaml.UnmarshalStrict(doc, &o); err != nil {
+			t.Fatalf("decoding test input: %v", err)
 		}
-		return FromValidating(head.APIVersion, &o)
+		return FromValidating(head.APIVersion, &o), true
 	}
 	var o admissionv1.MutatingWebhookConfiguration
-	if err := json.Unmarshal(js, &o); err != nil {
-		t.Fatalf("decoding %s: %v", head.Kind, err)
+	if err := yaml.UnmarshalStrict(doc, &o); err != nil {
+		t.Fatalf("decoding test input: %v", err)
 	}
-	return FromMutating(head.APIVersion, &o)
+	return FromMutating(head.APIVersion, &o), true
 }
 
 // runRuleOnConfigs runs the named rule over each configuration, with all of

@@ -60,10 +60,6 @@ func (r BuiltinResource) IsNamespace() bool {
 	return r.Group == "" && r.Resource == "namespaces"
 }
 
-// ClusterScoped reports whether requests on r carry no namespace, so a
-// namespaceSelector never skips them (namespaces excepted, see IsNamespace).
-func (r BuiltinResource) ClusterScoped() bool { return !r.Namespaced }
-
 // legacyResources are removed resources still found in manifests, so that
 // their scope is known (podsecuritypolicies are cluster-scoped).
 var legacyResources = []BuiltinResource{

@@ -47,7 +47,7 @@ func policyBackend(nsLabels map[string]string) *Inventory {
 }
 
 func TestSelfDeadlockNamesTheBackend(t *testing.T) {
-	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), policyBackend(nil), nil)
+	got := runRuleFindings(t, "self-deadlock", decodeTestConfig(t, podPolicyConfig), policyBackend(nil), nil)
 	expectFindings(t, got,
 		`warning webhooks[0].rules[1]: blocks its backend: Deployment "policy" (CREATE pods); exclude namespace "policy" or fail open`)
 }
@@ -81,7 +81,7 @@ func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
 `},
 	}
 	for name, c := range cases {
-		got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, withSelector(c.extra)), policyBackend(c.nsLabels), nil)
+		got := runRuleFindings(t, "self-deadlock", decodeTestConfig(t, withSelector(c.extra)), policyBackend(c.nsLabels), nil)
 		if len(got) != 0 {
 			t.Errorf("%s: want no finding, got %q", name, got)
 		}
@@ -89,7 +89,7 @@ func TestSelfDeadlockSelectorsExcludeTheBackend(t *testing.T) {
 }
 
 func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
-	c := decodeWebhookYAML(t, podPolicyConfig+`
+	c := decodeTestConfig(t, podPolicyConfig+`
   namespaceSelector:
     matchExpressions: [{key: policy.example.com/ignore, operator: DoesNotExist}]
 `)
@@ -100,7 +100,7 @@ func TestSelfDeadlockNamespaceNotInInputHasOnlyTheNameLabel(t *testing.T) {
 }
 
 func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
-	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), &Inventory{}, nil)
+	got := runRuleFindings(t, "self-deadlock", decodeTestConfig(t, podPolicyConfig), &Inventory{}, nil)
 	expectFindings(t, got,
 		`warning webhooks[0].rules[1]: blocks its backend: pods (Service not in the input); exclude namespace "policy" or fail open`)
 }
@@ -110,13 +110,13 @@ func TestSelfDeadlockWithoutServiceReasonsAboutTheNamespace(t *testing.T) {
 // the finding then means, not that the Service is missing.
 func TestSelfDeadlockInClusterModeNamesThePodsOfTheNamespace(t *testing.T) {
 	listed := &Inventory{Listed: map[string]bool{Validating: true}}
-	got := runRuleFindings(t, "self-deadlock", decodeWebhookYAML(t, podPolicyConfig), listed, nil)
+	got := runRuleFindings(t, "self-deadlock", decodeTestConfig(t, podPolicyConfig), listed, nil)
 	expectFindings(t, got,
 		`warning webhooks[0].rules[1]: blocks its backend: any pod in its namespace; exclude namespace "policy" or fail open`)
 }
 
 func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
-	c := decodeWebhookYAML(t, podPolicyConfig+`
+	c := decodeTestConfig(t, podPolicyConfig+`
   matchConditions:
   - {name: gpu-only, expression: 'has(object.spec.runtimeClassName)'}
 `)
@@ -124,7 +124,7 @@ func TestSelfDeadlockUndecidedMatchConditionsAreMentioned(t *testing.T) {
 }
 
 func TestSelfDeadlockEndpointSlicesAndSecrets(t *testing.T) {
-	c := decodeWebhookYAML(t, `
+	c := decodeTestConfig(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
 metadata: {name: everythingRules}
@@ -142,7 +142,7 @@ webhooks:
 
 func TestSelfDeadlockDependencyLoop(t *testing.T) {
 	hook := func(kind, name, ns string) *Config {
-		return decodeWebhookYAML(t, `
+		return decodeTestConfig(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: `+kind+`
 metadata: {name: `+name+`}
@@ -187,7 +187,7 @@ webhooks:
 }
 
 func TestSelfDeadlockServiceAccountTokens(t *testing.T) {
-	c := decodeWebhookYAML(t, `
+	c := decodeTestConfig(t, `
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: tokens}

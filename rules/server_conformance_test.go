@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -61,7 +63,7 @@ func TestServerRulesMatchRecordedVerdicts(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
 		docs, settings := readCorpusFile(t, file)
-		verdicts := readVerdicts(t, filepath.Join(corpusDir, "verdicts", name+".jsonl"))
+		verdicts := testkit.ReadJSONLines[serverVerdict](t, filepath.Join(corpusDir, "verdicts", name+".jsonl"))
 		if len(docs) != len(verdicts) {
 			t.Fatalf("%s: %d documents but %d verdicts; re-record with hack/record-conformance.sh", name, len(docs), len(verdicts))
 		}
@@ -333,23 +335,6 @@ func onlyComments(doc []byte) bool {
 		}
 	}
 	return true
-}
-
-func readVerdicts(t *testing.T, file string) []serverVerdict {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []serverVerdict
-	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var v serverVerdict
-		if err := json.Unmarshal(line, &v); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		out = append(out, v)
-	}
-	return out
 }
 
 // decodeConfig decodes a document the server could decode. sigs.k8s.io/yaml

@@ -26,15 +26,15 @@ const everythingRules = `
 `
 
 func TestSystemCriticalScopeEverything(t *testing.T) {
-	got := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, nil)
+	got := runRuleFindings(t, "system-critical-scope", decodeTestConfig(t, webhookYAML(everythingRules)), nil, nil)
 	expectFindings(t, got, "warning webhooks[0].rules: fails closed on node Leases and 6 more; exclude kube-*, narrow rules, or fail open")
-	on136 := runRuleFindings(t, "system-critical-scope", decodeWebhookYAML(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
+	on136 := runRuleFindings(t, "system-critical-scope", decodeTestConfig(t, webhookYAML(everythingRules)), nil, settingsForMinor(t, 36))
 	// Token/SubjectAccessReviews are intercepted from 1.36 on.
 	expectFindings(t, on136, "fails closed on node Leases and 7 more; exclude kube-*")
 }
 
 func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) {
-	c := decodeWebhookYAML(t, webhookYAML(everythingRules+`
+	c := decodeTestConfig(t, webhookYAML(everythingRules+`
   namespaceSelector:
     matchExpressions:
     - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}
@@ -46,7 +46,7 @@ func TestSystemCriticalScopeNamespaceExclusionLeavesClusterScoped(t *testing.T) 
 func TestSystemCriticalScopeOptOutLabelNobodySets(t *testing.T) {
 	// control-plane DoesNotExist excludes kube-system only once someone
 	// labels it: the server sets only kubernetes.io/metadata.name.
-	c := decodeWebhookYAML(t, webhookYAML(`
+	c := decodeTestConfig(t, webhookYAML(`
   namespaceSelector:
     matchExpressions:
     - {key: control-plane, operator: DoesNotExist}
@@ -74,13 +74,13 @@ func TestSystemCriticalScopeMatchConditions(t *testing.T) {
   rules:
   - {apiGroups: ["coordination.k8s.io"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["leases"]}
 `
-	excluded := decodeWebhookYAML(t, webhookYAML(leases+`
+	excluded := decodeTestConfig(t, webhookYAML(leases+`
   matchConditions:
   - {name: not-nodes, expression: '!("system:nodes" in request.userInfo.groups)'}
   - {name: not-system, expression: 'request.namespace != "kube-system"'}
 `))
 	expectFindings(t, runRuleFindings(t, "system-critical-scope", excluded, nil, nil))
-	undecided := decodeWebhookYAML(t, webhookYAML(leases+`
+	undecided := decodeTestConfig(t, webhookYAML(leases+`
   matchConditions:
   - {name: labeled, expression: 'has(object.metadata.labels)'}
 `))
@@ -111,7 +111,7 @@ func TestSystemCriticalScopeQuietCases(t *testing.T) {
   - {apiGroups: ["authentication.k8s.io"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["tokenreviews"]}
 `,
 	} {
-		c := decodeWebhookYAML(t, webhookYAML(extra))
+		c := decodeTestConfig(t, webhookYAML(extra))
 		for _, minor := range []int{36, 37} {
 			if got := runRuleFindings(t, "system-critical-scope", c, nil, settingsForMinor(t, minor)); len(got) != 0 {
 				t.Errorf("%s on 1.%d: want no finding, got %q", name, minor, got)

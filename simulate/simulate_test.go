@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/webhooklint/webhooklint/internal/golden"
+	"github.com/webhooklint/webhooklint/internal/testkit"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -346,7 +346,7 @@ func TestGolden(t *testing.T) {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	golden.Check(t, filepath.Join("testdata", "golden", name), got)
+	testkit.Golden(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // A pod's deletion is admitted twice when it is immediate (store.go Delete).

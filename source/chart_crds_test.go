@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/source"
 )
 
@@ -11,7 +13,7 @@ import (
 // templates (helm template leaves it out): its CRDs are linted with the
 // chart, at their own lines.
 func TestChartCRDsFolderIsLinted(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testkit.Repo(t, map[string]string{
 		"chart/Chart.yaml":        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
 		"chart/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
 		"chart/crds/backups.yaml": `apiVersion: apiextensions.k8s.io/v1

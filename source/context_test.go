@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/source"
 )
@@ -72,7 +74,7 @@ spec:
 // "default" is info and says how to state the namespace; given the
 // namespace the values name, it is gone; given another, it is a warning.
 func TestChartNamespaceAssumed(t *testing.T) {
-	root := writeTree(t, nsChart())
+	root := testkit.Repo(t, nsChart())
 	chart := filepath.Join(root, "chart")
 	got := find(run(t, []string{chart}, source.Options{}).Diagnostics, "self-deadlock", "templates/webhook.yaml")
 	if len(got) != 1 || got[0].Severity != diag.Info ||
@@ -97,7 +99,7 @@ func TestChartNamespaceAssumed(t *testing.T) {
 func TestChartNamespaceIndependentFinding(t *testing.T) {
 	files := nsChart()
 	files["chart/templates/backend.yaml"] = strings.Replace(files["chart/templates/backend.yaml"], "replicas: 2", "replicas: 1", 1)
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	got := find(run(t, []string{filepath.Join(root, "chart")}, source.Options{}).Diagnostics, "backend-availability", "templates/backend.yaml")
 	if len(got) != 1 || got[0].Severity != diag.Warning || strings.Contains(got[0].Message, "assuming") {
 		t.Fatalf("want the 1-replica warning as it is:%s", dump(got))
@@ -109,7 +111,7 @@ func TestChartNamespaceIndependentFinding(t *testing.T) {
 // from an OCI registry) is not an error at the template line: the
 // dependency's note at its Chart.yaml entry says what is missing.
 func TestMissingDependencyFillsTemplate(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testkit.Repo(t, map[string]string{
 		"chart/Chart.yaml":          "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n- name: sdk-server\n  alias: sdk\n  version: 1.x\n  repository: oci://ghcr.io/example/charts\n",
 		"chart/values.yaml":         "replicas: 1\n",
 		"chart/templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  port: {{ .Values.sdk.service.port | quote }}\n",
@@ -149,7 +151,7 @@ const twinWebhook = `webhooks:
 func TestTwinTemplatesTraceToTheirOwnText(t *testing.T) {
 	tpl := "{{- if .Values.mutating }}\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata:\n  name: twin\n" +
 		twinWebhook + "---\n{{- end }}\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: twin\n" + twinWebhook
-	root := writeTree(t, map[string]string{
+	root := testkit.Repo(t, map[string]string{
 		"chart/Chart.yaml":             "apiVersion: v2\nname: twins\nversion: 0.1.0\n",
 		"chart/values.yaml":            "mutating: false\n",
 		"chart/templates/webhook.yaml": tpl,
@@ -217,7 +219,7 @@ func TestMissingIgnoredFile(t *testing.T) {
 		"deploy/dev/cm.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
 		"deploy/prod/kustomization.yaml": "resources:\n- missing.yaml\n",
 	}
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{filepath.Join(root, "deploy", "dev")}, source.Options{})
 	got := find(res.Diagnostics, "kustomize-build", "dev/kustomization.yaml")
 	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message, ".gitignore keeps it out of git") {
@@ -275,7 +277,7 @@ func TestAutoscalerMinReplicasFromValues(t *testing.T) {
 		}
 		files["chart/"+name] = strings.Replace(string(data), "{{ .Values.controller.autoscaling.minReplicas }}", "1", 1)
 	}
-	literal := find(run(t, []string{filepath.Join(writeTree(t, files), "chart")}, source.Options{}).Diagnostics, "backend-availability", "templates/controller-hpa.yaml")
+	literal := find(run(t, []string{filepath.Join(testkit.Repo(t, files), "chart")}, source.Options{}).Diagnostics, "backend-availability", "templates/controller-hpa.yaml")
 	if len(literal) != 1 || literal[0].Severity != diag.Warning {
 		t.Fatalf("want a literal minReplicas: 1 at warning:%s", dump(literal))
 	}
@@ -350,7 +352,7 @@ func TestRequiredValueOutsideJudgedKinds(t *testing.T) {
 		files["chart/"+name] = string(data)
 	}
 	files["chart/templates/identity.yaml"] += "---\nkind: ValidatingWebhookConfiguration\n"
-	judged := find(run(t, []string{filepath.Join(writeTree(t, files), "chart")}, source.Options{}).Diagnostics, "helm-render", "templates/identity.yaml")
+	judged := find(run(t, []string{filepath.Join(testkit.Repo(t, files), "chart")}, source.Options{}).Diagnostics, "helm-render", "templates/identity.yaml")
 	if len(judged) != 1 || judged[0].Severity != diag.Warning {
 		t.Fatalf("a template that writes a webhook configuration keeps the warning:%s", dump(judged))
 	}
@@ -419,7 +421,7 @@ webhooks:
 // the assumed release name: info, naming it; a given release name is a
 // fact, and a warning.
 func TestChartReleaseNameAssumed(t *testing.T) {
-	root := writeTree(t, milvusChart())
+	root := testkit.Repo(t, milvusChart())
 	chart := filepath.Join(root, "chart")
 	got := find(run(t, []string{chart}, source.Options{}).Diagnostics, "serving-certificate", "templates/certificate.yaml")
 	if len(got) != 1 || got[0].Severity != diag.Info ||
@@ -445,7 +447,7 @@ func TestChartReleaseNameAssumed(t *testing.T) {
 func TestBaseVarsResolvedByOverlay(t *testing.T) {
 	vars := "resources:\n- cm.yaml\nvars:\n- name: NAMESPACE\n  objref: {kind: Service, version: v1, name: webhook-service}\n  fieldref: {fieldpath: metadata.namespace}\n"
 	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata: {ns: $(NAMESPACE)}\n"
-	root := writeTree(t, map[string]string{
+	root := testkit.Repo(t, map[string]string{
 		"config/default/kustomization.yaml":     "resources:\n- ../manager\n# - ../certmanager\n",
 		"config/manager/kustomization.yaml":     "resources:\n- cm.yaml\n",
 		"config/manager/cm.yaml":                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: manager\n",

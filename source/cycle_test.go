@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
 )
@@ -77,7 +79,7 @@ func TestKustomizationCycles(t *testing.T) {
 			for _, dir := range tc.linted {
 				files[dir+"/webhook.yaml"] = strings.ReplaceAll(timeoutWebhook, "NAME", dir)
 			}
-			root := writeTree(t, files)
+			root := testkit.Repo(t, files)
 			t.Chdir(root)
 			for _, args := range [][]string{{"."}, {filepath.Join(tc.linted[0], "webhook.yaml")}} {
 				res := run(t, args, source.Options{})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/source"
 )
@@ -36,7 +38,7 @@ func TestSplitFolderIsOneUnit(t *testing.T) {
 	for i, doc := range strings.Split(string(data), "\n---\n") {
 		files[fmt.Sprintf("deploy/%02d.yaml", i)] = doc + "\n"
 	}
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	split := run(t, []string{filepath.Join(root, "deploy")}, source.Options{})
 	if !slices.Equal(what(whole.Diagnostics), what(split.Diagnostics)) {
 		t.Errorf("split folder differs from the one file:\none file:\n  %s\nsplit:\n  %s",
@@ -88,7 +90,7 @@ func TestChangedDeploymentReportsItsBackendFinding(t *testing.T) {
 	files := webhookBase(map[string]string{})
 	files["base/kustomization.yaml"] = "resources:\n- webhook.yaml\n- service.yaml\n- deployment.yaml\n"
 	files["base/deployment.yaml"] = backendDeployment
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{filepath.Join(root, "base", "deployment.yaml")}, source.Options{})
 	got := find(res.Diagnostics, "backend-availability", "base/deployment.yaml")
 	if len(got) != 1 || got[0].Line != 7 || !strings.Contains(got[0].Message, "1 replica") {
@@ -104,7 +106,7 @@ func TestChangedDeploymentReportsItsBackendFinding(t *testing.T) {
 			plain["deploy/"+filepath.Base(name)] = content
 		}
 	}
-	root = writeTree(t, plain)
+	root = testkit.Repo(t, plain)
 	res = run(t, []string{filepath.Join(root, "deploy", "deployment.yaml")}, source.Options{})
 	if got := find(res.Diagnostics, "backend-availability", "deploy/deployment.yaml"); len(got) != 1 || got[0].Line != 7 {
 		t.Errorf("plain folder: want the backend finding at replicas:%s", dump(res.Diagnostics))
@@ -141,7 +143,7 @@ webhooks:
 `,
 		"prod/kustomization.yaml": "namespace: policy-prod\nresources:\n- ../base\n",
 	}
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{filepath.Join(root, "prod", "kustomization.yaml")}, source.Options{})
 	if got := find(res.Diagnostics, "self-deadlock", "base/webhook.yaml"); len(got) != 1 || !strings.Contains(got[0].Message, `"policy-prod"`) {
 		t.Errorf("want the self-deadlock the overlay's namespace creates:%s", dump(res.Diagnostics))

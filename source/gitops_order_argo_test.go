@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
@@ -28,7 +30,7 @@ func argoWavesTree(t *testing.T, edits map[string][2]string) string {
 		}
 		files[name] = strings.ReplaceAll(files[name], e[0], e[1])
 	}
-	return writeTree(t, files)
+	return testkit.Repo(t, files)
 }
 
 // The webhook registered in wave -1 rejects the creation of its own

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
@@ -29,7 +31,7 @@ func orderingTree(t *testing.T, edits map[string]string) string {
 			delete(files, name)
 		}
 	}
-	return writeTree(t, files)
+	return testkit.Repo(t, files)
 }
 
 // treeFiles reads the files below dir, by slash-separated relative path.
@@ -345,7 +347,7 @@ spec:
   validationFailureAction: Enforce
 `,
 	}
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{root}, source.Options{})
 	ds := find(res.Diagnostics, rules.GitOpsOrderRule, "")
 	if len(ds) != 1 || !strings.HasSuffix(filepath.ToSlash(ds[0].File), "clusters/production/infrastructure.yaml") ||
@@ -381,7 +383,7 @@ spec:
   sourceRef: {kind: GitRepository, name: flux-system}
   dependsOn: [infra, {name: []}]
 `)
-	root := writeTree(t, map[string]string{
+	root := testkit.Repo(t, map[string]string{
 		"clusters/ks.yaml":   b.String(),
 		"app/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n",
 	})

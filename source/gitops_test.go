@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/rules"
@@ -232,7 +234,7 @@ spec:
 		}
 		files["charts/guard/templates/"+e.Name()] = string(data)
 	}
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{root}, source.Options{})
 	timeout := at(res.Diagnostics, "timeout-range", "apps/release.yaml", 16)
 	if timeout == nil || timeout.Severity != diag.Error {
@@ -249,7 +251,7 @@ spec:
 	}
 	// Without postRenderers the chart renders 3 replicas and timeout 5.
 	files["apps/release.yaml"] = files["apps/release.yaml"][:strings.Index(files["apps/release.yaml"], "  postRenderers:")]
-	plain := run(t, []string{writeTree(t, files)}, source.Options{})
+	plain := run(t, []string{testkit.Repo(t, files)}, source.Options{})
 	if len(find(plain.Diagnostics, "timeout-range", "")) > 0 || slices.ContainsFunc(find(plain.Diagnostics, "backend-availability", ""), func(d diag.Diagnostic) bool {
 		return strings.Contains(d.Message, "1 replica")
 	}) {

@@ -40,78 +40,100 @@ func kustomizationFolders(root string, jobs int, withText bool) (found []kustFol
 // entries, every kustomization file's text, where a link named Chart.yaml
 // leads.
 func walkKustomizations(root string, jobs int, withText bool, inputs *[]cache.Input) (found []kustFolder, charts []string) {
-	var mu sync.Mutex
-	input := func(in cache.Input) {
-		if inputs != nil {
-			mu.Lock()
-			*inputs = append(*inputs, in)
-			mu.Unlock()
-		}
-	}
+	w := &kustWalk{withText: withText, inputs: inputs}
 	level := []string{root}
 	for len(level) > 0 {
 		next := make([][]string, len(level))
 		// Twice as many walkers as CPUs: each spends most of its time in
 		// system calls, and two per CPU list a monorepo a third faster.
-		parallel.For(len(level), 2*jobs, func(i int) {
-			dir := level[i]
-			f, ok := openFolder(dir)
-			if !ok {
-				input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: "error"})
-				return
-			}
-			defer f.close()
-			if inputs != nil {
-				input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: f.entriesSig()})
-			}
-			var subs []string
-			var kinds []folderEntry
-			for _, e := range f.entries {
-				name := e.name
-				switch {
-				case e.mode.IsDir():
-					if !skipDir(name) {
-						subs = append(subs, joinPath(dir, name))
-					}
-				case name == "Chart.yaml" && isRegularFile(filepath.Join(dir, name), e.mode, input):
-					mu.Lock()
-					charts = append(charts, dir)
-					mu.Unlock()
-					return // nothing in a chart is found, as WalkDir skips it
-				case isKustomizationName(name):
-					kinds = append(kinds, e)
-				}
-			}
-			if kinds != nil {
-				k := kustFolder{dir: dir}
-				if name := listedKustomization(kinds); name != "" {
-					k.file = joinPath(dir, name)
-					if withText {
-						var ok bool
-						var err error
-						if k.text, ok = overlay.Get(k.file); !ok { // an editor's unsaved buffer
-							k.text, err = f.read(name)
-						}
-						if inputs != nil {
-							sig := "error"
-							if err == nil {
-								sig = overlay.Sum(k.text)
-							}
-							input(cache.Input{Op: overlay.OpRead, Path: k.file, Sig: sig})
-						}
-					}
-				}
-				mu.Lock()
-				found = append(found, k)
-				mu.Unlock()
-			}
-			next[i] = subs
-		})
+		parallel.For(len(level), 2*jobs, func(i int) { next[i] = w.visit(level[i]) })
 		level = slices.Concat(next...)
 	}
-	slices.SortFunc(found, func(a, b kustFolder) int { return strings.Compare(a.dir, b.dir) })
-	slices.Sort(charts)
-	return found, charts
+	slices.SortFunc(w.found, func(a, b kustFolder) int { return strings.Compare(a.dir, b.dir) })
+	slices.Sort(w.charts)
+	return w.found, w.charts
+}
+
+// kustWalk is what the walkers of walkKustomizations share; they visit
+// the folders of a level at once, so every append holds mu.
+type kustWalk struct {
+	withText bool
+	inputs   *[]cache.Input
+
+	mu     sync.Mutex
+	found  []kustFolder
+	charts []string
+}
+
+func (w *kustWalk) input(in cache.Input) {
+	if w.inputs != nil {
+		w.mu.Lock()
+		*w.inputs = append(*w.inputs, in)
+		w.mu.Unlock()
+	}
+}
+
+// visit lists one folder: it records the folder if it holds a
+// kustomization file, or as a chart (then nothing in it is entered, as
+// WalkDir would skip it), and returns the subfolders to walk next.
+func (w *kustWalk) visit(dir string) (subs []string) {
+	f, ok := openFolder(dir)
+	if !ok {
+		w.input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: "error"})
+		return nil
+	}
+	defer f.close()
+	if w.inputs != nil {
+		w.input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: f.entriesSig()})
+	}
+	var kinds []folderEntry
+	for _, e := range f.entries {
+		name := e.name
+		switch {
+		case e.mode.IsDir():
+			if !skipDir(name) {
+				subs = append(subs, joinPath(dir, name))
+			}
+		case name == "Chart.yaml" && isRegularFile(filepath.Join(dir, name), e.mode, w.input):
+			w.mu.Lock()
+			w.charts = append(w.charts, dir)
+			w.mu.Unlock()
+			return nil
+		case isKustomizationName(name):
+			kinds = append(kinds, e)
+		}
+	}
+	if kinds != nil {
+		k := kustFolder{dir: dir}
+		if name := listedKustomization(kinds); name != "" {
+			k.file = joinPath(dir, name)
+			if w.withText {
+				k.text = w.read(f, k.file, name)
+			}
+		}
+		w.mu.Lock()
+		w.found = append(w.found, k)
+		w.mu.Unlock()
+	}
+	return subs
+}
+
+// read reads a kustomization file while its folder is open, or takes an
+// editor's unsaved buffer of it, and records its text as an input.
+func (w *kustWalk) read(f *folder, file, name string) []byte {
+	text, ok := overlay.Get(file)
+	var err error
+	if !ok {
+		text, err = f.read(name)
+	}
+	if w.inputs != nil {
+		sig := "error"
+		if err == nil {
+			sig = overlay.Sum(text)
+		}
+		w.input(cache.Input{Op: overlay.OpRead, Path: file, Sig: sig})
+	}
+	return text
 }
 
 // listedKustomization is the kustomization file name kustomize.FileIn

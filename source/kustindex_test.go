@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/manifest"
 )
 
@@ -244,15 +246,7 @@ func monorepo(b *testing.B) string {
 			"prod/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../base\n" +
 				"patches:\n- target: {kind: Deployment, name: app}\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n",
 		}
-		for name, text := range files {
-			p := filepath.Join(app, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
+		testkit.WriteTree(b, app, files)
 	}
 	return root
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
-	"github.com/webhooklint/webhooklint/internal/golden"
+	"github.com/webhooklint/webhooklint/internal/testkit"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
@@ -240,5 +240,5 @@ func checkGolden(t *testing.T, goldenFile, root string, ds []diag.Diagnostic) {
 	for _, l := range lines {
 		b.WriteString(l)
 	}
-	golden.Check(t, goldenFile, []byte(b.String()))
+	testkit.Golden(t, goldenFile, []byte(b.String()))
 }

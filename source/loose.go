@@ -93,14 +93,6 @@ func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
 // findings of those documents are dropped; every other document of the
 // file, and its findings (syntax errors included), stay.
 func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
-	report := func(t unrendered.Template, lineOffset int) diag.Diagnostic {
-		line := t.Line + lineOffset
-		return diag.Diagnostic{
-			Span:     diag.LineSpan(f.Name, line, t.Column, t.Column+len([]rune(t.Action))),
-			Severity: rules.MustLookup(rules.HelmTemplateRule).Severity,
-			Rule:     rules.HelmTemplateRule, Message: t.Message(),
-		}
-	}
 	if len(f.Data) > manifest.MaxFileSize || (!bytes.Contains(f.Data, []byte("{{")) && !bytes.Contains(f.Data, []byte("${"))) {
 		return nil // the size finding stands; nothing to judge
 	}
@@ -109,30 +101,14 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 			// The whole file is a template: nothing in it is final.
 			f.Docs = nil
 			f.Diagnostics = nil
-			return []diag.Diagnostic{report(t, 0)}
+			return []diag.Diagnostic{templateFinding(f.Name, t)}
 		}
 	}
 	lines := bytes.Split(f.Data, []byte{'\n'})
 	var out []diag.Diagnostic
 	var templated [][2]int
 	for _, c := range unrendered.Documents(f.Data) {
-		t, ok := unrendered.Template{}, false
-		if c.Action != "" {
-			t, ok = unrendered.Describe(f.Name, f.Data, c), true
-			if unrendered.IsBlockPlaceholder(c.Action) && !syntaxErrorIn(f, c.FirstLine, c.LastLine) {
-				ok = false
-			}
-		} else {
-			text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
-			for _, d := range f.Docs {
-				if d.Config != nil && d.Line >= c.FirstLine && d.Line <= c.LastLine {
-					if t, ok = unrendered.InDocument(f.Name, text); ok {
-						t.Line += c.FirstLine - 1
-					}
-					break
-				}
-			}
-		}
+		t, ok := templateIn(f, lines, c)
 		if !ok {
 			continue
 		}
@@ -140,14 +116,55 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 		if len(out) == 0 {
 			// One finding per file: the advice is the same for every
 			// templated document in it.
-			out = append(out, report(t, 0))
+			out = append(out, templateFinding(f.Name, t))
 		}
 	}
 	if len(templated) == 0 {
 		return nil
 	}
+	dropLines(f, templated)
+	return out
+}
+
+// templateIn judges one document of the file: a template when an action
+// stands where YAML expects a node (unless it is a block placeholder the
+// YAML still parses around), or when it is a webhook configuration
+// holding Go template actions.
+func templateIn(f *manifest.File, lines [][]byte, c unrendered.Document) (unrendered.Template, bool) {
+	if c.Action != "" {
+		if unrendered.IsBlockPlaceholder(c.Action) && !syntaxErrorIn(f, c.FirstLine, c.LastLine) {
+			return unrendered.Template{}, false
+		}
+		return unrendered.Describe(f.Name, f.Data, c), true
+	}
+	text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
+	for _, d := range f.Docs {
+		if d.Config != nil && d.Line >= c.FirstLine && d.Line <= c.LastLine {
+			t, ok := unrendered.InDocument(f.Name, text)
+			if ok {
+				t.Line += c.FirstLine - 1
+			}
+			return t, ok
+		}
+	}
+	return unrendered.Template{}, false
+}
+
+// templateFinding is the helm-template finding of a template, at its
+// first action.
+func templateFinding(file string, t unrendered.Template) diag.Diagnostic {
+	return diag.Diagnostic{
+		Span:     diag.LineSpan(file, t.Line, t.Column, t.Column+len([]rune(t.Action))),
+		Severity: rules.MustLookup(rules.HelmTemplateRule).Severity,
+		Rule:     rules.HelmTemplateRule, Message: t.Message(),
+	}
+}
+
+// dropLines drops the documents and findings that start within the line
+// ranges (first, last) of the templated documents.
+func dropLines(f *manifest.File, ranges [][2]int) {
 	in := func(line int) bool {
-		for _, r := range templated {
+		for _, r := range ranges {
 			if line >= r[0] && line <= r[1] {
 				return true
 			}
@@ -156,7 +173,6 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 	}
 	f.Docs = slices.DeleteFunc(f.Docs, func(d *manifest.Document) bool { return in(d.Line) })
 	f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return in(d.Line) })
-	return out
 }
 
 // syntaxErrorIn reports whether the loader found the lines first..last of

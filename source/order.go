@@ -422,89 +422,126 @@ func gate(b *fluxNode, done map[*fluxNode]bool) *fluxNode {
 // CRD, applied. One finding per entry to fix and problem (one cause, one
 // finding), naming the first object that needs it and how many more.
 func orderProblems(n *fluxNode, nodes []*fluxNode) []string {
-	a := n.applied
-	if a == nil {
+	if n.applied == nil {
 		return nil
 	}
-	done := before(n)
-	// What the Kustomizations above n apply is applied with n's own object
-	// (CRDs first, as kustomize-controller applies them); depending on one
-	// of them would deadlock a parent that waits for n.
-	above := ancestors(n)
-	type problem struct {
-		msg, fix string
-		more     int
+	c := &orderCheck{
+		n:    n,
+		done: before(n),
+		// What the Kustomizations above n apply is applied with n's own
+		// object (CRDs first, as kustomize-controller applies them);
+		// depending on one of them would deadlock a parent that waits for n.
+		above:    ancestors(n),
+		nodes:    nodes,
+		problems: map[string]*orderProblem{},
 	}
-	var order []string
-	problems := map[string]*problem{}
-	report := func(group, msg, fix string) {
-		if p := problems[group]; p != nil {
-			p.more++
-			return
-		}
-		problems[group] = &problem{msg: msg, fix: fix}
-		order = append(order, group)
+	c.backends()
+	c.crds()
+	return c.lines()
+}
+
+// orderCheck is what orderProblems compares for one entry n, and the
+// problems found so far, grouped by the entry to fix and the problem.
+type orderCheck struct {
+	n           *fluxNode
+	done, above map[*fluxNode]bool
+	nodes       []*fluxNode
+	others      []*fluxNode // the other entries of n's cluster, once listed
+	listed      bool
+
+	order    []string // the groups, in the order found
+	problems map[string]*orderProblem
+}
+
+type orderProblem struct {
+	msg, fix string
+	more     int
+}
+
+// listOthers lists the entries compared with n once one of its objects
+// needs another's: most entries apply their webhooks' backends themselves.
+func (c *orderCheck) listOthers() []*fluxNode {
+	if !c.listed {
+		n := c.n
+		c.others = slices.DeleteFunc(slices.Clone(c.nodes), func(m *fluxNode) bool { return m == n || m.applied == nil || !sameCluster(n, m) })
+		c.listed = true
 	}
-	// The entries compared with n, listed once one of its objects needs
-	// another's: most entries apply their webhooks' backends themselves.
-	var others []*fluxNode
-	listed := false
-	listOthers := func() {
-		if !listed {
-			others = slices.DeleteFunc(slices.Clone(nodes), func(m *fluxNode) bool { return m == n || m.applied == nil || !sameCluster(n, m) })
-			listed = true
-		}
+	return c.others
+}
+
+// report adds a problem, or counts one more of its group.
+func (c *orderCheck) report(group, msg, fix string) {
+	if p := c.problems[group]; p != nil {
+		p.more++
+		return
 	}
+	c.problems[group] = &orderProblem{msg: msg, fix: fix}
+	c.order = append(c.order, group)
+}
+
+// backends finds the webhooks of n whose backend Service another entry
+// applies without being Ready (or applied at all) before n.
+func (c *orderCheck) backends() {
+	n, a := c.n, c.n.applied
 	for _, h := range a.Hooks {
 		if a.Services[h.Service] {
 			continue
 		}
-		listOthers()
 		var by []*fluxNode
-		for _, m := range others {
+		for _, m := range c.listOthers() {
 			if m.applied.Services[h.Service] {
 				by = append(by, m)
 			}
 		}
-		if len(by) == 0 || slices.ContainsFunc(by, func(m *fluxNode) bool { g := gate(m, done); return above[m] || (g != nil && g.e.Waits) }) {
+		if len(by) == 0 || slices.ContainsFunc(by, func(m *fluxNode) bool { g := gate(m, c.done); return c.above[m] || (g != nil && g.e.Waits) }) {
 			continue
 		}
 		b := by[0]
-		switch g := gate(b, done); {
+		switch g := gate(b, c.done); {
 		case g == b:
-			report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s, Ready before its pods", n.name(b), h.What), "set wait: true on it")
+			c.report("wait "+b.key, fmt.Sprintf("%s applies the backend of %s, Ready before its pods", n.name(b), h.What), "set wait: true on it")
 		case g != nil:
-			report("wait "+g.key, fmt.Sprintf("%s applies %s, backend of %s, Ready before its pods", n.name(g), n.name(b), h.What), "set wait: true on it")
+			c.report("wait "+g.key, fmt.Sprintf("%s applies %s, backend of %s, Ready before its pods", n.name(g), n.name(b), h.What), "set wait: true on it")
 		case before(b)[n]:
-			report("reversed "+b.key, fmt.Sprintf("%s applies the backend of %s and depends on this entry", n.name(b), h.What), "apply the webhook with it or after it")
+			c.report("reversed "+b.key, fmt.Sprintf("%s applies the backend of %s and depends on this entry", n.name(b), h.What), "apply the webhook with it or after it")
 		default:
-			report("order "+b.key, fmt.Sprintf("%s applies the backend of %s", n.name(b), h.What), "add it to dependsOn")
+			c.report("order "+b.key, fmt.Sprintf("%s applies the backend of %s", n.name(b), h.What), "add it to dependsOn")
 		}
 	}
+}
+
+// crds finds the custom resources of n whose CRD another entry applies
+// after n.
+func (c *orderCheck) crds() {
+	n, a := c.n, c.n.applied
 	for _, gk := range sortedKeys(a.Custom) {
 		if a.CRDs[gk] != "" {
 			continue
 		}
-		listOthers()
-		for _, m := range others {
+		for _, m := range c.listOthers() {
 			crd := m.applied.CRDs[gk]
 			if crd == "" {
 				continue
 			}
-			if g := gate(m, done); above[m] || g == m || (g != nil && g.e.Waits) {
+			if g := gate(m, c.done); c.above[m] || g == m || (g != nil && g.e.Waits) {
 				break
 			}
 			if before(m)[n] {
-				report("reversed "+m.key, fmt.Sprintf("%s applies CRD %s of %s and depends on this entry", n.name(m), crd, a.Custom[gk]), "apply the CRD before it")
+				c.report("reversed "+m.key, fmt.Sprintf("%s applies CRD %s of %s and depends on this entry", n.name(m), crd, a.Custom[gk]), "apply the CRD before it")
 			} else {
-				report("order "+m.key, fmt.Sprintf("%s applies CRD %s of %s", n.name(m), crd, a.Custom[gk]), "add it to dependsOn")
+				c.report("order "+m.key, fmt.Sprintf("%s applies CRD %s of %s", n.name(m), crd, a.Custom[gk]), "add it to dependsOn")
 			}
 			break
 		}
 	}
+}
+
+// lines is one line a problem group: the first problem, how many more,
+// and the fix.
+func (c *orderCheck) lines() []string {
 	var out []string
-	for _, group := range order {
-		p := problems[group]
+	for _, group := range c.order {
+		p := c.problems[group]
 		more := ""
 		if p.more > 0 {
 			more = fmt.Sprintf(" (and %d more)", p.more)

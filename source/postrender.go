@@ -57,9 +57,33 @@ type renderedObject struct {
 	text   []byte
 }
 
+// transformTemplates runs the steps over the objects of every template
+// and rewrites the templates whose objects they changed.
 func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out func(*helm.Template) *[]byte, record *postRendered) error {
-	var all [][]renderedObject
-	var docs [][]byte
+	all, docs := splitTemplates(ts, out)
+	if len(docs) == 0 {
+		return nil
+	}
+	base, cur, err := applySteps(steps, docs, record)
+	if err != nil {
+		return err
+	}
+	for i, t := range ts {
+		if !changedAny(all[i], base, cur) {
+			continue
+		}
+		b, err := rewriteTemplate(all[i], cur)
+		if err != nil {
+			return err
+		}
+		*out(t) = b
+	}
+	return nil
+}
+
+// splitTemplates splits each template's output into its documents, and
+// gathers the objects among them for kustomize.
+func splitTemplates(ts []*helm.Template, out func(*helm.Template) *[]byte) (all [][]renderedObject, docs [][]byte) {
 	for _, t := range ts {
 		objs := splitRendered(*out(t))
 		all = append(all, objs)
@@ -69,20 +93,23 @@ func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out 
 			}
 		}
 	}
-	if len(docs) == 0 {
-		return nil
-	}
+	return all, docs
+}
+
+// applySteps builds the objects once with no step (base) and then through
+// each step in turn (cur), recording the fields each step set.
+func applySteps(steps []gitops.PostRenderStep, docs [][]byte, record *postRendered) (base, cur map[string]map[string]any, err error) {
 	// kustomize writes every object its own way (key order, quoting): the
 	// first pass, with no step, is what the steps are compared against.
-	cur, err := transform(docs, nil)
+	cur, err = transform(docs, nil)
 	if err != nil {
-		return &stepError{err: err}
+		return nil, nil, &stepError{err: err}
 	}
-	base := cur
+	base = cur
 	for _, s := range steps {
 		next, err := transform(marshalAll(cur), s.Fields)
 		if err != nil {
-			return &stepError{step: s, err: err}
+			return nil, nil, &stepError{step: s, err: err}
 		}
 		if record != nil {
 			for k, after := range next {
@@ -93,38 +120,44 @@ func transformTemplates(steps []gitops.PostRenderStep, ts []*helm.Template, out 
 		}
 		cur = next
 	}
-	for i, t := range ts {
-		rewrite := false
-		for _, o := range all[i] {
-			if o.fields != nil && !reflect.DeepEqual(base[o.key], cur[o.key]) {
-				rewrite = true
-			}
+	return base, cur, nil
+}
+
+// changedAny says whether the steps changed (or deleted) an object of the
+// template: only those templates are rewritten, so the others keep their
+// lines.
+func changedAny(objs []renderedObject, base, cur map[string]map[string]any) bool {
+	for _, o := range objs {
+		if o.fields != nil && !reflect.DeepEqual(base[o.key], cur[o.key]) {
+			return true
 		}
-		if !rewrite {
+	}
+	return false
+}
+
+// rewriteTemplate writes a template's documents again: its objects as the
+// steps left them, what is not an object as it was written.
+func rewriteTemplate(objs []renderedObject, cur map[string]map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	for j, o := range objs {
+		after, kept := cur[o.key]
+		if o.fields != nil && !kept {
+			continue // a $patch: delete removed it
+		}
+		if j > 0 {
+			b.WriteString("---\n")
+		}
+		if o.fields == nil {
+			b.Write(o.text)
 			continue
 		}
-		var b bytes.Buffer
-		for j, o := range all[i] {
-			after, kept := cur[o.key]
-			if o.fields != nil && !kept {
-				continue // a $patch: delete removed it
-			}
-			if j > 0 {
-				b.WriteString("---\n")
-			}
-			if o.fields == nil {
-				b.Write(o.text)
-				continue
-			}
-			y, err := sigsyaml.Marshal(after)
-			if err != nil {
-				return err
-			}
-			b.Write(y)
+		y, err := sigsyaml.Marshal(after)
+		if err != nil {
+			return nil, err
 		}
-		*out(t) = b.Bytes()
+		b.Write(y)
 	}
-	return nil
+	return b.Bytes(), nil
 }
 
 // stepError is a post-render step kustomize could not apply (step is

@@ -64,31 +64,11 @@ func mayWriteJudged(u *unit, file string) bool {
 // field was traced to. A dependency that would have to be downloaded is
 // left out, with a note; the rest of the chart is still linted.
 func lintRendered(u *unit, lo lint.Options) *unitResult {
-	kv := ""
-	if lo.Settings != nil {
-		kv = fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
-	}
-	c, err := renderChart(u, kv)
+	c, err := renderChart(u, targetVersion(lo))
 	if err != nil {
 		return &unitResult{failed: true, diags: []diag.Diagnostic{renderProblem(u, err)}}
 	}
-	// Templates that failed or passed a render limit: reported, and the
-	// rest of the chart is linted.
-	var problems []diag.Diagnostic
-	for _, e := range c.Skipped {
-		d := renderProblem(u, e)
-		if dep, ok := fillsFailure(c.MissingDeps, e); ok {
-			// Not the chart's fault: with the dependency vendored, its values
-			// would be there (the dependency's note says it is missing).
-			d.Severity = diag.Info
-			d.Message += fmt.Sprintf("; the missing dependency %s may set what this reads", dep)
-		} else if he := (*helm.Error)(nil); errors.As(e, &he) && he.NeedsValue && d.Severity == diag.Warning && !mayWriteJudged(u, he.File) {
-			// Only objects the rules read for context were not rendered.
-			d.Severity = diag.Info
-			d.Message += "; no webhook or policy in it"
-		}
-		problems = append(problems, d)
-	}
+	problems := skippedTemplates(u, c)
 	var post *postRendered
 	if u.gitops != nil && len(u.gitops.Chart.PostRender) > 0 {
 		if post, err = postRender(u.gitops, c); err != nil {
@@ -96,16 +76,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		}
 	}
 	origin := u.label()
-	var files []*manifest.File
-	byName := map[string]*helm.Template{}
-	for _, t := range c.Templates {
-		files = append(files, manifest.Parse(t.File, t.Rendered))
-		byName[t.File] = t
-	}
-	for _, crd := range c.CRDs {
-		// Not templates: their findings are where they are.
-		files = append(files, manifest.Parse(crd.File, crd.Data))
-	}
+	files, byName := parseRendered(c)
 	if u.gitops == nil {
 		// An entry gives the values: they are chosen, not defaults.
 		markValueDriven(u, files, byName)
@@ -121,7 +92,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	if u.gitops == nil && post == nil {
 		// A GitOps entry gives values of its own, and a post-renderer
 		// changes what the templates wrote.
-		fixes = &chartFixes{u: u, kubeVersion: kv, c: c, byName: byName, docsOf: docsOf}
+		fixes = &chartFixes{u: u, kubeVersion: targetVersion(lo), c: c, byName: byName, docsOf: docsOf}
 		lu.Edits = fixes.edits
 	}
 	res := lint.LintUnit(lu, lo)
@@ -138,6 +109,52 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 		r.applied = appliedBy(files, u.chart.Namespace) // helm installs into the release namespace
 	}
 	return r
+}
+
+// targetVersion is the Kubernetes version the chart is rendered for
+// (.Capabilities.KubeVersion), the one the rules judge against.
+func targetVersion(lo lint.Options) string {
+	if lo.Settings == nil {
+		return ""
+	}
+	return fmt.Sprintf("v%d.%d.0", lo.Settings.KubeVersion.Major, lo.Settings.KubeVersion.Minor)
+}
+
+// skippedTemplates reports the templates that failed or passed a render
+// limit; the rest of the chart is linted.
+func skippedTemplates(u *unit, c *helm.Chart) []diag.Diagnostic {
+	var problems []diag.Diagnostic
+	for _, e := range c.Skipped {
+		d := renderProblem(u, e)
+		if dep, ok := fillsFailure(c.MissingDeps, e); ok {
+			// Not the chart's fault: with the dependency vendored, its values
+			// would be there (the dependency's note says it is missing).
+			d.Severity = diag.Info
+			d.Message += fmt.Sprintf("; the missing dependency %s may set what this reads", dep)
+		} else if he := (*helm.Error)(nil); errors.As(e, &he) && he.NeedsValue && d.Severity == diag.Warning && !mayWriteJudged(u, he.File) {
+			// Only objects the rules read for context were not rendered.
+			d.Severity = diag.Info
+			d.Message += "; no webhook or policy in it"
+		}
+		problems = append(problems, d)
+	}
+	return problems
+}
+
+// parseRendered parses what the chart rendered: each template's output,
+// by template name for tracing findings back, and the CRDs, which are not
+// templates, so their findings are where they are.
+func parseRendered(c *helm.Chart) ([]*manifest.File, map[string]*helm.Template) {
+	var files []*manifest.File
+	byName := map[string]*helm.Template{}
+	for _, t := range c.Templates {
+		files = append(files, manifest.Parse(t.File, t.Rendered))
+		byName[t.File] = t
+	}
+	for _, crd := range c.CRDs {
+		files = append(files, manifest.Parse(crd.File, crd.Data))
+	}
+	return files, byName
 }
 
 // renderProblem reports a chart that did not render, or a template that

@@ -18,22 +18,7 @@ import (
 // file has is reported once; one that only some have names them.
 func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Options) *lint.Result {
 	out := &lint.Result{}
-	n := 0
-	for _, r := range results {
-		n += len(r.diags)
-	}
-	// One unit (a folder, a build) needs no merging: its findings are
-	// de-duplicated by sorting, which keeps the first of equal ones as the
-	// map below does, without a hundred thousand map entries and copies
-	// (the findings are even kept in the unit's own slice).
-	single := len(results) == 1
-	var kept []diag.Diagnostic
-	var found []*located
-	var byID map[findingID]*located
-	if !single {
-		found, byID = make([]*located, 0, n), make(map[findingID]*located, n)
-	}
-	offeredBy := map[string][]int{} // the units that offer a fix (fixKey.key)
+	m := newFindingMerge(results)
 	stdinData := map[string][]byte{}
 	for i, r := range results {
 		out.Configs += r.configs
@@ -42,52 +27,12 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 		if r.stdin != nil {
 			stdinData[units[i].file.Name] = r.stdin
 		}
-		ds := r.diags
-		if r.base {
-			ds = append(ds, baseNotes(ds, units[i].baseBy)...)
-		}
-		stdinUnit := units[i].kind == fileUnit && units[i].file.Stdin
-		if single {
-			kept = ds[:0] // in place: each finding is written where it was or before
-		}
-		for _, d := range ds {
-			var fixes []fixKey
-			if !single && len(d.Fixes) > 0 {
-				fixes = fixKeys(d.Fixes)
-				for _, k := range fixes {
-					if !slices.Contains(offeredBy[k.key], i) {
-						offeredBy[k.key] = append(offeredBy[k.key], i)
-					}
-				}
-			}
-			abs, ok := nameFinding(req, units[i], r.failed, stdinUnit, &d)
-			if !ok {
-				continue
-			}
-			if single {
-				kept = append(kept, d)
-				continue
-			}
-			id := identity(d)
-			if l := byID[id]; l != nil {
-				if !slices.Contains(l.units, i) {
-					l.units = append(l.units, i)
-				}
-				continue
-			}
-			l := &located{d: d, abs: abs, units: []int{i}, fixes: fixes}
-			byID[id] = l
-			found = append(found, l)
-		}
+		m.addUnit(req, i, units[i], r)
 		r.diags = nil // copied: drop the unit's own slice
 	}
-	if single {
-		// diag.Compare orders by exactly what identity holds.
-		slices.SortStableFunc(kept, diag.Compare)
-		out.Diagnostics = slices.CompactFunc(kept, func(a, b diag.Diagnostic) bool { return diag.Compare(a, b) == 0 })
-	}
+	out.Diagnostics = m.single()
 	readers := newReaderIndex(units, results)
-	out.Diagnostics = append(out.Diagnostics, unitsNamed(found, readers, units, offeredBy)...)
+	out.Diagnostics = append(out.Diagnostics, unitsNamed(m.found, readers, units, m.offeredBy)...)
 	// Selection and severity overrides once more, for the findings made
 	// here rather than by the engine (the engine's pass unchanged: it
 	// applied them already, and kept demoted base findings at info).
@@ -97,6 +42,86 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 
 	out.Files = reportedFiles(req, out.Diagnostics, stdinData)
 	return out
+}
+
+// findingMerge gathers the findings of the units as reported, each once
+// with the units that have it.
+//
+// One unit (a folder, a build) needs no merging: its findings are
+// de-duplicated by sorting, which keeps the first of equal ones as the
+// map does, without a hundred thousand map entries and copies (the
+// findings are even kept in the unit's own slice).
+type findingMerge struct {
+	one   bool
+	kept  []diag.Diagnostic // one unit: its findings, in place
+	found []*located        // more units: each finding once, in the order found
+	byID  map[findingID]*located
+	// offeredBy lists the units that offer each fix (fixKey.key).
+	offeredBy map[string][]int
+}
+
+func newFindingMerge(results []*unitResult) *findingMerge {
+	if len(results) == 1 {
+		return &findingMerge{one: true}
+	}
+	n := 0
+	for _, r := range results {
+		n += len(r.diags)
+	}
+	return &findingMerge{found: make([]*located, 0, n), byID: make(map[findingID]*located, n), offeredBy: map[string][]int{}}
+}
+
+// addUnit adds the findings of unit i (with a base's notes) named as
+// asked, leaving out those located in files not asked about.
+func (m *findingMerge) addUnit(req *request, i int, u *unit, r *unitResult) {
+	ds := r.diags
+	if r.base {
+		ds = append(ds, baseNotes(ds, u.baseBy)...)
+	}
+	stdinUnit := u.kind == fileUnit && u.file.Stdin
+	if m.one {
+		m.kept = ds[:0] // in place: each finding is written where it was or before
+	}
+	for _, d := range ds {
+		var fixes []fixKey
+		if !m.one && len(d.Fixes) > 0 {
+			fixes = fixKeys(d.Fixes)
+			for _, k := range fixes {
+				if !slices.Contains(m.offeredBy[k.key], i) {
+					m.offeredBy[k.key] = append(m.offeredBy[k.key], i)
+				}
+			}
+		}
+		abs, ok := nameFinding(req, u, r.failed, stdinUnit, &d)
+		if !ok {
+			continue
+		}
+		if m.one {
+			m.kept = append(m.kept, d)
+			continue
+		}
+		id := identity(d)
+		if l := m.byID[id]; l != nil {
+			if !slices.Contains(l.units, i) {
+				l.units = append(l.units, i)
+			}
+			continue
+		}
+		l := &located{d: d, abs: abs, units: []int{i}, fixes: fixes}
+		m.byID[id] = l
+		m.found = append(m.found, l)
+	}
+}
+
+// single is the findings of the one unit, sorted and each once (nil with
+// more units: theirs are in found).
+func (m *findingMerge) single() []diag.Diagnostic {
+	if !m.one {
+		return nil
+	}
+	// diag.Compare orders by exactly what identity holds.
+	slices.SortStableFunc(m.kept, diag.Compare)
+	return slices.CompactFunc(m.kept, func(a, b diag.Diagnostic) bool { return diag.Compare(a, b) == 0 })
 }
 
 // located is a finding as reported (named as asked), with its file's

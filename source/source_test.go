@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -188,7 +190,7 @@ func TestRemoteEntryLintsLocalBases(t *testing.T) {
 	files := webhookBase(map[string]string{})
 	files["base/webhook.yaml"] = strings.Replace(files["base/webhook.yaml"], "timeoutSeconds: 30", "timeoutSeconds: 31", 1)
 	files["prod/kustomization.yaml"] = "resources:\n- ../base\n- https://github.com/example/operator//config/default?ref=v1\n"
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{filepath.Join(root, "prod")}, source.Options{})
 	if got := find(res.Diagnostics, rules.KustomizeBuildRule, "prod/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Warning {
 		t.Errorf("want one kustomize-build warning on the remote reference:%s", dump(res.Diagnostics))

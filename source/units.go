@@ -171,20 +171,42 @@ const lazySources = 32
 func discover(req *request, so Options, skip func(string) bool, jobs int) (units []*unit, unitsOf [][]*unit) {
 	d := newDiscovery(so, skip, jobs)
 	d.lazyKusts = len(req.dirs) == 0 && len(req.sources) <= lazySources
-	byKey := map[string]*unit{}
-	add := func(u *unit) *unit {
-		if have := byKey[u.key()]; have != nil {
-			return have
-		}
-		u.shown = display(u.dir)
-		byKey[u.key()] = u
-		units = append(units, u)
-		return u
+	set := &unitSet{byKey: map[string]*unit{}}
+	named := set.addEntries(d, req)
+	unitsOf = set.addSources(d, req, so.WholeUnits, named)
+	units = set.units
+	unitFacts(req, so, units)
+	if so.Workspace != nil {
+		units = workspaceUnits(req, units, unitsOf)
 	}
-	var named []*unit // named kustomizations, which claim the files they read
+	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
+	return units, unitsOf
+}
+
+// unitSet holds each unit once, in the order found: a unit found again
+// (the same key) is the one found first.
+type unitSet struct {
+	units []*unit
+	byKey map[string]*unit
+}
+
+func (s *unitSet) add(u *unit) *unit {
+	if have := s.byKey[u.key()]; have != nil {
+		return have
+	}
+	u.shown = display(u.dir)
+	s.byKey[u.key()] = u
+	s.units = append(s.units, u)
+	return u
+}
+
+// addEntries adds the units of the GitOps entries and of the entries the
+// user named, and returns the named kustomizations among them, which
+// claim the files they read.
+func (s *unitSet) addEntries(d *discovery, req *request) (named []*unit) {
 	gitopsUnits := d.gitopsUnits(req)
 	for _, u := range gitopsUnits {
-		u = add(u)
+		u = s.add(u)
 		if _, asked := req.display(u.gitops.At.File); asked {
 			u.entry = true
 		}
@@ -196,17 +218,23 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 		if u.kind == kustomizeUnit && coveredByGitops(u, gitopsUnits) {
 			continue // built as the entry builds it
 		}
-		u = add(u)
+		u = s.add(u)
 		u.entry = true
 		if u.kind == kustomizeUnit {
 			named = append(named, u)
 		}
 	}
-	unitsOf = make([][]*unit, len(req.sources))
-	for i, s := range req.sources {
+	return named
+}
+
+// addSources adds the units of each requested file: the named
+// kustomizations that read it, else the units discovery finds for it.
+func (s *unitSet) addSources(d *discovery, req *request, whole bool, named []*unit) [][]*unit {
+	unitsOf := make([][]*unit, len(req.sources))
+	for i, src := range req.sources {
 		var us []*unit
-		if !s.Stdin {
-			abs := absPath(s.Name)
+		if !src.Stdin {
+			abs := absPath(src.Name)
 			for _, u := range named {
 				if u.reads[abs] {
 					us = append(us, u)
@@ -214,21 +242,17 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 			}
 		}
 		if len(us) == 0 {
-			us = d.unitsOf(s)
+			us = d.unitsOf(src)
 		}
 		for _, u := range us {
-			unitsOf[i] = append(unitsOf[i], add(u))
-			if so.WholeUnits {
-				unitsOf[i][len(unitsOf[i])-1].entry = true
+			u = s.add(u)
+			if whole {
+				u.entry = true
 			}
+			unitsOf[i] = append(unitsOf[i], u)
 		}
 	}
-	unitFacts(req, so, units)
-	if so.Workspace != nil {
-		units = workspaceUnits(req, units, unitsOf)
-	}
-	slices.SortStableFunc(units, func(a, b *unit) int { return strings.Compare(a.key(), b.key()) })
-	return units, unitsOf
+	return unitsOf
 }
 
 // unitFacts sets what discovery knows of each unit besides its files:

@@ -7,29 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/internal/testkit"
+
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
 )
-
-// writeTree writes files (path → content) under a new temporary folder,
-// marked as a repository root, and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	files[".git/HEAD"] = "ref: refs/heads/main\n"
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 // webhookBase is a kustomize base whose webhook fails closed with a long
 // timeout (timeout-too-long), calling a Service the base also defines.
@@ -87,7 +71,7 @@ patches:
       path: /webhooks/0/timeoutSeconds
       value: 5
 `
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	for _, args := range [][]string{{root}, {filepath.Join(root, "base", "webhook.yaml")}} {
 		res := run(t, args, source.Options{})
 		got := timeoutsAt(res.Diagnostics, "base/webhook.yaml")
@@ -110,7 +94,7 @@ patches:
 	// With no difference between the overlays the finding names no unit.
 	delete(files, "prod/kustomization.yaml")
 	files["prod/kustomization.yaml"] = "resources:\n- ../base\n"
-	root = writeTree(t, files)
+	root = testkit.Repo(t, files)
 	res = run(t, []string{filepath.Join(root, "base", "webhook.yaml")}, source.Options{})
 	got := timeoutsAt(res.Diagnostics, "base/webhook.yaml")
 	if len(got) != 1 || strings.Contains(got[0].Message, "(in ") {
@@ -125,7 +109,7 @@ func TestComponentsAndPatches(t *testing.T) {
 	files["components/strict/kustomization.yaml"] = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- path: policy.yaml\n"
 	files["components/strict/policy.yaml"] = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: policy\nwebhooks:\n- name: policy.example.com\n  failurePolicy: Sometimes\n"
 	files["overlay/kustomization.yaml"] = "resources:\n- ../base\ncomponents:\n- ../components/strict\n"
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{filepath.Join(root, "components", "strict", "policy.yaml")}, source.Options{})
 	got := find(res.Diagnostics, "policy-values", "components/strict/policy.yaml")
 	if len(got) != 1 || got[0].Line != 7 || !strings.Contains(got[0].Origin, "kustomize build ") || !strings.Contains(got[0].Origin, "overlay (patch)") {
@@ -141,7 +125,7 @@ func TestComponentsAndPatches(t *testing.T) {
 func TestBrokenOverlayPromotesBase(t *testing.T) {
 	files := webhookBase(map[string]string{})
 	files["dev/kustomization.yaml"] = "resources:\n- ../base\npatches:\n- path: written-by-make.yaml\n"
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	res := run(t, []string{filepath.Join(root, "base", "webhook.yaml")}, source.Options{})
 	if len(timeoutsAt(res.Diagnostics, "base/webhook.yaml")) != 1 || len(find(res.Diagnostics, rules.KustomizeBuildRule, "dev/kustomization.yaml")) != 1 {
 		t.Errorf("want the base's finding and the overlay's build error:%s", dump(res.Diagnostics))
@@ -183,7 +167,7 @@ func TestBaseWithoutOverlay(t *testing.T) {
 			}
 		}
 	}
-	checkBase(run(t, []string{writeTree(t, files)}, source.Options{}), "config/default/kustomization.yaml:5): ")
+	checkBase(run(t, []string{testkit.Repo(t, files)}, source.Options{}), "config/default/kustomization.yaml:5): ")
 	// Named on its own in the kubebuilder tree, whose overlay reads it.
 	checkBase(run(t, []string{filepath.Join(kubebuilderDir, "webhook")}, source.Options{}), "read by ")
 	// Linted with the overlay, there is no base.
@@ -206,7 +190,7 @@ func TestRootWithScaffoldNamesIsDeployed(t *testing.T) {
 		}
 		files["config/webhook/"+name] = string(data)
 	}
-	res := run(t, []string{writeTree(t, files)}, source.Options{})
+	res := run(t, []string{testkit.Repo(t, files)}, source.Options{})
 	if notes := find(res.Diagnostics, rules.KustomizeBaseRule, ""); len(notes) != 0 {
 		t.Errorf("a root taken for a base:%s", dump(notes))
 	}
@@ -257,7 +241,7 @@ func TestEntryReadByBundleIsDeployed(t *testing.T) {
 func TestKustomizeDeprecationsCaptured(t *testing.T) {
 	files := webhookBase(map[string]string{})
 	files["old/kustomization.yaml"] = "bases:\n- ../base\ncommonLabels:\n  team: a\n"
-	root := writeTree(t, files)
+	root := testkit.Repo(t, files)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +292,7 @@ webhooks:
 // dependency is skipped with one note, a disabled one silently, and the
 // rest of the chart is still linted; --set and --set-string apply.
 func TestChartDependencies(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testkit.Repo(t, map[string]string{
 		"charts/app/Chart.yaml": `apiVersion: v2
 name: app
 version: 0.1.0
@@ -365,7 +349,7 @@ dependencies:
 // values; two entries lint the chart twice, and a finding only one has
 // names it.
 func TestChartConfigs(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testkit.Repo(t, map[string]string{
 		"chart/Chart.yaml":            "apiVersion: v2\nname: app\nversion: 0.1.0\n",
 		"chart/values.yaml":           "failurePolicy: Fail\ntimeout: 5\n",
 		"chart/values-bad.yaml":       "failurePolicy: Sometimes\n",

@@ -218,9 +218,22 @@ func (f *finder) fluxKustomization(obj *object) *Entry {
 		return e
 	}
 	e.Dir = dir
-	k := &e.Kustomization
+	fluxKustomizeSettings(&e.Kustomization, obj.file, spec)
+	dependsOn(e, obj)
+	// Ready only once what it applied is healthy: then, and only then,
+	// the entries that depend on it wait for its pods.
+	e.Waits = str(spec, "wait") == "true" || len(items(get(spec, "healthChecks"))) > 0
+	if pb := get(spec, "postBuild"); pb != nil {
+		f.vars(e, obj, pb)
+	}
+	return e
+}
+
+// fluxKustomizeSettings reads what a Flux Kustomization sets over the
+// kustomization it builds.
+func fluxKustomizeSettings(k *Kustomization, file string, spec *yaml.Node) {
 	if n := get(spec, "targetNamespace"); n != nil {
-		k.Namespace, k.NamespaceAt = n.Value, at(obj.file, n)
+		k.Namespace, k.NamespaceAt = n.Value, at(file, n)
 	}
 	k.NamePrefix, k.NameSuffix = str(spec, "namePrefix"), str(spec, "nameSuffix")
 	for _, p := range items(get(spec, "patches")) {
@@ -239,14 +252,6 @@ func (f *finder) fluxKustomization(obj *object) *Entry {
 	if cm := get(spec, "commonMetadata"); cm != nil {
 		k.Labels, k.Annotations, k.MetadataOnly = stringMap(get(cm, "labels")), stringMap(get(cm, "annotations")), true
 	}
-	dependsOn(e, obj)
-	// Ready only once what it applied is healthy: then, and only then,
-	// the entries that depend on it wait for its pods.
-	e.Waits = str(spec, "wait") == "true" || len(items(get(spec, "healthChecks"))) > 0
-	if pb := get(spec, "postBuild"); pb != nil {
-		f.vars(e, obj, pb)
-	}
-	return e
 }
 
 // dependsOn reads an entry's dependsOn: entries of its own kind, in its
@@ -368,22 +373,46 @@ func (f *finder) helmRelease(obj *object) *Entry {
 	e := f.base(obj, "Flux HelmRelease")
 	e.How = Helm
 	c := &e.Chart
-	c.Namespace = obj.namespace
-	if t := str(spec, "targetNamespace"); t != "" {
-		c.Namespace = t
-	}
-	// helm-controller's release name: releaseName, else
-	// [targetNamespace-]name.
-	c.ReleaseName = str(spec, "releaseName")
-	if c.ReleaseName == "" {
-		c.ReleaseName = obj.name
-		if t := str(spec, "targetNamespace"); t != "" {
-			c.ReleaseName = t + "-" + obj.name
-		}
-	}
+	c.Namespace, c.ReleaseName = helmReleaseOf(obj, spec)
 	dependsOn(e, obj)
 	// helm-controller waits for the release's resources unless told not to.
 	e.Waits = str(get(spec, "install"), "disableWait") != "true"
+	if !f.helmReleaseChart(e, obj, spec) {
+		return e
+	}
+	for _, vf := range items(get(spec, "valuesFrom")) {
+		f.valuesFrom(e, obj, vf)
+	}
+	if v := get(spec, "values"); v != nil {
+		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "HelmRelease values", node: v, file: obj.file})
+	}
+	c.PostRender = postRenderers(obj.file, get(spec, "postRenderers"))
+	return e
+}
+
+// helmReleaseOf is the namespace and name helm-controller installs a
+// HelmRelease as: targetNamespace, else its own; releaseName, else
+// [targetNamespace-]name.
+func helmReleaseOf(obj *object, spec *yaml.Node) (namespace, release string) {
+	namespace = obj.namespace
+	if t := str(spec, "targetNamespace"); t != "" {
+		namespace = t
+	}
+	release = str(spec, "releaseName")
+	if release == "" {
+		release = obj.name
+		if t := str(spec, "targetNamespace"); t != "" {
+			release = t + "-" + obj.name
+		}
+	}
+	return namespace, release
+}
+
+// helmReleaseChart finds the chart of a HelmRelease: a folder of this
+// repository (a GitRepository of it), or a chart of a Helm repository
+// from the chart cache. Else the entry is remote, or has a problem
+// (false).
+func (f *finder) helmReleaseChart(e *Entry, obj *object, spec *yaml.Node) bool {
 	chartSpec := get(get(spec, "chart"), "spec")
 	chart, version := str(chartSpec, "chart"), str(chartSpec, "version")
 	srcNode := get(chartSpec, "sourceRef")
@@ -401,29 +430,22 @@ func (f *finder) helmRelease(obj *object) *Entry {
 		dir, ok := dirIn(f.o.Repo, obj.file, chart)
 		if !ok || !isChart(dir) {
 			e.Problems = append(e.Problems, errorf(where, "%s: chart %s is not a chart folder of this repository; fix spec.chart.spec.chart", e.Label(), chart))
-			return e
+			return false
 		}
 		e.Dir = dir
-	} else {
-		from := kind + " " + ns + "/" + name
-		if src := f.source(kind, ns, name); src != nil && str(src.spec(), "url") != "" {
-			from += " (" + str(src.spec(), "url") + ")"
-		}
-		if dir, ok := f.cached(chart, version); ok {
-			e.Dir = dir
-		} else {
-			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, from), where
-			return e
-		}
+		return true
 	}
-	for _, vf := range items(get(spec, "valuesFrom")) {
-		f.valuesFrom(e, obj, vf)
+	from := kind + " " + ns + "/" + name
+	if src := f.source(kind, ns, name); src != nil && str(src.spec(), "url") != "" {
+		from += " (" + str(src.spec(), "url") + ")"
 	}
-	if v := get(spec, "values"); v != nil {
-		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "HelmRelease values", node: v, file: obj.file})
+	dir, ok := f.cached(chart, version)
+	if !ok {
+		e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, from), where
+		return false
 	}
-	c.PostRender = postRenderers(obj.file, get(spec, "postRenderers"))
-	return e
+	e.Dir = dir
+	return true
 }
 
 // postRenderers reads a HelmRelease's postRenderers as kustomize steps,
@@ -578,93 +600,115 @@ func (f *finder) argoRefs(sources []*yaml.Node) map[string]argoRef {
 // repository (kustomize, helm or directory, as Argo CD detects it when
 // the source does not say), or a chart of a Helm repository.
 func (f *finder) argoSource(e *Entry, file string, src *yaml.Node, refs map[string]argoRef) {
-	repoURL, path, chart := str(src, "repoURL"), str(src, "path"), str(src, "chart")
-	if str(src, "ref") != "" && path == "" && chart == "" {
+	if str(src, "ref") != "" && str(src, "path") == "" && str(src, "chart") == "" {
 		return // a values-only source, read through $ref by the others
 	}
-	where := at(file, src)
-	if chart != "" {
-		if dir, ok := f.cached(chart, str(src, "targetRevision")); ok {
-			e.Dir, e.How = dir, Helm
-		} else {
-			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, repoURL), where
-			return
-		}
-	} else {
-		if !f.o.Repo.Is(repoURL) {
-			e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
-			return
-		}
-		dir, ok := dirIn(f.o.Repo, file, path)
-		if !ok {
-			e.Problems = append(e.Problems, errorf(where, "%s: path %s is not a folder of this repository; fix source.path", e.Label(), path))
-			return
-		}
-		e.Dir = dir
-		switch {
-		case get(src, "helm") != nil || (get(src, "kustomize") == nil && get(src, "directory") == nil && isChart(dir)):
-			e.How = Helm
-		case get(src, "directory") != nil:
-			e.How = Directory
-		case get(src, "kustomize") != nil || hasKustomization(dir):
-			e.How = Kustomize
-		default:
-			e.How = Directory
-		}
+	if !f.argoFolder(e, file, src) {
+		return
 	}
 	switch e.How {
 	case Helm:
-		h := get(src, "helm")
-		c := &e.Chart
-		c.ReleaseName, c.Namespace = str(h, "releaseName"), e.DefaultNamespace
-		if c.ReleaseName == "" {
-			c.ReleaseName = e.Name
-		}
-		for _, vf := range items(get(h, "valueFiles")) {
-			p, where, ok := f.argoValuesFile(e, file, vf, refs)
-			if !ok {
-				continue
-			}
-			if _, err := overlay.Stat(p); err != nil {
-				if str(h, "ignoreMissingValueFiles") != "true" {
-					e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in %s; Argo CD fails to render it", e.Label(), vf.Value, where))
-				}
-				continue
-			}
-			c.ValuesFiles = append(c.ValuesFiles, p)
-		}
-		if v := get(h, "valuesObject"); v != nil {
-			c.Values = append(c.Values, Values{Map: decodeMap(v), From: "Application helm.valuesObject", node: v, file: file})
-		} else if v := get(h, "values"); v != nil && v.Kind == yaml.ScalarNode {
-			var doc yaml.Node
-			if yaml.Unmarshal([]byte(v.Value), &doc) == nil && len(doc.Content) > 0 {
-				c.Values = append(c.Values, Values{Map: decodeMap(doc.Content[0]), From: "Application helm.values"})
-			}
-		}
-		for _, p := range items(get(h, "parameters")) {
-			c.Set = append(c.Set, str(p, "name")+"="+str(p, "value"))
-		}
+		f.argoHelm(e, file, get(src, "helm"), refs)
 	case Kustomize:
-		k := get(src, "kustomize")
-		ks := &e.Kustomization
-		ks.NamePrefix, ks.NameSuffix = str(k, "namePrefix"), str(k, "nameSuffix")
-		if n := get(k, "namespace"); n != nil {
-			ks.Namespace, ks.NamespaceAt = n.Value, at(file, n)
-		}
-		ks.Labels, ks.Annotations = stringMap(get(k, "commonLabels")), stringMap(get(k, "commonAnnotations"))
-		for _, im := range items(get(k, "images")) {
-			ks.Images = append(ks.Images, argoImage(im.Value))
-		}
-		for _, p := range items(get(k, "patches")) {
-			if m := decodeMap(p); m != nil {
-				ks.Patches = append(ks.Patches, m)
-			}
-		}
-		for _, c := range items(get(k, "components")) {
-			ks.Components = append(ks.Components, c.Value)
-		}
+		argoKustomize(e, file, get(src, "kustomize"))
 	case Directory:
 		e.Kustomization.Recurse = str(get(src, "directory"), "recurse") == "true"
+	}
+}
+
+// argoFolder finds the folder of a source and how Argo CD builds it: a
+// chart of a Helm repository from the chart cache, or a path of this
+// repository. A source elsewhere is remote (false), a path that is no
+// folder a problem (false).
+func (f *finder) argoFolder(e *Entry, file string, src *yaml.Node) bool {
+	repoURL, path, chart := str(src, "repoURL"), str(src, "path"), str(src, "chart")
+	where := at(file, src)
+	if chart != "" {
+		dir, ok := f.cached(chart, str(src, "targetRevision"))
+		if !ok {
+			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, repoURL), where
+			return false
+		}
+		e.Dir, e.How = dir, Helm
+		return true
+	}
+	if !f.o.Repo.Is(repoURL) {
+		e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
+		return false
+	}
+	dir, ok := dirIn(f.o.Repo, file, path)
+	if !ok {
+		e.Problems = append(e.Problems, errorf(where, "%s: path %s is not a folder of this repository; fix source.path", e.Label(), path))
+		return false
+	}
+	e.Dir = dir
+	// As Argo CD detects the tool when the source does not say.
+	switch {
+	case get(src, "helm") != nil || (get(src, "kustomize") == nil && get(src, "directory") == nil && isChart(dir)):
+		e.How = Helm
+	case get(src, "directory") != nil:
+		e.How = Directory
+	case get(src, "kustomize") != nil || hasKustomization(dir):
+		e.How = Kustomize
+	default:
+		e.How = Directory
+	}
+	return true
+}
+
+// argoHelm reads a source's helm settings: release name, values files
+// (a missing one is a problem unless ignored), values and parameters.
+func (f *finder) argoHelm(e *Entry, file string, h *yaml.Node, refs map[string]argoRef) {
+	c := &e.Chart
+	c.ReleaseName, c.Namespace = str(h, "releaseName"), e.DefaultNamespace
+	if c.ReleaseName == "" {
+		c.ReleaseName = e.Name
+	}
+	for _, vf := range items(get(h, "valueFiles")) {
+		p, where, ok := f.argoValuesFile(e, file, vf, refs)
+		if !ok {
+			continue
+		}
+		if _, err := overlay.Stat(p); err != nil {
+			if str(h, "ignoreMissingValueFiles") != "true" {
+				e.Problems = append(e.Problems, errorf(at(file, vf), "%s: values file %s is not in %s; Argo CD fails to render it", e.Label(), vf.Value, where))
+			}
+			continue
+		}
+		c.ValuesFiles = append(c.ValuesFiles, p)
+	}
+	if v := get(h, "valuesObject"); v != nil {
+		c.Values = append(c.Values, Values{Map: decodeMap(v), From: "Application helm.valuesObject", node: v, file: file})
+	} else if v := get(h, "values"); v != nil && v.Kind == yaml.ScalarNode {
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte(v.Value), &doc) == nil && len(doc.Content) > 0 {
+			c.Values = append(c.Values, Values{Map: decodeMap(doc.Content[0]), From: "Application helm.values"})
+		}
+	}
+	for _, p := range items(get(h, "parameters")) {
+		c.Set = append(c.Set, str(p, "name")+"="+str(p, "value"))
+	}
+}
+
+// argoKustomize reads a source's kustomize settings, which Argo CD sets
+// over the kustomization.
+func argoKustomize(e *Entry, file string, k *yaml.Node) {
+	ks := &e.Kustomization
+	ks.NamePrefix, ks.NameSuffix = str(k, "namePrefix"), str(k, "nameSuffix")
+	if n := get(k, "namespace"); n != nil {
+		ks.Namespace, ks.NamespaceAt = n.Value, at(file, n)
+	}
+	ks.Labels, ks.Annotations = stringMap(get(k, "commonLabels")), stringMap(get(k, "commonAnnotations"))
+	for _, im := range items(get(k, "images")) {
+		ks.Images = append(ks.Images, argoImage(im.Value))
+	}
+	for _, p := range items(get(k, "patches")) {
+		if m := decodeMap(p); m != nil {
+			ks.Patches = append(ks.Patches, m)
+		}
+	}
+	for _, c := range items(get(k, "components")) {
+		ks.Components = append(ks.Components, c.Value)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // Substitution follows kustomize-controller's postBuild (drone/envsubst,
@@ -70,29 +71,17 @@ func TestArgoImage(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, root, rel, text string) string {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // A folder without a kustomization gets the one Flux generates: every
 // manifest below it, a subfolder with a kustomization as one resource,
 // hidden folders left out; the entry's settings are set over it.
 func TestGeneratedKustomization(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "a.yaml", "kind: ConfigMap\n")
-	write(t, root, "sub/b.yml", "kind: ConfigMap\n")
-	write(t, root, "base/kustomization.yaml", "resources: []\n")
-	write(t, root, "base/c.yaml", "kind: ConfigMap\n")
-	write(t, root, ".hidden/d.yaml", "kind: ConfigMap\n")
-	write(t, root, "notes.txt", "x")
+	testkit.WriteFile(t, filepath.Join(root, "a.yaml"), "kind: ConfigMap\n")
+	testkit.WriteFile(t, filepath.Join(root, "sub/b.yml"), "kind: ConfigMap\n")
+	testkit.WriteFile(t, filepath.Join(root, "base/kustomization.yaml"), "resources: []\n")
+	testkit.WriteFile(t, filepath.Join(root, "base/c.yaml"), "kind: ConfigMap\n")
+	testkit.WriteFile(t, filepath.Join(root, ".hidden/d.yaml"), "kind: ConfigMap\n")
+	testkit.WriteFile(t, filepath.Join(root, "notes.txt"), "x")
 	e := &Entry{Dir: root, Kustomization: Kustomization{Namespace: "prod", NamePrefix: "p-", Components: []string{"../comp"}}}
 	text, generated, err := e.KustomizationText()
 	if err != nil || !generated {
@@ -114,10 +103,10 @@ func TestGeneratedKustomization(t *testing.T) {
 // Application each; the Git generator reads this repository's folders.
 func TestApplicationSet(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "apps/one/cm.yaml", "kind: ConfigMap\n")
-	write(t, root, "apps/two/cm.yaml", "kind: ConfigMap\n")
-	write(t, root, "apps/skip/cm.yaml", "kind: ConfigMap\n")
-	set := write(t, root, "argocd/appset.yaml", `apiVersion: argoproj.io/v1alpha1
+	testkit.WriteFile(t, filepath.Join(root, "apps/one/cm.yaml"), "kind: ConfigMap\n")
+	testkit.WriteFile(t, filepath.Join(root, "apps/two/cm.yaml"), "kind: ConfigMap\n")
+	testkit.WriteFile(t, filepath.Join(root, "apps/skip/cm.yaml"), "kind: ConfigMap\n")
+	set := testkit.WriteFile(t, filepath.Join(root, "argocd/appset.yaml"), `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata:
   name: apps
@@ -161,7 +150,7 @@ spec:
 // Entries of the wrong shape are read as far as they go, never a panic.
 func TestFindHostile(t *testing.T) {
 	root := t.TempDir()
-	f := write(t, root, "bad.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
+	f := testkit.WriteFile(t, filepath.Join(root, "bad.yaml"), `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 spec: [1, 2]
 ---
@@ -210,7 +199,7 @@ metadata: &a {name: *a}
 // entry: it names no chart or source.
 func TestPatchesAreNoEntries(t *testing.T) {
 	root := t.TempDir()
-	f := write(t, root, "apps/production/podinfo-values.yaml", `apiVersion: helm.toolkit.fluxcd.io/v2
+	f := testkit.WriteFile(t, filepath.Join(root, "apps/production/podinfo-values.yaml"), `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata:
   name: podinfo
@@ -240,9 +229,9 @@ spec:
 func TestArgoMultiSourceValues(t *testing.T) {
 	root := t.TempDir()
 	cache := t.TempDir()
-	write(t, cache, "guard-1.2.0/Chart.yaml", "apiVersion: v2\nname: guard\nversion: 1.2.0\n")
-	values := write(t, root, "envs/prod/guard-values.yaml", "replicaCount: 3\n")
-	app := write(t, root, "apps/guard.yaml", `apiVersion: argoproj.io/v1alpha1
+	testkit.WriteFile(t, filepath.Join(cache, "guard-1.2.0/Chart.yaml"), "apiVersion: v2\nname: guard\nversion: 1.2.0\n")
+	values := testkit.WriteFile(t, filepath.Join(root, "envs/prod/guard-values.yaml"), "replicaCount: 3\n")
+	app := testkit.WriteFile(t, filepath.Join(root, "apps/guard.yaml"), `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata:
   name: guard
@@ -297,13 +286,13 @@ spec:
 func TestApplicationSetGenerators(t *testing.T) {
 	root := t.TempDir()
 	for _, app := range []string{"apps/guard", "apps/audit"} {
-		write(t, root, app+"/cm.yaml", "kind: ConfigMap\n")
+		testkit.WriteFile(t, filepath.Join(root, app+"/cm.yaml"), "kind: ConfigMap\n")
 	}
-	write(t, root, "cluster-config/engineering/dev/config.json", `{"cluster": {"name": "engineering-dev", "address": "https://1.2.3.4"}, "tier": "dev"}`)
-	write(t, root, "cluster-config/engineering/prod/config.json", `{"cluster": {"name": "engineering-prod", "address": "https://1.2.3.5"}, "tier": "prod"}`)
-	write(t, root, "cluster-config/engineering/skip/config.json", `{"cluster": {"name": "skipped"}}`)
-	write(t, root, "cluster-config/list.yaml", "- {cluster: {name: listed-a}}\n- {cluster: {name: listed-b}}\n")
-	set := write(t, root, "argocd/appsets.yaml", `apiVersion: argoproj.io/v1alpha1
+	testkit.WriteFile(t, filepath.Join(root, "cluster-config/engineering/dev/config.json"), `{"cluster": {"name": "engineering-dev", "address": "https://1.2.3.4"}, "tier": "dev"}`)
+	testkit.WriteFile(t, filepath.Join(root, "cluster-config/engineering/prod/config.json"), `{"cluster": {"name": "engineering-prod", "address": "https://1.2.3.5"}, "tier": "prod"}`)
+	testkit.WriteFile(t, filepath.Join(root, "cluster-config/engineering/skip/config.json"), `{"cluster": {"name": "skipped"}}`)
+	testkit.WriteFile(t, filepath.Join(root, "cluster-config/list.yaml"), "- {cluster: {name: listed-a}}\n- {cluster: {name: listed-b}}\n")
+	set := testkit.WriteFile(t, filepath.Join(root, "argocd/appsets.yaml"), `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata: {name: by-file, namespace: argocd}
 spec:
@@ -421,7 +410,7 @@ func TestGeneratorBounds(t *testing.T) {
 	for range maxGeneratorNesting + 2 {
 		nested = "{matrix: {generators: [" + nested + ", {list: {elements: [{c: d}]}}]}}"
 	}
-	set := write(t, root, "appset.yaml", `apiVersion: argoproj.io/v1alpha1
+	set := testkit.WriteFile(t, filepath.Join(root, "appset.yaml"), `apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata: {name: big, namespace: argocd}
 spec:

@@ -20,24 +20,42 @@ import (
 // manifest below it, and each subfolder that holds a kustomization as one
 // resource. generated reports that it was generated.
 func (e *Entry) KustomizationText() (text []byte, generated bool, err error) {
-	k := map[string]any{}
-	if file, ok := kustomizationIn(e.Dir); ok {
-		data, err := overlay.ReadFile(file)
-		if err != nil {
-			return nil, false, err
-		}
-		if err := sigsyaml.Unmarshal(data, &k); err != nil {
-			return nil, false, err
-		}
-		if k == nil {
-			k = map[string]any{}
-		}
-	} else {
-		generated = true
+	k, generated, err := e.folderKustomization()
+	if err != nil {
+		return nil, false, err
+	}
+	e.Kustomization.setOver(k)
+	text, err = sigsyaml.Marshal(k)
+	return text, generated, err
+}
+
+// folderKustomization is the kustomization of the entry's folder, or the
+// one Flux generates for a folder without one (generated).
+func (e *Entry) folderKustomization() (k map[string]any, generated bool, err error) {
+	k = map[string]any{}
+	file, ok := kustomizationIn(e.Dir)
+	if !ok {
 		k["apiVersion"], k["kind"] = "kustomize.config.k8s.io/v1beta1", "Kustomization"
 		k["resources"] = generatedResources(e.Dir)
+		return k, true, nil
 	}
-	s := e.Kustomization
+	data, err := overlay.ReadFile(file)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := sigsyaml.Unmarshal(data, &k); err != nil {
+		return nil, false, err
+	}
+	if k == nil {
+		k = map[string]any{}
+	}
+	return k, false, nil
+}
+
+// setOver sets the entry's settings over the kustomization k (namespace,
+// name prefix and suffix) and adds them to it (patches, images by name,
+// components, common labels and annotations).
+func (s *Kustomization) setOver(k map[string]any) {
 	if s.Namespace != "" {
 		k["namespace"] = s.Namespace
 	}
@@ -66,23 +84,22 @@ func (e *Entry) KustomizationText() (text []byte, generated bool, err error) {
 	for _, c := range s.Components {
 		k["components"] = append(list(k["components"]), c)
 	}
-	if !s.MetadataOnly {
-		for field, add := range map[string]map[string]string{"commonLabels": s.Labels, "commonAnnotations": s.Annotations} {
-			if len(add) == 0 {
-				continue
-			}
-			m, _ := k[field].(map[string]any)
-			if m == nil {
-				m = map[string]any{}
-			}
-			for key, v := range add {
-				m[key] = v
-			}
-			k[field] = m
-		}
+	if s.MetadataOnly {
+		return
 	}
-	text, err = sigsyaml.Marshal(k)
-	return text, generated, err
+	for field, add := range map[string]map[string]string{"commonLabels": s.Labels, "commonAnnotations": s.Annotations} {
+		if len(add) == 0 {
+			continue
+		}
+		m, _ := k[field].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		for key, v := range add {
+			m[key] = v
+		}
+		k[field] = m
+	}
 }
 
 func list(v any) []any {

@@ -6,22 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
+// writeChart writes a chart of files, with a Chart.yaml, and returns its
+// folder.
 func writeChart(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
 	files["Chart.yaml"] = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testkit.Tree(t, files)
 }
 
 // A value the chart requires, or a fail for the default values, is a

@@ -172,21 +172,70 @@ func overlayBuffers(c *chart.Chart, dir string, edited map[string][]byte) error 
 	return nil
 }
 
-// Render renders the chart in dir.
+// Render renders the chart in dir: it loads the chart, merges the values
+// given, renders the templates (again, when they generate certificates)
+// and keeps each template's output with its source and file.
 func Render(dir string, opts Options) (*Chart, error) {
 	chartFile := filepath.Join(dir, "Chart.yaml")
+	c, localDirs, err := loadChart(dir, chartFile, opts.Edited)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := givenValues(opts, chartFile)
+	if err != nil {
+		return nil, err
+	}
+	if err := chartutil.ProcessDependencies(c, vals); err != nil {
+		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+	}
+	release := releaseOf(opts)
+	top, err := util.ToRenderValues(c, vals, release, capabilities(opts.KubeVersion))
+	if err != nil {
+		if e := schemaError(dir, c.Name(), opts.ValuesFiles, append(slices.Clip(opts.Set), opts.SetString...), err); e != nil {
+			return nil, e
+		}
+		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
+	}
+	r, err := renderChart(c, top, dir, release.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	res := &Chart{Dir: dir, Name: c.Name(), Skipped: r.skipped, MissingDeps: missingDependencies(c, chartFile)}
+	for _, d := range localDirs {
+		res.LocalDeps = append(res.LocalDeps, d)
+	}
+	slices.Sort(res.LocalDeps)
+	res.addTemplates(r, localDirs)
+	for _, crd := range c.CRDObjects() {
+		// A packaged subchart's CRDs have no file to point at.
+		if f := fileOf(dir, filepath.ToSlash(crd.Filename), localDirs); crd.File != nil && fileExists(f) && len(crd.File.Data) <= MaxOutput {
+			res.CRDs = append(res.CRDs, CRDFile{File: f, Data: crd.File.Data})
+		}
+	}
+	return res, nil
+}
+
+// loadChart loads the chart in dir with the editor's buffers over its
+// files, and its dependencies vendored as local folders.
+func loadChart(dir, chartFile string, edited map[string][]byte) (*chart.Chart, map[string]string, error) {
 	overlay.Note(overlay.OpTree, dir) // helm's loader reads the folder whole
 	c, err := loader.Load(dir)
 	if err != nil {
-		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
+		return nil, nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("cannot load chart %s: %v", dir, err)}
 	}
-	if err := overlayBuffers(c, dir, opts.Edited); err != nil {
-		return nil, err
+	if err := overlayBuffers(c, dir, edited); err != nil {
+		return nil, nil, err
 	}
 	localDirs, err := loadLocalDependencies(c, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return c, localDirs, nil
+}
+
+// givenValues merges the values given, as helm does: values files, then
+// values, then --set and --set-string.
+func givenValues(opts Options, chartFile string) (map[string]any, error) {
 	vals := map[string]any{}
 	for _, f := range opts.ValuesFiles {
 		overlay.Note(overlay.OpRead, f)
@@ -209,16 +258,23 @@ func Render(dir string, opts Options) (*Chart, error) {
 			return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("--set-string %s: %v", s, err)}
 		}
 	}
-	if err := chartutil.ProcessDependencies(c, vals); err != nil {
-		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
-	}
+	return vals, nil
+}
+
+// capabilities are helm's defaults at the target Kubernetes version.
+func capabilities(kubeVersion string) *common.Capabilities {
 	caps := common.DefaultCapabilities.Copy()
-	if opts.KubeVersion != "" {
-		kv, err := common.ParseKubeVersion(opts.KubeVersion)
+	if kubeVersion != "" {
+		kv, err := common.ParseKubeVersion(kubeVersion)
 		if err == nil {
 			caps.KubeVersion = *kv
 		}
 	}
+	return caps
+}
+
+// releaseOf is the release the chart is installed as.
+func releaseOf(opts Options) common.ReleaseOptions {
 	release := common.ReleaseOptions{Name: ReleaseName, Namespace: Namespace, Revision: 1, IsInstall: true}
 	if opts.ReleaseName != "" {
 		release.Name = opts.ReleaseName
@@ -226,74 +282,75 @@ func Render(dir string, opts Options) (*Chart, error) {
 	if opts.Namespace != "" {
 		release.Namespace = opts.Namespace
 	}
-	top, err := util.ToRenderValues(c, vals, release, caps)
-	if err != nil {
-		if e := schemaError(dir, c.Name(), opts.ValuesFiles, append(slices.Clip(opts.Set), opts.SetString...), err); e != nil {
-			return nil, e
-		}
-		return nil, &Error{Span: diag.Span{File: chartFile, Line: 1, Column: 1}, Msg: fmt.Sprintf("chart %s: %v", dir, err)}
-	}
+	return release
+}
+
+// renders is what rendering a chart gave: each template's output (by
+// name), the templates skipped, and when the templates generate
+// certificates, a second render (again) and one where lookup finds what
+// the first installed (when they look it up).
+type renders struct {
+	out, again, installed map[string]string
+	skipped               []*Error
+	sources               map[string][]byte
+	lookup                bool
+}
+
+// renderChart renders the templates, and again when they generate
+// certificates: what only changes between renders is regenerated.
+func renderChart(c *chart.Chart, top common.Values, dir, namespace string) (*renders, error) {
 	out, skipped, err := renderBounded(c, top, dir, nil)
 	if err != nil {
 		return nil, err
 	}
-	sources := map[string][]byte{}
-	collectSources(c, "", sources)
-	var again, installed map[string]string
-	gen, lookup := generatesCertificates(sources)
+	r := &renders{out: out, skipped: skipped, sources: map[string][]byte{}}
+	collectSources(c, "", r.sources)
+	var gen bool
+	gen, r.lookup = generatesCertificates(r.sources)
 	if gen {
 		// The failing templates were removed by the first render.
-		again, _, _ = renderBounded(c, top, dir, nil)
+		r.again, _, _ = renderBounded(c, top, dir, nil)
 	}
-	if gen && lookup {
-		installed, _, _ = renderBounded(c, top, dir, map[string]any{"lookup": installedLookup(out, release.Namespace)})
+	if gen && r.lookup {
+		r.installed, _, _ = renderBounded(c, top, dir, map[string]any{"lookup": installedLookup(out, namespace)})
 	}
-	res := &Chart{Dir: dir, Name: c.Name(), Skipped: skipped, MissingDeps: missingDependencies(c, chartFile)}
-	for _, d := range localDirs {
-		res.LocalDeps = append(res.LocalDeps, d)
-	}
-	slices.Sort(res.LocalDeps)
+	return r, nil
+}
+
+// addTemplates keeps the templates that rendered objects, in name order,
+// each with its source and the defines of the chart for tracing; output
+// over MaxOutput is skipped.
+func (res *Chart) addTemplates(r *renders, localDirs map[string]string) {
+	dir := res.Dir
 	defines := map[string]*define{}
-	for _, n := range slices.Sorted(maps.Keys(sources)) {
+	for _, n := range slices.Sorted(maps.Keys(r.sources)) {
 		// A packaged subchart's templates have no file to point at.
 		if f := fileOf(dir, n, localDirs); fileExists(f) {
-			parseDefines(f, sources[n], defines)
+			parseDefines(f, r.sources[n], defines)
 		}
 	}
-	names := make([]string, 0, len(out))
-	for n := range out {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(r.out)) {
 		base := filepath.Base(n)
-		if strings.HasPrefix(base, "_") || base == "NOTES.txt" || len(bytes.TrimSpace([]byte(out[n]))) == 0 {
+		if strings.HasPrefix(base, "_") || base == "NOTES.txt" || len(bytes.TrimSpace([]byte(r.out[n]))) == 0 {
 			continue
 		}
-		if len(out[n]) > MaxOutput {
+		if len(r.out[n]) > MaxOutput {
 			res.Skipped = append(res.Skipped, &Error{Span: diag.Span{File: fileOf(dir, n, localDirs), Line: 1, Column: 1},
-				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(out[n]), MaxOutput>>20)})
+				Msg: fmt.Sprintf("template %s renders %d bytes, more than the %d MiB webhooklint reads from one file; not linted", n, len(r.out[n]), MaxOutput>>20)})
 			continue
 		}
-		res.Templates = append(res.Templates, &Template{
-			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(out[n]), Source: sources[n], defines: defines,
-		})
-		t := res.Templates[len(res.Templates)-1]
-		if a, ok := again[n]; ok {
+		t := &Template{
+			Name: n, File: fileOf(dir, n, localDirs), Rendered: []byte(r.out[n]), Source: r.sources[n], defines: defines,
+			Lookup: r.lookup,
+		}
+		if a, ok := r.again[n]; ok {
 			t.Again = []byte(a)
 		}
-		if a, ok := installed[n]; ok {
+		if a, ok := r.installed[n]; ok {
 			t.Installed = []byte(a)
 		}
-		t.Lookup = lookup
+		res.Templates = append(res.Templates, t)
 	}
-	for _, crd := range c.CRDObjects() {
-		// A packaged subchart's CRDs have no file to point at.
-		if f := fileOf(dir, filepath.ToSlash(crd.Filename), localDirs); crd.File != nil && fileExists(f) && len(crd.File.Data) <= MaxOutput {
-			res.CRDs = append(res.CRDs, CRDFile{File: f, Data: crd.File.Data})
-		}
-	}
-	return res, nil
 }
 
 var (
@@ -445,52 +502,15 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 	// they include one it removed.
 	removedBy := map[string]*Error{}
 	dependents := map[*Error][]string{}
-	finish := func() []*Error {
-		for _, e := range skipped {
-			e.Msg += "; the rest is linted"
-			if ds := dependents[e]; len(ds) > 0 {
-				verb := "includes"
-				if len(ds) > 1 {
-					verb = "include"
-				}
-				e.Msg += fmt.Sprintf(" but %s, which %s it", strings.Join(ds, " and "), verb)
-			}
-		}
-		return skipped
-	}
 	for attempt := 0; ; attempt++ {
-		b := newBudget()
-		eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
-		maps.Copy(eng.CustomTemplateFuncs, funcs)
-		type result struct {
-			out map[string]string
-			err error
+		out, stuck, err := renderOnce(c, top, dir, funcs)
+		if stuck != nil {
+			return nil, nil, stuck
 		}
-		// The context lets Helm stop between templates; the select below
-		// still bounds a template that never returns.
-		ctx, cancel := context.WithTimeout(context.Background(), RenderTimeout+5*time.Second)
-		done := make(chan result, 1)
-		go func() {
-			out, err := eng.RenderWithContext(ctx, c, top)
-			done <- result{out, err}
-		}()
-		var r result
-		select {
-		case r = <-done:
-			cancel()
-		case <-ctx.Done():
-			cancel()
-			// A loop that calls no template function cannot be stopped:
-			// the render is abandoned (its goroutine ends with the
-			// process; the memory watchdog bounds what it takes).
-			overlay.Volatile("render budget")
-			return nil, nil, &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1},
-				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}
+		if err == nil {
+			return out, restLinted(skipped, dependents), nil
 		}
-		if r.err == nil {
-			return r.out, finish(), nil
-		}
-		e, name := templateError(dir, c.Name(), r.err)
+		e, name := templateError(dir, c.Name(), err)
 		if name == "" || attempt+1 >= maxAttempts || !removeTemplate(c, name) {
 			return nil, nil, e
 		}
@@ -499,7 +519,7 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 		// of api/secret.yaml, which fails without a value): helm template
 		// would report the first failure alone, so this one is not
 		// another finding.
-		if cause := removedBy[missingInclude(r.err)]; cause != nil {
+		if cause := removedBy[missingInclude(err)]; cause != nil {
 			removedBy[name] = cause
 			dependents[cause] = append(dependents[cause], strings.TrimPrefix(name, c.Name()+"/"))
 			continue
@@ -507,6 +527,55 @@ func renderBounded(c *chart.Chart, top common.Values, dir string, funcs map[stri
 		removedBy[name] = e
 		skipped = append(skipped, e)
 	}
+}
+
+// renderOnce renders the chart once within a fresh budget: err is what
+// the render returned, stuck the error of a render that did not finish in
+// time.
+func renderOnce(c *chart.Chart, top common.Values, dir string, funcs map[string]any) (out map[string]string, stuck *Error, err error) {
+	b := newBudget()
+	eng := engine.Engine{CustomTemplateFuncs: b.funcs()}
+	maps.Copy(eng.CustomTemplateFuncs, funcs)
+	type result struct {
+		out map[string]string
+		err error
+	}
+	// The context lets Helm stop between templates; the select below
+	// still bounds a template that never returns.
+	ctx, cancel := context.WithTimeout(context.Background(), RenderTimeout+5*time.Second)
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		out, err := eng.RenderWithContext(ctx, c, top)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, nil, r.err
+	case <-ctx.Done():
+		// A loop that calls no template function cannot be stopped:
+		// the render is abandoned (its goroutine ends with the
+		// process; the memory watchdog bounds what it takes).
+		overlay.Volatile("render budget")
+		return nil, &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1},
+			Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}, nil
+	}
+}
+
+// restLinted finishes the messages of the skipped templates: the rest is
+// linted, but the templates that include a skipped one.
+func restLinted(skipped []*Error, dependents map[*Error][]string) []*Error {
+	for _, e := range skipped {
+		e.Msg += "; the rest is linted"
+		if ds := dependents[e]; len(ds) > 0 {
+			verb := "includes"
+			if len(ds) > 1 {
+				verb = "include"
+			}
+			e.Msg += fmt.Sprintf(" but %s, which %s it", strings.Join(ds, " and "), verb)
+		}
+	}
+	return skipped
 }
 
 // noTemplate is text/template's error for an include of a template the

@@ -3,12 +3,13 @@ package helm
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 const chartDir = "../../testdata/sources/helm/webhook-chart"
@@ -101,8 +102,8 @@ func TestTraceWebhookTemplate(t *testing.T) {
 // and said so; the chart's own templates still render.
 func TestMissingDependencyIsSkippedNotFetched(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: common\n  version: 1.x\n  repository: https://charts.example.com\n")
-	write(t, filepath.Join(dir, "templates", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+	testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: parent\nversion: 0.1.0\ndependencies:\n- name: common\n  version: 1.x\n  repository: https://charts.example.com\n")
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
 	c, err := Render(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -115,9 +116,9 @@ func TestMissingDependencyIsSkippedNotFetched(t *testing.T) {
 
 func TestTemplateErrorIsPositioned(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: broken\nversion: 0.1.0\n")
-	write(t, filepath.Join(dir, "templates", "w.yaml"), "kind: ConfigMap\nmetadata:\n  name: {{ required \"name is required\" .Values.name }}\n")
-	write(t, filepath.Join(dir, "templates", "ok.yaml"), "kind: ConfigMap\nmetadata:\n  name: ok\n")
+	testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: broken\nversion: 0.1.0\n")
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "w.yaml"), "kind: ConfigMap\nmetadata:\n  name: {{ required \"name is required\" .Values.name }}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "ok.yaml"), "kind: ConfigMap\nmetadata:\n  name: ok\n")
 	c, err := Render(dir, Options{})
 	if err != nil || len(c.Skipped) != 1 {
 		t.Fatalf("got %v", err)
@@ -135,8 +136,8 @@ func TestTemplateErrorIsPositioned(t *testing.T) {
 // Chart.yaml.
 func TestParseErrorIsPositioned(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: broken\nversion: 0.1.0\n")
-	write(t, filepath.Join(dir, "templates", "w.yaml"), "kind: ConfigMap\nmetadata:\n  name: x\n  x: {{ if }}\n")
+	testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: broken\nversion: 0.1.0\n")
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "w.yaml"), "kind: ConfigMap\nmetadata:\n  name: x\n  x: {{ if }}\n")
 	c, err := Render(dir, Options{})
 	if err != nil || len(c.Skipped) != 1 {
 		t.Fatalf("got %v", err)
@@ -162,9 +163,9 @@ func TestRenderLimits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: hostile\nversion: 0.1.0\n")
-			write(t, filepath.Join(dir, "templates", "bad.yaml"), "kind: ConfigMap\nmetadata:\n  name: bad\ndata:\n  x: |\n    "+c.tpl+"\n")
-			write(t, filepath.Join(dir, "templates", "ok.yaml"), "kind: ConfigMap\nmetadata:\n  name: ok\n")
+			testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: hostile\nversion: 0.1.0\n")
+			testkit.WriteFile(t, filepath.Join(dir, "templates", "bad.yaml"), "kind: ConfigMap\nmetadata:\n  name: bad\ndata:\n  x: |\n    "+c.tpl+"\n")
+			testkit.WriteFile(t, filepath.Join(dir, "templates", "ok.yaml"), "kind: ConfigMap\nmetadata:\n  name: ok\n")
 			ch, err := Render(dir, Options{})
 			if err != nil || len(ch.Skipped) != 1 {
 				t.Fatalf("got %v", err)
@@ -188,9 +189,9 @@ func TestRenderIsOffline(t *testing.T) {
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: net\nversion: 0.1.0\n")
-	write(t, filepath.Join(dir, "values.yaml"), "url: "+srv.URL+"\n")
-	write(t, filepath.Join(dir, "templates", "cm.yaml"), `kind: ConfigMap
+	testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: net\nversion: 0.1.0\n")
+	testkit.WriteFile(t, filepath.Join(dir, "values.yaml"), "url: "+srv.URL+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "cm.yaml"), `kind: ConfigMap
 metadata:
   name: x
 data:
@@ -201,7 +202,7 @@ data:
 	if _, err := Render(dir, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: net\nversion: 0.1.0\ndependencies:\n- name: dep\n  version: 1.x\n  repository: "+srv.URL+"\n")
+	testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: net\nversion: 0.1.0\ndependencies:\n- name: dep\n  version: 1.x\n  repository: "+srv.URL+"\n")
 	if c, err := Render(dir, Options{}); err != nil || len(c.MissingDeps) != 1 {
 		t.Fatalf("a missing dependency is not skipped and reported: %v", err)
 	}
@@ -210,23 +211,13 @@ data:
 	}
 }
 
-func write(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A webhook list written in a named template and included below
 // `webhooks:` is traced into the define block, item by item; the
 // including template's own fields stay where they are.
 func TestTraceIntoNamedTemplate(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: hooks\nversion: 0.1.0\n")
-	write(t, filepath.Join(dir, "templates", "_webhooks.tpl"), `{{- define "hooks.webhooks" -}}
+	testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: hooks\nversion: 0.1.0\n")
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "_webhooks.tpl"), `{{- define "hooks.webhooks" -}}
 - name: a.hooks.example.com
   {{- if .Values.strict }}
   failurePolicy: Fail
@@ -236,7 +227,7 @@ func TestTraceIntoNamedTemplate(t *testing.T) {
   timeoutSeconds: 30
 {{- end }}
 `)
-	write(t, filepath.Join(dir, "templates", "webhook.yaml"), `apiVersion: admissionregistration.k8s.io/v1
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "webhook.yaml"), `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata:
   name: hooks

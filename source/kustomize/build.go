@@ -74,13 +74,6 @@ type Build struct {
 	root  *Root // what it was built with, to build it again (Rebuilt)
 }
 
-// Run builds the kustomization in dir. When the kustomization files can be
-// read but the build fails, the Build (without objects) is returned with
-// the error, so callers still know which files are patches.
-func Run(dir string) (*Build, error) {
-	return RunAs(dir, nil)
-}
-
 // Root is the text a root kustomization is built with instead of its
 // file's: what a GitOps controller makes of it (its settings merged in,
 // or generated for a folder that has none). File is where it stands, on
@@ -93,8 +86,10 @@ type Root struct {
 	AnyFile bool
 }
 
-// RunAs builds the kustomization in dir as Run does, with root (when not
-// nil) as the text of its kustomization file.
+// RunAs builds the kustomization in dir, with root (when not nil) as the
+// text of its kustomization file. When the kustomization files can be read
+// but the build fails, the Build (without objects) is returned with the
+// error, so callers still know which files are patches.
 func RunAs(dir string, root *Root) (*Build, error) {
 	return runAs(dir, root, nil)
 }
@@ -152,6 +147,16 @@ func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 		// though nothing was built.
 		return b, newBuildError(dir, abs, err)
 	}
+	if b.Objects, err = objectsOf(m, abs); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// objectsOf is the built objects as YAML, each with the file it came from
+// (kustomize's origin annotation, which is then dropped from the YAML).
+func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
+	var objs []*Object
 	for _, r := range m.Resources() {
 		o := &Object{
 			APIVersion: r.GetApiVersion(), Kind: r.GetKind(),
@@ -170,9 +175,9 @@ func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 			return nil, err
 		}
 		o.YAML = y
-		b.Objects = append(b.Objects, o)
+		objs = append(objs, o)
 	}
-	return b, nil
+	return objs, nil
 }
 
 // schemaMu keeps a build that brings its own OpenAPI schema apart from

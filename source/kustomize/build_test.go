@@ -12,12 +12,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 const kubebuilder = "../../testdata/sources/kubebuilder/config"
 
 func TestLocateKubebuilder(t *testing.T) {
-	b, err := Run(filepath.Join(kubebuilder, "default"))
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestLocateKubebuilder(t *testing.T) {
 
 // An unknown field is reported on its key, a bad value on the value.
 func TestLocateAtKey(t *testing.T) {
-	b, err := Run(filepath.Join(kubebuilder, "default"))
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestLocateAtKey(t *testing.T) {
 }
 
 func TestConsumed(t *testing.T) {
-	b, err := Run(filepath.Join(kubebuilder, "default"))
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,17 +174,17 @@ func TestRemoteReferencesAreReportedNotFetched(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "kustomization.yaml"), strings.ReplaceAll(c.kustomization, "REF", ref))
-			writeFile(t, filepath.Join(dir, "local.yaml"), local)
+			testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), strings.ReplaceAll(c.kustomization, "REF", ref))
+			testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), local)
 			for name, text := range c.files {
 				p := filepath.Join(dir, filepath.FromSlash(name))
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, p, strings.ReplaceAll(text, "REF", ref))
+				testkit.WriteFile(t, p, strings.ReplaceAll(text, "REF", ref))
 			}
 			before := requests.Load()
-			_, err := Run(dir)
+			_, err := RunAs(dir, nil)
 			if n := requests.Load() - before; n != 0 {
 				t.Fatalf("the build made %d requests to the loopback server", n)
 			}
@@ -201,7 +203,7 @@ func TestRemoteReferencesAreReportedNotFetched(t *testing.T) {
 // value) is not a reference: the build runs.
 func TestURLsInDataAreNotReferences(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "kustomization.yaml"), `resources:
+	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), `resources:
 - local.yaml
 commonAnnotations:
   docs: https://example.com/docs
@@ -213,8 +215,8 @@ patches:
 - target: {kind: Namespace}
   patch: '[{"op": "add", "path": "/metadata/labels", "value": {"home": "https.example.com"}}]'
 `)
-	writeFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
-	b, err := Run(dir)
+	testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
+	b, err := RunAs(dir, nil)
 	if err != nil || len(b.Objects) != 2 {
 		t.Fatalf("got %v", err)
 	}
@@ -222,16 +224,9 @@ patches:
 
 func TestBuildErrorIsReturned(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- missing.yaml\n")
-	if _, err := Run(dir); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- missing.yaml\n")
+	if _, err := RunAs(dir, nil); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Errorf("got %v", err)
-	}
-}
-
-func writeFile(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -267,10 +262,10 @@ func TestAliasBombsInInputsAreRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "kustomization.yaml"), c.kustomization)
-			writeFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
-			writeFile(t, filepath.Join(dir, "bomb.yaml"), bomb(9))
-			_, err := Run(dir)
+			testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), c.kustomization)
+			testkit.WriteFile(t, filepath.Join(dir, "local.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n")
+			testkit.WriteFile(t, filepath.Join(dir, "bomb.yaml"), bomb(9))
+			_, err := RunAs(dir, nil)
 			var ps Problems
 			if !errors.As(err, &ps) || len(ps) != 1 {
 				t.Fatalf("got %v, want one problem", err)
@@ -285,9 +280,9 @@ func TestAliasBombsInInputsAreRefused(t *testing.T) {
 // A file below the bound is built as usual.
 func TestModestAliasesAreBuilt(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- ok.yaml\n")
-	writeFile(t, filepath.Join(dir, "ok.yaml"), bomb(3))
-	if b, err := Run(dir); err != nil || len(b.Objects) != 1 {
+	testkit.WriteFile(t, filepath.Join(dir, "kustomization.yaml"), "resources:\n- ok.yaml\n")
+	testkit.WriteFile(t, filepath.Join(dir, "ok.yaml"), bomb(3))
+	if b, err := RunAs(dir, nil); err != nil || len(b.Objects) != 1 {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -300,7 +295,7 @@ func TestOwnSchemaStaysItsOwn(t *testing.T) {
 	// The patch merges item a by its name, so item b stays.
 	keepsB := func(dir string) bool {
 		t.Helper()
-		b, err := Run(dir)
+		b, err := RunAs(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

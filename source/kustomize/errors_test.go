@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // A failed build says what is wrong in one line, with the entry as the
@@ -17,11 +19,11 @@ func TestBuildErrorsAreOneLineAndRelative(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join("base", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
-	writeFile(t, filepath.Join("missing-resource", "kustomization.yaml"), "resources:\n- missing.yaml\n")
-	writeFile(t, filepath.Join("missing-patch", "kustomization.yaml"), "resources:\n- ../base\npatchesStrategicMerge:\n- nopatch.yaml\n")
-	writeFile(t, filepath.Join("base", "kustomization.yaml"), "resources:\n- cm.yaml\n")
-	writeFile(t, filepath.Join("outside", "kustomization.yaml"), "resources:\n- ../base/cm.yaml\n")
+	testkit.WriteFile(t, filepath.Join("base", "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+	testkit.WriteFile(t, filepath.Join("missing-resource", "kustomization.yaml"), "resources:\n- missing.yaml\n")
+	testkit.WriteFile(t, filepath.Join("missing-patch", "kustomization.yaml"), "resources:\n- ../base\npatchesStrategicMerge:\n- nopatch.yaml\n")
+	testkit.WriteFile(t, filepath.Join("base", "kustomization.yaml"), "resources:\n- cm.yaml\n")
+	testkit.WriteFile(t, filepath.Join("outside", "kustomization.yaml"), "resources:\n- ../base/cm.yaml\n")
 	for dir, want := range map[string]string{
 		"missing-resource": "kustomize build missing-resource: resource 'missing.yaml' does not exist",
 		"missing-patch":    "kustomize build missing-patch: patchesStrategicMerge: 'nopatch.yaml' does not exist",
@@ -29,7 +31,7 @@ func TestBuildErrorsAreOneLineAndRelative(t *testing.T) {
 			"and kustomize reads files only in or below it; refer to a folder with its own kustomization.yaml instead",
 	} {
 		for _, typed := range []string{dir, filepath.Join(root, dir)} {
-			_, err := Run(typed)
+			_, err := RunAs(typed, nil)
 			if err == nil {
 				t.Fatalf("%s: built", typed)
 			}
@@ -68,8 +70,8 @@ func TestBuildErrorsThroughALink(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(real, "base", "kustomization.yaml"), "patches:\n- path: missing-patch.yaml\n")
-	writeFile(t, filepath.Join(real, "overlay", "kustomization.yaml"), "resources:\n- ../base\n")
+	testkit.WriteFile(t, filepath.Join(real, "base", "kustomization.yaml"), "patches:\n- path: missing-patch.yaml\n")
+	testkit.WriteFile(t, filepath.Join(real, "overlay", "kustomization.yaml"), "resources:\n- ../base\n")
 	if err := os.Symlink(real, filepath.Join(root, "link")); err != nil {
 		t.Skip(err)
 	}
@@ -78,7 +80,7 @@ func TestBuildErrorsThroughALink(t *testing.T) {
 		"base":    "kustomize build base: patches: 'missing-patch.yaml' does not exist",
 		"overlay": "kustomize build base: patches: 'missing-patch.yaml' does not exist",
 	} {
-		_, err := Run(dir)
+		_, err := RunAs(dir, nil)
 		if err == nil {
 			t.Fatalf("%s: built", dir)
 		}

@@ -65,32 +65,7 @@ func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 	}
 	k := fields{doc.Content[0]}
 	r = &Refs{Dir: abs, File: file, Component: k.component(), DirAt: map[string]diag.Span{}}
-	ref := func(n *yaml.Node, dirsAllowed bool) {
-		if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" || strings.ContainsAny(n.Value, "\n") {
-			return
-		}
-		v := n.Value
-		if remoteRef.MatchString(v) {
-			r.Remote = true
-			return
-		}
-		if strings.Contains(v, ":") && !filepath.IsAbs(v) {
-			return // an inline patch written as a flow scalar
-		}
-		p := filepath.Clean(filepath.Join(abs, v))
-		fi, err := overlay.Stat(p)
-		switch {
-		case err != nil:
-			r.Missing = append(r.Missing, p)
-		case fi.IsDir() && dirsAllowed:
-			if _, dup := r.DirAt[p]; !dup {
-				r.DirAt[p] = entryPos(file, n)
-			}
-			r.Dirs = append(r.Dirs, p)
-		case !fi.IsDir():
-			r.Files = append(r.Files, p)
-		}
-	}
+	ref := func(n *yaml.Node, dirsAllowed bool) { r.add(file, n, dirsAllowed) }
 	for _, e := range k.includes() {
 		ref(e.node, true)
 	}
@@ -118,6 +93,36 @@ func RefsOf(abs, file string, data []byte) (r *Refs, ok bool) {
 		ref(g.node, false)
 	}
 	return r, true
+}
+
+// add records one path the kustomization names (relative to its folder,
+// r.Dir): a file, a folder where folders are allowed, or a missing path;
+// a remote reference marks the kustomization remote.
+func (r *Refs) add(file string, n *yaml.Node, dirsAllowed bool) {
+	if n == nil || n.Kind != yaml.ScalarNode || n.Value == "" || strings.ContainsAny(n.Value, "\n") {
+		return
+	}
+	v := n.Value
+	if remoteRef.MatchString(v) {
+		r.Remote = true
+		return
+	}
+	if strings.Contains(v, ":") && !filepath.IsAbs(v) {
+		return // an inline patch written as a flow scalar
+	}
+	p := filepath.Clean(filepath.Join(r.Dir, v))
+	fi, err := overlay.Stat(p)
+	switch {
+	case err != nil:
+		r.Missing = append(r.Missing, p)
+	case fi.IsDir() && dirsAllowed:
+		if _, dup := r.DirAt[p]; !dup {
+			r.DirAt[p] = entryPos(file, n)
+		}
+		r.Dirs = append(r.Dirs, p)
+	case !fi.IsDir():
+		r.Files = append(r.Files, p)
+	}
 }
 
 // entryPos is the span of a scalar entry, its quotes included.

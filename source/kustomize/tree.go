@@ -95,8 +95,7 @@ func load(dir string, root *Root) (*kust, Problems, error) {
 }
 
 func loadKust(dir string, seen map[string]bool, problems *Problems, override *Root) (*kust, error) {
-	var file string
-	var data []byte
+	file, data := "", []byte(nil)
 	if override != nil {
 		file, data = override.File, override.Text
 	} else {
@@ -111,41 +110,66 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 	seen[file] = true
 	defer delete(seen, file)
 
+	data, root, bomb, err := readKustomization(file, data)
+	if err != nil {
+		return nil, err
+	}
+	if bomb != nil {
+		*problems = append(*problems, bomb)
+		return &kust{dir: dir, file: file, resources: map[string]bool{}}, nil
+	}
+	kf := fields{root}
+	k := &kust{dir: dir, file: file, resources: map[string]bool{}, openAPI: kf.openAPI()}
+	// Every reference kustomize would download, whatever field holds it.
+	*problems = append(*problems, remoteRefs(file, root)...)
+	if err := k.loadIncludes(kf, seen, problems); err != nil {
+		return nil, err
+	}
+	checkPlugins(dir, kf, seen, problems)
+	if err := k.loadPatches(kf, bytes.Split(data, []byte{'\n'}), problems); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// readKustomization reads the kustomization file (unless its text is
+// given) and parses it; an alias bomb is a problem instead of a tree.
+func readKustomization(file string, data []byte) ([]byte, *yaml.Node, *Problem, error) {
 	if data == nil {
 		var err error
 		if data, err = overlay.ReadFile(file); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &SyntaxError{File: file, Err: err}
+		return nil, nil, nil, &SyntaxError{File: file, Err: err}
 	}
 	if p := aliasBomb(file, data); p != nil {
-		*problems = append(*problems, p)
-		return &kust{dir: dir, file: file, resources: map[string]bool{}}, nil
+		return data, nil, p, nil
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]
 	}
-	kf := fields{root}
-	k := &kust{dir: dir, file: file, resources: map[string]bool{}, openAPI: kf.openAPI()}
-	lines := bytes.Split(data, []byte{'\n'})
-	// Every reference kustomize would download, whatever field holds it.
-	*problems = append(*problems, remoteRefs(file, root)...)
+	return data, root, nil, nil
+}
 
+// loadIncludes loads the folders the kustomization includes (resources,
+// bases, components) as kustomizations of their own, taking on their
+// resources and patches, and records the files it lists as resources.
+func (k *kust) loadIncludes(kf fields, seen map[string]bool, problems *Problems) error {
 	for _, entry := range kf.includes() {
 		e, field := entry.node, entry.field
-		p := filepath.Join(dir, e.Value)
+		p := filepath.Join(k.dir, e.Value)
 		fi, statErr := overlay.Stat(p)
 		switch {
 		case isRemote(e.Value):
-			// Reported above.
+			// Reported with the kustomization's remote references.
 		case statErr == nil && fi.IsDir():
 			sub, err := loadKust(p, seen, problems, nil)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			k.subs = append(k.subs, sub)
 			for f := range sub.resources {
@@ -168,13 +192,17 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 		// A missing local path is left to kustomize, whose error
 		// names it.
 	}
-	// Generators, transformers and validators name configuration files,
-	// or kustomizations whose resources are configurations: kustomize
-	// loads what those name (a PatchTransformer's path, a generator's
-	// files), so they are read for remote references too.
+	return nil
+}
+
+// checkPlugins reads what generators, transformers and validators name
+// for remote references: configuration files, or kustomizations whose
+// resources are configurations. kustomize loads what those name (a
+// PatchTransformer's path, a generator's files).
+func checkPlugins(dir string, kf fields, seen map[string]bool, problems *Problems) {
 	for _, e := range kf.plugins() {
 		if e.Kind != yaml.ScalarNode || isRemote(e.Value) || strings.Contains(e.Value, "\n") {
-			continue // remote: reported above; inline: scanned with the kustomization
+			continue // remote: reported with the kustomization; inline: scanned with it
 		}
 		p := filepath.Join(dir, e.Value)
 		fi, err := overlay.Stat(p)
@@ -190,9 +218,14 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 			checkPlugin(p, problems)
 		}
 	}
+}
 
+// loadPatches parses the kustomization's own patches
+// (patchesStrategicMerge, patches by path or inline), given lines of its
+// text to position inline ones.
+func (k *kust) loadPatches(kf fields, lines [][]byte, problems *Problems) error {
 	add := func(pt *patch, content []byte, lineOff, colOff int) error {
-		pt.kustDir, pt.owner = dir, k
+		pt.kustDir, pt.owner = k.dir, k
 		if err := pt.parse(content, lineOff, colOff); err != nil {
 			return err
 		}
@@ -201,22 +234,22 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 	}
 	for _, e := range kf.strategicMerge() {
 		if err := k.addPatchRef(add, e, nil, lines, eitherPatch, problems); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, e := range kf.patches() {
 		sel := parseSelector(e.target)
 		if e.path != nil {
 			if err := k.addPatchRef(add, e.path, sel, lines, pathPatch, problems); err != nil {
-				return nil, err
+				return err
 			}
 		} else if e.patch != nil {
 			if err := k.addPatchRef(add, e.patch, sel, lines, inlinePatch, problems); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	return k, nil
+	return nil
 }
 
 // patchForm is how a kustomization field gives a patch.

@@ -1,4 +1,4 @@
-package golden
+package testkit
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// fakeT records failures instead of failing the test that drives Check.
+// fakeT records failures instead of failing the test that drives Golden.
 type fakeT struct {
 	testing.TB
 	failed bool
@@ -17,11 +17,11 @@ func (f *fakeT) Errorf(string, ...any) { f.failed = true }
 func (f *fakeT) Fatalf(string, ...any) { f.failed = true }
 func (f *fakeT) Fatal(...any)          { f.failed = true }
 
-func TestCheck(t *testing.T) {
+func TestGolden(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "out.golden")
 	check := func(got string) bool {
 		f := &fakeT{TB: t}
-		Check(f, path, []byte(got))
+		Golden(f, path, []byte(got))
 		return !f.failed
 	}
 	if check("a\n") {
@@ -34,6 +34,6 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("-update wrote %q, %v", b, err)
 	}
 	if !check("a\n") || check("b\n") {
-		t.Error("Check does not tell the golden file's content from another")
+		t.Error("Golden does not tell the golden file's content from another")
 	}
 }

@@ -1,7 +1,7 @@
-// Package golden compares a test's output with a file kept under
-// testdata, which go test -update rewrites instead. It holds the one
-// -update flag of every package's tests.
-package golden
+// Package testkit is what the tests of several packages share, so that
+// each helper is written once: golden files with the one -update flag of
+// every package's tests, and writing trees of files to read.
+package testkit
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files with what the tests produce")
 
-// Check compares got with the file at path, or under -update writes got
-// there (and the folders above it).
-func Check(t testing.TB, path string, got []byte) {
+// Golden compares got with the golden file at path (kept under
+// testdata), or under -update writes got there (and the folders above it).
+func Golden(t testing.TB, path string, got []byte) {
 	t.Helper()
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
