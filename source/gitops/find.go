@@ -143,6 +143,7 @@ func (f *finder) fluxKustomization(obj *object) *Entry {
 			from += " (" + url + ")"
 		}
 		e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, from), where
+		e.RemoteName = remoteFolder(name, path)
 		return e
 	}
 	dir, ok := dirIn(f.o.Repo, obj.file, path)
@@ -349,7 +350,7 @@ func (f *finder) helmRelease(obj *object) *Entry {
 		if dir, ok := f.cached(chart, version); ok {
 			e.Dir = dir
 		} else {
-			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, from), where
+			e.Remote, e.RemoteAt, e.RemoteName = fmt.Sprintf("chart %s from %s", chart, from), where, chart
 			return e
 		}
 	}
@@ -524,12 +525,13 @@ func (f *finder) argoSource(e *Entry, file string, src *yaml.Node, refs map[stri
 		if dir, ok := f.cached(chart, str(src, "targetRevision")); ok {
 			e.Dir, e.How = dir, Helm
 		} else {
-			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, repoURL), where
+			e.Remote, e.RemoteAt, e.RemoteName = fmt.Sprintf("chart %s from %s", chart, repoURL), where, chart
 			return
 		}
 	} else {
 		if !f.o.Repo.Is(repoURL) {
 			e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
+			e.RemoteName = remoteFolder(repoName(repoURL), path)
 			return
 		}
 		dir, ok := dirIn(f.o.Repo, file, path)
@@ -1148,4 +1150,19 @@ func fill(text string, params map[string]string, goTemplate bool) string {
 		}
 	}
 	return text
+}
+
+// remoteFolder names a folder of another repository, short: its source's
+// name and the path in it (`podinfo/kustomize`).
+func remoteFolder(source, dir string) string {
+	dir = strings.Trim(path.Clean("/"+dir), "/")
+	if dir == "" {
+		return source
+	}
+	return source + "/" + dir
+}
+
+// repoName is a repository URL's last path element without `.git`.
+func repoName(url string) string {
+	return strings.TrimSuffix(path.Base(strings.TrimRight(url, "/")), ".git")
 }

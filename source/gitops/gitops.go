@@ -57,6 +57,9 @@ type Entry struct {
 	// (https://stefanprodan.github.io/podinfo)`.
 	Remote   string
 	RemoteAt Pos
+	// RemoteName is what Remote names, short: the chart (`podinfo`), or
+	// the folder with its source's name (`podinfo/kustomize`).
+	RemoteName string
 
 	Kustomization Kustomization
 	Chart         Chart
