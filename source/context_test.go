@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,6 +227,30 @@ func TestMissingIgnoredFile(t *testing.T) {
 	res = run(t, []string{filepath.Join(root, "deploy", "prod")}, source.Options{})
 	if got := find(res.Diagnostics, "kustomize-build", "prod/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
 		t.Fatalf("want a missing file nothing generates to stay an error:%s", dump(res.Diagnostics))
+	}
+}
+
+// controller-gen writes the webhook configurations it generates to
+// manifests.yaml in its webhook artifacts folder: logging-operator's
+// (51679aa50c20) Makefile runs it from pkg/sdk with
+// output:webhook:artifacts:config=../../config/webhook, so the missing
+// config/webhook/manifests.yaml is info naming the target; the same line
+// writing another folder leaves it an error.
+func TestMissingControllerGenManifests(t *testing.T) {
+	recipe := "manifests: ${CONTROLLER_GEN} ## Generate manifests e.g. CRD, RBAC etc.\n" +
+		"\tcd pkg/sdk && $(CONTROLLER_GEN) $(CRD_OPTIONS)  webhook paths=\"./...\" output:crd:artifacts:config=../../config/crd/bases output:webhook:artifacts:config=%s\n"
+	for dir, want := range map[string]diag.Severity{"../../config/webhook": diag.Info, "../../config/hooks": diag.Error} {
+		root := writeTree(t, map[string]string{
+			".git/HEAD":                         "ref: refs/heads/main\n",
+			"Makefile":                          fmt.Sprintf(recipe, dir),
+			"config/webhook/kustomization.yaml": "resources:\n- manifests.yaml\n- service.yaml\n",
+			"config/webhook/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata:\n  name: webhook-service\n",
+		})
+		res := run(t, []string{filepath.Join(root, "config", "webhook")}, source.Options{})
+		got := find(res.Diagnostics, "kustomize-build", "webhook/kustomization.yaml")
+		if len(got) != 1 || got[0].Severity != want || (want == diag.Info && !strings.Contains(got[0].Message, "`make manifests` writes it (")) {
+			t.Errorf("artifacts in %s: want the missing manifests.yaml at %v:%s", dir, want, dump(res.Diagnostics))
+		}
 	}
 }
 

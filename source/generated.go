@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -118,7 +119,7 @@ func writtenBy(dir, file string) string {
 					target = m[1]
 				}
 			}
-			if !writes(line, filepath.ToSlash(rel)) {
+			if !writes(line, filepath.ToSlash(rel)) && !controllerGenWrites(line, filepath.ToSlash(rel)) {
 				continue
 			}
 			at := fmt.Sprintf("%s:%d", display(s), n+1)
@@ -170,4 +171,28 @@ func trimVarPrefix(s string) string {
 		}
 	}
 	return s + "/"
+}
+
+// controllerGenArtifacts is where a controller-gen command writes webhook
+// configurations (`output:webhook:artifacts:config=DIR`), after the
+// folder its recipe line changes to (`cd pkg/sdk && …`).
+var (
+	controllerGenArtifacts = regexp.MustCompile(`output:webhook:artifacts:config=["']?([^\s"']+)`)
+	recipeCd               = regexp.MustCompile(`^\s*cd\s+([^\s;&]+)\s*&&`)
+)
+
+// controllerGenWrites reports whether a Makefile or script line runs
+// controller-gen so that it writes rel: it writes the webhook
+// configurations it generates to manifests.yaml in its webhook artifacts
+// folder (logging-operator's config/webhook/manifests.yaml, not in git).
+func controllerGenWrites(line, rel string) bool {
+	m := controllerGenArtifacts.FindStringSubmatch(line)
+	if m == nil || path.Base(rel) != "manifests.yaml" {
+		return false
+	}
+	dir := m[1]
+	if cd := recipeCd.FindStringSubmatch(line); cd != nil && !path.IsAbs(dir) {
+		dir = path.Join(cd[1], dir)
+	}
+	return path.Join(dir, "manifests.yaml") == path.Clean(rel)
 }
