@@ -254,6 +254,23 @@ func TestMissingControllerGenManifests(t *testing.T) {
 	}
 }
 
+// A script of scripts/ writes a file by a path from the repository root
+// (capm3's scripts/ci-e2e.sh at 2f6d76b88b8a: `echo … >
+// "${REPO_ROOT}"/test/e2e/data/…/basic-auth/ironic-username`): the
+// secretGenerator's missing file is info naming the script's line.
+func TestMissingFileScriptWritesFromRoot(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		".git/HEAD":               "ref: refs/heads/main\n",
+		"scripts/ci-e2e.sh":       "#!/bin/bash\nREPO_ROOT=$(dirname \"$0\")/..\necho \"${IRONIC_USERNAME}\" > \"${REPO_ROOT}\"/auth/ironic-username\n",
+		"auth/kustomization.yaml": "secretGenerator:\n- name: ironic-auth\n  files:\n  - username=ironic-username\n",
+	})
+	res := run(t, []string{filepath.Join(root, "auth")}, source.Options{})
+	got := find(res.Diagnostics, "kustomize-build", "auth/kustomization.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message, "scripts/ci-e2e.sh:3 writes it") {
+		t.Errorf("want the missing file at info, naming the script's line:%s", dump(res.Diagnostics))
+	}
+}
+
 // A copy of a repository's config folder, without the repository (the
 // layouts corpus copies gatekeeper's config/ without the Makefile whose
 // `make patch-image` writes the dev overlay's patch): what makes the
