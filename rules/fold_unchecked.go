@@ -70,13 +70,7 @@ func FoldUnchecked(ds []diag.Diagnostic) []diag.Diagnostic {
 	if !folding {
 		return ds
 	}
-	out := ds[:0]
-	for i := range ds {
-		if !folded[i] {
-			out = append(out, ds[i])
-		}
-	}
-	return out
+	return withoutFolded(ds, folded)
 }
 
 // pluralNoun is what the notices are about, in the plural: their common
