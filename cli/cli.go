@@ -236,9 +236,6 @@ type runContext struct {
 	// afterRun receives the finished run after the main report is written
 	// (extra reports of --output).
 	afterRun []func(*report.Run) error
-	// afterLint adjusts the lint result before anything is reported (the
-	// configuration's suppressions), whichever lint function ran.
-	afterLint []func(*lint.Result)
 	// configFile and configText are the configuration file read, if any.
 	configFile string
 	configText []byte
@@ -409,14 +406,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 	defer c.Close()
 	rc.sources.Cache = c
 	res, err := o.fixes.lint(rc, func() (*lint.Result, error) {
-		res, err := source.Lint(rc.paths, stdin, o.stdinFilename, *rc.opts, rc.sources)
-		if err != nil {
-			return nil, err
-		}
-		for _, after := range rc.afterLint {
-			after(res)
-		}
-		return res, nil
+		return source.Lint(rc.paths, stdin, o.stdinFilename, *rc.opts, rc.sources)
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "webhooklint: %v\n", err)

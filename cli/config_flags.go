@@ -10,7 +10,6 @@ import (
 
 	"github.com/webhooklint/webhooklint/config"
 	"github.com/webhooklint/webhooklint/internal/cliflag"
-	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/source"
 )
 
@@ -122,7 +121,8 @@ func applyConfig(rc *runContext, fset *pflag.FlagSet, path string) error {
 		rc.opts.NoInlineSuppressions = true
 	}
 	if len(c.Suppressions) > 0 {
-		rc.afterLint = append(rc.afterLint, func(res *lint.Result) { res.Diagnostics = c.Suppress(res.Diagnostics) })
+		// Before the report folds findings: a suppressed one leaves the count.
+		rc.sources.Suppress = c.Suppress
 	}
 	return nil
 }

@@ -70,9 +70,5 @@ func serverSetup(path string) (*lsp.Setup, error) {
 			return nil, err
 		}
 	}
-	return &lsp.Setup{Lint: *rc.opts, Sources: rc.sources, After: func(res *lint.Result) {
-		for _, after := range rc.afterLint {
-			after(res)
-		}
-	}}, nil
+	return &lsp.Setup{Lint: *rc.opts, Sources: rc.sources}, nil
 }

@@ -95,6 +95,18 @@ type Diagnostic struct {
 	// without its overlay that depend on what the overlay changes: they are
 	// reported at info (see rules.Finding.DependsOnOverlay).
 	DependsOnOverlay bool `json:"-"`
+	// Unchecked is set on a notice that something the input names could
+	// not be read offline (a remote chart, folder or kustomize reference),
+	// so what it holds was not checked. Such notices of one rule are one
+	// gap: the report folds them into one finding (rules.FoldUnchecked).
+	Unchecked *Unchecked `json:"-"`
+}
+
+// Unchecked names what a could-not-check notice is about.
+type Unchecked struct {
+	Noun   string // what it is, singular: "chart", "folder", "remote reference"
+	Name   string // short, for the folded finding's list: "dex"
+	Source string // in full, for the folded finding's related location
 }
 
 // Related is a further location of a finding, with what it is.

@@ -400,7 +400,13 @@ func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at diag.
 	}
 	b, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		if tok, ok := placeholder.Find(s); ok {
+		tok, ok := placeholder.Find(s)
+		if !ok {
+			// Words a sample asks the user to replace are no base64
+			// mistake either.
+			tok, ok = placeholder.Prose(s)
+		}
+		if ok {
 			// Not a base64 mistake: a substitution nobody ran. Say so,
 			// under the placeholder rule and its (user-chosen) severity.
 			d.errs = append(d.errs, decodeError{path: ps, at: at, rule: rules.PlaceholderRule,

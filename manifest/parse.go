@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -147,7 +148,19 @@ func ParseWith(name string, data []byte, o Options) *File {
 		o.Alone = false
 		f = parseWith(name, data, o)
 	}
+	if len(f.Docs) == 0 && notObjectJSON(name, data) {
+		f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return d.Rule == rules.YAMLSyntaxRule })
+	}
 	return f
+}
+
+// notObjectJSON reports whether a .json file names neither "apiVersion"
+// nor "kind": no Kubernetes object, whatever it holds (a tsconfig.json
+// with comments, an editor's settings), so its syntax is not webhooklint's
+// to judge, as the content of a valid one is not.
+func notObjectJSON(name string, data []byte) bool {
+	return strings.EqualFold(filepath.Ext(name), ".json") &&
+		!bytes.Contains(data, []byte(`"apiVersion"`)) && !bytes.Contains(data, []byte(`"kind"`))
 }
 
 func parseWith(name string, data []byte, o Options) *File {

@@ -258,3 +258,20 @@ func TestParseAlone(t *testing.T) {
 		t.Error("an aliased document was not read: reading it is what could exhaust its budget")
 	}
 }
+
+// A .json file that names no apiVersion or kind is no object: JSON with
+// comments (a tsconfig.json, kargo's and envoyproxy/ai-gateway's docs
+// sites) is not a syntax error; one that names them is.
+func TestJSONWithoutObjectNoSyntaxError(t *testing.T) {
+	tsconfig := "{\n  // This file is not used in compilation.\n  \"extends\": \"@docusaurus/tsconfig\",\n  \"compilerOptions\": {\"baseUrl\": \".\",},\n}\n"
+	if f := Parse("site/tsconfig.json", []byte(tsconfig)); len(f.Diagnostics) != 0 || len(f.Docs) != 0 {
+		t.Errorf("tsconfig.json: want nothing; got %v", f.Diagnostics)
+	}
+	if f := Parse("site/tsconfig.yaml", []byte(tsconfig)); len(f.Diagnostics) == 0 {
+		t.Errorf("the same text in a .yaml file: want its syntax error")
+	}
+	object := "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"Service\",,\n}\n"
+	if f := Parse("svc.json", []byte(object)); len(f.Diagnostics) != 1 || f.Diagnostics[0].Rule != rules.YAMLSyntaxRule {
+		t.Errorf("svc.json: want its syntax error; got %v", f.Diagnostics)
+	}
+}

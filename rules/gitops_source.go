@@ -1,6 +1,10 @@
 package rules
 
-import "github.com/webhooklint/webhooklint/diag"
+import (
+	"fmt"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
 
 // GitOpsSourceRule names the finding on a GitOps entry whose source or
 // inputs cannot be read offline.
@@ -13,6 +17,15 @@ func init() {
 		Severity: diag.Warning,
 		Category: Input,
 		Since:    "0.3.0",
+		Unchecked: func(n int, what, names string) string {
+			switch what {
+			case "charts":
+				return fmt.Sprintf("%d charts named by GitOps entries are not available offline (%s); their webhooks are not checked; vendor them or pass --chart-cache DIR", n, names)
+			case "folders":
+				return fmt.Sprintf("%d folders named by GitOps entries are not available offline (%s); their manifests are not checked; vendor them, or pass --repo-url if one is this repository", n, names)
+			}
+			return fmt.Sprintf("%d %s named by GitOps entries are not available offline (%s); they are not checked; vendor them, pass --chart-cache or --repo-url", n, what, names)
+		},
 		Doc: Doc{
 			Why: "A Flux `Kustomization` or `HelmRelease` and an Argo CD `Application` say what the cluster receives: " +
 				"which folder, built how, into which namespace, with which values and `${var}` substitutions. " +
@@ -20,8 +33,12 @@ func init() {
 				"GitRepository or Argo CD `repoURL` equal to a remote of the repository or to `--repo-url`) as its " +
 				"controller does, offline. A chart from a Helm or OCI repository, a folder of another Git repository, " +
 				"or a `substituteFrom`/`valuesFrom` object that is not among the linted files would have to be fetched: " +
-				"its webhooks are not checked, and this finding says so once, on the line that names it, rather than " +
-				"letting the run pass silently. An entry path that is not a folder of the repository is reported too " +
+				"its webhooks are not checked, and this finding says so rather than letting the run pass silently: a " +
+				"warning whatever carries it (a HelmRelease's chart, an Application's chart or folder, a Kustomization's " +
+				"GitRepository), since what is not checked may hold a webhook. The remote sources of one run are one gap " +
+				"with one fix, so they are one finding: at the first entry, counting them and naming a few, each other " +
+				"entry a related location naming its source (an entry silenced with a suppression comment leaves the " +
+				"count). The editor server shows each file its own. An entry path that is not a folder of the repository is reported too " +
 				"(info): the controller fails on it.",
 			Fix: "Vendor the chart or folder into the repository, or pass `--chart-cache DIR` with the chart unpacked in " +
 				"`DIR/CHART`; pass `--repo-url URL` when the entry names this repository under another URL; lint the " +

@@ -31,7 +31,11 @@ func init() {
 				"templates met on their own, such as single files passed by pre-commit.\n\n" +
 				"It is a warning, not an error: the file is not wrong, but it was not linted, and by default " +
 				"(`--fail-on warning`) a run that could not check a webhook configuration should not pass silently. " +
-				"Set the rule to info or off for folders of templates that are linted through their chart.",
+				"Set the rule to info or off for folders of templates that are linted through their chart. A template met " +
+				"on its own whose templated documents name no kind the rules judge (no webhook configuration, CRD or " +
+				"admission policy; `kind:` lines all written out) is info, since nothing the rules judge was left " +
+				"unchecked: a clusterctl template of a workload cluster, say. A Service or workload among them stays a " +
+				"warning when a webhook configuration or CRD of its unit may call it.",
 			Fix: "Lint the chart: `webhooklint --helm <chart dir> [--values file]...` (or pass the chart folder), or lint the " +
 				"rendered output (`helm template . | webhooklint -`). For other templates, lint the generated manifest.",
 			Sources: []string{

@@ -1,6 +1,10 @@
 package rules
 
-import "github.com/webhooklint/webhooklint/diag"
+import (
+	"fmt"
+
+	"github.com/webhooklint/webhooklint/diag"
+)
 
 // KustomizeBuildRule names the finding for a kustomization that cannot be built.
 const KustomizeBuildRule = "kustomize-build"
@@ -12,6 +16,9 @@ func init() {
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",
+		Unchecked: func(n int, what, names string) string {
+			return fmt.Sprintf("%d %s are not downloaded (%s); webhooklint builds offline, so their kustomizations' files are linted alone; vendor them, or lint `kustomize build | webhooklint -`", n, what, names)
+		},
 		Doc: Doc{
 			Why: "When a folder holds a `kustomization.yaml`, webhooklint lints what `kustomize build` produces, because " +
 				"that is what reaches the cluster: the patches in an overlay decide failurePolicy, selectors and the " +
@@ -21,7 +28,9 @@ func init() {
 				"webhooklint never opens a socket in this mode: every reference kustomize would fetch — in `resources`, " +
 				"`components`, patches, generators, transformers, `crds`, `openapi` or a generator's files — is reported " +
 				"at its line and the build is not run; such a reference is a warning, not an error: the build is not " +
-				"wrong, it could not be linted offline. A file whose YAML aliases expand to more than 2^20 nodes (an alias " +
+				"wrong, it could not be linted offline. The remote references of one run are one gap with one fix, so they " +
+				"are one finding, at the first, counting them and naming a few (owner/repository on a Git forge), each other " +
+				"reference a related location. A file whose YAML aliases expand to more than 2^20 nodes (an alias " +
 				"bomb) is refused the same way, before kustomize de-anchors it. The kustomization's files are then linted " +
 				"one by one, as without kustomize: patches are checked only for what they state, and findings that " +
 				"depend on the overlay are missing. When the kustomization was named (`webhooklint overlays/prod`), the " +

@@ -61,6 +61,11 @@ func OncePerFile(ds []diag.Diagnostic) []diag.Diagnostic {
 	if !folding {
 		return ds
 	}
+	return withoutFolded(ds, folded)
+}
+
+// withoutFolded drops, in place, the findings folded into another.
+func withoutFolded(ds []diag.Diagnostic, folded []bool) []diag.Diagnostic {
 	out := ds[:0]
 	for i := range ds {
 		if !folded[i] {

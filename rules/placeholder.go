@@ -31,7 +31,10 @@ func init() {
 				"release manifest, so its severity is yours to choose: `--placeholders=error|warning|info|off` " +
 				"(default warning), or `rules: {placeholder: {severity: error}}` in `.webhooklint.yaml` (the flag wins).\n\nRecognized: `${VAR}`, `$(VAR)`, `$VAR` (upper case), `{{name}}`, `__VAR__`, " +
 				"`%VAR%`, `@VAR@` anywhere in the value, and whole values that are an upper-case identifier with an " +
-				"underscore (`CA_BUNDLE`) or text in angle brackets (`<ca-bundle>`). Checked fields: `metadata.name`, " +
+				"underscore (`CA_BUNDLE`) or text in angle brackets (`<ca-bundle>`); and, in a caBundle that is not " +
+				"base64, words that ask for it (a sample's `-- your CARoot comes here --`: wrapped in `--`, `<>` or `[]`, " +
+				"or two words with a space between) — a truncated bundle or a PEM certificate pasted unencoded stays a " +
+				"schema error, as the API server rejects it. Checked fields: `metadata.name`, " +
 				"`webhooks[].name`, `clientConfig.url`, `clientConfig.service.name`, `.namespace`, `.path`, " +
 				"`clientConfig.caBundle`, the enumerations (failurePolicy, matchPolicy, reinvocationPolicy, sideEffects), " +
 				"selector label keys and values, and any field where a placeholder string stands for a number, list or " +

@@ -14,7 +14,9 @@ func init() {
 		Since:    "0.1.0",
 		Doc: Doc{
 			Why: "kubectl and the API server cannot read a document that does not parse, so nothing in it is applied. " +
-				"webhooklint reports the first syntax error of each document with its line and keeps linting the other documents and files.",
+				"webhooklint reports the first syntax error of each document with its line and keeps linting the other documents and files. " +
+				"A `.json` file that names neither `\"apiVersion\"` nor `\"kind\"` holds no Kubernetes object whatever it is " +
+				"(a `tsconfig.json` with comments, an editor's settings), so its syntax is not reported, as a valid one's content is not.",
 			Fix: "Correct the indentation or quoting at the reported line. For Helm templates, lint the rendered chart instead.",
 			Sources: []string{
 				"https://yaml.org/spec/1.2.2/",

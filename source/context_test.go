@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -231,13 +232,54 @@ func TestMissingIgnoredFile(t *testing.T) {
 	}
 }
 
+// controller-gen writes the webhook configurations it generates to
+// manifests.yaml in its webhook artifacts folder: logging-operator's
+// (51679aa50c20) Makefile runs it from pkg/sdk with
+// output:webhook:artifacts:config=../../config/webhook, so the missing
+// config/webhook/manifests.yaml is info naming the target; the same line
+// writing another folder leaves it an error.
+func TestMissingControllerGenManifests(t *testing.T) {
+	recipe := "manifests: ${CONTROLLER_GEN} ## Generate manifests e.g. CRD, RBAC etc.\n" +
+		"\tcd pkg/sdk && $(CONTROLLER_GEN) $(CRD_OPTIONS)  webhook paths=\"./...\" output:crd:artifacts:config=../../config/crd/bases output:webhook:artifacts:config=%s\n"
+	for dir, want := range map[string]diag.Severity{"../../config/webhook": diag.Info, "../../config/hooks": diag.Error} {
+		root := testkit.Repo(t, map[string]string{
+			".git/HEAD":                         "ref: refs/heads/main\n",
+			"Makefile":                          fmt.Sprintf(recipe, dir),
+			"config/webhook/kustomization.yaml": "resources:\n- manifests.yaml\n- service.yaml\n",
+			"config/webhook/service.yaml":       "apiVersion: v1\nkind: Service\nmetadata:\n  name: webhook-service\n",
+		})
+		res := run(t, []string{filepath.Join(root, "config", "webhook")}, source.Options{})
+		got := find(res.Diagnostics, "kustomize-build", "webhook/kustomization.yaml")
+		if len(got) != 1 || got[0].Severity != want || (want == diag.Info && !strings.Contains(got[0].Message, "`make manifests` writes it (")) {
+			t.Errorf("artifacts in %s: want the missing manifests.yaml at %v:%s", dir, want, dump(res.Diagnostics))
+		}
+	}
+}
+
+// A script of scripts/ writes a file by a path from the repository root
+// (capm3's scripts/ci-e2e.sh at 2f6d76b88b8a: `echo … >
+// "${REPO_ROOT}"/test/e2e/data/…/basic-auth/ironic-username`): the
+// secretGenerator's missing file is info naming the script's line.
+func TestMissingFileScriptWritesFromRoot(t *testing.T) {
+	root := testkit.Repo(t, map[string]string{
+		".git/HEAD":               "ref: refs/heads/main\n",
+		"scripts/ci-e2e.sh":       "#!/bin/bash\nREPO_ROOT=$(dirname \"$0\")/..\necho \"${IRONIC_USERNAME}\" > \"${REPO_ROOT}\"/auth/ironic-username\n",
+		"auth/kustomization.yaml": "secretGenerator:\n- name: ironic-auth\n  files:\n  - username=ironic-username\n",
+	})
+	res := run(t, []string{filepath.Join(root, "auth")}, source.Options{})
+	got := find(res.Diagnostics, "kustomize-build", "auth/kustomization.yaml")
+	if len(got) != 1 || got[0].Severity != diag.Info || !strings.Contains(got[0].Message, "scripts/ci-e2e.sh:3 writes it") {
+		t.Errorf("want the missing file at info, naming the script's line:%s", dump(res.Diagnostics))
+	}
+}
+
 // A copy of a repository's config folder, without the repository (the
 // layouts corpus copies gatekeeper's config/ without the Makefile whose
 // `make patch-image` writes the dev overlay's patch): what makes the
 // missing file is not in the input, so its absence is info, saying so; the
 // same tree in a checkout is an error (TestMissingIgnoredFile).
 func TestMissingFileOutsideRepository(t *testing.T) {
-	root := t.TempDir() // not writeTree, which makes a checkout
+	root := t.TempDir() // not testkit.Repo, which makes a checkout
 	dev := filepath.Join(root, "config", "overlays", "dev")
 	if err := os.MkdirAll(dev, 0o755); err != nil {
 		t.Fatal(err)

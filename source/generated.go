@@ -2,8 +2,10 @@ package source
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
@@ -102,8 +104,15 @@ func writtenBy(dir, file string) string {
 		scripts = append(scripts, found...)
 	}
 	for _, s := range scripts {
-		rel, err := filepath.Rel(filepath.Dir(s), file)
-		if err != nil || strings.HasPrefix(rel, "..") {
+		// A script of hack/ or scripts/ runs from dir as often as from its
+		// own folder (`${REPO_ROOT}/test/…`): a path from either is the file.
+		rels := []string{}
+		for _, from := range []string{filepath.Dir(s), dir} {
+			if rel, err := filepath.Rel(from, file); err == nil && !strings.HasPrefix(rel, "..") && !slices.Contains(rels, rel) {
+				rels = append(rels, rel)
+			}
+		}
+		if len(rels) == 0 {
 			continue
 		}
 		data, err := overlay.ReadDiskFile(s)
@@ -118,7 +127,9 @@ func writtenBy(dir, file string) string {
 					target = m[1]
 				}
 			}
-			if !writes(line, filepath.ToSlash(rel)) {
+			if !slices.ContainsFunc(rels, func(rel string) bool {
+				return writes(line, filepath.ToSlash(rel)) || controllerGenWrites(line, filepath.ToSlash(rel))
+			}) {
 				continue
 			}
 			at := fmt.Sprintf("%s:%d", display(s), n+1)
@@ -158,16 +169,46 @@ func writes(line, rel string) bool {
 }
 
 // trimVarPrefix drops a folder written as a variable before a path
-// (`$(shell pwd)/`, `${ROOT}/`), which stands for the script's folder.
+// (`$(shell pwd)/`, `${ROOT}/`, `"${REPO_ROOT}"/`), which stands for the
+// script's folder or the one it runs from.
 func trimVarPrefix(s string) string {
 	if !strings.HasSuffix(s, "/") {
 		return s
 	}
 	s = strings.TrimSuffix(s, "/")
+	if q := strings.TrimSuffix(s, `"`); q != s && strings.HasSuffix(q, "}") {
+		if i := strings.LastIndex(q, `"${`); i >= 0 {
+			return q[:i]
+		}
+	}
 	for _, open := range []string{"$(", "${"} {
 		if i := strings.LastIndex(s, open); i >= 0 && strings.HasSuffix(s, map[string]string{"$(": ")", "${": "}"}[open]) {
 			return s[:i]
 		}
 	}
 	return s + "/"
+}
+
+// controllerGenArtifacts is where a controller-gen command writes webhook
+// configurations (`output:webhook:artifacts:config=DIR`), after the
+// folder its recipe line changes to (`cd pkg/sdk && …`).
+var (
+	controllerGenArtifacts = regexp.MustCompile(`output:webhook:artifacts:config=["']?([^\s"']+)`)
+	recipeCd               = regexp.MustCompile(`^\s*cd\s+([^\s;&]+)\s*&&`)
+)
+
+// controllerGenWrites reports whether a Makefile or script line runs
+// controller-gen so that it writes rel: it writes the webhook
+// configurations it generates to manifests.yaml in its webhook artifacts
+// folder (logging-operator's config/webhook/manifests.yaml, not in git).
+func controllerGenWrites(line, rel string) bool {
+	m := controllerGenArtifacts.FindStringSubmatch(line)
+	if m == nil || path.Base(rel) != "manifests.yaml" {
+		return false
+	}
+	dir := m[1]
+	if cd := recipeCd.FindStringSubmatch(line); cd != nil && !path.IsAbs(dir) {
+		dir = path.Join(cd[1], dir)
+	}
+	return path.Join(dir, "manifests.yaml") == path.Clean(rel)
 }

@@ -196,8 +196,15 @@ func (d *discovery) gitopsUnit(e *gitops.Entry) *unit {
 		if e.How == gitops.Helm {
 			what = "its webhooks are not checked; vendor it or pass --chart-cache DIR"
 		}
-		u.notes = append(u.notes, gitopsNote(e.RemoteAt,
-			fmt.Sprintf("%s: %s is not available offline; %s", e.Label(), e.Remote, what), e.How == gitops.Helm))
+		// A warning whatever carries it: what the entry applies, webhooks
+		// maybe, was not checked, and a run must not pass silently.
+		n := gitopsNote(e.RemoteAt, fmt.Sprintf("%s: %s is not available offline; %s", e.Label(), e.Remote, what), true)
+		noun := "folder"
+		if strings.HasPrefix(e.Remote, "chart ") {
+			noun = "chart"
+		}
+		n.Unchecked = &diag.Unchecked{Noun: noun, Name: e.RemoteName, Source: e.Remote + ", named by " + e.Label()}
+		u.notes = append(u.notes, n)
 	}
 	if e.Dir == "" || (d.skip != nil && d.skip(e.Dir)) {
 		if len(u.notes) == 0 {

@@ -145,8 +145,24 @@ func TestArgoApplications(t *testing.T) {
 	if len(find(other.Diagnostics, "backend-availability", "apps/guestbook.yaml")) > 0 {
 		t.Errorf("an Application of another repository is built:%s", dump(other.Diagnostics))
 	}
-	if len(find(other.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook.yaml")) != 2 || len(find(other.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook-prod.yaml")) != 1 {
-		t.Errorf("want one gitops-source note per Application of another repository:%s", dump(other.Diagnostics))
+	// The three sources of other repositories are one gap: one warning at
+	// the first, the others its related locations.
+	notes := find(other.Diagnostics, rules.GitOpsSourceRule, "")
+	if len(notes) != 1 || !strings.HasSuffix(notes[0].File, "apps/guestbook-prod.yaml") || notes[0].Severity != diag.Warning ||
+		!strings.HasPrefix(notes[0].Message, "3 folders named by GitOps entries are not available offline (") {
+		t.Fatalf("want one gitops-source warning for the three sources of other repositories:%s", dump(other.Diagnostics))
+	}
+	var rel []string
+	for _, r := range notes[0].Related {
+		rel = append(rel, filepath.Base(r.File)+":"+itoa(r.Line))
+	}
+	if strings.Join(rel, " ") != "guestbook.yaml:9 guestbook.yaml:26" {
+		t.Errorf("want the other two sources as related locations; got %q:%s", rel, dump(notes))
+	}
+	// The editor server shows each file its own.
+	whole := run(t, []string{argoExample}, source.Options{WholeUnits: true})
+	if len(find(whole.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook.yaml")) != 2 || len(find(whole.Diagnostics, rules.GitOpsSourceRule, "apps/guestbook-prod.yaml")) != 1 {
+		t.Errorf("with WholeUnits, want one gitops-source note per source of another repository:%s", dump(whole.Diagnostics))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -26,6 +27,9 @@ type looseFile struct {
 	file    *manifest.File
 	extra   []diag.Diagnostic
 	partial map[*manifest.Document]string
+	// writes is what the file's unrendered templates write, as far as
+	// their text tells: it decides how loud their finding is.
+	writes templateWrites
 	// data is stdin's text, which the report cannot read again; a file's
 	// text is dropped once parsed, so a folder unit of thousands of files
 	// does not hold them all until its rules have run.
@@ -47,7 +51,9 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 		// A file's text is read again if a finding points inside a string.
 		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin})
 	}
-	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
+	l := &looseFile{partial: map[*manifest.Document]string{}}
+	l.extra, l.writes = recogniseTemplates(f)
+	l.file = f
 	if s.Stdin {
 		l.data = data
 	}
@@ -73,6 +79,20 @@ func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
 	for i, l := range loaded {
 		files[i] = l.file
 		maps.Copy(partial, l.partial)
+	}
+	calls := slices.ContainsFunc(files, callsBackends)
+	for _, l := range loaded {
+		if l.writes == writesOther || (l.writes == writesBackend && !calls) {
+			// What was not linted is only context no webhook of the unit
+			// reads: nothing the rules judge was left unchecked.
+			for _, d := range l.extra {
+				if d.Rule == rules.HelmTemplateRule && d.Severity == diag.Warning {
+					d.Severity, d.Message = diag.Info, d.Message+"; no webhook or policy in it"
+				}
+				extra = append(extra, d)
+			}
+			continue
+		}
 		extra = append(extra, l.extra...)
 	}
 	// onlyStated reads a partial document's positions after the rules.
@@ -92,27 +112,29 @@ func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
 // webhook configuration holding Go template actions. The documents and
 // findings of those documents are dropped; every other document of the
 // file, and its findings (syntax errors included), stay.
-func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
+func recogniseTemplates(f *manifest.File) ([]diag.Diagnostic, templateWrites) {
 	if len(f.Data) > manifest.MaxFileSize || (!bytes.Contains(f.Data, []byte("{{")) && !bytes.Contains(f.Data, []byte("${"))) {
-		return nil // the size finding stands; nothing to judge
+		return nil, writesJudged // the size finding stands; nothing to judge
 	}
 	if _, underChart := unrendered.UnderChart(f.Name); underChart {
 		if t, ok := unrendered.InFile(f.Name, f.Data); ok {
 			// The whole file is a template: nothing in it is final.
 			f.Docs = nil
 			f.Diagnostics = nil
-			return []diag.Diagnostic{templateFinding(f.Name, t)}
+			return []diag.Diagnostic{templateFinding(f.Name, t)}, writesJudged
 		}
 	}
 	lines := bytes.Split(f.Data, []byte{'\n'})
 	var out []diag.Diagnostic
 	var templated [][2]int
+	writes := writesOther
 	for _, c := range unrendered.Documents(f.Data) {
 		t, ok := templateIn(f, lines, c)
 		if !ok {
 			continue
 		}
 		templated = append(templated, [2]int{c.FirstLine, c.LastLine})
+		writes = max(writes, templateWritten(bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})))
 		if len(out) == 0 {
 			// One finding per file: the advice is the same for every
 			// templated document in it.
@@ -120,10 +142,10 @@ func recogniseTemplates(f *manifest.File) []diag.Diagnostic {
 		}
 	}
 	if len(templated) == 0 {
-		return nil
+		return nil, writesJudged
 	}
 	dropLines(f, templated)
-	return out
+	return out, writes
 }
 
 // templateIn judges one document of the file: a template when an action
@@ -173,6 +195,56 @@ func dropLines(f *manifest.File, ranges [][2]int) {
 	}
 	f.Docs = slices.DeleteFunc(f.Docs, func(d *manifest.Document) bool { return in(d.Line) })
 	f.Diagnostics = slices.DeleteFunc(f.Diagnostics, func(d diag.Diagnostic) bool { return in(d.Line) })
+}
+
+// templateWrites is what an unrendered template writes, as its text names
+// it, from the quietest to the loudest.
+type templateWrites int
+
+const (
+	// writesOther: only kinds the rules neither judge nor follow a
+	// webhook to (a clusterctl template's Cluster and machines).
+	writesOther templateWrites = iota
+	// writesBackend: a Service or workload, which a webhook may call.
+	writesBackend
+	// writesJudged: a kind the rules judge, a kind a placeholder writes,
+	// or a document whose kind the text does not show.
+	writesJudged
+)
+
+// kindLine is a `kind:` line of a document (a reference's kind too: more
+// kinds only make the template louder).
+var kindLine = regexp.MustCompile(`(?m)^[ \t-]*kind:[ \t]*["']?([^"'\s#]*)`)
+
+// backendKinds are the kinds a webhook's service and its pods are.
+var backendKinds = []string{"Service", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"}
+
+// templateWritten reads what a templated document writes from its text.
+func templateWritten(text []byte) templateWrites {
+	if manifest.MayHoldJudged(text) {
+		return writesJudged
+	}
+	kinds := kindLine.FindAllSubmatch(text, -1)
+	if len(kinds) == 0 {
+		return writesJudged // a kind the template writes whole
+	}
+	w := writesOther
+	for _, k := range kinds {
+		kind := string(k[1])
+		switch {
+		case kind == "" || strings.ContainsAny(kind, "${}"):
+			return writesJudged
+		case slices.Contains(backendKinds, kind):
+			w = writesBackend
+		}
+	}
+	return w
+}
+
+// callsBackends reports whether a file holds a webhook client: a webhook
+// configuration or a CRD (whose conversion may call a webhook).
+func callsBackends(f *manifest.File) bool {
+	return slices.ContainsFunc(f.Docs, func(d *manifest.Document) bool { return d.Config != nil || d.CRD != nil })
 }
 
 // syntaxErrorIn reports whether the loader found the lines first..last of

@@ -15,8 +15,9 @@ import (
 
 // reportUnits keeps the findings located in requested files, adds the
 // notes of base units, and merges units: a finding every unit using its
-// file has is reported once; one that only some have names them.
-func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Options) *lint.Result {
+// file has is reported once; one that only some have names them. The
+// configuration's suppressions apply before findings are folded.
+func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Options, so Options) *lint.Result {
 	out := &lint.Result{}
 	m := newFindingMerge(results)
 	stdinData := map[string][]byte{}
@@ -37,8 +38,17 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	// here rather than by the engine (the engine's pass unchanged: it
 	// applied them already, and kept demoted base findings at info).
 	out.Diagnostics = diag.Normalize(supersededByPlaceholders(lo.Selection().Select(out.Diagnostics)))
+	if so.Suppress != nil {
+		out.Diagnostics = so.Suppress(out.Diagnostics)
+	}
 	// Last, when every finding is in the file it is read in.
 	out.Diagnostics = rules.OncePerFile(out.Diagnostics)
+	// A rule's could-not-check notices are one finding for the run; the
+	// editor server, which shows each file its own findings, has them
+	// unfolded.
+	if !so.WholeUnits {
+		out.Diagnostics = rules.FoldUnchecked(out.Diagnostics)
+	}
 
 	out.Files = reportedFiles(req, out.Diagnostics, stdinData)
 	return out

@@ -15,6 +15,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
@@ -69,6 +70,10 @@ type Options struct {
 	// and the files named are linted with those that apply them
 	// (gitops_workspace.go).
 	Workspace *Workspace
+	// Suppress drops the findings the configuration suppresses (and
+	// reports its unused suppressions). The report applies it before it
+	// folds findings, so what is suppressed leaves their count.
+	Suppress func([]diag.Diagnostic) []diag.Diagnostic
 	// Cache, when set, keeps each unit's findings between runs (cache.go);
 	// it must have been opened for this run's configuration.
 	Cache *cache.Cache
@@ -165,5 +170,5 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	orderFindings(req, units, results)
 	units = append(units, alone...)
 	results = append(results, aloneResults...)
-	return reportUnits(req, units, results, &lo), nil
+	return reportUnits(req, units, results, &lo, so), nil
 }

@@ -449,6 +449,47 @@ func TestEnvsubstBlockPlaceholder(t *testing.T) {
 	}
 }
 
+// An unrendered template that writes nothing the rules judge (capm3's
+// clusterctl template of a workload cluster) is info, saying so; the same
+// template writing a webhook configuration stays a warning. A templated
+// Service is a backend only when a webhook of its unit may call it.
+func TestUnrenderedTemplateWritesNoWebhook(t *testing.T) {
+	level := func(args ...string) (diag.Severity, string) {
+		t.Helper()
+		res := run(t, args, source.Options{})
+		tpl := find(res.Diagnostics, rules.HelmTemplateRule, "")
+		if len(tpl) != 1 {
+			t.Fatalf("want one helm-template finding:%s", dump(res.Diagnostics))
+		}
+		return tpl[0].Severity, tpl[0].Message
+	}
+	if sev, msg := level("../testdata/sources/clusterctl-no-webhook"); sev != diag.Info || !strings.HasSuffix(msg, "; no webhook or policy in it") {
+		t.Errorf("a template of a workload cluster: got %v %q, want info saying it holds no webhook", sev, msg)
+	}
+	if sev, msg := level("../testdata/sources/clusterctl-webhook"); sev != diag.Warning || strings.Contains(msg, "no webhook") {
+		t.Errorf("a template writing a webhook configuration: got %v %q, want a warning", sev, msg)
+	}
+	dir := t.TempDir()
+	service := "apiVersion: v1\nkind: Service\nmetadata:\n  name: ${NAME}\nspec:\n${PORTS}\n"
+	if err := os.WriteFile(filepath.Join(dir, "service.yaml"), []byte(service), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sev, _ := level(dir); sev != diag.Info {
+		t.Errorf("a templated Service no webhook calls: got %v, want info", sev)
+	}
+	data, err := os.ReadFile("../testdata/sources/clusterctl-template/cluster-template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, webhook, _ := strings.Cut(string(data), "---\n")
+	if err := os.WriteFile(filepath.Join(dir, "webhook.yaml"), []byte(webhook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sev, _ := level(dir); sev != diag.Warning {
+		t.Errorf("a templated Service next to a webhook configuration: got %v, want a warning", sev)
+	}
+}
+
 // A timeoutSeconds the chart's values.yaml defaults to is the installer's
 // choice (cert-manager documents its 30 s): timeout-too-long is info,
 // and says so. One the user passes (--set) is the deployment's: a

@@ -290,6 +290,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 			if p.Remote {
 				// Offline by design: the build is not wrong, only not linted.
 				d.Severity = diag.Warning
+				d.Unchecked = &diag.Unchecked{Noun: "remote reference", Name: kustomize.RemoteName(p.Ref), Source: fmt.Sprintf("remote reference %q", p.Ref)}
 			}
 			out = append(out, d)
 		}

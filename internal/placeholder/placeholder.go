@@ -72,3 +72,27 @@ func find(s string) (string, bool) {
 	}
 	return tok, best >= 0
 }
+
+// prose is two words of letters alone, with a space between: base64 holds
+// no space, and a run of it split by one is rarely letters alone.
+var prose = regexp.MustCompile(`(?:^|\s)[A-Za-z]{2,}[ \t]+[A-Za-z]{2,}(?:\s|$)`)
+
+// Prose returns a value that is not the bytes it stands for but words
+// asking for them: a sample's `-- your CARoot comes here --`, `[ca bundle]`.
+// It reads as prose when it is wrapped in `--`, `<>` or `[]`, or holds two
+// words with a space between. Only for a value that failed to decode as
+// base64: a PEM certificate pasted instead of its base64 (`-----BEGIN
+// CERTIFICATE-----`) is a real mistake, not a placeholder, and stays one.
+func Prose(s string) (string, bool) {
+	t := strings.TrimSpace(s)
+	if t == "" || strings.Contains(t, "-----BEGIN") || strings.Contains(t, "-----END") {
+		return "", false
+	}
+	wrapped := func(open, close string) bool {
+		return len(t) > len(open)+len(close) && strings.HasPrefix(t, open) && strings.HasSuffix(t, close)
+	}
+	if wrapped("--", "--") || wrapped("<", ">") || wrapped("[", "]") || prose.MatchString(t) {
+		return t, true
+	}
+	return "", false
+}

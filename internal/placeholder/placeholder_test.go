@@ -73,3 +73,24 @@ func TestMarkerCharsCoverEveryPattern(t *testing.T) {
 		}
 	}
 }
+
+// Words asking for a value read as a placeholder; a broken value that is
+// no prose (a truncated base64, a pasted PEM certificate) does not.
+func TestProse(t *testing.T) {
+	for s, want := range map[string]bool{
+		"-- your CARoot comes here --": true, // logging-operator's sample
+		"[base64 CA bundle]":           true,
+		"<ca>":                         true,
+		"paste the CA here":            true,
+		"--":                           false,
+		"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM":                                    false,
+		"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n": false,
+		"Zm9v YmFy":     false, // base64 with a space: no words
+		"Zm9vYmFy YmF6": false,
+		"":              false,
+	} {
+		if _, got := Prose(s); got != want {
+			t.Errorf("Prose(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

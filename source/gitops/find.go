@@ -206,6 +206,7 @@ func (f *finder) fluxKustomization(obj *object) *Entry {
 			from += " (" + url + ")"
 		}
 		e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, from), where
+		e.RemoteName = remoteFolder(name, path)
 		return e
 	}
 	dir, ok := dirIn(f.o.Repo, obj.file, path)
@@ -441,7 +442,7 @@ func (f *finder) helmReleaseChart(e *Entry, obj *object, spec *yaml.Node) bool {
 	}
 	dir, ok := f.cached(chart, version)
 	if !ok {
-		e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, from), where
+		e.Remote, e.RemoteAt, e.RemoteName = fmt.Sprintf("chart %s from %s", chart, from), where, chart
 		return false
 	}
 	e.Dir = dir
@@ -626,7 +627,7 @@ func (f *finder) argoFolder(e *Entry, file string, src *yaml.Node) bool {
 	if chart != "" {
 		dir, ok := f.cached(chart, str(src, "targetRevision"))
 		if !ok {
-			e.Remote, e.RemoteAt = fmt.Sprintf("chart %s from %s", chart, repoURL), where
+			e.Remote, e.RemoteAt, e.RemoteName = fmt.Sprintf("chart %s from %s", chart, repoURL), where, chart
 			return false
 		}
 		e.Dir, e.How = dir, Helm
@@ -634,6 +635,7 @@ func (f *finder) argoFolder(e *Entry, file string, src *yaml.Node) bool {
 	}
 	if !f.o.Repo.Is(repoURL) {
 		e.Remote, e.RemoteAt = fmt.Sprintf("%s from %s", path, repoURL), where
+		e.RemoteName = remoteFolder(repoName(repoURL), path)
 		return false
 	}
 	dir, ok := dirIn(f.o.Repo, file, path)
@@ -1262,4 +1264,19 @@ func fill(text string, params map[string]string, goTemplate bool) string {
 		}
 	}
 	return text
+}
+
+// remoteFolder names a folder of another repository, short: its source's
+// name and the path in it (`podinfo/kustomize`).
+func remoteFolder(source, dir string) string {
+	dir = strings.Trim(path.Clean("/"+dir), "/")
+	if dir == "" {
+		return source
+	}
+	return source + "/" + dir
+}
+
+// repoName is a repository URL's last path element without `.git`.
+func repoName(url string) string {
+	return strings.TrimSuffix(path.Base(strings.TrimRight(url, "/")), ".git")
 }

@@ -52,6 +52,9 @@ type Entry struct {
 	// (https://stefanprodan.github.io/podinfo)`.
 	Remote   string
 	RemoteAt diag.Span
+	// RemoteName is what Remote names, short: the chart (`podinfo`), or
+	// the folder with its source's name (`podinfo/kustomize`).
+	RemoteName string
 
 	Kustomization Kustomization
 	Chart         Chart

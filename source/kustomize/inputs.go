@@ -22,8 +22,10 @@ type Problem struct {
 	diag.Span
 	Msg string
 	// Remote is set on a reference webhooklint does not download: the
-	// input could not be linted offline, which is no rejection.
+	// input could not be linted offline, which is no rejection. Ref is
+	// the reference as written.
 	Remote bool
+	Ref    string
 }
 
 func (p *Problem) Error() string { return fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Msg) }
@@ -44,8 +46,8 @@ func (ps Problems) Error() string {
 func remoteProblem(file string, n *yaml.Node) *Problem {
 	return &Problem{
 		Span:   diag.LineSpan(file, n.Line, n.Column, n.Column+max(1, utf8.RuneCountInString(n.Value))),
-		Remote: true,
-		Msg:    fmt.Sprintf("remote reference %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", n.Value),
+		Remote: true, Ref: n.Value,
+		Msg: fmt.Sprintf("remote reference %q is not downloaded (webhooklint builds offline): vendor it into the repository, or lint the build output with `kustomize build | webhooklint -`", n.Value),
 	}
 }
 
@@ -69,6 +71,33 @@ func isRemote(s string) bool {
 	}
 	return remoteRef.MatchString(s)
 }
+
+// RemoteName names a remote reference short, for a list of them: the
+// owner/repository on a Git forge (`fluxcd/flux2`, from a repository, a
+// release download or a raw file), else the host.
+func RemoteName(ref string) string {
+	s := strings.TrimSpace(ref)
+	if m := keyedSource.FindStringSubmatch(s); m != nil {
+		s = m[1]
+	}
+	s = strings.TrimPrefix(s, "git::")
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		s = rest
+	}
+	s, _, _ = strings.Cut(s, "?")
+	if at := strings.IndexByte(s, '@'); at >= 0 && at < strings.IndexAny(s+"/", "/:") {
+		s = s[at+1:] // user@host
+	}
+	host, rest, _ := strings.Cut(strings.Replace(s, ":", "/", 1), "/")
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) >= 2 && parts[0] != "" && parts[1] != "" && strings.Contains(forges, "|"+host+"|") {
+		return parts[0] + "/" + strings.TrimSuffix(parts[1], ".git")
+	}
+	return host
+}
+
+// forges are the hosts whose paths start with owner/repository.
+const forges = "|github.com|raw.githubusercontent.com|gitlab.com|bitbucket.org|"
 
 var keyedSource = regexp.MustCompile(`^[\w.-]+=(.+)$`)
 
