@@ -22,6 +22,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/intern"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -135,6 +136,10 @@ type Options struct {
 	// (a CEL error in a matchCondition) are located in, and LocateWithin
 	// reads it again, checking it is unchanged.
 	OnDisk bool
+	// Strings, when set, is shared by the files of one unit: the values of
+	// their webhook configurations and policies are kept once each (a
+	// folder of thousands repeats "Fail", "kube-system", an expression).
+	Strings *intern.Table
 }
 
 // ParseWith is Parse with options.
@@ -690,7 +695,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	}
 	// Sized from the tree, the index is allocated once instead of growing
 	// (the bound keeps an alias bomb from sizing it).
-	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b}
+	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b, strings: f.opts.Strings}
 	var target reflect.Value
 	var vwc *admissionv1.ValidatingWebhookConfiguration
 	var mwc *admissionv1.MutatingWebhookConfiguration

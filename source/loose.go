@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/intern"
 	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -32,8 +33,9 @@ type looseFile struct {
 }
 
 // loadLoose reads and parses a loose file. With alone, its unit is
-// thought to hold no judged object (manifest.Options.Alone).
-func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool) *looseFile {
+// thought to hold no judged object (manifest.Options.Alone); strs, when
+// set, is shared by the files of its unit (manifest.Options.Strings).
+func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool, strs *intern.Table) *looseFile {
 	data, err := manifest.Read(s, stdin)
 	name := s.Name
 	if !s.Stdin {
@@ -44,7 +46,7 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 		f = manifest.Unreadable(name, err) // one finding on that path
 	} else {
 		// A file's text is read again if a finding points inside a string.
-		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin})
+		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin, Strings: strs})
 	}
 	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
 	if s.Stdin {
