@@ -48,7 +48,9 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 		// A file's text is read again if a finding points inside a string.
 		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin, Strings: strs})
 	}
-	l := &looseFile{file: f, extra: recogniseTemplates(f), partial: map[*manifest.Document]string{}}
+	// partial stays nil for the common file with no patch: a folder unit
+	// holds every file's looseFile until its rules have run.
+	l := &looseFile{file: f, extra: recogniseTemplates(f)}
 	if s.Stdin {
 		l.data = data
 	}
@@ -56,6 +58,9 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 	patchedBy := sync.OnceValues(func() (string, bool) { return patches.PatchedBy(f.Name) })
 	for _, d := range f.Docs {
 		if why := isPartial(f, d, patchedBy); why != "" {
+			if l.partial == nil {
+				l.partial = map[*manifest.Document]string{}
+			}
 			l.partial[d] = why
 		}
 	}
