@@ -14,6 +14,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/engine"
+	"github.com/webhooklint/webhooklint/internal/intern"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/internal/policytypes"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -39,6 +40,9 @@ type Options struct {
 	// webhooklint.io/ignore annotation a finding instead of a suppression
 	// (--no-inline-suppressions, inlineSuppressions: false).
 	NoInlineSuppressions bool
+
+	// strings shares a unit's repeated messages and paths (LintUnit).
+	strings *intern.Table
 }
 
 // Selection is the options' choice of rules and severities, for the engine.
@@ -119,6 +123,10 @@ type Unit struct {
 // LintUnit lints one deployment unit.
 func LintUnit(u Unit, opts Options) *Result {
 	opts = opts.withDefaults()
+	// A unit of thousands of configurations holds one finding per
+	// configuration for each rule, most with the same message and path,
+	// until it is reported.
+	opts.strings = intern.New()
 	files := u.Files
 	res := &Result{Files: files}
 	inv := manifest.Inventory(files)
@@ -261,7 +269,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 		}
 		dg := diag.Diagnostic{
 			Span:     at.In(d.File),
-			Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
+			Severity: f.Severity, Rule: f.Rule, Message: opts.strings.String(f.Message), Path: opts.strings.String(f.Path),
 			Object: obj, Webhook: f.Webhook,
 		}
 		if inv.Base && f.DependsOnOverlay {

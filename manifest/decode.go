@@ -18,6 +18,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/webhooklint/webhooklint/internal/intern"
 	"github.com/webhooklint/webhooklint/internal/placeholder"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -94,6 +95,9 @@ type decoder struct {
 	errs     []decodeError
 	comments []comment
 	budget   *budget
+	// strings shares the decoded values of a unit's objects
+	// (Options.Strings); nil shares nothing.
+	strings *intern.Table
 }
 
 func (d *decoder) fail(path string, atKey bool, at diag.Span, format string, args ...any) {
@@ -209,7 +213,7 @@ func (d *decoder) decodeInto(n *yaml.Node, v reflect.Value, path, ps string, id 
 			d.typeError(n, v.Type(), ps, at)
 			return
 		}
-		v.SetString(s)
+		v.SetString(d.strings.String(s))
 	case reflect.Bool:
 		s, ok := d.scalar(n, tagBool)
 		if !ok {
@@ -374,7 +378,7 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string, id int32
 		seen[key] = true
 		elem := reflect.New(v.Type().Elem()).Elem()
 		d.decode(n.Content[i+1], elem, child, id, path, keyRange)
-		v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
+		v.SetMapIndex(reflect.ValueOf(d.strings.String(key)).Convert(v.Type().Key()), elem)
 	}
 }
 

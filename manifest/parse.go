@@ -23,6 +23,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
+	"github.com/webhooklint/webhooklint/internal/intern"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -136,6 +137,10 @@ type Options struct {
 	// (a CEL error in a matchCondition) are located in, and LocateWithin
 	// reads it again, checking it is unchanged.
 	OnDisk bool
+	// Strings, when set, is shared by the files of one unit: the values of
+	// their webhook configurations and policies are kept once each (a
+	// folder of thousands repeats "Fail", "kube-system", an expression).
+	Strings *intern.Table
 }
 
 // ParseWith is Parse with options.
@@ -703,7 +708,7 @@ func (f *File) decodeWebhookConfig(d *Document, src *source, obj, docNode *yaml.
 	}
 	// Sized from the tree, the index is allocated once instead of growing
 	// (the bound keeps an alias bomb from sizing it).
-	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b}
+	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b, strings: f.opts.Strings}
 	var target reflect.Value
 	var vwc *admissionv1.ValidatingWebhookConfiguration
 	var mwc *admissionv1.MutatingWebhookConfiguration

@@ -17,7 +17,7 @@ func (f *File) decodePolicy(d *Document, src *source, obj, docNode *yaml.Node, b
 	if b.exhausted {
 		return
 	}
-	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b}
+	dec := &decoder{src: src, index: newIndexFor(valueNodes(obj, 1<<16)), budget: b, strings: f.opts.Strings}
 	pol, target := rules.NewPolicy(d.APIVersion, d.Kind)
 	dec.index.set("", diag.Span{}, src.extent(obj))
 	dec.decodeStruct(obj, reflect.ValueOf(target).Elem(), "", 0, src.extent(obj))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
+	"github.com/webhooklint/webhooklint/internal/intern"
 	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -37,8 +38,9 @@ type looseFile struct {
 }
 
 // loadLoose reads and parses a loose file. With alone, its unit is
-// thought to hold no judged object (manifest.Options.Alone).
-func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool) *looseFile {
+// thought to hold no judged object (manifest.Options.Alone); strs, when
+// set, is shared by the files of its unit (manifest.Options.Strings).
+func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.PatchIndex, alone bool, strs *intern.Table) *looseFile {
 	data, err := manifest.Read(s, stdin)
 	name := s.Name
 	if !s.Stdin {
@@ -49,11 +51,12 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 		f = manifest.Unreadable(name, err) // one finding on that path
 	} else {
 		// A file's text is read again if a finding points inside a string.
-		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin})
+		f = manifest.ParseWith(name, data, manifest.Options{Jobs: jobs, Alone: alone, OnDisk: !s.Stdin, Strings: strs})
 	}
-	l := &looseFile{partial: map[*manifest.Document]string{}}
+	// partial stays nil for the common file with no patch: a folder unit
+	// holds every file's looseFile until its rules have run.
+	l := &looseFile{file: f}
 	l.extra, l.writes = recogniseTemplates(f)
-	l.file = f
 	if s.Stdin {
 		l.data = data
 	}
@@ -61,6 +64,9 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 	patchedBy := sync.OnceValues(func() (string, bool) { return patches.PatchedBy(f.Name) })
 	for _, d := range f.Docs {
 		if why := isPartial(f, d, patchedBy); why != "" {
+			if l.partial == nil {
+				l.partial = map[*manifest.Document]string{}
+			}
 			l.partial[d] = why
 		}
 	}

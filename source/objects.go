@@ -69,7 +69,7 @@ type loadInput struct {
 // object the cluster receives.
 func loadLooseFiles(out Unit, sources []manifest.Source, in *loadInput) Unit {
 	for _, s := range sources {
-		l := loadLoose(s, in.stdin, in.jobs, in.patches, false)
+		l := loadLoose(s, in.stdin, in.jobs, in.patches, false, nil)
 		l.file.Docs = slices.DeleteFunc(l.file.Docs, func(d *manifest.Document) bool { return l.partial[d] != "" })
 		out.Files = append(out.Files, l.file)
 	}

@@ -56,7 +56,7 @@ func (fileKind) load(u *unit, in *loadInput) Unit {
 // recognized, and partial objects (kustomize patches) are checked only for
 // what they state.
 func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
-	l := loadLoose(s, stdin, lo.Workers(), patches, true)
+	l := loadLoose(s, stdin, lo.Workers(), patches, true, nil)
 	r := lintLoose([]*looseFile{l}, false, lo)
 	if s.Stdin {
 		r.stdin = l.data // the report shows snippets from it

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/webhooklint/webhooklint/internal/intern"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -77,8 +78,11 @@ func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitRe
 	}
 	load := func(alone bool) []*looseFile {
 		loaded := make([]*looseFile, len(u.files))
+		// The unit's configurations are all held until its last rule has
+		// run: their repeated values are kept once.
+		strs := intern.New()
 		parallel.For(len(u.files), lo.Workers(), func(i int) {
-			loaded[i] = loadLoose(u.files[i], nil, inner.Workers(), patches, alone)
+			loaded[i] = loadLoose(u.files[i], nil, inner.Workers(), patches, alone, strs)
 		})
 		return loaded
 	}
