@@ -214,46 +214,13 @@ func dropFixes(ds []diag.Diagnostic, bad [][]diag.Edit) {
 // fields the fixes name. caBundles a chart generates at each render are
 // not compared, nor the other documents of such a template.
 func (c *chartFixes) renders(fixes []chartFix) bool {
-	byFile := map[string][]diag.Edit{}
-	want := map[*helm.Template][]any{}
-	for _, m := range fixes {
-		for _, e := range m.edits {
-			byFile[e.File] = append(byFile[e.File], e)
-		}
-		docs, ok := want[m.t]
-		if !ok {
-			if docs, ok = renderedDocs(m.t.Rendered); !ok {
-				return false
-			}
-			want[m.t] = docs
-		}
-		if m.doc >= len(docs) {
-			return false
-		}
-		obj, _ := docs[m.doc].(map[string]any)
-		if obj == nil {
-			return false
-		}
-		for _, fe := range m.fix.Edits {
-			if !applyFieldEdit(obj, fe) {
-				return false
-			}
-		}
+	want, ok := fixedObjects(fixes)
+	if !ok {
+		return false
 	}
-	edited := map[string][]byte{}
-	for file, es := range byFile {
-		data, err := overlay.ReadFile(file)
-		if err != nil {
-			return false
-		}
-		diag.SortEdits(es)
-		abs, err := filepath.Abs(file)
-		if err != nil {
-			return false
-		}
-		if edited[abs], err = fix.Apply(data, es); err != nil {
-			return false
-		}
+	edited, ok := editedTexts(fixes)
+	if !ok {
+		return false
 	}
 	nc, err := renderChartWith(c.u, c.kubeVersion, edited)
 	if err != nil || len(nc.Templates) != len(c.c.Templates) || len(nc.Skipped) != len(c.c.Skipped) {
@@ -283,6 +250,61 @@ func (c *chartFixes) renders(fixes []chartFix) bool {
 		}
 	}
 	return true
+}
+
+// fixedObjects is what each fixed template should render: its documents
+// with the fixes' field edits made.
+func fixedObjects(fixes []chartFix) (map[*helm.Template][]any, bool) {
+	want := map[*helm.Template][]any{}
+	for _, m := range fixes {
+		docs, ok := want[m.t]
+		if !ok {
+			if docs, ok = renderedDocs(m.t.Rendered); !ok {
+				return nil, false
+			}
+			want[m.t] = docs
+		}
+		if m.doc >= len(docs) {
+			return nil, false
+		}
+		obj, _ := docs[m.doc].(map[string]any)
+		if obj == nil {
+			return nil, false
+		}
+		for _, fe := range m.fix.Edits {
+			if !applyFieldEdit(obj, fe) {
+				return nil, false
+			}
+		}
+	}
+	return want, true
+}
+
+// editedTexts is the text of each file the fixes edit (templates,
+// values.yaml), by absolute path, with their edits made.
+func editedTexts(fixes []chartFix) (map[string][]byte, bool) {
+	byFile := map[string][]diag.Edit{}
+	for _, m := range fixes {
+		for _, e := range m.edits {
+			byFile[e.File] = append(byFile[e.File], e)
+		}
+	}
+	edited := map[string][]byte{}
+	for file, es := range byFile {
+		data, err := overlay.ReadFile(file)
+		if err != nil {
+			return nil, false
+		}
+		diag.SortEdits(es)
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return nil, false
+		}
+		if edited[abs], err = fix.Apply(data, es); err != nil {
+			return nil, false
+		}
+	}
+	return edited, true
 }
 
 // renderedDocs decodes the non-empty documents of a rendered template

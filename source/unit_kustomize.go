@@ -144,8 +144,31 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	}
 	res.Diagnostics = append(res.Diagnostics, waves...)
 	origin := u.label()
-	for i := range res.Diagnostics {
-		d := &res.Diagnostics[i]
+	locateKustomized(u, b, built, name, origin, res.Diagnostics)
+	// kustomize's own warnings (deprecated fields) are findings on the
+	// kustomization that has them, at info: the build still works.
+	for _, w := range b.Warnings {
+		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
+			Span:     w.Span,
+			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
+		})
+	}
+	r := &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
+	if u.gitops != nil {
+		relocateGitops(u, b, uses, res.Diagnostics)
+		if fluxEntry(u) {
+			r.applied = appliedBy(files, "default")
+		}
+	}
+	return r
+}
+
+// locateKustomized moves the findings of the built output to the files
+// and lines that wrote each field (a resource, a patch), naming the unit
+// and what wrote it as their origin.
+func locateKustomized(u *unit, b *kustomize.Build, built []byte, name, origin string, ds []diag.Diagnostic) {
+	for i := range ds {
+		d := &ds[i]
 		if d.File != name {
 			continue
 		}
@@ -165,22 +188,6 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 			variantGap(u, b, d)
 		}
 	}
-	// kustomize's own warnings (deprecated fields) are findings on the
-	// kustomization that has them, at info: the build still works.
-	for _, w := range b.Warnings {
-		res.Diagnostics = append(res.Diagnostics, diag.Diagnostic{
-			Span:     w.Span,
-			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
-		})
-	}
-	r := &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
-	if u.gitops != nil {
-		relocateGitops(u, b, uses, res.Diagnostics)
-		if fluxEntry(u) {
-			r.applied = appliedBy(files, "default")
-		}
-	}
-	return r
 }
 
 // buildKustomization builds a kustomize unit and parses its output as one
