@@ -506,3 +506,36 @@ func TestBaseVarsResolvedByOverlay(t *testing.T) {
 		t.Fatalf("want a deployed kustomization's var error to stay an error:%s", dump(res.Diagnostics))
 	}
 }
+
+// An OLM package-manifest tree (argocd-operator's deploy/olm-catalog)
+// keeps every release: a version folder whose CSV the package.yaml's
+// channel has moved past is an archive, its findings info with one note
+// naming the channel. The channel's current bundle and a newer one keep
+// their levels; units.entries naming the old folder keeps its levels too.
+func TestArchivedOLMBundleIsInfo(t *testing.T) {
+	const dir = "../testdata/sources/context/olm-package"
+	const pkg = dir + "/deploy/olm-catalog/argocd-operator"
+	res := run(t, []string{dir}, source.Options{})
+	old := find(res.Diagnostics, "unserved-api-version", "0.0.2/argocd-operator-appproject.crd.yaml")
+	if len(old) != 1 || old[0].Severity != diag.Info {
+		t.Fatalf("want the archived bundle's v1beta1 finding at info:%s", dump(res.Diagnostics))
+	}
+	note := find(res.Diagnostics, "olm-archived-bundle", "0.0.2/argocd-operator-appproject.crd.yaml")
+	if len(note) != 1 || note[0].Line != old[0].Line || note[0].Message != "archived OLM bundle 0.0.2 (argocd-operator.package.yaml's alpha channel "+
+		"is at argocd-operator.v0.17.0): 1 finding at info; lint the current bundle, or name this folder in units.entries" {
+		t.Errorf("want one note at the finding naming the channel:%s", dump(res.Diagnostics))
+	}
+	for _, v := range []string{"0.17.0", "0.18.0"} {
+		got := find(res.Diagnostics, "unserved-api-version", v+"/argoproj.io_appprojects.yaml")
+		if len(got) != 1 || got[0].Severity != diag.Error {
+			t.Errorf("%s is current or newer: want its finding an error:%s", v, dump(res.Diagnostics))
+		}
+	}
+	if notes := find(res.Diagnostics, "olm-archived-bundle", ""); len(notes) != 1 {
+		t.Errorf("want only 0.0.2's note, 0.17.0 and 0.18.0 are not archived:%s", dump(notes))
+	}
+	given := run(t, []string{dir}, source.Options{Deployed: []string{pkg + "/0.0.2"}})
+	if got := find(given.Diagnostics, "unserved-api-version", "0.0.2/argocd-operator-appproject.crd.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
+		t.Errorf("named in units.entries, want the error as it is:%s", dump(given.Diagnostics))
+	}
+}
