@@ -31,19 +31,36 @@ type olmCSV struct {
 	shown          string          // spec.version as written
 }
 
+// olmMemo keeps what archivedBundle read: each package's channels, and
+// each folder's answer (the loose files of a folder beside a
+// kustomization are a unit each).
+type olmMemo struct {
+	packages map[string][]olmChannel
+	folders  map[string]string
+}
+
 // archivedBundle returns, for a folder of an OLM package-manifest tree
 // whose CSV every channel has moved past (older than its currentCSV by
 // spec.version, or below it in the replaces chain), why it is archived;
-// otherwise "". memo keeps each package's reading for its other folders.
-func archivedBundle(dir string, memo map[string][]olmChannel) string {
+// otherwise "".
+func archivedBundle(dir string, memo *olmMemo) string {
+	by, ok := memo.folders[dir]
+	if !ok {
+		by = archivedFolder(dir, memo)
+		memo.folders[dir] = by
+	}
+	return by
+}
+
+func archivedFolder(dir string, memo *olmMemo) string {
 	csv, ok := readCSV(dir)
 	if !ok {
 		return ""
 	}
-	chans, ok := memo[filepath.Dir(dir)]
+	chans, ok := memo.packages[filepath.Dir(dir)]
 	if !ok {
 		chans = readPackage(filepath.Dir(dir))
-		memo[filepath.Dir(dir)] = chans
+		memo.packages[filepath.Dir(dir)] = chans
 	}
 	if len(chans) == 0 {
 		return ""

@@ -235,7 +235,7 @@ func discover(req *request, so Options, skip func(string) bool, jobs int) (units
 // whether it is an entry, whether it is deployed or a base, and a loose
 // file that a commented-out entry disables.
 func unitFacts(req *request, so Options, units []*unit) {
-	packages := map[string][]olmChannel{}
+	packages := &olmMemo{packages: map[string][]olmChannel{}, folders: map[string]string{}}
 	// A unit rooted in a folder the user named is an entry too: linting
 	// config/ or the repository reports what each of its roots installs.
 	for _, u := range units {
