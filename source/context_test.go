@@ -539,3 +539,35 @@ func TestArchivedOLMBundleIsInfo(t *testing.T) {
 		t.Errorf("named in units.entries, want the error as it is:%s", dump(given.Diagnostics))
 	}
 }
+
+// Where spec.version is no semver, the replaces chain below the channel's
+// current CSV still says a release is archived; a folder neither below it
+// nor comparable keeps its level (nothing states it is archived).
+func TestArchivedOLMBundleByReplaces(t *testing.T) {
+	const crd = "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.example.com\nspec:\n  group: example.com\n" +
+		"  names:\n    kind: Foo\n    plural: foos\n  scope: Namespaced\n  version: v1\n"
+	csv := func(name, version, replaces string) string {
+		return "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: " + name +
+			"\nspec:\n  version: " + version + "\n  replaces: " + replaces + "\n"
+	}
+	root := writeTree(t, map[string]string{
+		"op/op.package.yaml":                   "packageName: op\nchannels:\n- name: stable\n  currentCSV: op.b\n",
+		"op/a/op.a.clusterserviceversion.yaml": csv("op.a", "first", ""),
+		"op/a/foo.crd.yaml":                    crd,
+		"op/b/op.b.clusterserviceversion.yaml": csv("op.b", "second", "op.a"),
+		"op/b/foo.crd.yaml":                    crd,
+		"op/c/op.c.clusterserviceversion.yaml": csv("op.c", "third", ""),
+		"op/c/foo.crd.yaml":                    crd,
+	})
+	res := run(t, []string{root}, source.Options{})
+	for dir, want := range map[string]diag.Severity{"a": diag.Info, "b": diag.Error, "c": diag.Error} {
+		got := find(res.Diagnostics, "unserved-api-version", "/op/"+dir+"/foo.crd.yaml")
+		if len(got) != 1 || got[0].Severity != want {
+			t.Errorf("op/%s: want the v1beta1 finding at %v:%s", dir, want, dump(res.Diagnostics))
+		}
+	}
+	if notes := find(res.Diagnostics, "olm-archived-bundle", "/op/a/foo.crd.yaml"); len(notes) != 1 ||
+		!strings.HasPrefix(notes[0].Message, "archived OLM bundle first (op.package.yaml's stable channel is at op.b)") {
+		t.Errorf("want op/a's note:%s", dump(res.Diagnostics))
+	}
+}
