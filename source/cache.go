@@ -68,23 +68,23 @@ func (u *unit) cacheKey() ([]byte, bool) {
 		files = append(files, src(f))
 	}
 	data, err := json.Marshal(struct {
-		Kind                      string
-		Dir                       string
-		Files                     [][2]string
-		File                      [2]string
-		Recursive, Entry, Base    bool
-		BaseBy, DisabledBy, Shown string
-		Deployed                  Fact
-		Chart                     Chart
-		Reads, ReadDirs, Cycle    []string
-		CycleAt                   diag.Span
-		Gitops                    *gitops.Entry
-		Notes                     []diag.Diagnostic
-		NotesDependOnOverlay      []bool
+		Kind                                  string
+		Dir                                   string
+		Files                                 [][2]string
+		File                                  [2]string
+		Recursive, Entry, Base                bool
+		BaseBy, DisabledBy, ArchivedBy, Shown string
+		Deployed                              Fact
+		Chart                                 Chart
+		Reads, ReadDirs, Cycle                []string
+		CycleAt                               diag.Span
+		Gitops                                *gitops.Entry
+		Notes                                 []diag.Diagnostic
+		NotesDependOnOverlay                  []bool
 	}{
 		Kind: u.kind.name(), Dir: u.dir, Files: files, File: src(u.file),
 		Recursive: u.recursive, Entry: u.entry, Base: u.base,
-		BaseBy: u.baseBy, DisabledBy: u.disabledBy, Shown: u.shown,
+		BaseBy: u.baseBy, DisabledBy: u.disabledBy, ArchivedBy: u.archivedBy, Shown: u.shown,
 		Deployed: u.deployed, Chart: u.chart,
 		Reads: slices.Sorted(maps.Keys(u.reads)), ReadDirs: u.readDirs, Cycle: u.cycle, CycleAt: u.cycleAt,
 		Gitops: u.gitops, Notes: u.notes, NotesDependOnOverlay: dependsOnOverlay(u.notes),

@@ -508,3 +508,68 @@ func TestBaseVarsResolvedByOverlay(t *testing.T) {
 		t.Fatalf("want a deployed kustomization's var error to stay an error:%s", dump(res.Diagnostics))
 	}
 }
+
+// An OLM package-manifest tree (argocd-operator's deploy/olm-catalog)
+// keeps every release: a version folder whose CSV the package.yaml's
+// channel has moved past is an archive, its findings info with one note
+// naming the channel. The channel's current bundle and a newer one keep
+// their levels; units.entries naming the old folder keeps its levels too.
+func TestArchivedOLMBundleIsInfo(t *testing.T) {
+	const dir = "../testdata/sources/context/olm-package"
+	const pkg = dir + "/deploy/olm-catalog/argocd-operator"
+	res := run(t, []string{dir}, source.Options{})
+	old := find(res.Diagnostics, "unserved-api-version", "0.0.2/argocd-operator-appproject.crd.yaml")
+	if len(old) != 1 || old[0].Severity != diag.Info {
+		t.Fatalf("want the archived bundle's v1beta1 finding at info:%s", dump(res.Diagnostics))
+	}
+	note := find(res.Diagnostics, "olm-archived-bundle", "0.0.2/argocd-operator-appproject.crd.yaml")
+	if len(note) != 1 || note[0].Line != old[0].Line || note[0].Message != "archived OLM bundle 0.0.2 (argocd-operator.package.yaml's alpha channel "+
+		"is at argocd-operator.v0.17.0): 1 finding at info; lint the current bundle, or name this folder in units.entries" {
+		t.Errorf("want one note at the finding naming the channel:%s", dump(res.Diagnostics))
+	}
+	for _, v := range []string{"0.17.0", "0.18.0"} {
+		got := find(res.Diagnostics, "unserved-api-version", v+"/argoproj.io_appprojects.yaml")
+		if len(got) != 1 || got[0].Severity != diag.Error {
+			t.Errorf("%s is current or newer: want its finding an error:%s", v, dump(res.Diagnostics))
+		}
+	}
+	if notes := find(res.Diagnostics, "olm-archived-bundle", ""); len(notes) != 1 {
+		t.Errorf("want only 0.0.2's note, 0.17.0 and 0.18.0 are not archived:%s", dump(notes))
+	}
+	given := run(t, []string{dir}, source.Options{Deployed: []string{pkg + "/0.0.2"}})
+	if got := find(given.Diagnostics, "unserved-api-version", "0.0.2/argocd-operator-appproject.crd.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
+		t.Errorf("named in units.entries, want the error as it is:%s", dump(given.Diagnostics))
+	}
+}
+
+// Where spec.version is no semver, the replaces chain below the channel's
+// current CSV still says a release is archived; a folder neither below it
+// nor comparable keeps its level (nothing states it is archived).
+func TestArchivedOLMBundleByReplaces(t *testing.T) {
+	const crd = "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.example.com\nspec:\n  group: example.com\n" +
+		"  names:\n    kind: Foo\n    plural: foos\n  scope: Namespaced\n  version: v1\n"
+	csv := func(name, version, replaces string) string {
+		return "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: " + name +
+			"\nspec:\n  version: " + version + "\n  replaces: " + replaces + "\n"
+	}
+	root := testkit.Repo(t, map[string]string{
+		"op/op.package.yaml":                   "packageName: op\nchannels:\n- name: stable\n  currentCSV: op.b\n",
+		"op/a/op.a.clusterserviceversion.yaml": csv("op.a", "first", ""),
+		"op/a/foo.crd.yaml":                    crd,
+		"op/b/op.b.clusterserviceversion.yaml": csv("op.b", "second", "op.a"),
+		"op/b/foo.crd.yaml":                    crd,
+		"op/c/op.c.clusterserviceversion.yaml": csv("op.c", "third", ""),
+		"op/c/foo.crd.yaml":                    crd,
+	})
+	res := run(t, []string{root}, source.Options{})
+	for dir, want := range map[string]diag.Severity{"a": diag.Info, "b": diag.Error, "c": diag.Error} {
+		got := find(res.Diagnostics, "unserved-api-version", "/op/"+dir+"/foo.crd.yaml")
+		if len(got) != 1 || got[0].Severity != want {
+			t.Errorf("op/%s: want the v1beta1 finding at %v:%s", dir, want, dump(res.Diagnostics))
+		}
+	}
+	if notes := find(res.Diagnostics, "olm-archived-bundle", "/op/a/foo.crd.yaml"); len(notes) != 1 ||
+		!strings.HasPrefix(notes[0].Message, "archived OLM bundle first (op.package.yaml's stable channel is at op.b)") {
+		t.Errorf("want op/a's note:%s", dump(res.Diagnostics))
+	}
+}

@@ -110,6 +110,9 @@ func lintUnits(units []*unit, stdin io.Reader, lo lint.Options, patches *kustomi
 			if by := units[i].disabledBy; by != "" {
 				notApplied(r.diags, by)
 			}
+			if by := units[i].archivedBy; by != "" {
+				r.diags = archived(r.diags, by)
+			}
 			r.diags = append(r.diags, units[i].notes...)
 			return r
 		})

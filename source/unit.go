@@ -83,6 +83,10 @@ type unit struct {
 	// a commented-out entry, which one: the file is not applied, so its
 	// findings are info and say why.
 	disabledBy string
+	// archivedBy says, for a loose file in a version folder of an OLM
+	// package manifest that every channel has moved past, why (olm.go):
+	// nothing installs it, so its findings are info.
+	archivedBy string
 	// deployed says whether the unit is deployed, and who said so: given
 	// when a GitOps entry installs it or units.entries names it; otherwise
 	// a root is only assumed deployed (the zero Fact; context.go).

@@ -259,6 +259,7 @@ func (s *unitSet) addSources(d *discovery, req *request, whole bool, named []*un
 // whether it is an entry, whether it is deployed or a base, and a loose
 // file that a commented-out entry disables.
 func unitFacts(req *request, so Options, units []*unit) {
+	packages := &olmMemo{packages: map[string][]olmChannel{}, folders: map[string]string{}}
 	// A unit rooted in a folder the user named is an entry too: linting
 	// config/ or the repository reports what each of its roots installs.
 	for _, u := range units {
@@ -271,6 +272,9 @@ func unitFacts(req *request, so Options, units []*unit) {
 		// judged by it too.
 		if u.kind == fileUnit && u.file.Name != "" && u.file.Name != "-" {
 			u.disabledBy = disabledFile(u.absFile())
+		}
+		if dir := bundleFolder(u); dir != "" && u.disabledBy == "" && !deployed(dir, so.Deployed) {
+			u.archivedBy = archivedBundle(dir, packages)
 		}
 		switch {
 		case u.gitops != nil:
