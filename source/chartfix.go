@@ -15,7 +15,6 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
-	"github.com/webhooklint/webhooklint/fix"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -218,7 +217,12 @@ func (c *chartFixes) renders(fixes []chartFix) bool {
 	if !ok {
 		return false
 	}
-	edited, ok := editedTexts(fixes)
+	var edits []diag.Edit
+	for _, m := range fixes {
+		edits = append(edits, m.edits...)
+	}
+	// The chart is rendered from absolute paths (helm.Options.Edited).
+	edited, ok := editedTexts(edits, filepath.Abs)
 	if !ok {
 		return false
 	}
@@ -278,33 +282,6 @@ func fixedObjects(fixes []chartFix) (map[*helm.Template][]any, bool) {
 		}
 	}
 	return want, true
-}
-
-// editedTexts is the text of each file the fixes edit (templates,
-// values.yaml), by absolute path, with their edits made.
-func editedTexts(fixes []chartFix) (map[string][]byte, bool) {
-	byFile := map[string][]diag.Edit{}
-	for _, m := range fixes {
-		for _, e := range m.edits {
-			byFile[e.File] = append(byFile[e.File], e)
-		}
-	}
-	edited := map[string][]byte{}
-	for file, es := range byFile {
-		data, err := overlay.ReadFile(file)
-		if err != nil {
-			return nil, false
-		}
-		diag.SortEdits(es)
-		abs, err := filepath.Abs(file)
-		if err != nil {
-			return nil, false
-		}
-		if edited[abs], err = fix.Apply(data, es); err != nil {
-			return nil, false
-		}
-	}
-	return edited, true
 }
 
 // renderedDocs decodes the non-empty documents of a rendered template

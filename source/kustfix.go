@@ -240,15 +240,39 @@ func disjoint[F any](made []F, editsOf func(F) []diag.Edit) []F {
 	return out
 }
 
+// editedTexts is the text of each file the edits touch, read as the
+// linter read it (through the editor's overlay), with the edits made;
+// keyed by name(file), the form the rebuild or re-render reads.
+func editedTexts(edits []diag.Edit, name func(string) (string, error)) (map[string][]byte, bool) {
+	byFile := map[string][]diag.Edit{}
+	for _, e := range edits {
+		byFile[e.File] = append(byFile[e.File], e)
+	}
+	edited := map[string][]byte{}
+	for file, es := range byFile {
+		data, err := overlay.ReadFile(file)
+		if err != nil {
+			return nil, false
+		}
+		key, err := name(file)
+		if err != nil {
+			return nil, false
+		}
+		diag.SortEdits(es)
+		if edited[key], err = fix.Apply(data, es); err != nil {
+			return nil, false
+		}
+	}
+	return edited, true
+}
+
 // builds reports whether the kustomization built with the fixes made is
 // the build expected.
 func (k *kustFixes) builds(fixes []kustFix) bool {
-	byFile := map[string][]diag.Edit{}
+	var edits []diag.Edit
 	want := map[*kustomize.Object]map[string]any{}
 	for _, m := range fixes {
-		for _, e := range m.edits {
-			byFile[e.File] = append(byFile[e.File], e)
-		}
+		edits = append(edits, m.edits...)
 		w, ok := want[m.obj]
 		if !ok {
 			w = deepCopy(m.obj.Fields()).(map[string]any)
@@ -260,16 +284,9 @@ func (k *kustFixes) builds(fixes []kustFix) bool {
 			}
 		}
 	}
-	edited := map[string][]byte{}
-	for file, es := range byFile {
-		data, err := overlay.ReadFile(file)
-		if err != nil {
-			return false
-		}
-		diag.SortEdits(es)
-		if edited[file], err = fix.Apply(data, es); err != nil {
-			return false
-		}
+	edited, ok := editedTexts(edits, func(file string) (string, error) { return file, nil })
+	if !ok {
+		return false
 	}
 	nb, err := k.b.Rebuilt(edited)
 	if err != nil || len(nb.Objects) != len(k.b.Objects) {
