@@ -232,15 +232,6 @@ func archived(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 	if first == nil {
 		return ds
 	}
-	what := "1 finding"
-	if count > 1 {
-		what = fmt.Sprintf("%d findings", count)
-	}
-	f := *first
-	return append(ds, diag.Diagnostic{
-		Span:     f.Span,
-		Severity: rules.MustLookup(rules.OLMArchivedBundleRule).Severity, Rule: rules.OLMArchivedBundleRule,
-		Message: by + ": " + what + " at info; lint the current bundle, or name this folder in units.entries",
-		Object:  f.Object, Origin: f.Origin,
-	})
+	return append(ds, loweredNote(rules.OLMArchivedBundleRule, *first, count, by,
+		"lint the current bundle, or name this folder in units.entries"))
 }

@@ -366,19 +366,26 @@ func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 	}
 	var out []diag.Diagnostic
 	for _, file := range slices.Sorted(maps.Keys(first)) {
-		f := first[file]
-		what := "1 finding"
-		if count[file] > 1 {
-			what = fmt.Sprintf("%d findings", count[file])
-		}
-		out = append(out, diag.Diagnostic{
-			Span:     f.Span,
-			Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity, Rule: rules.KustomizeBaseRule,
-			Message: "kustomize base (" + by + "): " + what + " at info; lint its overlay, or name it in units.entries",
-			Object:  f.Object, Origin: f.Origin,
-		})
+		out = append(out, loweredNote(rules.KustomizeBaseRule, first[file], count[file],
+			"kustomize base ("+by+")", "lint its overlay, or name it in units.entries"))
 	}
 	return out
+}
+
+// loweredNote is the one note at the first of n findings a unit reports
+// at info because of where they are (a base, an archived bundle): why,
+// how many, and how to state otherwise.
+func loweredNote(rule string, first diag.Diagnostic, n int, why, advice string) diag.Diagnostic {
+	what := "1 finding"
+	if n > 1 {
+		what = fmt.Sprintf("%d findings", n)
+	}
+	return diag.Diagnostic{
+		Span:     first.Span,
+		Severity: rules.MustLookup(rule).Severity, Rule: rule,
+		Message: why + ": " + what + " at info; " + advice,
+		Object:  first.Object, Origin: first.Origin,
+	}
 }
 
 // supersededByPlaceholders drops findings that only restate a placeholder
