@@ -32,7 +32,7 @@ func (s span) Span() diag.Span {
 // where it is written. Children of a node are stored next to each other,
 // sorted by step, so a lookup is one binary search per step.
 type node struct {
-	step       uint32 // stepNames number, with writtenBit
+	step       uint32 // number in the index's steps, with writtenBit
 	key, value span
 	children   int32 // index of the first child
 	nChildren  int32
@@ -44,7 +44,6 @@ const writtenBit = 1 << 31
 
 func (n *node) written() bool  { return n.step&writtenBit != 0 }
 func (n *node) stepID() uint32 { return n.step &^ writtenBit }
-func (n *node) name() string   { return stepNames.name(n.stepID()) }
 
 // Index maps API field paths (as the server prints them) to where they are
 // written. It is built while the document is decoded, then frozen into a
@@ -53,7 +52,8 @@ func (n *node) name() string   { return stepNames.name(n.stepID()) }
 // holds every document's index until its rules have run, and most are
 // looked up once, right after.
 type Index struct {
-	nodes []node // nodes[0] is the object itself (path ""); nil while packed
+	nodes []node     // nodes[0] is the object itself (path ""); nil while packed
+	steps *stepTable // what the nodes' step numbers stand for
 
 	packed []byte
 	mu     sync.Mutex // a frozen index unpacks on the first lookup
@@ -81,7 +81,7 @@ func newIndex() *Index { return newIndexFor(64) }
 // newIndexFor makes an index with room for n nodes (more may be added).
 func newIndexFor(n int) *Index {
 	n = max(n, 1)
-	ix := &Index{nodes: make([]node, 1, n), links: make([]link, 1, n)}
+	ix := &Index{nodes: make([]node, 1, n), links: make([]link, 1, n), steps: currentSteps()}
 	ix.links[0] = link{first: -1, last: -1, next: -1}
 	return ix
 }
@@ -121,7 +121,7 @@ func (ix *Index) at(path string) int32 {
 
 // child0 returns parent's child at step, creating it.
 func (ix *Index) child0(parent int32, name string) int32 {
-	step := stepNames.id(name)
+	step := ix.steps.id(name)
 	if i, ok := ix.findChild(parent, step); ok {
 		return i
 	}
@@ -207,7 +207,7 @@ func (ix *Index) freeze() {
 			queue = append(queue, k)
 		}
 		kids := queue[first:]
-		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(ix.nodes[a].name(), ix.nodes[b].name()) })
+		slices.SortFunc(kids, func(a, b int32) int { return cmp.Compare(ix.name(ix.nodes[a]), ix.name(ix.nodes[b])) })
 		out[head].children, out[head].nChildren = int32(len(out)), int32(len(kids))
 		for _, k := range kids {
 			out = append(out, ix.nodes[k])
@@ -284,10 +284,13 @@ func unpack(b []byte) []node {
 	return nodes
 }
 
-func child(nodes []node, parent int32, step string) (int32, bool) {
+// name is the step of node n.
+func (ix *Index) name(n node) string { return ix.steps.name(n.stepID()) }
+
+func (ix *Index) child(nodes []node, parent int32, step string) (int32, bool) {
 	n := nodes[parent]
 	kids := nodes[n.children : n.children+n.nChildren]
-	i, found := slices.BinarySearchFunc(kids, step, func(k node, s string) int { return strings.Compare(k.name(), s) })
+	i, found := slices.BinarySearchFunc(kids, step, func(k node, s string) int { return strings.Compare(ix.name(k), s) })
 	return n.children + int32(i), found
 }
 
@@ -314,7 +317,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r diag.Span, exact, ok bool) {
 	}
 	cur := int32(0)
 	for d, step := range steps {
-		next, found := child(nodes, cur, step)
+		next, found := ix.child(nodes, cur, step)
 		if !found {
 			break
 		}
@@ -354,7 +357,7 @@ func (ix *Index) find(path string) (int32, bool) {
 	if !ok {
 		return 0, false
 	}
-	step, ok := stepNames.lookup(path[len(pp):])
+	step, ok := ix.steps.lookup(path[len(pp):])
 	if !ok {
 		return 0, false
 	}

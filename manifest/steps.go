@@ -6,13 +6,35 @@ import (
 	"sync/atomic"
 )
 
-// stepNames numbers the path steps of every position index in the process
-// (".name", "[0]", "[app.kubernetes.io/name]"). A node then stores a
-// number: an index holds no pointers, so the collector never scans it,
-// and each node takes 44 bytes instead of 64. Steps repeat across
+// stepNames numbers the path steps of the position indexes made since it
+// was last replaced (".name", "[0]", "[app.kubernetes.io/name]"). A node
+// then stores a number: an index holds no pointers, so the collector never
+// scans it, and each node takes 44 bytes instead of 64. Steps repeat across
 // documents (field names, list indexes, common label keys), so the table
 // stays small next to the indexes that use it.
-var stepNames stepTable
+//
+// Each index keeps the table it was made with, and a table that has
+// numbered maxSteps steps is replaced for the indexes made after it: the
+// editor server lints for days, and every key a user types (each prefix of
+// it too) is a step; a table for the process would keep them all. An old
+// table goes when the last index that numbers with it does.
+var stepNames atomic.Pointer[stepTable]
+
+// maxSteps is about 3 MB of table. The indexed objects of every tree in
+// the corpora number under 200 distinct steps: only an editor's stream of
+// new keys reaches it.
+const maxSteps = 1 << 14
+
+// currentSteps is the table new indexes number their steps with.
+func currentSteps() *stepTable {
+	for {
+		t := stepNames.Load()
+		if t != nil && t.size() < maxSteps {
+			return t
+		}
+		stepNames.CompareAndSwap(t, &stepTable{})
+	}
+}
 
 const stepChunk = 1 << 10
 
@@ -49,6 +71,13 @@ func (t *stepTable) id(step string) uint32 {
 	chunks[id/stepChunk][id%stepChunk] = strings.Clone(step)
 	t.ids.Store(chunks[id/stepChunk][id%stepChunk], id)
 	return id
+}
+
+// size is how many steps t has numbered.
+func (t *stepTable) size() uint32 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
 }
 
 // lookup returns the number of step if some index has it.

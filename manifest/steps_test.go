@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/diag"
 )
 
 // TestStepTableConcurrent interns overlapping steps from several
@@ -44,5 +46,32 @@ func TestStepTableConcurrent(t *testing.T) {
 	}
 	if _, ok := tab.lookup("[never-added]"); ok {
 		t.Error("lookup found a step never added")
+	}
+}
+
+// TestStepTableReplacedWhenFull: once the table has maxSteps steps, new
+// indexes number with a new one, and an index made before still finds
+// its paths through its own.
+func TestStepTableReplacedWhenFull(t *testing.T) {
+	old := newIndex()
+	old.set(".metadata.annotations[typed-key]", diag.Span{Line: 3, Column: 5}, diag.Span{Line: 3, Column: 16})
+	old.freeze()
+	for i := 0; old.steps.size() < maxSteps; i++ {
+		old.steps.id(fmt.Sprintf("[typed-%d]", i))
+	}
+	fresh := newIndex()
+	if fresh.steps == old.steps {
+		t.Fatalf("a new index numbers with the full table (%d steps)", old.steps.size())
+	}
+	if _, ok := fresh.steps.lookup("[typed-key]"); ok {
+		t.Error("the new table has the old one's steps")
+	}
+	fresh.set(".metadata.name", diag.Span{Line: 4, Column: 3}, diag.Span{Line: 4, Column: 9})
+	fresh.freeze()
+	if r, exact, ok := old.Lookup(".metadata.annotations[typed-key]", true); !ok || !exact || r.Line != 3 || r.Column != 5 {
+		t.Errorf("the old index after the replacement: %+v, exact %v, ok %v", r, exact, ok)
+	}
+	if r, exact, ok := fresh.Lookup(".metadata.name", false); !ok || !exact || r.Line != 4 || r.Column != 9 {
+		t.Errorf("the new index: %+v, exact %v, ok %v", r, exact, ok)
 	}
 }
