@@ -333,7 +333,7 @@ zpty -d z
 
 // Every --flag the README and docs/ name is a flag of a webhooklint command,
 // or of another tool they show (pre-commit, git, sha256sum, docker, bash,
-// gh, cosign…).
+// gh, cosign, VS Code's code…).
 func TestDocsNameOnlyFlagsThatExist(t *testing.T) {
 	have := map[string]bool{}
 	for _, c := range Commands() {
@@ -341,7 +341,8 @@ func TestDocsNameOnlyFlagsThatExist(t *testing.T) {
 	}
 	others := map[string]bool{"all-files": true, "bare": true, "branch": true, "check": true, "fix": true,
 		"ignore-missing": true, "noprofile": true, "norc": true, "rm": true, "schema": true,
-		"repo": true, "bundle": true, "certificate-oidc-issuer": true, "certificate-identity-regexp": true} // gh, cosign
+		"repo": true, "bundle": true, "certificate-oidc-issuer": true, "certificate-identity-regexp": true, // gh, cosign
+		"install-extension": true} // code
 	files, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("docs: %v", err)
