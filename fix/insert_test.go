@@ -154,6 +154,66 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"  ]\n" +
 				"}\n" +
 				""},
+		// The last field's value spans lines: the entry goes after its
+		// closing brackets, not after its last scalar (found by the fuzz
+		// differential set, fuzz-json-006).
+		{"pretty-last.json",
+			"{\n" +
+				"  \"apiVersion\": \"admissionregistration.k8s.io/v1\",\n" +
+				"  \"kind\": \"ValidatingWebhookConfiguration\",\n" +
+				"  \"metadata\": {\"name\": \"a\"},\n" +
+				"  \"webhooks\": [\n" +
+				"    {\n" +
+				"      \"name\": \"a.example.com\",\n" +
+				"      \"clientConfig\": {\"url\": \"https://a.example.com/v\"},\n" +
+				"      \"sideEffects\": \"None\",\n" +
+				"      \"admissionReviewVersions\": [\"v1\"],\n" +
+				"      \"rules\": [\n" +
+				"        {\n" +
+				"          \"operations\": [\"CREATE\"], \"apiGroups\": [\"apps\"], \"apiVersions\": [\"v1\"],\n" +
+				"          \"resources\": [\n" +
+				"            \"deployments\"\n" +
+				"          ]\n" +
+				"        } # a comment between the brackets\n" +
+				"      ]\n" +
+				"    }\n" +
+				"  ]\n" +
+				"}\n" +
+				"",
+			"{\n" +
+				"  \"apiVersion\": \"admissionregistration.k8s.io/v1\",\n" +
+				"  \"kind\": \"ValidatingWebhookConfiguration\",\n" +
+				"  \"metadata\": {\"name\": \"a\"},\n" +
+				"  \"webhooks\": [\n" +
+				"    {\n" +
+				"      \"name\": \"a.example.com\",\n" +
+				"      \"clientConfig\": {\"url\": \"https://a.example.com/v\"},\n" +
+				"      \"sideEffects\": \"None\",\n" +
+				"      \"admissionReviewVersions\": [\"v1\"],\n" +
+				"      \"rules\": [\n" +
+				"        {\n" +
+				"          \"operations\": [\"CREATE\"], \"apiGroups\": [\"apps\"], \"apiVersions\": [\"v1\"],\n" +
+				"          \"resources\": [\n" +
+				"            \"deployments\"\n" +
+				"          ]\n" +
+				"        } # a comment between the brackets\n" +
+				"      ],\n" +
+				"      \"namespaceSelector\": {\n" +
+				"        \"matchExpressions\": [\n" +
+				"          {\n" +
+				"            \"key\": \"kubernetes.io/metadata.name\",\n" +
+				"            \"operator\": \"NotIn\",\n" +
+				"            \"values\": [\n" +
+				"              \"kube-system\",\n" +
+				"              \"kube-node-lease\"\n" +
+				"            ]\n" +
+				"          }\n" +
+				"        ]\n" +
+				"      }\n" +
+				"    }\n" +
+				"  ]\n" +
+				"}\n" +
+				""},
 		{"mini.json",
 			"{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"a\"},\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"url\":\"https://a.example.com/v\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],\"apiVersions\":[\"v1\"],\"resources\":[\"deployments\"]}]}]}",
 			"{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"a\"},\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"url\":\"https://a.example.com/v\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],\"apiVersions\":[\"v1\"],\"resources\":[\"deployments\"]}],\"namespaceSelector\":{\"matchExpressions\":[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"NotIn\",\"values\":[\"kube-system\",\"kube-node-lease\"]}]},\"sideEffects\":\"NoneOnDryRun\",\"admissionReviewVersions\":[\"v1\"]}]}"},
