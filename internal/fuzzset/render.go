@@ -24,7 +24,7 @@ func render(r *rng, style string, doc *yaml.Node, head string) ([]byte, error) {
 		if r.chance(2) {
 			indent = "  "
 		}
-		writeJSON(&b, root(doc), indent, "")
+		writeJSON(&b, r, root(doc), indent, "")
 		b.WriteString("\n")
 		return b.Bytes(), nil
 	case "flow":
@@ -104,16 +104,22 @@ func quote(r *rng, doc *yaml.Node, comments bool) {
 }
 
 // writeJSON writes a node as JSON, keys in their order; indent "" writes
-// it on one line.
-func writeJSON(b *bytes.Buffer, n *yaml.Node, indent, at string) {
+// it on one line. Written on lines, it has now and then a YAML comment
+// after a comma, which JSON lacks and a YAML reader takes.
+func writeJSON(b *bytes.Buffer, r *rng, n *yaml.Node, indent, at string) {
 	nl := func(level string) {
 		if indent != "" {
 			b.WriteString("\n" + level)
 		}
 	}
-	sep := ","
-	if indent == "" {
-		sep = ", "
+	comma := func() {
+		b.WriteString(",")
+		switch {
+		case indent == "":
+			b.WriteString(" ")
+		case r.chance(20):
+			b.WriteString(" # fuzz: a comment in JSON")
+		}
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -124,12 +130,12 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, indent, at string) {
 		b.WriteString("{")
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if i > 0 {
-				b.WriteString(sep)
+				comma()
 			}
 			nl(at + indent)
 			writeString(b, n.Content[i].Value)
 			b.WriteString(": ")
-			writeJSON(b, n.Content[i+1], indent, at+indent)
+			writeJSON(b, r, n.Content[i+1], indent, at+indent)
 		}
 		nl(at)
 		b.WriteString("}")
@@ -141,10 +147,10 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node, indent, at string) {
 		b.WriteString("[")
 		for i, c := range n.Content {
 			if i > 0 {
-				b.WriteString(sep)
+				comma()
 			}
 			nl(at + indent)
-			writeJSON(b, c, indent, at+indent)
+			writeJSON(b, r, c, indent, at+indent)
 		}
 		nl(at)
 		b.WriteString("]")
