@@ -77,27 +77,37 @@ type tally struct {
 	serverRejected, serverAccepts int
 }
 
-// tallies are the counts by rule.
-type tallies map[string]*tally
+// tallies are the counts by set (corpus, fuzz) and rule.
+type tallies map[[2]string]*tally
 
-func (ts tallies) of(rule string) *tally {
-	if ts[rule] == nil {
-		ts[rule] = &tally{}
+// of is the counts of a rule's findings in a corpus file's set.
+func (ts tallies) of(file, rule string) *tally {
+	k := [2]string{setOf(file), rule}
+	if ts[k] == nil {
+		ts[k] = &tally{}
 	}
-	return ts[rule]
+	return ts[k]
+}
+
+// setOf names the set a corpus file belongs to.
+func setOf(file string) string {
+	if strings.HasPrefix(file, "fuzz/") {
+		return "fuzz"
+	}
+	return "corpus"
 }
 
 // log writes the table, with the server's columns when server is set.
 func (ts tallies) log(t *testing.T, server bool) {
 	t.Helper()
-	head := fmt.Sprintf("%-24s %7s %8s %5s %7s %7s %4s %6s", "rule", "unfixed", "findings", "fixes", "applied", "outside", "gone", "no-new")
+	head := fmt.Sprintf("%-6s %-24s %7s %8s %5s %7s %7s %4s %6s", "set", "rule", "unfixed", "findings", "fixes", "applied", "outside", "gone", "no-new")
 	if server {
 		head += fmt.Sprintf(" %8s %7s", "rejected", "accepts")
 	}
 	t.Log(head)
-	for _, r := range slices.Sorted(maps.Keys(ts)) {
-		c := ts[r]
-		line := fmt.Sprintf("%-24s %7d %8d %5d %7d %7d %4d %6d", r, c.unfixed, c.findings, c.fixes, c.applied, c.outside, c.gone, c.noNewError)
+	for _, k := range slices.SortedFunc(maps.Keys(ts), func(a, b [2]string) int { return strings.Compare(a[0]+" "+a[1], b[0]+" "+b[1]) }) {
+		c := ts[k]
+		line := fmt.Sprintf("%-6s %-24s %7d %8d %5d %7d %7d %4d %6d", k[0], k[1], c.unfixed, c.findings, c.fixes, c.applied, c.outside, c.gone, c.noNewError)
 		if server {
 			line += fmt.Sprintf(" %8d %7d", c.serverRejected, c.serverAccepts)
 		}
@@ -129,12 +139,12 @@ func corpusFixes(t *testing.T) ([]fixCase, tallies) {
 		for _, d := range before {
 			switch r, _ := rules.Lookup(d.Rule); {
 			case len(d.Fixes) > 0:
-				counts.of(d.Rule).findings++
+				counts.of(file, d.Rule).findings++
 			case r != nil && len(r.Fixes) > 0:
-				counts.of(d.Rule).unfixed++
+				counts.of(file, d.Rule).unfixed++
 			}
 			for _, f := range d.Fixes {
-				c := counts.of(d.Rule)
+				c := counts.of(file, d.Rule)
 				c.fixes++
 				after, err := fix.Apply(data, f.Edits)
 				if err != nil {
@@ -177,12 +187,12 @@ func corpusFixes(t *testing.T) ([]fixCase, tallies) {
 			for _, c := range round {
 				gone, err := sameOrBetter(before, docs, after, documentLines(text), c.d)
 				if gone {
-					counts.of(c.d.Rule).gone++
+					counts.of(c.file, c.d.Rule).gone++
 				}
 				if err != nil {
 					t.Errorf("%s:%d: [%s] fix %q: %v", p, c.d.Line, c.d.Rule, c.fix.Message, err)
 				} else {
-					counts.of(c.d.Rule).noNewError++
+					counts.of(c.file, c.d.Rule).noNewError++
 				}
 			}
 			pending = later

@@ -59,7 +59,7 @@ func TestFixesAcceptedByAPIServer(t *testing.T) {
 		if !ok || v.Accepted || !fieldAlone && !versionAlone {
 			continue // accepted already, or rejected for more than this finding
 		}
-		counts.of(c.d.Rule).serverRejected++
+		counts.of(c.file, c.d.Rule).serverRejected++
 		checked++
 		// The first edit starts at the same offset in both texts.
 		body, err := yaml.YAMLToJSON(documentAt(c.after, c.fix.Edits[0].Offset))
@@ -76,7 +76,7 @@ func TestFixesAcceptedByAPIServer(t *testing.T) {
 			t.Errorf("%s: [%s] %s on %s: the API server rejects the fixed document: %v", c.file, c.d.Rule, c.fix.Message, c.d.Object.Name, err)
 			continue
 		}
-		counts.of(c.d.Rule).serverAccepts++
+		counts.of(c.file, c.d.Rule).serverAccepts++
 	}
 	if checked == 0 {
 		t.Fatal("no fix was checked against the API server")
