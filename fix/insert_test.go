@@ -273,29 +273,36 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"  - v1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			name := filepath.Join(t.TempDir(), c.name)
-			testkit.WriteFile(t, name, []byte(c.in))
-			// As --fix does: two insertions at one place are made in two
-			// rounds, the second seeing the first.
-			for round := 0; ; round++ {
-				edits, n := fix.Select(lintFile(t, name), true)
-				if n == 0 {
-					break
-				}
-				if round == 3 {
-					t.Fatalf("still %d fixes after %d rounds", n, round)
-				}
-				text, _ := os.ReadFile(name)
-				out, err := fix.Apply(text, edits[name])
-				if err != nil {
-					t.Fatal(err)
-				}
-				testkit.WriteFile(t, name, out)
-			}
-			got, _ := os.ReadFile(name)
-			if string(got) != c.want {
+			if got := fixAll(t, c.name, c.in, true); got != c.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
 			}
 		})
 	}
+}
+
+// fixAll writes text to a file of that name and makes its fixes (with
+// unsafe, the unsafe ones too) as --fix does, in rounds until none is
+// left: two insertions at one place are made in two rounds, the second
+// seeing the first. It returns the fixed text.
+func fixAll(t *testing.T, name, text string, unsafe bool) string {
+	t.Helper()
+	name = filepath.Join(t.TempDir(), name)
+	testkit.WriteFile(t, name, []byte(text))
+	for round := 0; ; round++ {
+		edits, n := fix.Select(lintFile(t, name), unsafe)
+		if n == 0 {
+			break
+		}
+		if round == 3 {
+			t.Fatalf("still %d fixes after %d rounds", n, round)
+		}
+		text, _ := os.ReadFile(name)
+		out, err := fix.Apply(text, edits[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.WriteFile(t, name, out)
+	}
+	got, _ := os.ReadFile(name)
+	return string(got)
 }
