@@ -387,14 +387,7 @@ func (d *Document) insertFlow(src *source, m *yaml.Node, i int, name string, v a
 // of every flow collection it ends in, which in a multi-line flow
 // collection (JSON) are on lines of their own, after blanks and comments.
 func (s *source) closedEnd(n *yaml.Node) (line, off int, ok bool) {
-	closers := 0
-	last := n
-	for depth := 0; depth < 64 && (last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode) && len(last.Content) > 0; depth++ {
-		if last.Style&yaml.FlowStyle != 0 {
-			closers++
-		}
-		last = last.Content[len(last.Content)-1]
-	}
+	last, closers := lastDescendant(n)
 	e := s.extent(last)
 	line = e.EndLine - s.lineOffset
 	l := s.line(line)
