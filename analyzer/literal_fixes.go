@@ -70,7 +70,7 @@ func literalValue(lit *ast.BasicLit) string {
 
 // deleteElement removes the element at path (…[k]) of the slice literal
 // that holds it, with the comma after it (before it, for the last), where
-// only blanks and that comma lie between it and its neighbour: a comment
+// only blanks and that comma lie between it and its neighbor: a comment
 // there belongs to someone.
 func (e *evaluator) deleteElement(path string, el ast.Expr) (analysis.TextEdit, bool) {
 	list, k, ok := fieldpath.SplitIndex(path)
@@ -85,23 +85,18 @@ func (e *evaluator) deleteElement(path string, el ast.Expr) (analysis.TextEdit, 
 	if !ok || k >= len(lit.Elts) || lit.Elts[k].Pos() != el.Pos() || len(lit.Elts) < 2 {
 		return analysis.TextEdit{}, false
 	}
-	from, to := el.Pos(), token.NoPos
+	// The comma and blanks between the element and its neighbor, and
+	// the span to remove.
+	var between []byte
+	var from, to token.Pos
 	if k+1 < len(lit.Elts) {
-		to = lit.Elts[k+1].Pos()
+		from, to = el.Pos(), lit.Elts[k+1].Pos()
+		between, ok = e.text(el.End(), to)
 	} else {
 		from, to = lit.Elts[k-1].End(), el.End()
+		between, ok = e.text(from, el.Pos())
 	}
-	src, ok := e.text(from, to)
-	if !ok {
-		return analysis.TextEdit{}, false
-	}
-	between := src
-	if k+1 < len(lit.Elts) {
-		between = src[el.End()-from:]
-	} else {
-		between = src[:el.Pos()-from]
-	}
-	if string(bytes.TrimSpace(between)) != "," {
+	if !ok || string(bytes.TrimSpace(between)) != "," {
 		return analysis.TextEdit{}, false
 	}
 	return analysis.TextEdit{Pos: from, End: to, NewText: []byte{}}, true
