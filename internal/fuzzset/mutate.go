@@ -116,9 +116,10 @@ func systemScope(r *rng, _, w *yaml.Node) string {
 	del(w, "matchConditions")
 	resources := pick(r, [][]string{{"*"}, {"pods"}, {"configmaps", "secrets"}, {"leases"}})
 	group := ""
-	if resources[0] == "leases" {
+	switch resources[0] {
+	case "leases":
 		group = "coordination.k8s.io"
-	} else if resources[0] == "*" {
+	case "*":
 		group = "*"
 	}
 	set(w, "rules", &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{mapping(
