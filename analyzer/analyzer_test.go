@@ -322,3 +322,20 @@ func TestRuleFixes(t *testing.T) {
 	}
 	analysistest.RunWithSuggestedFixes(t, testdataModule(t), a, "./rulefix")
 }
+
+// TestLiteralFixes: the safe fixes of review-versions (drop a duplicate),
+// review-versions-order (v1 first) and match-conditions (a unique name)
+// become SuggestedFixes on the Go literal that writes the value; a value
+// written through a constant, a comment in the way and an unsafe fix
+// (timeout-range's clamp) get none.
+func TestLiteralFixes(t *testing.T) {
+	var rs []*rules.Rule
+	for _, name := range []string{"review-versions", "review-versions-order", "match-conditions", "timeout-range"} {
+		rs = append(rs, rules.MustLookup(name))
+	}
+	a, err := New(Options{Rules: rs, MinSeverity: diag.Info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	analysistest.RunWithSuggestedFixes(t, testdataModule(t), a, "./literalfix")
+}

@@ -17,21 +17,28 @@ import (
 // deletes an entry, or one whose field the markers do not write as such
 // (a patch, a default) are not offered.
 func (mc *markerConfig) ruleFixes(pass *analysis.Pass, f rules.Finding) []suggestedFix {
+	return safeFixes(f, func(e rules.FieldEdit) (analysis.TextEdit, bool) { return mc.valueEdit(pass, e) })
+}
+
+// safeFixes turns a finding's safe fixes into suggested fixes, making
+// each of a fix's edits with edit; a fix with an edit that cannot be
+// made is not offered. Only safe fixes: go/analysis has no
+// applicability, and its drivers (golangci-lint --fix, gopls) make every
+// fix they get.
+func safeFixes(f rules.Finding, edit func(rules.FieldEdit) (analysis.TextEdit, bool)) []suggestedFix {
 	r, ok := rules.Lookup(f.Rule)
 	if !ok {
 		return nil
 	}
 	var out []suggestedFix
 	for _, ff := range f.Fixes {
-		// Only safe fixes: go/analysis has no applicability, and its
-		// drivers (golangci-lint --fix, gopls) make every fix they get.
 		doc, ok := r.Fix(ff.Fix)
 		if !ok || doc.Applicability != diag.Safe {
 			continue
 		}
 		var edits []analysis.TextEdit
 		for _, e := range ff.Edits {
-			te, ok := mc.valueEdit(pass, e)
+			te, ok := edit(e)
 			if !ok {
 				edits = nil
 				break

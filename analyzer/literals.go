@@ -61,6 +61,7 @@ var semanticFields = map[string]bool{
 // litNode records one field or element written in a literal.
 type litNode struct {
 	path     string
+	x        ast.Expr  // the value as written (for a fix)
 	pos, end token.Pos // the value
 	keyPos   token.Pos // the field name, when written as Key: value
 	known    bool
@@ -138,6 +139,7 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Ru
 					r.finding(d, obj, f.Path)
 				}
 			} else if d, ok := e.place(f, changed); ok {
+				d.fixes = e.ruleFixes(f)
 				r.finding(d, obj, f.Path)
 			}
 		}, r, func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 })
@@ -359,7 +361,7 @@ func (e *evaluator) anyKnown() bool {
 }
 
 func (e *evaluator) record(path *field.Path, x ast.Expr, key ast.Expr, known, isStruct bool) {
-	n := &litNode{path: rules.PathString(path), pos: x.Pos(), end: x.End(), known: known, isStruct: isStruct}
+	n := &litNode{path: rules.PathString(path), x: x, pos: x.Pos(), end: x.End(), known: known, isStruct: isStruct}
 	if key != nil {
 		n.keyPos = key.Pos()
 	}

@@ -18,22 +18,24 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/fix"
 	"github.com/webhooklint/webhooklint/lint"
+	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source"
 )
 
-// The corpus tests apply every fix offered on the conformance corpus (the
-// documents whose API server verdicts testdata/conformance/verdicts
-// records) one at a time and check that (1) the finding is gone and no new
+// The corpus tests apply every fix offered on the conformance corpus and
+// the fuzz differential set (the documents whose API server verdicts
+// testdata/conformance/verdicts and testdata/conformance/fuzz/verdicts
+// record) one at a time and check that (1) the finding is gone and no new
 // error appears, (2) every byte outside the fix's edits is unchanged, and,
-// with a kube-apiserver at hand (fixes_e2e_test.go), (3) the server
-// accepts the fixed document where it rejected the original for that
-// finding's field alone.
+// with a kube-apiserver at hand (e2e_test.go), (3) the server accepts the
+// fixed document where it rejected the original for that finding's field
+// alone. Each counts per rule (tally) for the table the tests log.
 
 const corpusDir = "../testdata/conformance"
 
 // fixCase is one fix of one finding of the corpus, applied.
 type fixCase struct {
-	file   string // corpus file name
+	file   string // corpus file, relative to corpusDir
 	d      diag.Diagnostic
 	fix    diag.Fix
 	before []byte // the file
@@ -45,21 +47,87 @@ type fixCase struct {
 	othersErrors int
 }
 
+// corpusFiles are the corpus files and the fuzz set's, relative to
+// corpusDir.
+func corpusFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pattern := range []string{"*.yaml", "fuzz/*.yaml"} {
+		paths, err := filepath.Glob(filepath.Join(corpusDir, pattern))
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("no %s in %s: %v", pattern, corpusDir, err)
+		}
+		for _, p := range paths {
+			rel, _ := filepath.Rel(corpusDir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}
+
+// tally counts, for one rule, the fixable findings and how their fixes
+// fared: each check a fix passes adds one to its column.
+type tally struct {
+	// unfixed counts the rule's findings that carry no fix (the text
+	// does not hold what the fix would edit, or no fix is known).
+	unfixed, findings, fixes, applied, outside, gone, noNewError int
+	// serverRejected counts the fixes of findings whose document the
+	// server rejected for that finding alone; serverAccepts those whose
+	// fixed document it accepts (e2e_test.go).
+	serverRejected, serverAccepts int
+}
+
+// tallies are the counts by set (corpus, fuzz) and rule.
+type tallies map[[2]string]*tally
+
+// of is the counts of a rule's findings in a corpus file's set.
+func (ts tallies) of(file, rule string) *tally {
+	k := [2]string{setOf(file), rule}
+	if ts[k] == nil {
+		ts[k] = &tally{}
+	}
+	return ts[k]
+}
+
+// setOf names the set a corpus file belongs to.
+func setOf(file string) string {
+	if strings.HasPrefix(file, "fuzz/") {
+		return "fuzz"
+	}
+	return "corpus"
+}
+
+// log writes the table, with the server's columns when server is set.
+func (ts tallies) log(t *testing.T, server bool) {
+	t.Helper()
+	head := fmt.Sprintf("%-6s %-24s %7s %8s %5s %7s %7s %4s %6s", "set", "rule", "unfixed", "findings", "fixes", "applied", "outside", "gone", "no-new")
+	if server {
+		head += fmt.Sprintf(" %8s %7s", "rejected", "accepts")
+	}
+	t.Log(head)
+	for _, k := range slices.SortedFunc(maps.Keys(ts), func(a, b [2]string) int { return strings.Compare(a[0]+" "+a[1], b[0]+" "+b[1]) }) {
+		c := ts[k]
+		line := fmt.Sprintf("%-6s %-24s %7d %8d %5d %7d %7d %4d %6d", k[0], k[1], c.unfixed, c.findings, c.fixes, c.applied, c.outside, c.gone, c.noNewError)
+		if server {
+			line += fmt.Sprintf(" %8d %7d", c.serverRejected, c.serverAccepts)
+		}
+		t.Log(line)
+	}
+}
+
 // corpusFixes lints each corpus file from a copy on disk (only files on
 // disk get fixes), applies each fix alone and checks (1) and (2). Linting
 // costs the same fixed time for a document as for a file, so (1) is
 // checked for one fix of each document at once: the documents are
 // independent, and each fix is judged by the findings of its own
-// document. It returns the cases.
-func corpusFixes(t *testing.T) []fixCase {
+// document. It returns the cases and the counts.
+func corpusFixes(t *testing.T) ([]fixCase, tallies) {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus: %v", err)
-	}
 	dir := t.TempDir()
 	var cases []fixCase
-	for _, p := range paths {
+	counts := tallies{}
+	for _, file := range corpusFiles(t) {
+		p := filepath.Join(corpusDir, file)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -69,15 +137,27 @@ func corpusFixes(t *testing.T) []fixCase {
 		before := lintFile(t, name)
 		var pending []fixCase
 		for _, d := range before {
+			switch r, _ := rules.Lookup(d.Rule); {
+			case len(d.Fixes) > 0:
+				counts.of(file, d.Rule).findings++
+			case r != nil && len(r.Fixes) > 0:
+				counts.of(file, d.Rule).unfixed++
+			}
 			for _, f := range d.Fixes {
+				c := counts.of(file, d.Rule)
+				c.fixes++
 				after, err := fix.Apply(data, f.Edits)
 				if err != nil {
-					t.Fatalf("%s: %s: %v", p, f.Message, err)
+					t.Errorf("%s:%d: %s: %v", p, d.Line, f.Message, err)
+					continue
 				}
+				c.applied++
 				if err := outsideUnchanged(data, after, f.Edits); err != nil {
 					t.Errorf("%s:%d: %s: %v", p, d.Line, f.Message, err)
+				} else {
+					c.outside++
 				}
-				pending = append(pending, fixCase{file: filepath.Base(p), d: d, fix: f, before: data, after: after,
+				pending = append(pending, fixCase{file: file, d: d, fix: f, before: data, after: after,
 					othersErrors: errorsBeside(before, d)})
 			}
 		}
@@ -105,14 +185,20 @@ func corpusFixes(t *testing.T) []fixCase {
 			testkit.WriteFile(t, name, text)
 			after := lintFile(t, name)
 			for _, c := range round {
-				if err := sameOrBetter(before, docs, after, documentLines(text), c.d); err != nil {
+				gone, err := sameOrBetter(before, docs, after, documentLines(text), c.d)
+				if gone {
+					counts.of(c.file, c.d.Rule).gone++
+				}
+				if err != nil {
 					t.Errorf("%s:%d: [%s] fix %q: %v", p, c.d.Line, c.d.Rule, c.fix.Message, err)
+				} else {
+					counts.of(c.file, c.d.Rule).noNewError++
 				}
 			}
 			pending = later
 		}
 	}
-	return cases
+	return cases, counts
 }
 
 // errorsBeside counts the errors of rules other than d's on d's object.
@@ -180,11 +266,11 @@ type key struct {
 	document     int
 }
 
-// sameOrBetter checks that after a fix the fixed finding's rule reports
-// fewer findings on its object, and that no object of its document has
-// more errors of any rule than before. docs0 and docs1 give the
-// documents of lines before and after.
-func sameOrBetter(before []diag.Diagnostic, docs0 func(int) int, after []diag.Diagnostic, docs1 func(int) int, fixed diag.Diagnostic) error {
+// sameOrBetter reports whether after a fix the fixed finding's rule
+// reports fewer findings on its object (the finding is gone), and checks
+// that no object of its document has more errors of any rule than
+// before. docs0 and docs1 give the documents of lines before and after.
+func sameOrBetter(before []diag.Diagnostic, docs0 func(int) int, after []diag.Diagnostic, docs1 func(int) int, fixed diag.Diagnostic) (bool, error) {
 	keyOf := func(d diag.Diagnostic, docs func(int) int) key {
 		k := key{rule: d.Rule, document: docs(d.Line)}
 		if d.Object != nil {
@@ -203,38 +289,38 @@ func sameOrBetter(before []diag.Diagnostic, docs0 func(int) int, after []diag.Di
 		return m
 	}
 	all0, all1 := count(before, docs0, false), count(after, docs1, false)
-	if k := keyOf(fixed, docs0); all1[k] >= all0[k] {
-		return fmt.Errorf("still %d %s findings on %s", all1[k], k.rule, k.object)
-	}
+	k := keyOf(fixed, docs0)
+	gone := all1[k] < all0[k]
 	err0, err1 := count(before, docs0, true), count(after, docs1, true)
-	for k, n := range err1 {
-		if n > err0[k] {
-			return fmt.Errorf("new error: %d %s errors on %s, %d before", n, k.rule, k.object, err0[k])
+	for _, e := range slices.SortedFunc(maps.Keys(err1), func(a, b key) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) }) {
+		if n := err1[e]; n > err0[e] {
+			return gone, fmt.Errorf("new error: %d %s errors on %s, %d before", n, e.rule, e.object, err0[e])
 		}
 	}
-	return nil
+	if !gone {
+		return false, fmt.Errorf("still %d %s findings on %s", all1[k], k.rule, k.object)
+	}
+	return true, nil
 }
 
+// TestCorpusFixes checks (1) and (2) for every fix and logs the counts
+// per rule: the fixable findings, their fixes, the fixes that apply, that
+// keep every byte outside their edits, whose finding is gone and that
+// bring no new error.
 func TestCorpusFixes(t *testing.T) {
-	cases := corpusFixes(t)
-	perRule := map[string]int{}
-	for _, c := range cases {
-		perRule[c.d.Rule+" ("+string(c.fix.Applicability)+")"]++
-	}
+	cases, counts := corpusFixes(t)
 	if len(cases) == 0 {
 		t.Fatal("no fixable finding in the corpus")
 	}
-	for _, r := range slices.Sorted(maps.Keys(perRule)) {
-		t.Logf("%-40s %d fixes verified", r, perRule[r])
-	}
+	counts.log(t, false)
 }
 
 // TestFixTwiceChangesNothing runs the --fix loop over the whole corpus and
 // checks that a second pass finds nothing left to fix.
 func TestFixTwiceChangesNothing(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
 	dir := t.TempDir()
-	for _, p := range paths {
+	for _, file := range corpusFiles(t) {
+		p := filepath.Join(corpusDir, file)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -277,7 +363,7 @@ type cause struct {
 // recordedVerdicts reads the verdicts of a corpus file by kind and name.
 func recordedVerdicts(t *testing.T, file string) map[string]verdict {
 	t.Helper()
-	f, err := os.Open(filepath.Join(corpusDir, "verdicts", strings.TrimSuffix(file, ".yaml")+".jsonl"))
+	f, err := os.Open(filepath.Join(corpusDir, filepath.Dir(file), "verdicts", strings.TrimSuffix(filepath.Base(file), ".yaml")+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

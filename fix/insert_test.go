@@ -154,6 +154,66 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"  ]\n" +
 				"}\n" +
 				""},
+		// The last field's value spans lines: the entry goes after its
+		// closing brackets, not after its last scalar (found by the fuzz
+		// differential set, fuzz-json-006).
+		{"pretty-last.json",
+			"{\n" +
+				"  \"apiVersion\": \"admissionregistration.k8s.io/v1\",\n" +
+				"  \"kind\": \"ValidatingWebhookConfiguration\",\n" +
+				"  \"metadata\": {\"name\": \"a\"},\n" +
+				"  \"webhooks\": [\n" +
+				"    {\n" +
+				"      \"name\": \"a.example.com\",\n" +
+				"      \"clientConfig\": {\"url\": \"https://a.example.com/v\"},\n" +
+				"      \"sideEffects\": \"None\",\n" +
+				"      \"admissionReviewVersions\": [\"v1\"],\n" +
+				"      \"rules\": [\n" +
+				"        {\n" +
+				"          \"operations\": [\"CREATE\"], \"apiGroups\": [\"apps\"], \"apiVersions\": [\"v1\"],\n" +
+				"          \"resources\": [\n" +
+				"            \"deployments\"\n" +
+				"          ]\n" +
+				"        } # a comment between the brackets\n" +
+				"      ]\n" +
+				"    }\n" +
+				"  ]\n" +
+				"}\n" +
+				"",
+			"{\n" +
+				"  \"apiVersion\": \"admissionregistration.k8s.io/v1\",\n" +
+				"  \"kind\": \"ValidatingWebhookConfiguration\",\n" +
+				"  \"metadata\": {\"name\": \"a\"},\n" +
+				"  \"webhooks\": [\n" +
+				"    {\n" +
+				"      \"name\": \"a.example.com\",\n" +
+				"      \"clientConfig\": {\"url\": \"https://a.example.com/v\"},\n" +
+				"      \"sideEffects\": \"None\",\n" +
+				"      \"admissionReviewVersions\": [\"v1\"],\n" +
+				"      \"rules\": [\n" +
+				"        {\n" +
+				"          \"operations\": [\"CREATE\"], \"apiGroups\": [\"apps\"], \"apiVersions\": [\"v1\"],\n" +
+				"          \"resources\": [\n" +
+				"            \"deployments\"\n" +
+				"          ]\n" +
+				"        } # a comment between the brackets\n" +
+				"      ],\n" +
+				"      \"namespaceSelector\": {\n" +
+				"        \"matchExpressions\": [\n" +
+				"          {\n" +
+				"            \"key\": \"kubernetes.io/metadata.name\",\n" +
+				"            \"operator\": \"NotIn\",\n" +
+				"            \"values\": [\n" +
+				"              \"kube-system\",\n" +
+				"              \"kube-node-lease\"\n" +
+				"            ]\n" +
+				"          }\n" +
+				"        ]\n" +
+				"      }\n" +
+				"    }\n" +
+				"  ]\n" +
+				"}\n" +
+				""},
 		{"mini.json",
 			"{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"a\"},\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"url\":\"https://a.example.com/v\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],\"apiVersions\":[\"v1\"],\"resources\":[\"deployments\"]}]}]}",
 			"{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\",\"metadata\":{\"name\":\"a\"},\"webhooks\":[{\"name\":\"a.example.com\",\"clientConfig\":{\"url\":\"https://a.example.com/v\"},\"rules\":[{\"operations\":[\"CREATE\"],\"apiGroups\":[\"apps\"],\"apiVersions\":[\"v1\"],\"resources\":[\"deployments\"]}],\"namespaceSelector\":{\"matchExpressions\":[{\"key\":\"kubernetes.io/metadata.name\",\"operator\":\"NotIn\",\"values\":[\"kube-system\",\"kube-node-lease\"]}]},\"sideEffects\":\"NoneOnDryRun\",\"admissionReviewVersions\":[\"v1\"]}]}"},
@@ -213,29 +273,36 @@ func TestInsertKeepsStyle(t *testing.T) {
 				"  - v1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			name := filepath.Join(t.TempDir(), c.name)
-			testkit.WriteFile(t, name, []byte(c.in))
-			// As --fix does: two insertions at one place are made in two
-			// rounds, the second seeing the first.
-			for round := 0; ; round++ {
-				edits, n := fix.Select(lintFile(t, name), true)
-				if n == 0 {
-					break
-				}
-				if round == 3 {
-					t.Fatalf("still %d fixes after %d rounds", n, round)
-				}
-				text, _ := os.ReadFile(name)
-				out, err := fix.Apply(text, edits[name])
-				if err != nil {
-					t.Fatal(err)
-				}
-				testkit.WriteFile(t, name, out)
-			}
-			got, _ := os.ReadFile(name)
-			if string(got) != c.want {
+			if got := fixAll(t, c.name, c.in, true); got != c.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
 			}
 		})
 	}
+}
+
+// fixAll writes text to a file of that name and makes its fixes (with
+// unsafe, the unsafe ones too) as --fix does, in rounds until none is
+// left: two insertions at one place are made in two rounds, the second
+// seeing the first. It returns the fixed text.
+func fixAll(t *testing.T, name, text string, unsafe bool) string {
+	t.Helper()
+	name = filepath.Join(t.TempDir(), name)
+	testkit.WriteFile(t, name, []byte(text))
+	for round := 0; ; round++ {
+		edits, n := fix.Select(lintFile(t, name), unsafe)
+		if n == 0 {
+			break
+		}
+		if round == 3 {
+			t.Fatalf("still %d fixes after %d rounds", n, round)
+		}
+		text, _ := os.ReadFile(name)
+		out, err := fix.Apply(text, edits[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		testkit.WriteFile(t, name, out)
+	}
+	got, _ := os.ReadFile(name)
+	return string(got)
 }

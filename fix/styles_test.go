@@ -37,7 +37,7 @@ func TestFixesAcrossStyles(t *testing.T) {
 					t.Errorf("config %d: %s: %v", i, f.Message, err)
 				}
 				testkit.WriteFile(t, name, after)
-				if err := sameOrBetter(before, oneDocument, lintFile(t, name), oneDocument, d); err != nil {
+				if _, err := sameOrBetter(before, oneDocument, lintFile(t, name), oneDocument, d); err != nil {
 					t.Errorf("config %d: [%s] %q: %v\n%s\n--- fixed:\n%s", i, d.Rule, f.Message, err, text, after)
 				}
 				perRule[d.Rule]++

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Record the real API server's verdict for every document of the conformance
-# corpus (testdata/conformance/*.yaml) into testdata/conformance/verdicts/.
+# corpus (testdata/conformance/*.yaml) into testdata/conformance/verdicts/,
+# and of the fuzz differential set (testdata/conformance/fuzz/*.yaml) into
+# testdata/conformance/fuzz/verdicts/: a file's verdicts go to the verdicts
+# folder next to it.
 #
-#   hack/record-conformance.sh                 # all corpus files
+#   hack/record-conformance.sh                 # all corpus and fuzz files
 #   hack/record-conformance.sh FILE.yaml...    # only these
 #
 # It starts a throwaway etcd + kube-apiserver with the oracle scripts (a copy
@@ -31,7 +34,6 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ORACLE_SRC="${WEBHOOKLINT_ORACLE:-$REPO/../shared/oracle}"
 CORPUS="$REPO/testdata/conformance"
-OUT="$CORPUS/verdicts"
 export ETCD_PORT="${ETCD_PORT:-22379}"
 export APISERVER_PORT="${APISERVER_PORT:-26443}"
 
@@ -42,7 +44,7 @@ command -v jq >/dev/null || die "jq is required"
 if [ $# -gt 0 ]; then
   files=("$@")
 else
-  files=("$CORPUS"/*.yaml)
+  files=("$CORPUS"/*.yaml "$CORPUS"/fuzz/*.yaml)
 fi
 [ ${#files[@]} -gt 0 ] || die "no corpus files"
 
@@ -75,7 +77,7 @@ for f in "${files[@]}"; do
   groups["$key"]+="$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"$'\n'
 done
 
-mkdir -p "$OUT"
+declare -A outs=() # the verdicts folders written
 for key in "${!groups[@]}"; do
   echo ">> recording with apiserver flags '${key#flags:}'" >&2
   APISERVER_EXTRA_FLAGS="${key#flags:}" "$WORK/oracle/start.sh" >&2
@@ -84,6 +86,9 @@ for key in "${!groups[@]}"; do
   while IFS= read -r f; do
     [ -n "$f" ] || continue
     name="$(basename "$f" .yaml)"
+    OUT="$(dirname "$f")/verdicts"
+    mkdir -p "$OUT"
+    outs["$OUT"]=1
     # One request at a time keeps the server's answers independent of timing.
     "$WORK/oracle/verdict.sh" -j 1 -field-validation=Strict "$f" \
       | jq -c 'del(.file)' > "$OUT/$name.jsonl.tmp"
@@ -95,4 +100,6 @@ for key in "${!groups[@]}"; do
 done
 
 # Record which server produced the verdicts.
-"${ORACLE_BIN:-$HOME/.cache/kube-oracle/bin}/kube-apiserver" --version > "$OUT/SERVER_VERSION"
+for OUT in "${!outs[@]}"; do
+  "${ORACLE_BIN:-$HOME/.cache/kube-oracle/bin}/kube-apiserver" --version > "$OUT/SERVER_VERSION"
+done

@@ -172,6 +172,9 @@ func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool
 		}
 		return d.edit(src, line, lineStart, line, lineStart+len(text), ""), true
 	}
+	if len(bytes.TrimSpace(before)) == 0 {
+		return d.deleteFlowLine(src, fe.Path, line, start, end, after)
+	}
 	// A flow sequence: the neighbor on the same line, with only a comma
 	// between.
 	neighbor := k - 1
@@ -190,6 +193,41 @@ func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool
 		return d.edit(src, line, ne, line, end, ""), true
 	}
 	return diag.Edit{}, false
+}
+
+// deleteFlowLine removes an entry of a flow sequence written one entry a
+// line (pretty JSON), the entry [start, end) alone on its line: the line
+// when a comma ends it, else (the last entry) the entry and the comma
+// that ends the line of the entry before it.
+func (d *Document) deleteFlowLine(src *source, path string, line, start, end int, after []byte) (diag.Edit, bool) {
+	list, k, _ := fieldpath.SplitIndex(path)
+	if string(after) == "," {
+		lineStart := src.starts[line-1]
+		if line < len(src.starts) {
+			return d.edit(src, line, lineStart, line+1, src.starts[line], ""), true
+		}
+		return diag.Edit{}, false
+	}
+	if len(after) != 0 || k == 0 {
+		return diag.Edit{}, false
+	}
+	if _, exact, found := d.Positions.Lookup(list+"["+strconv.Itoa(k+1)+"]", false); found && exact {
+		return diag.Edit{}, false
+	}
+	r, exact, found := d.Positions.Lookup(list+"["+strconv.Itoa(k-1)+"]", false)
+	if !found || !exact || r.Line != r.EndLine {
+		return diag.Edit{}, false
+	}
+	pl := r.Line - src.lineOffset
+	text := src.line(pl)
+	if text == nil || pl >= line {
+		return diag.Edit{}, false
+	}
+	pe := src.starts[pl-1] + src.offset(pl, text, r.EndColumn)
+	if pe > start || string(bytes.TrimSpace(src.data[pe:start])) != "," {
+		return diag.Edit{}, false
+	}
+	return d.edit(src, pl, pe, line, end, ""), true
 }
 
 // edit makes the edit of src.data's bytes [start, end) (start on line,

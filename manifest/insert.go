@@ -375,14 +375,43 @@ func (d *Document) insertFlow(src *source, m *yaml.Node, i int, name string, v a
 	if i < 0 {
 		return d.edit(src, first.Line, firstOff, first.Line, firstOff, kv+","+comma), true
 	}
-	e := src.extent(m.Content[2*i+1])
-	line := e.EndLine - src.lineOffset
-	l := src.line(line)
-	if l == nil {
+	line, off, ok := src.closedEnd(m.Content[2*i+1])
+	if !ok {
 		return diag.Edit{}, false
 	}
-	off := src.starts[line-1] + src.offset(line, l, e.EndColumn)
 	return d.edit(src, line, off, line, off, ","+comma+kv), true
+}
+
+// closedEnd is where a value's text ends (a src-relative line and an
+// offset in src.data): after its last descendant and the closing bracket
+// of every flow collection it ends in, which in a multi-line flow
+// collection (JSON) are on lines of their own, after blanks and comments.
+func (s *source) closedEnd(n *yaml.Node) (line, off int, ok bool) {
+	last, closers := lastDescendant(n)
+	e := s.extent(last)
+	line = e.EndLine - s.lineOffset
+	l := s.line(line)
+	if l == nil {
+		return 0, 0, false
+	}
+	off = s.starts[line-1] + s.offset(line, l, e.EndColumn)
+	for ; closers > 0; closers-- {
+		for off < len(s.data) && bytes.IndexByte([]byte(" \t\r\n#"), s.data[off]) >= 0 {
+			if s.data[off] == '#' {
+				for off < len(s.data) && s.data[off] != '\n' {
+					off++
+				}
+				continue
+			}
+			off++
+		}
+		if off == len(s.data) || s.data[off] != ']' && s.data[off] != '}' {
+			return 0, 0, false
+		}
+		off++
+	}
+	line, _ = slices.BinarySearch(s.starts, off+1)
+	return line, off, true
 }
 
 // between is the text of a file line from column from to column to.

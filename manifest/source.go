@@ -149,20 +149,27 @@ func (s *source) extent(n *yaml.Node) diag.Span {
 	}
 	// The node ends where its last descendant ends, plus the closing
 	// bracket of every flow collection on the way down.
-	closers := 0
-	last := n
-	for depth := 0; depth < 64 && (last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode) && len(last.Content) > 0; depth++ {
-		if last.Style&yaml.FlowStyle != 0 {
-			closers++
-		}
-		last = last.Content[len(last.Content)-1]
-	}
+	last, closers := lastDescendant(n)
 	end := s.rangeOf(last)
 	if last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode {
 		end.EndColumn = end.Column + 2 // an empty {} or []
 	}
 	r.EndLine, r.EndColumn = end.EndLine, end.EndColumn+closers
 	return r
+}
+
+// lastDescendant is the last node written within n (n itself when it is
+// no collection or an empty one), and how many flow collections it ends
+// on the way down: their closing brackets follow it.
+func lastDescendant(n *yaml.Node) (last *yaml.Node, closers int) {
+	last = n
+	for depth := 0; depth < 64 && (last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode) && len(last.Content) > 0; depth++ {
+		if last.Style&yaml.FlowStyle != 0 {
+			closers++
+		}
+		last = last.Content[len(last.Content)-1]
+	}
+	return last, closers
 }
 
 // scalarEnd finds where a scalar's text ends in the source.
