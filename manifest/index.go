@@ -220,7 +220,13 @@ func (ix *Index) freeze() {
 // breadth-first, so where a node's children start follows from the counts
 // before it; lines are stored as differences, most of them a byte.
 func pack(nodes []node) []byte {
-	out := make([]byte, 0, 16*len(nodes))
+	buf := packScratch.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 1<<20 { // a huge CRD's buffer is not kept for the next small one
+			packScratch.Put(buf)
+		}
+	}()
+	out := (*buf)[:0]
 	out = binary.AppendUvarint(out, uint64(len(nodes)))
 	prev := int32(0)
 	putSpan := func(s span) {
@@ -236,8 +242,15 @@ func pack(nodes []node) []byte {
 		putSpan(n.key)
 		putSpan(n.value)
 	}
-	return slices.Clip(out)
+	*buf = out
+	// Copied at its length: every index of a unit is kept packed until its
+	// findings are located, and a buffer sized for the worst case (16
+	// bytes a node) kept 12% more than it used.
+	return slices.Clone(out)
 }
+
+// packScratch holds the buffers pack writes into before copying.
+var packScratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // frozen returns the frozen nodes, unpacking them on first use.
 func (ix *Index) frozen() []node {
