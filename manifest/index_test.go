@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/fieldpath"
 )
 
 // A frozen index is kept packed; unpacked, it is the same nodes, whatever
@@ -87,5 +88,61 @@ func TestPackedIndexFits(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := int(after.TotalAlloc-before.TotalAlloc) / runs; per > n+n/8 {
 		t.Errorf("packing an index of %d bytes allocates %d", n, per)
+	}
+}
+
+// A lookup on the packed nodes answers what the unpacked nodes answer, for
+// every path written, its missing children and missing siblings.
+func TestLookupPacked(t *testing.T) {
+	f := Parse("crd.yaml", []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: m
+  labels: {a: b, "x.y/z": w}
+webhooks:
+- name: a.example.com
+  clientConfig:
+    service: {name: s, namespace: n}
+  rules:
+  - operations: [CREATE]
+    apiGroups: [""]
+    apiVersions: [v1]
+    resources: [pods, pods/exec]
+- name: b.example.com
+  sideEffects: None
+`))
+	if len(f.Docs) != 1 || f.Docs[0].Positions == nil {
+		t.Fatalf("want one document with an index, got %+v", f.Docs)
+	}
+	packed := f.Docs[0].Positions.packed
+	unpacked := &Index{nodes: unpack(packed)}
+	var paths []string
+	var walk func(parent int32, path string)
+	walk = func(parent int32, path string) {
+		paths = append(paths, path, path+".missing", path+"[7]")
+		n := unpacked.nodes[parent]
+		for c := n.children; c < n.children+n.nChildren; c++ {
+			step := unpacked.nodes[c].name()
+			p := step
+			if path != "" && !strings.HasPrefix(step, "[") {
+				p = path + "." + step
+			} else if path != "" {
+				p = path + step
+			}
+			walk(c, p)
+		}
+	}
+	walk(0, "")
+	if len(paths) < 60 {
+		t.Fatalf("walked %d paths, want the whole document", len(paths))
+	}
+	for _, p := range paths {
+		for _, atKey := range []bool{false, true} {
+			wr, we, wok := unpacked.Lookup(p, atKey)
+			r, e, ok := lookupPacked(packed, fieldpath.Elements(p), atKey)
+			if r != wr || e != we || ok != wok {
+				t.Errorf("packed Lookup(%q, %v) = %+v %v %v, unpacked %+v %v %v", p, atKey, r, e, ok, wr, we, wok)
+			}
+		}
 	}
 }
