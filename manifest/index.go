@@ -301,38 +301,15 @@ const packedLookups = 8
 // layout of pack), keeping only where the path's next step's siblings
 // start, and stops at the first step that is not there.
 func lookupPacked(b []byte, steps []string, atKey bool) (diag.Span, bool, bool) {
-	uvarint := func() uint64 {
-		v, n := binary.Uvarint(b)
-		b = b[n:]
-		return v
-	}
-	varint := func() int64 {
-		v, n := binary.Varint(b)
-		b = b[n:]
-		return v
-	}
-	prev := int32(0)
-	getSpan := func() span {
-		var s span
-		s.line = int32(int64(prev) + varint())
-		s.col = int32(uint32(uvarint()))
-		s.endLine = int32(int64(s.line) + varint())
-		s.endCol = int32(uint32(uvarint()))
-		prev = s.line
-		return s
-	}
-	count := int32(uvarint())
+	r := packedReader{b: b, next: 1}
+	count := int32(r.uvarint())
 	var best node
 	found, depth := false, 0
-	// The node at i is cur's child when first <= i < first+n; next is
-	// where the children of node i start.
-	first, n, next := int32(0), int32(1), int32(1)
+	// The node at i is the wanted step's sibling when first <= i < first+n.
+	first, n := int32(0), int32(1)
 	d := -1 // the depth of the node wanted: -1 for the object itself
-	for i := int32(0); i < count && len(b) > 0; i++ {
-		nd := node{step: unpackStep(uvarint()), nChildren: int32(uvarint())}
-		nd.children, next = next, next+nd.nChildren
-		nd.key = getSpan()
-		nd.value = getSpan()
+	for i := int32(0); i < count && len(r.b) > 0; i++ {
+		nd := r.node()
 		if i < first {
 			continue
 		}
@@ -357,38 +334,51 @@ func lookupPacked(b []byte, steps []string, atKey bool) (diag.Span, bool, bool) 
 }
 
 func unpack(b []byte) []node {
-	prev := int32(0)
-	next := int32(1) // where the next node's children start
-	uvarint := func() uint64 {
-		v, n := binary.Uvarint(b)
-		b = b[n:]
-		return v
-	}
+	r := packedReader{b: b, next: 1}
 	// Sized from the start: every located finding unpacks an index, and
 	// growing one by appends made twice its size of garbage.
-	nodes := make([]node, 0, uvarint())
-	varint := func() int64 {
-		v, n := binary.Varint(b)
-		b = b[n:]
-		return v
-	}
-	getSpan := func() span {
-		var s span
-		s.line = int32(int64(prev) + varint())
-		s.col = int32(uint32(uvarint()))
-		s.endLine = int32(int64(s.line) + varint())
-		s.endCol = int32(uint32(uvarint()))
-		prev = s.line
-		return s
-	}
-	for len(b) > 0 {
-		n := node{step: unpackStep(uvarint()), nChildren: int32(uvarint())}
-		n.children, next = next, next+n.nChildren
-		n.key = getSpan()
-		n.value = getSpan()
-		nodes = append(nodes, n)
+	nodes := make([]node, 0, r.uvarint())
+	for len(r.b) > 0 {
+		nodes = append(nodes, r.node())
 	}
 	return nodes
+}
+
+// packedReader decodes packed nodes in order (the layout of pack).
+type packedReader struct {
+	b    []byte
+	prev int32 // the line of the last span read
+	next int32 // where the next node's children start
+}
+
+func (r *packedReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *packedReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *packedReader) span() span {
+	var s span
+	s.line = int32(int64(r.prev) + r.varint())
+	s.col = int32(uint32(r.uvarint()))
+	s.endLine = int32(int64(s.line) + r.varint())
+	s.endCol = int32(uint32(r.uvarint()))
+	r.prev = s.line
+	return s
+}
+
+func (r *packedReader) node() node {
+	n := node{step: unpackStep(r.uvarint()), nChildren: int32(r.uvarint())}
+	n.children, r.next = r.next, r.next+n.nChildren
+	n.key = r.span()
+	n.value = r.span()
+	return n
 }
 
 func child(nodes []node, parent int32, step string) (int32, bool) {
