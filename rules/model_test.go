@@ -17,7 +17,8 @@ func TestWebhookPath(t *testing.T) {
 		if got := w.Path().String(); got != want {
 			t.Errorf("webhook %d: path %q after a child was built on it, want %q", i, got, want)
 		}
-		if shared := w.Path() == w.Path(); shared != (i < len(webhookPaths)) {
+		first, second := w.Path(), w.Path()
+		if shared := first == second; shared != (i < len(webhookPaths)) {
 			t.Errorf("webhook %d: path shared = %v", i, shared)
 		}
 	}
