@@ -1,0 +1,40 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// LooseFolder is a plain folder whose files are linted as one install
+// only by assumption: nothing states or gives it.
+type LooseFolder struct {
+	// Folder is the folder as messages name it; How says how to state
+	// that its files are one install.
+	Folder, How string
+}
+
+// SetFile records the file obj (a *Config, *corev1.Service, CRD or
+// *Certificate of the inventory) came from, for Apart.
+func (in *Inventory) SetFile(obj any, file string) {
+	if in.files == nil {
+		in.files = map[any]string{}
+	}
+	in.files[obj] = file
+}
+
+// Apart returns the assumption a finding that relates a to b rests on
+// when they come from different files of a plain folder that is one
+// install only by assumption (Loose), and how to state it, or "": two
+// files of one folder may be two projects' examples, and a reference in
+// one that misses an object of the other says nothing about either until
+// the folder is stated to be one install.
+func (in *Inventory) Apart(a, b any) string {
+	if in == nil || in.Loose == nil {
+		return ""
+	}
+	fa, fb := in.files[a], in.files[b]
+	if fa == "" || fb == "" || fa == fb {
+		return ""
+	}
+	return fmt.Sprintf("assuming one install of folder %q (with %s): %s", in.Loose.Folder, filepath.Base(fb), in.Loose.How)
+}
