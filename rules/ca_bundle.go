@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -142,13 +143,23 @@ func checkCABundle(p *Pass) {
 			}
 			// An overlay usually adds the injector annotation (kubebuilder's
 			// config/default), so on a base this depends on the overlay.
-			problem := "empty caBundle and no CA injector; " +
-				"set caBundle or annotate cert-manager.io/inject-ca-from"
+			state, fix := "empty caBundle", "set caBundle"
 			if len(raw) > 0 {
-				problem = "caBundle is not PEM (only whitespace); set it to the base64 " +
-					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
+				state, fix = "caBundle is not PEM (only whitespace)", "set it to the base64 of the CA's PEM"
 			}
-			problems.add(w, problem)
+			problem := state + " and no CA injector; " + fix + " or annotate cert-manager.io/inject-ca-from"
+			switch svc, assumed := backendOf(p, w); {
+			case svc == nil:
+				ref := w.ClientConfig.Service
+				problem = fmt.Sprintf("%s, and the unit has no CA injector nor its Service %q, whose install may fill it; "+
+					"if not, %s or annotate cert-manager.io/inject-ca-from", state, ref.Namespace+"/"+ref.Name, fix)
+				problems.addInfo(w, problem)
+			case assumed != "":
+				problem += "; " + assumed
+				problems.addInfo(w, problem)
+			default:
+				problems.add(w, problem)
+			}
 			problems.overlay[problem] = true
 		case w.CABundleRegenerated && w.CABundleLookup:
 			problems.add(w, "caBundle is a new CA at every helm upgrade: the chart's lookup does not keep it; "+
@@ -170,6 +181,22 @@ func checkCABundle(p *Pass) {
 		}
 	}
 	problems.report(p)
+}
+
+// backendOf returns the Service w calls, if the unit has it, and the
+// assumption it rests on when it is in another file of a folder only
+// assumed one install. The evidence of what fills an empty caBundle (the
+// backend's RBAC and flags, a certgen Job, a cert controller beside it)
+// comes with the backend: a unit without its Service (kubebuilder's
+// config/webhook/manifests.yaml, a configuration shipped apart from its
+// server) is not the whole install, and what installs the rest may fill
+// caBundle.
+func backendOf(p *Pass, w *Webhook) (*corev1.Service, string) {
+	svc := findBackend(p.Input, w.ClientConfig.Service).Service
+	if svc == nil {
+		return nil, ""
+	}
+	return svc, p.Input.Apart(p.Config, svc)
 }
 
 // caProblems collects problems in webhook order, each with the webhooks
