@@ -320,7 +320,8 @@ func checkSelfDeadlock(p *Pass) {
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
 			unset := unsetOptOutKeys(w.NamespaceSelector, p.Input.AssumedNamespaceLabels(b.Namespace))
 			path, atKey := exclusionAt(w, own.rule)
-			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, p.Input.Listed[p.Config.Kind], unset)})
+			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, p.Input.Listed[p.Config.Kind], unset),
+				Assumes: Fragment(p, w)})
 			continue
 		}
 		checkDependencyLoops(p, w, b)

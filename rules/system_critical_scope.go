@@ -240,7 +240,11 @@ func checkSystemCriticalScope(p *Pass) {
 		if cs.exclude {
 			fixes = excludeSystemNamespacesFix(p, w)
 		}
-		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide, Fixes: fixes})
+		var assumes string
+		if !cs.clusterWide {
+			assumes = Fragment(p, w)
+		}
+		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide, Fixes: fixes, Assumes: assumes})
 	}
 }
 

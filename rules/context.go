@@ -38,3 +38,22 @@ func (in *Inventory) Apart(a, b any) string {
 	}
 	return fmt.Sprintf("assuming one install of folder %q (with %s): %s", in.Loose.Folder, filepath.Base(fb), in.Loose.How)
 }
+
+// Fragment returns the assumption a finding on what an overlay or
+// installer changes (selectors, namespaces: Finding.DependsOnOverlay)
+// rests on when the unit does not hold the Service w calls, or "". Such a
+// configuration is a part of an install whose rest is elsewhere
+// (kubebuilder's config/webhook/manifests.yaml, which config/default
+// completes with namespaceSelectors, a namespace and a CA; a configuration
+// an operator registers beside its Service): that it is applied as
+// written is assumed. What no overlay changes (intercepting Nodes, CSRs)
+// does not ask. A cluster's list holds no Services: there it is stated.
+func Fragment(p *Pass, w *Webhook) string {
+	ref := w.ClientConfig.Service
+	if ref == nil || p.Config == nil || p.Input.Live != nil || p.Input.Listed[p.Config.Kind] || p.Input.Base ||
+		findBackend(p.Input, ref).Service != nil {
+		return ""
+	}
+	return fmt.Sprintf("assuming it is applied as written: its Service %q is not in the unit; lint it with what installs the Service",
+		ref.Namespace+"/"+ref.Name)
+}
