@@ -48,6 +48,10 @@ func init() {
 				"`<namespace>/<name>` injects nothing. Webhooks without rules are left " +
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
 				"pattern), and so are webhooks whose certificate something in the same unit manages at runtime. " +
+				"That evidence comes with the backend: when the unit does not hold the Service the webhook calls " +
+				"(a configuration linted apart from its install, such as controller-gen's " +
+				"`config/webhook/manifests.yaml`), or holds it only in another file of a folder only assumed to " +
+				"be one install, what installs the rest may fill caBundle, and an empty one is info. " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
 				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +

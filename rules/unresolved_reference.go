@@ -43,7 +43,11 @@ func init() {
 				"Otherwise it stays silent: the Service may come from another install.\n\n" +
 				"The same holds for `cert-manager.io/inject-ca-from: <namespace>/<certificate>` on a webhook " +
 				"configuration or a CRD: when the unit has Certificates but not that one, and one with the same " +
-				"name (or a prefixed name) is there, cert-manager injects nothing and the caBundle stays empty.",
+				"name (or a prefixed name) is there, cert-manager injects nothing and the caBundle stays empty.\n\n" +
+				"A near match in another file of a plain folder holds only if the folder's files are one install, " +
+				"which `kubectl apply -f DIR` assumes but a folder of unrelated examples is not: unless " +
+				"`units.folders` or `units.entries` names the folder, or a GitOps entry installs it, the finding " +
+				"is info and names the other file (docs/sources.md, \"Plain folders\").",
 			Fix: "Name the Service the unit installs (let kustomize's name reference rewrite it: put the webhook " +
 				"configuration in the same kustomization as the Service, rather than patching the name in by hand).",
 			Sources: []string{
