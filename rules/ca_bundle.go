@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -48,10 +47,10 @@ func init() {
 				"`<namespace>/<name>` injects nothing. Webhooks without rules are left " +
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
 				"pattern), and so are webhooks whose certificate something in the same unit manages at runtime. " +
-				"That evidence comes with the backend: when the unit does not hold the Service the webhook calls " +
-				"(a configuration linted apart from its install, such as controller-gen's " +
-				"`config/webhook/manifests.yaml`), or holds it only in another file of a folder only assumed to " +
-				"be one install, what installs the rest may fill caBundle, and an empty one is info. " +
+				"That evidence comes with the backend: when the unit holds neither the Service the webhook calls " +
+				"nor any other (a configuration linted apart from its install, such as controller-gen's " +
+				"`config/webhook/manifests.yaml`; on a folder only assumed one install, its own file counts), " +
+				"what installs the rest may fill caBundle, and an empty one is info. " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
 				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
@@ -153,16 +152,12 @@ func checkCABundle(p *Pass) {
 				state, fix = "caBundle is not PEM (only whitespace)", "set it to the base64 of the CA's PEM"
 				problem = state + "; " + fix + " or annotate cert-manager.io/inject-ca-from"
 			}
-			switch svc, assumed := backendOf(p, w); {
-			case svc == nil:
+			if Fragment(p, w) != "" {
 				ref := w.ClientConfig.Service
 				problem = fmt.Sprintf("%s, and the unit has no CA injector nor its Service %q, whose install may fill it; "+
 					"if not, %s or annotate cert-manager.io/inject-ca-from", state, ref.Namespace+"/"+ref.Name, fix)
 				problems.addInfo(w, problem)
-			case assumed != "":
-				problem += "; " + assumed
-				problems.addInfo(w, problem)
-			default:
+			} else {
 				problems.add(w, problem)
 			}
 			problems.overlay[problem] = true
@@ -186,22 +181,6 @@ func checkCABundle(p *Pass) {
 		}
 	}
 	problems.report(p)
-}
-
-// backendOf returns the Service w calls, if the unit has it, and the
-// assumption it rests on when it is in another file of a folder only
-// assumed one install. The evidence of what fills an empty caBundle (the
-// backend's RBAC and flags, a certgen Job, a cert controller beside it)
-// comes with the backend: a unit without its Service (kubebuilder's
-// config/webhook/manifests.yaml, a configuration shipped apart from its
-// server) is not the whole install, and what installs the rest may fill
-// caBundle.
-func backendOf(p *Pass, w *Webhook) (*corev1.Service, string) {
-	svc := findBackend(p.Input, w.ClientConfig.Service).Service
-	if svc == nil {
-		return nil, ""
-	}
-	return svc, p.Input.Apart(p.Config, svc)
 }
 
 // caProblems collects problems in webhook order, each with the webhooks

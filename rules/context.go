@@ -40,20 +40,36 @@ func (in *Inventory) Apart(a, b any) string {
 }
 
 // Fragment returns the assumption a finding on what an overlay or
-// installer changes (selectors, namespaces: Finding.DependsOnOverlay)
-// rests on when the unit does not hold the Service w calls, or "". Such a
-// configuration is a part of an install whose rest is elsewhere
+// installer changes (selectors, namespaces, the CA: Finding.DependsOnOverlay)
+// rests on when the unit holds neither the Service w calls nor any other,
+// or "".
+// Such a configuration is a part of an install whose rest is elsewhere
 // (kubebuilder's config/webhook/manifests.yaml, which config/default
 // completes with namespaceSelectors, a namespace and a CA; a configuration
-// an operator registers beside its Service): that it is applied as
-// written is assumed. What no overlay changes (intercepting Nodes, CSRs)
-// does not ask. A cluster's list holds no Services: there it is stated.
+// an operator registers beside its Service): that it is applied as written
+// is assumed. A unit with other Services misnames its backend instead
+// (unresolved-reference), and is judged as written; on a folder only
+// assumed one install, only the webhook's own file counts. What no overlay
+// changes (intercepting Nodes, CSRs) does not ask, and a cluster's list
+// holds no Services: there it is stated.
 func Fragment(p *Pass, w *Webhook) string {
 	ref := w.ClientConfig.Service
-	if ref == nil || p.Config == nil || p.Input.Live != nil || p.Input.Listed[p.Config.Kind] || p.Input.Base ||
-		findBackend(p.Input, ref).Service != nil {
+	if ref == nil || ref.Namespace == "" || ref.Name == "" || p.Config == nil || p.Input.Live != nil ||
+		p.Input.Listed[p.Config.Kind] || p.Input.Base ||
+		findBackend(p.Input, ref).Service != nil || p.Input.holdsServiceBeside(p.Config) {
 		return ""
 	}
 	return fmt.Sprintf("assuming it is applied as written: its Service %q is not in the unit; lint it with what installs the Service",
 		ref.Namespace+"/"+ref.Name)
+}
+
+// holdsServiceBeside reports whether the unit has a Service c may call: any
+// Service, or on a folder only assumed one install, one of c's own file.
+func (in *Inventory) holdsServiceBeside(c *Config) bool {
+	for _, s := range in.Services {
+		if s != nil && (in.Loose == nil || in.files[s] == in.files[c]) {
+			return true
+		}
+	}
+	return false
 }

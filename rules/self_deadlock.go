@@ -46,7 +46,7 @@ func init() {
 				"labels a workload of the input sets with `kubectl label ns`; an opt-out label nothing sets " +
 				"excludes nothing, and the message names it. When " +
 				"the Service or its workloads are not in the input, the rule asks whether the webhook " +
-				"can intercept the creation of a pod in the Service's namespace. A unit without the Service is a " +
+				"can intercept the creation of a pod in the Service's namespace. A unit without any Service is a " +
 				"part of an install whose rest is elsewhere (controller-gen's `config/webhook/manifests.yaml` " +
 				"before `config/default` adds its namespace and namespaceSelectors): that it is applied as written " +
 				"is assumed, so the finding is info and says so (docs/sources.md, \"Parts of an install\").\n\n" +
