@@ -154,8 +154,8 @@ func checkCABundle(p *Pass) {
 			}
 			if Fragment(p, w) != "" {
 				ref := w.ClientConfig.Service
-				problem = fmt.Sprintf("%s, and the unit has no CA injector nor its Service %q, whose install may fill it; "+
-					"if not, %s or annotate cert-manager.io/inject-ca-from", state, ref.Namespace+"/"+ref.Name, fix)
+				problem = fmt.Sprintf("%s; no Service %q in the unit, whose install may fill it; else %s or annotate cert-manager.io/inject-ca-from",
+					state, ref.Namespace+"/"+ref.Name, fix)
 				problems.addInfo(w, problem)
 			} else {
 				problems.add(w, problem)
