@@ -282,9 +282,11 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 		}
 		if f.Assumes != "" {
 			// Holds only under an assumption: info, which a severity
-			// override (meant for what is stated) does not raise.
+			// override (meant for what is stated) does not raise. The
+			// assumption goes with a related location, so the finding
+			// stays one line.
 			dg.Severity, dg.DependsOnOverlay = diag.Info, true
-			dg.Message = opts.strings.String(f.Message + "; " + f.Assumes)
+			dg.Related = append(dg.Related, diag.Related{Span: dg.Span, Path: dg.Path, Message: f.Assumes})
 		}
 		if f.Cause != nil {
 			// Located where the fix goes (locateCauses); the webhook it is

@@ -152,11 +152,9 @@ func checkCABundle(p *Pass) {
 				state, fix = "caBundle is not PEM (only whitespace)", "set it to the base64 of the CA's PEM"
 				problem = state + "; " + fix + " or annotate cert-manager.io/inject-ca-from"
 			}
-			if Fragment(p, w) != "" {
-				ref := w.ClientConfig.Service
-				problem = fmt.Sprintf("%s; no Service %q in the unit, whose install may fill it; else %s or annotate cert-manager.io/inject-ca-from",
-					state, ref.Namespace+"/"+ref.Name, fix)
-				problems.addInfo(w, problem)
+			if note := Fragment(p, w); note != "" {
+				// What installs the Service may fill caBundle.
+				problems.addAssumed(w, problem, note)
 			} else {
 				problems.add(w, problem)
 			}
@@ -193,6 +191,21 @@ type caProblems struct {
 	overlay map[string]bool
 	// info marks problems that hold only under an assumption.
 	info map[string]bool
+	// assumed names the assumption of problems that hold only under it
+	// (Finding.Assumes), by problem and first webhook.
+	assumed map[string]string
+}
+
+// addAssumed adds a problem of w that holds only under the assumption
+// note. A webhook under no assumption with the same problem is another
+// finding.
+func (c *caProblems) addAssumed(w *Webhook, problem, note string) {
+	key := problem + "\x00" + note
+	c.add(w, key)
+	if c.assumed == nil {
+		c.assumed = map[string]string{}
+	}
+	c.assumed[key] = note
 }
 
 // addInfo adds a problem reported at info.
@@ -227,8 +240,9 @@ func (c *caProblems) report(p *Pass) {
 		default:
 			who += fmt.Sprintf(" and %d more", len(ws)-1)
 		}
+		text, _, _ := strings.Cut(problem, "\x00")
 		f := Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
-			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]}
+			Message: who + ": " + text, DependsOnOverlay: c.overlay[problem] || c.overlay[text], Assumes: c.assumed[problem]}
 		if c.info[problem] {
 			f.Severity = diag.Info
 		}

@@ -59,7 +59,7 @@ func Fragment(p *Pass, w *Webhook) string {
 		findBackend(p.Input, ref).Service != nil || p.Input.holdsServiceBeside(p.Config) {
 		return ""
 	}
-	return fmt.Sprintf("assuming it is applied as written: no Service in the unit; lint it with what installs %q", ref.Namespace+"/"+ref.Name)
+	return "assumed applied as written (no Service in the unit)"
 }
 
 // holdsServiceBeside reports whether the unit has a Service c may call: any

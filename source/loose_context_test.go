@@ -48,13 +48,13 @@ func TestLooseFolderNearMatchAssumed(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteTree(t, dir, map[string]string{"webhook.yaml": webhookFile, "spo.yaml": otherService})
 	got := find(run(t, []string{dir}, source.Options{}).Diagnostics, "unresolved-reference", "webhook.yaml")
-	if len(got) != 1 || got[0].Severity != diag.Info ||
-		!strings.HasSuffix(got[0].Message, `(with spo.yaml): list it in units.folders in .webhooklint.yaml`) {
+	if len(got) != 1 || got[0].Severity != diag.Info || len(got[0].Related) != 1 ||
+		!strings.HasSuffix(got[0].Related[0].Message, `(with spo.yaml): list it in units.folders in .webhooklint.yaml`) {
 		t.Fatalf("want the near match at info, naming the assumption: %+v", got)
 	}
 	given := run(t, []string{dir}, source.Options{Folders: []source.FolderUnits{{Dir: dir}}})
 	if got := find(given.Diagnostics, "unresolved-reference", "webhook.yaml"); len(got) != 1 || got[0].Severity != diag.Warning ||
-		strings.Contains(got[0].Message, "assuming") {
+		len(got[0].Related) != 0 {
 		t.Errorf("units.folders states the folder is one install: want a warning: %+v", got)
 	}
 	same := t.TempDir()
