@@ -240,7 +240,7 @@ func folderTogether(u *unit, so Options) Fact {
 			return Fact{Value: u.shown, Source: Given, By: "units.folders in .webhooklint.yaml"}
 		}
 	}
-	return Fact{Value: u.shown, Source: Assumed, By: "list it in units.folders in .webhooklint.yaml"}
+	return Fact{Value: u.shown, Source: Assumed, By: "list it in units.folders"}
 }
 
 // looseAssumption says, for a plain folder whose files are only assumed

@@ -49,7 +49,7 @@ func TestLooseFolderNearMatchAssumed(t *testing.T) {
 	testkit.WriteTree(t, dir, map[string]string{"webhook.yaml": webhookFile, "spo.yaml": otherService})
 	got := find(run(t, []string{dir}, source.Options{}).Diagnostics, "unresolved-reference", "webhook.yaml")
 	if len(got) != 1 || got[0].Severity != diag.Info || len(got[0].Related) != 1 ||
-		!strings.HasSuffix(got[0].Related[0].Message, `(with spo.yaml): list it in units.folders in .webhooklint.yaml`) {
+		!strings.HasSuffix(got[0].Related[0].Message, `(with spo.yaml): list it in units.folders`) {
 		t.Fatalf("want the near match at info, naming the assumption: %+v", got)
 	}
 	given := run(t, []string{dir}, source.Options{Folders: []source.FolderUnits{{Dir: dir}}})
