@@ -146,11 +146,11 @@ func checkCABundle(p *Pass) {
 			}
 			// An overlay usually adds the injector annotation (kubebuilder's
 			// config/default), so on a base this depends on the overlay.
-			state, fix := "empty caBundle", "set caBundle"
-			problem := "empty caBundle and no CA injector; set caBundle or annotate cert-manager.io/inject-ca-from"
+			problem := "empty caBundle and no CA injector; " +
+				"set caBundle or annotate cert-manager.io/inject-ca-from"
 			if len(raw) > 0 {
-				state, fix = "caBundle is not PEM (only whitespace)", "set it to the base64 of the CA's PEM"
-				problem = state + "; " + fix + " or annotate cert-manager.io/inject-ca-from"
+				problem = "caBundle is not PEM (only whitespace); set it to the base64 " +
+					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
 			}
 			if note := Fragment(p, w); note != "" {
 				// What installs the Service may fill caBundle.
