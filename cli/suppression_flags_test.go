@@ -31,6 +31,11 @@ webhooks:
     admissionReviewVersions: ["v1"]
     # webhooklint:ignore timeout-too-long -- the backend is slow on purpose
     timeoutSeconds: 30
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc, namespace: ns}
+spec: {selector: {app: svc}, ports: [{port: 443}]}
 `
 
 func TestInlineSuppressionsObeyedByDefault(t *testing.T) {

@@ -108,6 +108,10 @@ type Unit struct {
 	// rules.Inventory.Base): findings that depend on the overlay are
 	// reported at info.
 	Base bool
+	// Loose marks a plain folder's files linted as one install only by
+	// assumption (see rules.Inventory.Loose): the assumption and how to
+	// state it.
+	Loose *rules.LooseFolder
 	// Located reports whether the caller is done with a webhook
 	// configuration's positions once its findings are located: LintUnit
 	// then drops them (manifest.Document.DropPositions). Nil keeps all.
@@ -136,6 +140,7 @@ func LintUnit(u Unit, opts Options) *Result {
 	})
 	inv.Live = opts.Live
 	inv.Base = u.Base
+	inv.Loose = u.Loose
 	var docs []*manifest.Document
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
@@ -274,6 +279,14 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 		}
 		if inv.Base && f.DependsOnOverlay {
 			dg.Severity, dg.DependsOnOverlay = diag.Info, true
+		}
+		if f.Assumes != "" {
+			// Holds only under an assumption: info, which a severity
+			// override (meant for what is stated) does not raise. The
+			// assumption goes with a related location, so the finding
+			// stays one line.
+			dg.Severity, dg.DependsOnOverlay = diag.Info, true
+			dg.Related = append(dg.Related, diag.Related{Span: dg.Span, Path: dg.Path, Message: f.Assumes})
 		}
 		if f.Cause != nil {
 			// Located where the fix goes (locateCauses); the webhook it is

@@ -187,6 +187,7 @@ func decodeLenient(src *source, obj *yaml.Node, into any, b *budget) bool {
 // look at. The order follows the files and documents, so it is stable.
 func Inventory(files []*File) *rules.Inventory {
 	inv := &rules.Inventory{}
+	var certFiles []string
 	for _, f := range files {
 		for _, d := range f.Docs {
 			if d.Config == nil {
@@ -222,10 +223,32 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.CRDs = append(inv.CRDs, d.inventory.crd)
 			case d.inventory.cert != nil:
 				inv.Certificates = append(inv.Certificates, *d.inventory.cert)
+				certFiles = append(certFiles, f.Name)
+			}
+			if len(files) > 1 {
+				recordFile(inv, d, f.Name)
 			}
 		}
 	}
+	if len(files) > 1 {
+		for i := range inv.Certificates {
+			inv.SetFile(&inv.Certificates[i], certFiles[i])
+		}
+	}
 	return inv
+}
+
+// recordFile notes the file of the objects rules compare across the files
+// of a unit (rules.Inventory.Apart).
+func recordFile(inv *rules.Inventory, d *Document, file string) {
+	switch {
+	case d.Config != nil:
+		inv.SetFile(d.Config, file)
+	case d.inventory.service != nil:
+		inv.SetFile(d.inventory.service, file)
+	case d.inventory.crd != nil:
+		inv.SetFile(d.inventory.crd, file)
+	}
 }
 
 // addLabels records the labels a document sets, on the object and on the

@@ -47,6 +47,10 @@ func init() {
 				"`<namespace>/<name>` injects nothing. Webhooks without rules are left " +
 				"alone: their rules and caBundle are filled in at runtime by their controller (the Knative " +
 				"pattern), and so are webhooks whose certificate something in the same unit manages at runtime. " +
+				"That evidence comes with the backend: when the unit holds neither the Service the webhook calls " +
+				"nor any other (a configuration linted apart from its install, such as controller-gen's " +
+				"`config/webhook/manifests.yaml`; on a folder only assumed one install, its own file counts), " +
+				"what installs the rest may fill caBundle, and an empty one is info. " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
 				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
@@ -148,7 +152,12 @@ func checkCABundle(p *Pass) {
 				problem = "caBundle is not PEM (only whitespace); set it to the base64 " +
 					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
 			}
-			problems.add(w, problem)
+			if note := Fragment(p, w); note != "" {
+				// What installs the Service may fill caBundle.
+				problems.addAssumed(w, problem, note)
+			} else {
+				problems.add(w, problem)
+			}
 			problems.overlay[problem] = true
 		case w.CABundleRegenerated && w.CABundleLookup:
 			problems.add(w, "caBundle is a new CA at every helm upgrade: the chart's lookup does not keep it; "+
@@ -182,6 +191,21 @@ type caProblems struct {
 	overlay map[string]bool
 	// info marks problems that hold only under an assumption.
 	info map[string]bool
+	// assumed names the assumption of problems that hold only under it
+	// (Finding.Assumes), by problem and first webhook.
+	assumed map[string]string
+}
+
+// addAssumed adds a problem of w that holds only under the assumption
+// note. A webhook under no assumption with the same problem is another
+// finding.
+func (c *caProblems) addAssumed(w *Webhook, problem, note string) {
+	key := problem + "\x00" + note
+	c.add(w, key)
+	if c.assumed == nil {
+		c.assumed = map[string]string{}
+	}
+	c.assumed[key] = note
 }
 
 // addInfo adds a problem reported at info.
@@ -216,8 +240,9 @@ func (c *caProblems) report(p *Pass) {
 		default:
 			who += fmt.Sprintf(" and %d more", len(ws)-1)
 		}
+		text, _, _ := strings.Cut(problem, "\x00")
 		f := Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
-			Message: who + ": " + problem, DependsOnOverlay: c.overlay[problem]}
+			Message: who + ": " + text, DependsOnOverlay: c.overlay[problem] || c.overlay[text], Assumes: c.assumed[problem]}
 		if c.info[problem] {
 			f.Severity = diag.Info
 		}

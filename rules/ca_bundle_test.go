@@ -150,7 +150,7 @@ func TestCABundleInjectors(t *testing.T) {
 		bundle []byte
 		want   []string
 	}{
-		{"no injector, empty", nil, nil, []string{"empty caBundle and no CA injector"}},
+		{"no injector, empty", nil, nil, []string{"empty caBundle"}},
 		{"secret injector", map[string]string{"cert-manager.io/inject-ca-from-secret": "ns/secret"}, nil, nil},
 		{"apiserver ca", map[string]string{"cert-manager.io/inject-apiserver-ca": "true"}, nil, nil},
 		{"apiserver ca off", map[string]string{"cert-manager.io/inject-apiserver-ca": "false"}, nil, []string{"empty caBundle"}},

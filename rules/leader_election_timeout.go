@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -27,7 +29,10 @@ func init() {
 				"(the fail-closed ones are system-critical-scope's: their failure rejects the renewal outright) " +
 				"and reports those whose timeout reaches `max-seconds`: a hung backend then delays each renewal " +
 				"by that many of its 10 s. \"May intercept\" marks a renewal the webhook's matchConditions may " +
-				"exclude in ways the rule cannot decide.",
+				"exclude in ways the rule cannot decide. When the unit holds no Service (the configuration is a part " +
+				"of an install, such as gatekeeper's `config/webhook/manifests.yaml`, whose `config/default` patches " +
+				"timeoutSeconds down to 3) the finding is info and says what it assumes (docs/sources.md, " +
+				"\"Parts of an install\").",
 			Fix: "Exclude `kube-system` with a namespaceSelector on `kubernetes.io/metadata.name`, leave " +
 				"`leases` out of the rules, or keep `timeoutSeconds` short (Gatekeeper ships 3 s).",
 			Sources: []string{
@@ -84,7 +89,10 @@ func checkLeaderElectionTimeout(p *Pass) {
 			verb = "may intercept" // unless matchConditions exclude them
 		}
 		// How much of the 10 s renew deadline that is, the doc says.
-		p.Reportf(path, "%s %s kube-system Leases with timeoutSeconds %d%s; exclude kube-system or lower the timeout",
-			quoteWebhook(w), verb, t, why)
+		// The timeout and the exclusion are what an overlay sets
+		// (gatekeeper's config/default patches timeoutSeconds 3).
+		p.Emit(Finding{Path: PathString(path), Assumes: Fragment(p, w), Message: fmt.Sprintf(
+			"%s %s kube-system Leases with timeoutSeconds %d%s; exclude kube-system or lower the timeout",
+			quoteWebhook(w), verb, t, why)})
 	}
 }

@@ -288,6 +288,15 @@ type Inventory struct {
 	// them mark those findings DependsOnOverlay, and avoid suggesting fixes
 	// the overlay would break.
 	Base bool
+	// Loose is set on a plain folder's unit of several files that nothing
+	// states or gives are one install (kubectl apply -f DIR is assumed):
+	// a finding that rests on one file's object meeting another's holds
+	// only under that assumption (see Apart).
+	Loose *LooseFolder
+	// files maps the objects rules compare across files (configurations,
+	// Services, CRDs, Certificates) to the file each came from, on a
+	// Loose unit (SetFile).
+	files map[any]string
 
 	// derived holds what rules compute from the whole input, once per run
 	// rather than once per configuration (see Derived).

@@ -99,6 +99,10 @@ type Finding struct {
 	// CA injection). On a base linted without its overlay (Inventory.Base)
 	// the engine reports it at info.
 	DependsOnOverlay bool
+	// Assumes, when set, is the assumption the finding holds under (the
+	// context model: warnings and errors rest on stated or given facts)
+	// and how to state it: the finding is reported at info, with it.
+	Assumes string
 	// Within narrows the finding to part of the string value at Path (a
 	// sub-expression of a CEL expression); nil means the whole value.
 	Within *ValueSpan

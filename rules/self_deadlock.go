@@ -46,7 +46,10 @@ func init() {
 				"labels a workload of the input sets with `kubectl label ns`; an opt-out label nothing sets " +
 				"excludes nothing, and the message names it. When " +
 				"the Service or its workloads are not in the input, the rule asks whether the webhook " +
-				"can intercept the creation of a pod in the Service's namespace.\n\n" +
+				"can intercept the creation of a pod in the Service's namespace. A unit without any Service is a " +
+				"part of an install whose rest is elsewhere (controller-gen's `config/webhook/manifests.yaml` " +
+				"before `config/default` adds its namespace and namespaceSelectors): that it is applied as written " +
+				"is assumed, so the finding is info and says so (docs/sources.md, \"Parts of an install\").\n\n" +
 				"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
 				"backend needs and B on what A's needs, neither comes back once both are down (for " +
 				"example after a CNI outage). When the input holds both backends the rule reports such " +
@@ -320,7 +323,8 @@ func checkSelfDeadlock(p *Pass) {
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
 			unset := unsetOptOutKeys(w.NamespaceSelector, p.Input.AssumedNamespaceLabels(b.Namespace))
 			path, atKey := exclusionAt(w, own.rule)
-			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, p.Input.Listed[p.Config.Kind], unset)})
+			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, p.Input.Listed[p.Config.Kind], unset),
+				Assumes: Fragment(p, w)})
 			continue
 		}
 		checkDependencyLoops(p, w, b)

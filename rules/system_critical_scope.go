@@ -46,7 +46,9 @@ func init() {
 				"someone labels it: the API server sets no label but `kubernetes.io/metadata.name`, so the rule " +
 				"counts such a label only when the unit sets it, on a Namespace object or from a workload that " +
 				"runs `kubectl label ns`, exactly as self-deadlock does, and otherwise names the label the " +
-				"exclusion waits for. " +
+				"exclusion waits for. A finding on namespaced requests of a webhook whose unit holds no Service " +
+				"(not the one it calls, nor another) is info: the configuration is a part of an install whose overlay or installer " +
+				"may add the exclusion (docs/sources.md, \"Parts of an install\"). " +
 				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
 				"When the webhook's own backend runs in kube-system and self-deadlock reports it, the kube-system " +
 				"requests are that finding's (excluding the backend's namespace fixes both) and this rule reports " +
@@ -240,7 +242,11 @@ func checkSystemCriticalScope(p *Pass) {
 		if cs.exclude {
 			fixes = excludeSystemNamespacesFix(p, w)
 		}
-		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide, Fixes: fixes})
+		var assumes string
+		if !cs.clusterWide {
+			assumes = Fragment(p, w)
+		}
+		p.Emit(Finding{Path: PathString(at), AtKey: atKey, Message: cs.msg, DependsOnOverlay: !cs.clusterWide, Fixes: fixes, Assumes: assumes})
 	}
 }
 

@@ -43,7 +43,11 @@ func init() {
 				"Otherwise it stays silent: the Service may come from another install.\n\n" +
 				"The same holds for `cert-manager.io/inject-ca-from: <namespace>/<certificate>` on a webhook " +
 				"configuration or a CRD: when the unit has Certificates but not that one, and one with the same " +
-				"name (or a prefixed name) is there, cert-manager injects nothing and the caBundle stays empty.",
+				"name (or a prefixed name) is there, cert-manager injects nothing and the caBundle stays empty.\n\n" +
+				"A near match in another file of a plain folder holds only if the folder's files are one install, " +
+				"which `kubectl apply -f DIR` assumes but a folder of unrelated examples is not: unless " +
+				"`units.folders` or `units.entries` names the folder, or a GitOps entry installs it, the finding " +
+				"is info and names the other file (docs/sources.md, \"Plain folders\").",
 			Fix: "Name the Service the unit installs (let kustomize's name reference rewrite it: put the webhook " +
 				"configuration in the same kustomization as the Service, rather than patching the name in by hand).",
 			Sources: []string{
@@ -69,8 +73,9 @@ func checkUnresolvedReference(p *Pass) {
 			continue
 		}
 		path := w.Path().Child("clientConfig", "service")
-		if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, serviceRefPort(ref), path); msg != "" {
-			p.Emit(Finding{Path: PathString(at), AtKey: at == path, Message: quoteWebhook(w) + ": " + msg})
+		if msg, at, s := nearServiceMatch(p.Input, ref.Namespace, ref.Name, serviceRefPort(ref), path); msg != "" {
+			p.Emit(Finding{Path: PathString(at), AtKey: at == path, Message: quoteWebhook(w) + ": " + msg,
+				Assumes: p.Input.Apart(p.Config, s)})
 		}
 	}
 }
@@ -88,21 +93,23 @@ func checkUnresolvedConversionReference(p *Pass) {
 	if ref.Port != nil {
 		port = *ref.Port
 	}
-	if msg, at := nearServiceMatch(p.Input, ref.Namespace, ref.Name, port, path); msg != "" {
+	if msg, at, s := nearServiceMatch(p.Input, ref.Namespace, ref.Name, port, path); msg != "" {
 		p.Emit(Finding{Path: PathString(at), AtKey: at == path,
-			Message: msg}) // the header names the CRD
+			Message: msg, // the header names the CRD
+			Assumes: p.Input.Apart(p.CRD, s)})
 	}
 }
 
 // nearServiceMatch says which Service of the unit is there instead of
-// namespace/name, and where the fix goes, or returns "" when the Service
-// is there, the unit has no Services, or nothing is near.
-func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *field.Path) (string, *field.Path) {
+// namespace/name, and where the fix goes, and returns that Service, or
+// returns "" when the Service is there, the unit has no Services, or
+// nothing is near.
+func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *field.Path) (string, *field.Path, *corev1.Service) {
 	if in == nil || len(in.Services) == 0 || namespace == "" || name == "" {
-		return "", nil
+		return "", nil, nil
 	}
 	if findBackend(in, &admissionv1.ServiceReference{Namespace: namespace, Name: name}).Service != nil {
-		return "", nil
+		return "", nil, nil
 	}
 	// Near matches, best first: the same name elsewhere, a renamed
 	// Service here, a renamed Service elsewhere (both rewritten, as by
@@ -116,7 +123,7 @@ func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *f
 		switch {
 		case s.Name == name && !here:
 			return fmt.Sprintf("no Service %q in the unit, but in namespace %q; set the namespace to it",
-				namespace+"/"+name, s.Namespace), path.Child("namespace")
+				namespace+"/"+name, s.Namespace), path.Child("namespace"), s
 		case renamed == nil && here && nearName(s.Name, name):
 			renamed = s
 		case moved == nil && !here && nearName(s.Name, name):
@@ -126,10 +133,10 @@ func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *f
 	switch {
 	case renamed != nil:
 		return fmt.Sprintf("no Service %q in the unit; did you mean %q?",
-			namespace+"/"+name, namespace+"/"+renamed.Name), path.Child("name")
+			namespace+"/"+name, namespace+"/"+renamed.Name), path.Child("name"), renamed
 	case moved != nil:
 		return fmt.Sprintf("no Service %q in the unit; did you mean %q?",
-			namespace+"/"+name, moved.Namespace+"/"+moved.Name), path
+			namespace+"/"+name, moved.Namespace+"/"+moved.Name), path, moved
 	}
 	if s, w := uncalledService(in, namespace, port); s != nil {
 		at, there := path.Child("name"), namespace+"/"+s.Name
@@ -137,9 +144,9 @@ func nearServiceMatch(in *Inventory, namespace, name string, port int32, path *f
 			at, there = path, s.Namespace+"/"+s.Name // both rewritten, as by kustomize
 		}
 		return fmt.Sprintf("no Service %q in the unit, but %q serves port %d to %s %q and nothing calls it (renamed?); name the Service installed",
-			namespace+"/"+name, there, port, w.Object.Kind, w.Object.Name), at
+			namespace+"/"+name, there, port, w.Object.Kind, w.Object.Name), at, s
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // uncalledService finds the one Service that looks like the renamed
@@ -256,6 +263,11 @@ func checkInjectCAFrom(p *Pass, annotations map[string]string) {
 	if near.Namespace != "" {
 		there = near.Namespace + "/" + near.Name
 	}
-	p.Reportf(field.NewPath("metadata", "annotations").Key(annotationInjectCAFrom),
-		"no Certificate %q in the unit; did you mean %q?", ns+"/"+name, there)
+	var obj any = p.Config
+	if p.Config == nil {
+		obj = p.CRD
+	}
+	p.Emit(Finding{Path: PathString(field.NewPath("metadata", "annotations").Key(annotationInjectCAFrom)),
+		Message: fmt.Sprintf("no Certificate %q in the unit; did you mean %q?", ns+"/"+name, there),
+		Assumes: p.Input.Apart(obj, near)})
 }

@@ -74,7 +74,7 @@ func (u *unit) cacheKey() ([]byte, bool) {
 		File                                  [2]string
 		Recursive, Entry, Base                bool
 		BaseBy, DisabledBy, ArchivedBy, Shown string
-		Deployed                              Fact
+		Deployed, Together                    Fact
 		Chart                                 Chart
 		Reads, ReadDirs, Cycle                []string
 		CycleAt                               diag.Span
@@ -85,7 +85,7 @@ func (u *unit) cacheKey() ([]byte, bool) {
 		Kind: u.kind.name(), Dir: u.dir, Files: files, File: src(u.file),
 		Recursive: u.recursive, Entry: u.entry, Base: u.base,
 		BaseBy: u.baseBy, DisabledBy: u.disabledBy, ArchivedBy: u.archivedBy, Shown: u.shown,
-		Deployed: u.deployed, Chart: u.chart,
+		Deployed: u.deployed, Together: u.together, Chart: u.chart,
 		Reads: slices.Sorted(maps.Keys(u.reads)), ReadDirs: u.readDirs, Cycle: u.cycle, CycleAt: u.cycleAt,
 		Gitops: u.gitops, Notes: u.notes, NotesDependOnOverlay: dependsOnOverlay(u.notes),
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/overlay"
+	"github.com/webhooklint/webhooklint/rules"
 	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
@@ -220,3 +221,33 @@ func variantGap(u *unit, b *kustomize.Build, d *diag.Diagnostic) {
 
 // variantHow says how to state that a variant is deployed after all.
 const variantHow = "if it is deployed, name it in units.entries"
+
+// folderTogether says whether the files of a plain folder are one install.
+// kubectl apply -f DIR, an Argo CD directory application and Flux's
+// generated kustomization install them so, but a folder of unrelated
+// examples or test inputs is no install at all: that they belong together
+// is given by units.folders or units.entries naming the folder, or by a
+// GitOps entry that installs it, and otherwise assumed.
+func folderTogether(u *unit, so Options) Fact {
+	switch {
+	case u.gitops != nil:
+		return Fact{Value: u.shown, Source: Given, By: u.gitops.Label()}
+	case deployed(u.dir, so.Deployed):
+		return Fact{Value: u.shown, Source: Given, By: "units.entries in .webhooklint.yaml"}
+	}
+	for _, g := range so.Folders {
+		if !g.Split && absPath(g.Dir) == u.dir {
+			return Fact{Value: u.shown, Source: Given, By: "units.folders in .webhooklint.yaml"}
+		}
+	}
+	return Fact{Value: u.shown, Source: Assumed, By: "list it in units.folders"}
+}
+
+// looseAssumption says, for a plain folder whose files are only assumed
+// one install, how findings relating two of them name it; nil otherwise.
+func looseAssumption(u *unit) *rules.LooseFolder {
+	if u.together.Value == "" || u.together.Known() {
+		return nil
+	}
+	return &rules.LooseFolder{Folder: u.together.Value, How: u.together.By}
+}

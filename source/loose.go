@@ -77,8 +77,9 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 }
 
 // lintLoose lints loose files as one unit; base says it is a kustomize
-// base linted without the overlay that deploys it.
-func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
+// base linted without the overlay that deploys it, loose that the files
+// are one install only by that assumption (lint.Unit.Loose).
+func lintLoose(loaded []*looseFile, base bool, loose *rules.LooseFolder, lo lint.Options) *unitResult {
 	files := make([]*manifest.File, len(loaded))
 	partial := map[*manifest.Document]string{}
 	var extra []diag.Diagnostic
@@ -103,7 +104,7 @@ func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
 	}
 	// onlyStated reads a partial document's positions after the rules.
 	located := func(d *manifest.Document) bool { _, isPartial := partial[d]; return !isPartial }
-	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Located: located}, lo)
+	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Loose: loose, Located: located}, lo)
 	return &unitResult{
 		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
 		base:  base, configs: res.Configs, policies: res.Policies, internal: res.Internal,

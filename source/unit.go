@@ -91,6 +91,10 @@ type unit struct {
 	// when a GitOps entry installs it or units.entries names it; otherwise
 	// a root is only assumed deployed (the zero Fact; context.go).
 	deployed Fact
+	// together says, for a plain folder of several files, whether they
+	// are one install: given by units.folders, units.entries or a GitOps
+	// entry, otherwise assumed (kubectl apply -f DIR; context.go).
+	together Fact
 	// chart holds the render settings of a chart unit.
 	chart Chart
 	// file is the loose file.

@@ -57,7 +57,7 @@ func (fileKind) load(u *unit, in *loadInput) Unit {
 // what they state.
 func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
 	l := loadLoose(s, stdin, lo.Workers(), patches, true, nil)
-	r := lintLoose([]*looseFile{l}, false, lo)
+	r := lintLoose([]*looseFile{l}, false, nil, lo)
 	if s.Stdin {
 		r.stdin = l.data // the report shows snippets from it
 	}

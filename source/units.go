@@ -276,6 +276,9 @@ func unitFacts(req *request, so Options, units []*unit) {
 		if dir := bundleFolder(u); dir != "" && u.disabledBy == "" && !deployed(dir, so.Deployed) {
 			u.archivedBy = archivedBundle(dir, packages)
 		}
+		if u.kind == folderUnit && len(u.files) > 1 {
+			u.together = folderTogether(u, so)
+		}
 		switch {
 		case u.gitops != nil:
 			// A GitOps entry is deployed by its controller, whatever
