@@ -202,7 +202,8 @@ func reliedV1beta1Defaults(c *Config) string {
 	}
 	var out []string
 	if sideEffects {
-		out = append(out, "sideEffects None")
+		// The value the fix writes; what the default breaks is why.
+		out = append(out, "sideEffects "+string(admissionv1.SideEffectClassNoneOnDryRun)+" (the default `sideEffects: Unknown` fails every dry run)")
 	}
 	if failure {
 		out = append(out, "failurePolicy Ignore")
