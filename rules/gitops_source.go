@@ -17,14 +17,23 @@ func init() {
 		Severity: diag.Warning,
 		Category: Input,
 		Since:    "0.3.0",
-		Unchecked: func(n int, what, names string) string {
-			switch what {
-			case "charts":
-				return fmt.Sprintf("%d charts named by GitOps entries are not available offline (%s); their webhooks are not checked; vendor them or pass --chart-cache DIR", n, names)
-			case "folders":
-				return fmt.Sprintf("%d folders named by GitOps entries are not available offline (%s); their manifests are not checked; vendor them, or pass --repo-url if one is this repository", n, names)
+		Unchecked: func(notices, sources int, what, names string) string {
+			subject := fmt.Sprintf("%d %s named by GitOps entries are", sources, what)
+			if notices != sources {
+				// Two entries naming one source: the count is of what is named.
+				subject = fmt.Sprintf("%d GitOps entries name %d %s that %s", notices, sources, what, isAre(sources))
 			}
-			return fmt.Sprintf("%d %s named by GitOps entries are not available offline (%s); they are not checked; vendor them, pass --chart-cache or --repo-url", n, what, names)
+			their, them, they, oneIs := "their", "them", "they are", "one is"
+			if sources == 1 {
+				their, them, they, oneIs = "its", "it", "it is", "it is"
+			}
+			switch what {
+			case "chart", "charts":
+				return fmt.Sprintf("%s not available offline (%s); %s webhooks are not checked; vendor %s or pass --chart-cache DIR", subject, names, their, them)
+			case "folder", "folders":
+				return fmt.Sprintf("%s not available offline (%s); %s manifests are not checked; vendor %s, or pass --repo-url if %s this repository", subject, names, their, them, oneIs)
+			}
+			return fmt.Sprintf("%s not available offline (%s); %s not checked; vendor %s, pass --chart-cache or --repo-url", subject, names, they, them)
 		},
 		Doc: Doc{
 			Why: "A Flux `Kustomization` or `HelmRelease` and an Argo CD `Application` say what the cluster receives: " +

@@ -16,8 +16,17 @@ func init() {
 		Severity: diag.Error,
 		Category: Input,
 		Since:    "0.1.0",
-		Unchecked: func(n int, what, names string) string {
-			return fmt.Sprintf("%d %s are not downloaded (%s); webhooklint builds offline, so their kustomizations' files are linted alone; vendor them, or lint `kustomize build | webhooklint -`", n, what, names)
+		Unchecked: func(notices, sources int, _, names string) string {
+			// Each is named by its repository (or host), which several
+			// references may share: then both are counted.
+			refs := fmt.Sprintf("%d remote references", notices)
+			switch {
+			case sources == 1:
+				refs += " into 1 source"
+			case notices != sources:
+				refs += fmt.Sprintf(" into %d sources", sources)
+			}
+			return fmt.Sprintf("%s are not downloaded (%s); webhooklint builds offline, so their kustomizations' files are linted alone; vendor them, or lint `kustomize build | webhooklint -`", refs, names)
 		},
 		Doc: Doc{
 			Why: "When a folder holds a `kustomization.yaml`, webhooklint lints what `kustomize build` produces, because " +

@@ -12,10 +12,10 @@ import (
 	"github.com/webhooklint/webhooklint/source"
 )
 
-// The remote references of a run are one kustomize-build warning, at the
-// first, listing them by repository and pointing at the others; one the
-// configuration suppresses leaves the count; the editor server
-// (WholeUnits) has each file's own.
+// The remote references of a run are one kustomize-build finding, at the
+// first, counting the references and the repositories they name and
+// pointing at the others; one the configuration suppresses leaves the
+// count; the editor server (WholeUnits) has each file's own.
 func TestUncheckedFoldedOncePerRun(t *testing.T) {
 	dir := t.TempDir()
 	refs := map[string]string{
@@ -41,7 +41,7 @@ func TestUncheckedFoldedOncePerRun(t *testing.T) {
 		t.Fatalf("want one kustomize-build finding; got%s", dump(res.Diagnostics))
 	}
 	d := got[0]
-	want := "3 remote references are not downloaded (fluxcd/flux2, metal3-io/ip-address-manager); webhooklint builds offline, " +
+	want := "3 remote references into 2 sources are not downloaded (fluxcd/flux2, metal3-io/ip-address-manager); webhooklint builds offline, " +
 		"so their kustomizations' files are linted alone; vendor them, or lint `kustomize build | webhooklint -`"
 	if !strings.HasSuffix(d.File, "a/kustomization.yaml") || d.Line != 2 || d.Severity != diag.Warning || d.Message != want {
 		t.Errorf("want the count at a/kustomization.yaml:2, a warning:\n%s\ngot%s", want, dump(got))
