@@ -96,3 +96,16 @@ func distinct(names []string) []string {
 	slices.Sort(names)
 	return slices.Compact(names)
 }
+
+// UncheckedSources counts the distinct sources the could-not-check notices
+// of ds name (by noun and name, as the folded findings count them): what a
+// run's summary says was not checked.
+func UncheckedSources(ds []diag.Diagnostic) int {
+	seen := map[diag.Unchecked]bool{}
+	for _, d := range ds {
+		if d.Unchecked != nil {
+			seen[diag.Unchecked{Noun: d.Unchecked.Noun, Name: d.Unchecked.Name}] = true
+		}
+	}
+	return len(seen)
+}

@@ -106,7 +106,7 @@ func lintLoose(loaded []*looseFile, base bool, lo lint.Options) *unitResult {
 	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Located: located}, lo)
 	return &unitResult{
 		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
-		base:  base, configs: res.Configs, policies: res.Policies, internal: res.Internal,
+		base:  base, configs: res.Configs, policies: res.Policies, crds: res.CRDs, internal: res.Internal,
 	}
 }
 
