@@ -230,6 +230,9 @@ func templateWritten(text []byte) templateWrites {
 	if manifest.MayHoldJudged(text) {
 		return writesJudged
 	}
+	if noObject(text) {
+		return writesOther
+	}
 	kinds := kindLine.FindAllSubmatch(text, -1)
 	if len(kinds) == 0 {
 		return writesJudged // a kind the template writes whole
@@ -245,6 +248,44 @@ func templateWritten(text []byte) templateWrites {
 		}
 	}
 	return w
+}
+
+// topKey is a key written at the start of a line: the top level of a
+// document. topAction is an action there, with its first word.
+var (
+	topKey    = regexp.MustCompile(`(?m)^([A-Za-z_][\w.-]*|"[^"\n]*"):`)
+	topAction = regexp.MustCompile(`(?m)^\{\{-?\s*([^\s}]*)(\s+"(?:\\[nt]|[ \t])*"\s*-?\}\})?`)
+)
+
+// objectKeys are the top-level keys every Kubernetes object's text has.
+var objectKeys = []string{"apiVersion", "kind", "metadata"}
+
+// controlWords begin the actions that write no key themselves.
+var controlWords = []string{"if", "else", "end", "range", "with", "define", "/*", "-/*"}
+
+// noObject reports whether a templated document is no Kubernetes object
+// at all: it writes top-level keys, none of them apiVersion, kind or
+// metadata, and no action at its top level could write them (an include,
+// a toYaml, a value). An application's configuration a Go program embeds
+// and renders (tempo-operator's internal/manifests/config) is such a text.
+func noObject(text []byte) bool {
+	keys := topKey.FindAllSubmatch(text, -1)
+	if len(keys) == 0 {
+		return false
+	}
+	for _, k := range keys {
+		if slices.Contains(objectKeys, strings.Trim(string(k[1]), `"`)) {
+			return false
+		}
+	}
+	for _, a := range topAction.FindAllSubmatch(text, -1) {
+		// {{ print "\n" }} writes a line break, no key.
+		spaces := string(a[1]) == "print" && len(a[2]) > 0
+		if !slices.Contains(controlWords, string(a[1])) && !spaces {
+			return false
+		}
+	}
+	return true
 }
 
 // callsBackends reports whether a file holds a webhook client: a webhook

@@ -470,6 +470,21 @@ func TestUnrenderedTemplateWritesNoWebhook(t *testing.T) {
 	if sev, msg := level("../testdata/sources/clusterctl-webhook"); sev != diag.Warning || strings.Contains(msg, "no webhook") {
 		t.Errorf("a template writing a webhook configuration: got %v %q, want a warning", sev, msg)
 	}
+	// A program's own configuration (top-level keys none of apiVersion,
+	// kind, metadata; only if/range actions at the top) is no object; one
+	// action at the top level that may write keys (an include) makes it
+	// one again.
+	if sev, msg := level("../testdata/sources/embedded-config"); sev != diag.Info || !strings.HasSuffix(msg, "; no webhook or policy in it") {
+		t.Errorf("an embedded configuration: got %v %q, want info saying it holds no webhook", sev, msg)
+	}
+	cfg, err := os.ReadFile("../testdata/sources/embedded-config/query-proxy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	included := testkit.Tree(t, map[string]string{"x.yaml": strings.Replace(string(cfg), "listen:", "{{ include \"header\" . }}\nlisten:", 1)})
+	if sev, _ := level(included); sev != diag.Warning {
+		t.Errorf("a template whose top-level include may write an object: got %v, want a warning", sev)
+	}
 	dir := t.TempDir()
 	service := "apiVersion: v1\nkind: Service\nmetadata:\n  name: ${NAME}\nspec:\n${PORTS}\n"
 	if err := os.WriteFile(filepath.Join(dir, "service.yaml"), []byte(service), 0o644); err != nil {
