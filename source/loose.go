@@ -151,7 +151,36 @@ func recogniseTemplates(f *manifest.File) ([]diag.Diagnostic, templateWrites) {
 		return nil, writesJudged
 	}
 	dropLines(f, templated)
+	if fragment(f.Data) {
+		// Not applied as it is: nothing a cluster receives was left
+		// unchecked here.
+		for i := range out {
+			out[i].Severity, out[i].Message = diag.Info, fragmentMessage
+		}
+	}
 	return out, writes
+}
+
+const fragmentMessage = "unrendered template fragment: its blocks open or close in another file; lint what a build joins it into"
+
+// blockAction is an action that opens a block, or the end that closes one.
+var blockAction = regexp.MustCompile(`\{\{-?\s*(if|range|with|define|block|end)\b`)
+
+// fragment reports whether a template's blocks do not balance, as in a
+// header and a footer a make target joins around generated text
+// (trust-manager's make/_shared/helm/crd.template.header.yaml, an open
+// `if`, and crd.template.footer.yaml, its `end`): Go's template parser
+// refuses the file alone, so no one renders or applies it as it is.
+func fragment(data []byte) bool {
+	open := 0
+	for _, m := range blockAction.FindAllSubmatch(data, -1) {
+		if string(m[1]) == "end" {
+			open--
+		} else {
+			open++
+		}
+	}
+	return open != 0
 }
 
 // templateIn judges one document of the file: a template when an action

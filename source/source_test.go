@@ -451,7 +451,8 @@ func TestEnvsubstBlockPlaceholder(t *testing.T) {
 }
 
 // An unrendered template that writes nothing the rules judge (capm3's
-// clusterctl template of a workload cluster) is info, saying so; the same
+// clusterctl template of a workload cluster), or is no object at all, or a
+// fragment, is info, saying so; the same
 // template writing a webhook configuration stays a warning. A templated
 // Service is a backend only when a webhook of its unit may call it.
 func TestUnrenderedTemplateWritesNoWebhook(t *testing.T) {
@@ -484,6 +485,23 @@ func TestUnrenderedTemplateWritesNoWebhook(t *testing.T) {
 	included := testkit.Tree(t, map[string]string{"x.yaml": strings.Replace(string(cfg), "listen:", "{{ include \"header\" . }}\nlisten:", 1)})
 	if sev, _ := level(included); sev != diag.Warning {
 		t.Errorf("a template whose top-level include may write an object: got %v, want a warning", sev)
+	}
+	// A header and a footer joined by a build: their blocks do not
+	// balance, so neither is applied as it is; the header alone, its if
+	// closed, is a template again.
+	frag := run(t, []string{"../testdata/sources/template-fragments"}, source.Options{})
+	parts := find(frag.Diagnostics, rules.HelmTemplateRule, "")
+	if len(parts) != 2 || parts[0].Severity != diag.Info || parts[1].Severity != diag.Info ||
+		parts[0].Message != "unrendered template fragment: its blocks open or close in another file; lint what a build joins it into" {
+		t.Errorf("want two info helm-template findings naming the fragments:%s", dump(frag.Diagnostics))
+	}
+	header, err := os.ReadFile("../testdata/sources/template-fragments/crd.header.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := testkit.Tree(t, map[string]string{"crd.yaml": string(header) + "{{- end }}\n"})
+	if sev, _ := level(whole); sev != diag.Warning {
+		t.Errorf("the header with its end: got %v, want a warning", sev)
 	}
 	dir := t.TempDir()
 	service := "apiVersion: v1\nkind: Service\nmetadata:\n  name: ${NAME}\nspec:\n${PORTS}\n"
