@@ -435,7 +435,7 @@ func (o *options) run(stdin io.Reader, stdout, stderr io.Writer) int {
 		code = ExitFindings
 	}
 	run := &report.Run{
-		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, Policies: res.Policies, FileNames: names,
+		Diagnostics: res.Diagnostics, Files: len(res.Files), Configs: res.Configs, Policies: res.Policies, Unchecked: res.Unchecked, FileNames: names,
 		Source:      report.FileSource(inMemory, manifest.MaxFileSize),
 		ToolVersion: version(),
 		ExitCode:    code,

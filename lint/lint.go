@@ -94,9 +94,13 @@ type Result struct {
 	Files       []*manifest.File
 	Diagnostics []diag.Diagnostic
 	// Configs counts the webhook configurations linted, Policies the
-	// admission policies and their bindings.
-	Configs, Policies int
-	Internal          []*InternalError
+	// admission policies and their bindings, CRDs the
+	// CustomResourceDefinitions.
+	Configs, Policies, CRDs int
+	// Unchecked counts the distinct sources the input names that were not
+	// read (offline), for the summary.
+	Unchecked int
+	Internal  []*InternalError
 }
 
 // Unit is one deployment unit: what is installed together (a kustomize
@@ -151,6 +155,7 @@ func LintUnit(u Unit, opts Options) *Result {
 				res.Configs++
 			case d.CRD != nil:
 				docs = append(docs, d) // its conversion webhook
+				res.CRDs++
 			case d.Policy != nil:
 				docs = append(docs, d)
 				res.Policies++

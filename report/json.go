@@ -41,6 +41,8 @@ type jsonSummary struct {
 	Infos    int `json:"infos"`
 	// Policies counts a live run's admission policies and bindings.
 	Policies int `json:"policies,omitempty"`
+	// Unchecked counts the sources named that were not read (offline).
+	Unchecked int `json:"unchecked,omitempty"`
 }
 
 func init() {
@@ -56,7 +58,7 @@ func formatJSON(w io.Writer, run *Run) error {
 		r := jsonReport{
 			Version:     JSONVersion,
 			Tool:        jsonTool{Name: "webhooklint", Version: run.ToolVersion},
-			Summary:     jsonSummary{Files: run.Files, Configs: run.Configs, Errors: c.Errors, Warnings: c.Warnings, Infos: c.Infos},
+			Summary:     jsonSummary{Files: run.Files, Configs: run.Configs, Errors: c.Errors, Warnings: c.Warnings, Infos: c.Infos, Unchecked: run.Unchecked},
 			Diagnostics: ds,
 		}
 		if run.Live {

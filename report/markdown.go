@@ -35,7 +35,7 @@ func formatMarkdown(w io.Writer, run *Run) error {
 	for _, d := range ds {
 		files[d.File] = true
 	}
-	fmt.Fprintf(&b, "### webhooklint: %s\n\n", summary(ds, len(files)))
+	fmt.Fprintf(&b, "### webhooklint: %s\n\n", summary(ds, len(files), run.Unchecked))
 	b.WriteString("| Severity | Location | Rule | Message |\n|---|---|---|---|\n")
 	for i, d := range ds {
 		row := fmt.Sprintf("| %s | %s | [%s](%s) | %s |\n",

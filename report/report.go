@@ -17,6 +17,10 @@ type Run struct {
 	// Files, Configs (webhook configurations) and Policies (admission
 	// policies and bindings) count what was linted, for summaries.
 	Files, Configs, Policies int
+	// Unchecked counts the sources the input names that were not read
+	// (offline): the summaries say so, since a could-not-check notice is
+	// info unless nothing else was checked.
+	Unchecked int
 	// FileNames lists the files linted, so formats that report per file
 	// (junit, checkstyle) can show the clean ones too; may be nil.
 	FileNames []string

@@ -76,6 +76,9 @@ func (s SARIF) plan(in *Run) (*SarifLog, iter.Seq[sarifResult]) {
 		},
 		Results: []sarifResult{},
 	}
+	if in.Unchecked > 0 {
+		run.Properties = &sarifRunProperties{Unchecked: in.Unchecked}
+	}
 	run.Tool.Driver = sarifDriver{
 		Name:           "webhooklint",
 		InformationURI: ruledocs.RepoURL,
@@ -312,6 +315,13 @@ type sarifRun struct {
 	OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds"`
 	Results            []sarifResult                    `json:"results"`
 	ColumnKind         string                           `json:"columnKind"`
+	// Properties carry what SARIF has no field for: the run's count of
+	// sources not read (offline).
+	Properties *sarifRunProperties `json:"properties,omitempty"`
+}
+
+type sarifRunProperties struct {
+	Unchecked int `json:"unchecked"`
 }
 
 type sarifDriver struct {

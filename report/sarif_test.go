@@ -40,6 +40,8 @@ func TestSARIFSchema(t *testing.T) {
 	logs := map[string][]byte{
 		"findings": sarifForTest(t, testDiagnostics(testBase), 1),
 		"clean":    sarifForTest(t, nil, 0),
+		// A run's count of sources not read, in the run's property bag.
+		"unchecked": []byte(formatWith(t, "sarif", &Run{Diagnostics: testDiagnostics(testBase), Unchecked: 3})),
 	}
 	// hack/validate-sarif.sh passes the logs the real binary wrote.
 	if files := os.Getenv("SARIF_VALIDATE_FILES"); files != "" {

@@ -158,7 +158,7 @@ func (t *TextWriter) Summary(run *Run) {
 		for _, d := range run.Diagnostics {
 			files[d.File] = true
 		}
-		fmt.Fprintf(t.w, "\n%s\n", t.style(styleBold, summary(run.Diagnostics, len(files))))
+		fmt.Fprintf(t.w, "\n%s\n", t.style(styleBold, summary(run.Diagnostics, len(files), run.Unchecked)))
 	}
 	t.headed = false
 }
@@ -234,14 +234,20 @@ func (t *TextWriter) snippet(w io.Writer, src *lineIndex, d diag.Diagnostic) {
 	fmt.Fprintf(w, " %s %s %s%s\n", gutter, t.style(styleDim, "|"), pad.String(), t.style(severityStyle(d.Severity), marker))
 }
 
-// summary counts findings: "2 errors, 1 warning in 2 files".
-func summary(ds []diag.Diagnostic, files int) string {
+// summary counts findings, and the sources not read: "2 errors, 1
+// warning, 1 info in 2 files; 3 sources not checked (offline)".
+func summary(ds []diag.Diagnostic, files, unchecked int) string {
 	c := diag.CountOf(ds)
 	parts := []string{plural(c.Errors, "error"), plural(c.Warnings, "warning")}
 	if c.Infos > 0 {
 		parts = append(parts, plural(c.Infos, "info"))
 	}
-	return strings.Join(parts, ", ") + " in " + plural(files, "file")
+	s := strings.Join(parts, ", ") + " in " + plural(files, "file")
+	if unchecked > 0 {
+		// The notices saying so may be info: the line still says it.
+		s += "; " + plural(unchecked, "source") + " not checked (offline)"
+	}
+	return s
 }
 
 // cleanSummary says what a run without findings linted: "no findings in

@@ -86,3 +86,29 @@ func TestTextCleanSummary(t *testing.T) {
 		}
 	}
 }
+
+// The sources a run could not read are counted in the summaries, since the
+// notices saying so are info unless nothing else was checked; a run that
+// read everything prints what it printed before.
+func TestSummaryCountsUnchecked(t *testing.T) {
+	ds := []diag.Diagnostic{{Span: diag.Span{File: "apps/a.yaml", Line: 1, Column: 1}, Severity: diag.Info, Rule: "gitops-source", Message: "m"}}
+	for _, tc := range []struct {
+		format, want, without string
+	}{
+		{"text", "\n0 errors, 0 warnings, 1 info in 1 file; 11 sources not checked (offline)\n", "; 11 sources"},
+		{"markdown", "### webhooklint: 0 errors, 0 warnings, 1 info in 1 file; 11 sources not checked (offline)\n", "not checked"},
+		{"json", `"infos": 1,
+    "unchecked": 11
+  },`, `"unchecked"`},
+		{"sarif", `"properties": {
+        "unchecked": 11
+      }`, `"unchecked"`},
+	} {
+		if out := formatWith(t, tc.format, &Run{Diagnostics: ds, Files: 1, Unchecked: 11}); !strings.Contains(out, tc.want) {
+			t.Errorf("%s: want %q in\n%s", tc.format, tc.want, out)
+		}
+		if out := formatWith(t, tc.format, &Run{Diagnostics: ds, Files: 1}); strings.Contains(out, tc.without) {
+			t.Errorf("%s: nothing unchecked, yet %q in\n%s", tc.format, tc.without, out)
+		}
+	}
+}

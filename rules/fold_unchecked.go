@@ -12,11 +12,12 @@ import (
 // offline) as one finding per rule and run: one gap, one finding, so a
 // tree that names a dozen remote charts does not bury its findings under
 // a dozen alike. It is at the first notice (ds order), its message (the
-// rule's Unchecked) counting them and naming the first few, each other
-// notice a related location naming its source. It runs on the report's
-// findings after suppressions, so a silenced notice leaves the count. A
-// single notice keeps its own message. ds is sorted by diag.Compare; so
-// is the result.
+// rule's Unchecked) counting the notices and the distinct sources they
+// name (two entries naming one folder are one source) and naming the first
+// few, each other notice a related location naming its source. It runs on
+// the report's findings after suppressions, so a silenced notice leaves
+// the count. A single notice keeps its own message. ds is sorted by
+// diag.Compare; so is the result.
 func FoldUnchecked(ds []diag.Diagnostic) []diag.Diagnostic {
 	type same struct {
 		rule, units string
@@ -64,7 +65,8 @@ func FoldUnchecked(ds []diag.Diagnostic) []diag.Diagnostic {
 				Message: d.Unchecked.Source,
 			})
 		}
-		first.Message = MustLookup(k.rule).Unchecked(len(at), pluralNoun(nouns), distinctNames(names))
+		sources := distinct(names)
+		first.Message = MustLookup(k.rule).Unchecked(len(at), len(sources), nounFor(nouns, len(sources)), listNames(sources, 3))
 		first.Related = append(related, first.Related...)
 	}
 	if !folding {
@@ -73,20 +75,37 @@ func FoldUnchecked(ds []diag.Diagnostic) []diag.Diagnostic {
 	return withoutFolded(ds, folded)
 }
 
-// pluralNoun is what the notices are about, in the plural: their common
-// noun, or "sources" when they differ.
-func pluralNoun(nouns []string) string {
+// nounFor is what the notices are about, for n of them: their common
+// noun, or "source" when they differ; plural unless n is 1.
+func nounFor(nouns []string, n int) string {
 	slices.Sort(nouns)
-	if nouns[0] != nouns[len(nouns)-1] {
-		return "sources"
+	noun := nouns[0]
+	if noun != nouns[len(nouns)-1] {
+		noun = "source"
 	}
-	return nouns[0] + "s"
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
-// distinctNames lists the names once each, sorted, the first three of
-// them: "argo-cd, cert-manager, dex and 7 more". The line stays readable;
-// the related locations name them all.
-func distinctNames(names []string) string {
+// distinct is the names once each, sorted: the sources the notices name.
+// The folded line lists the first three ("argo-cd, cert-manager, dex and
+// 7 more"); the related locations name them all.
+func distinct(names []string) []string {
 	slices.Sort(names)
-	return listNames(slices.Compact(names), 3)
+	return slices.Compact(names)
+}
+
+// UncheckedSources counts the distinct sources the could-not-check notices
+// of ds name (by noun and name, as the folded findings count them): what a
+// run's summary says was not checked.
+func UncheckedSources(ds []diag.Diagnostic) int {
+	seen := map[diag.Unchecked]bool{}
+	for _, d := range ds {
+		if d.Unchecked != nil {
+			seen[diag.Unchecked{Noun: d.Unchecked.Noun, Name: d.Unchecked.Name}] = true
+		}
+	}
+	return len(seen)
 }

@@ -78,10 +78,11 @@ type Rule struct {
 	// others and naming them as related locations (OncePerFile).
 	OnePerFile bool
 	// Unchecked words the one finding a run's could-not-check notices of
-	// the rule (diag.Unchecked) are folded into: how many, what they are
-	// (a plural noun) and the first of their names. Nil for rules that
-	// make no such notices.
-	Unchecked func(n int, what, names string) string
+	// the rule (diag.Unchecked) are folded into: how many notices, how
+	// many distinct sources they name (fewer when two name one), what the
+	// sources are (a noun, plural unless there is one) and the first of
+	// their names. Nil for rules that make no such notices.
+	Unchecked func(notices, sources int, what, names string) string
 	// Check runs once per webhook configuration. Rules whose findings come
 	// from a front end (YAML syntax, strict decoding) have a nil Check.
 	Check func(*Pass)

@@ -108,6 +108,7 @@ type storedResult struct {
 	Diags             []diag.Diagnostic
 	Failed, Base      bool
 	Configs, Policies int
+	CRDs              int
 	Chart             string
 	Applied           *applied // what a Flux entry's unit applies (order.go)
 }
@@ -121,7 +122,7 @@ func encodeResult(r *unitResult) ([]byte, bool) {
 	var buf bytes.Buffer
 	err := gob.NewEncoder(&buf).Encode(storedResult{
 		Diags: r.diags, Failed: r.failed, Base: r.base,
-		Configs: r.configs, Policies: r.policies, Chart: r.chart,
+		Configs: r.configs, Policies: r.policies, CRDs: r.crds, Chart: r.chart,
 		Applied: r.applied,
 	})
 	return buf.Bytes(), err == nil
@@ -134,7 +135,7 @@ func decodeResult(data []byte) (*unitResult, bool) {
 	}
 	return &unitResult{
 		diags: s.Diags, failed: s.Failed, base: s.Base,
-		configs: s.Configs, policies: s.Policies, chart: s.Chart,
+		configs: s.Configs, policies: s.Policies, crds: s.CRDs, chart: s.Chart,
 		applied: s.Applied,
 	}, true
 }

@@ -196,9 +196,10 @@ func (d *discovery) gitopsUnit(e *gitops.Entry) *unit {
 		if e.How == gitops.Helm {
 			what = "its webhooks are not checked; vendor it or pass --chart-cache DIR"
 		}
-		// A warning whatever carries it: what the entry applies, webhooks
-		// maybe, was not checked, and a run must not pass silently.
-		n := gitopsNote(e.RemoteAt, fmt.Sprintf("%s: %s is not available offline; %s", e.Label(), e.Remote, what), true)
+		// Info: a fact about what the tool read, not about the tree. The
+		// report raises it to a warning when the run checked nothing else,
+		// so that such a run does not pass silently (raiseUnchecked).
+		n := gitopsNote(e.RemoteAt, fmt.Sprintf("%s: %s is not available offline; %s", e.Label(), e.Remote, what), false)
 		noun := "folder"
 		if strings.HasPrefix(e.Remote, "chart ") {
 			noun = "chart"

@@ -66,6 +66,7 @@ type unitResult struct {
 	base     bool
 	configs  int
 	policies int
+	crds     int
 	internal []*lint.InternalError
 	stdin    []byte
 	// chart is a rendered chart's name (Chart.yaml), the release name its

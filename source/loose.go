@@ -107,7 +107,7 @@ func lintLoose(loaded []*looseFile, base bool, loose *rules.LooseFolder, lo lint
 	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Loose: loose, Located: located}, lo)
 	return &unitResult{
 		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
-		base:  base, configs: res.Configs, policies: res.Policies, internal: res.Internal,
+		base:  base, configs: res.Configs, policies: res.Policies, crds: res.CRDs, internal: res.Internal,
 	}
 }
 
@@ -152,7 +152,36 @@ func recogniseTemplates(f *manifest.File) ([]diag.Diagnostic, templateWrites) {
 		return nil, writesJudged
 	}
 	dropLines(f, templated)
+	if fragment(f.Data) {
+		// Not applied as it is: nothing a cluster receives was left
+		// unchecked here.
+		for i := range out {
+			out[i].Severity, out[i].Message = diag.Info, fragmentMessage
+		}
+	}
 	return out, writes
+}
+
+const fragmentMessage = "unrendered template fragment: its blocks open or close in another file; lint what a build joins it into"
+
+// blockAction is an action that opens a block, or the end that closes one.
+var blockAction = regexp.MustCompile(`\{\{-?\s*(if|range|with|define|block|end)\b`)
+
+// fragment reports whether a template's blocks do not balance, as in a
+// header and a footer a make target joins around generated text
+// (trust-manager's make/_shared/helm/crd.template.header.yaml, an open
+// `if`, and crd.template.footer.yaml, its `end`): Go's template parser
+// refuses the file alone, so no one renders or applies it as it is.
+func fragment(data []byte) bool {
+	open := 0
+	for _, m := range blockAction.FindAllSubmatch(data, -1) {
+		if string(m[1]) == "end" {
+			open--
+		} else {
+			open++
+		}
+	}
+	return open != 0
 }
 
 // templateIn judges one document of the file: a template when an action
@@ -231,6 +260,9 @@ func templateWritten(text []byte) templateWrites {
 	if manifest.MayHoldJudged(text) {
 		return writesJudged
 	}
+	if noObject(text) {
+		return writesOther
+	}
 	kinds := kindLine.FindAllSubmatch(text, -1)
 	if len(kinds) == 0 {
 		return writesJudged // a kind the template writes whole
@@ -246,6 +278,44 @@ func templateWritten(text []byte) templateWrites {
 		}
 	}
 	return w
+}
+
+// topKey is a key written at the start of a line: the top level of a
+// document. topAction is an action there, with its first word.
+var (
+	topKey    = regexp.MustCompile(`(?m)^([A-Za-z_][\w.-]*|"[^"\n]*"):`)
+	topAction = regexp.MustCompile(`(?m)^\{\{-?\s*([^\s}]*)(\s+"(?:\\[nt]|[ \t])*"\s*-?\}\})?`)
+)
+
+// objectKeys are the top-level keys every Kubernetes object's text has.
+var objectKeys = []string{"apiVersion", "kind", "metadata"}
+
+// controlWords begin the actions that write no key themselves.
+var controlWords = []string{"if", "else", "end", "range", "with", "define", "/*", "-/*"}
+
+// noObject reports whether a templated document is no Kubernetes object
+// at all: it writes top-level keys, none of them apiVersion, kind or
+// metadata, and no action at its top level could write them (an include,
+// a toYaml, a value). An application's configuration a Go program embeds
+// and renders (tempo-operator's internal/manifests/config) is such a text.
+func noObject(text []byte) bool {
+	keys := topKey.FindAllSubmatch(text, -1)
+	if len(keys) == 0 {
+		return false
+	}
+	for _, k := range keys {
+		if slices.Contains(objectKeys, strings.Trim(string(k[1]), `"`)) {
+			return false
+		}
+	}
+	for _, a := range topAction.FindAllSubmatch(text, -1) {
+		// {{ print "\n" }} writes a line break, no key.
+		spaces := string(a[1]) == "print" && len(a[2]) > 0
+		if !slices.Contains(controlWords, string(a[1])) && !spaces {
+			return false
+		}
+	}
+	return true
 }
 
 // callsBackends reports whether a file holds a webhook client: a webhook

@@ -104,7 +104,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	post.relocate(res.Diagnostics)
 	res.Diagnostics = append(res.Diagnostics, problems...)
 	res.Diagnostics = append(res.Diagnostics, missingDependencies(u, c.MissingDeps, origin)...)
-	r := &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, internal: res.Internal, chart: c.Name}
+	r := &unitResult{diags: res.Diagnostics, configs: res.Configs, policies: res.Policies, crds: res.CRDs, internal: res.Internal, chart: c.Name}
 	if fluxEntry(u) {
 		r.applied = appliedBy(files, u.chart.Namespace) // helm installs into the release namespace
 	}

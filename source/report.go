@@ -24,6 +24,7 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	for i, r := range results {
 		out.Configs += r.configs
 		out.Policies += r.policies
+		out.CRDs += r.crds
 		out.Internal = append(out.Internal, r.internal...)
 		if r.stdin != nil {
 			stdinData[units[i].file.Name] = r.stdin
@@ -43,6 +44,8 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 	}
 	// Last, when every finding is in the file it is read in.
 	out.Diagnostics = rules.OncePerFile(out.Diagnostics)
+	out.Unchecked = rules.UncheckedSources(out.Diagnostics)
+	raiseUnchecked(out, lo.Selection().Severity)
 	// A rule's could-not-check notices are one finding for the run; the
 	// editor server, which shows each file its own findings, has them
 	// unfolded.
@@ -52,6 +55,26 @@ func reportUnits(req *request, units []*unit, results []*unitResult, lo *lint.Op
 
 	out.Files = reportedFiles(req, out.Diagnostics, stdinData)
 	return out
+}
+
+// raiseUnchecked makes the could-not-check notices (a remote chart,
+// folder or kustomize reference not read offline) warnings when the run
+// linted no webhook configuration, admission policy or CRD: they are then
+// all the user learns, and a run that checked nothing must not pass
+// silently. Otherwise they stay info, as made: a fact about what the tool
+// read, not about the tree, and nothing the user can fix in it; the
+// summary counts them. A severity the configuration sets for the rule
+// stays.
+func raiseUnchecked(out *lint.Result, overrides map[string]diag.Severity) {
+	if out.Unchecked == 0 || out.Configs > 0 || out.Policies > 0 || out.CRDs > 0 {
+		return
+	}
+	for i := range out.Diagnostics {
+		d := &out.Diagnostics[i]
+		if _, set := overrides[d.Rule]; d.Unchecked != nil && !set {
+			d.Severity = diag.Warning
+		}
+	}
 }
 
 // findingMerge gathers the findings of the units as reported, each once

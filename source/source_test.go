@@ -185,15 +185,16 @@ func TestRemoteBase(t *testing.T) {
 }
 
 // An entry whose build needs a remote base says so once and still lints
-// the local base it reads, as a base: its own errors are reported.
+// the local base it reads, as a base: its own errors are reported. The
+// notice is info, as webhooks were checked, and the run counts it.
 func TestRemoteEntryLintsLocalBases(t *testing.T) {
 	files := webhookBase(map[string]string{})
 	files["base/webhook.yaml"] = strings.Replace(files["base/webhook.yaml"], "timeoutSeconds: 30", "timeoutSeconds: 31", 1)
 	files["prod/kustomization.yaml"] = "resources:\n- ../base\n- https://github.com/example/operator//config/default?ref=v1\n"
 	root := testkit.Repo(t, files)
 	res := run(t, []string{filepath.Join(root, "prod")}, source.Options{})
-	if got := find(res.Diagnostics, rules.KustomizeBuildRule, "prod/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Warning {
-		t.Errorf("want one kustomize-build warning on the remote reference:%s", dump(res.Diagnostics))
+	if got := find(res.Diagnostics, rules.KustomizeBuildRule, "prod/kustomization.yaml"); len(got) != 1 || got[0].Severity != diag.Info || res.Unchecked != 1 {
+		t.Errorf("want one kustomize-build info on the remote reference, 1 source not checked (got %d):%s", res.Unchecked, dump(res.Diagnostics))
 	}
 	if got := find(res.Diagnostics, "timeout-range", "base/webhook.yaml"); len(got) != 1 || got[0].Severity != diag.Error {
 		t.Errorf("want the base's timeout error:%s", dump(res.Diagnostics))
@@ -450,7 +451,8 @@ func TestEnvsubstBlockPlaceholder(t *testing.T) {
 }
 
 // An unrendered template that writes nothing the rules judge (capm3's
-// clusterctl template of a workload cluster) is info, saying so; the same
+// clusterctl template of a workload cluster), or is no object at all, or a
+// fragment, is info, saying so; the same
 // template writing a webhook configuration stays a warning. A templated
 // Service is a backend only when a webhook of its unit may call it.
 func TestUnrenderedTemplateWritesNoWebhook(t *testing.T) {
@@ -468,6 +470,38 @@ func TestUnrenderedTemplateWritesNoWebhook(t *testing.T) {
 	}
 	if sev, msg := level("../testdata/sources/clusterctl-webhook"); sev != diag.Warning || strings.Contains(msg, "no webhook") {
 		t.Errorf("a template writing a webhook configuration: got %v %q, want a warning", sev, msg)
+	}
+	// A program's own configuration (top-level keys none of apiVersion,
+	// kind, metadata; only if/range actions at the top) is no object; one
+	// action at the top level that may write keys (an include) makes it
+	// one again.
+	if sev, msg := level("../testdata/sources/embedded-config"); sev != diag.Info || !strings.HasSuffix(msg, "; no webhook or policy in it") {
+		t.Errorf("an embedded configuration: got %v %q, want info saying it holds no webhook", sev, msg)
+	}
+	cfg, err := os.ReadFile("../testdata/sources/embedded-config/query-proxy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	included := testkit.Tree(t, map[string]string{"x.yaml": strings.Replace(string(cfg), "listen:", "{{ include \"header\" . }}\nlisten:", 1)})
+	if sev, _ := level(included); sev != diag.Warning {
+		t.Errorf("a template whose top-level include may write an object: got %v, want a warning", sev)
+	}
+	// A header and a footer joined by a build: their blocks do not
+	// balance, so neither is applied as it is; the header alone, its if
+	// closed, is a template again.
+	frag := run(t, []string{"../testdata/sources/template-fragments"}, source.Options{})
+	parts := find(frag.Diagnostics, rules.HelmTemplateRule, "")
+	if len(parts) != 2 || parts[0].Severity != diag.Info || parts[1].Severity != diag.Info ||
+		parts[0].Message != "unrendered template fragment: its blocks open or close in another file; lint what a build joins it into" {
+		t.Errorf("want two info helm-template findings naming the fragments:%s", dump(frag.Diagnostics))
+	}
+	header, err := os.ReadFile("../testdata/sources/template-fragments/crd.header.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := testkit.Tree(t, map[string]string{"crd.yaml": string(header) + "{{- end }}\n"})
+	if sev, _ := level(whole); sev != diag.Warning {
+		t.Errorf("the header with its end: got %v, want a warning", sev)
 	}
 	dir := t.TempDir()
 	service := "apiVersion: v1\nkind: Service\nmetadata:\n  name: ${NAME}\nspec:\n${PORTS}\n"

@@ -153,7 +153,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 			Severity: diag.Info, Rule: rules.KustomizeBuildRule, Message: w.Message, Origin: origin,
 		})
 	}
-	r := &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, internal: res.Internal}
+	r := &unitResult{diags: res.Diagnostics, base: u.base, configs: res.Configs, policies: res.Policies, crds: res.CRDs, internal: res.Internal}
 	if u.gitops != nil {
 		relocateGitops(u, b, uses, res.Diagnostics)
 		if fluxEntry(u) {
@@ -295,8 +295,9 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		for _, p := range ps {
 			d := mk(p.Span, p.Msg)
 			if p.Remote {
-				// Offline by design: the build is not wrong, only not linted.
-				d.Severity = diag.Warning
+				// Offline by design: the build is not wrong, only not linted,
+				// and nothing in the tree is to fix (raiseUnchecked).
+				d.Severity = diag.Info
 				d.Unchecked = &diag.Unchecked{Noun: "remote reference", Name: kustomize.RemoteName(p.Ref), Source: fmt.Sprintf("remote reference %q", p.Ref)}
 			}
 			out = append(out, d)

@@ -200,7 +200,7 @@ func policyOverwritten(strict bool) admissionregistrationv1.ValidatingWebhook {
 // v1beta1 defaults (no failurePolicy means Ignore there).
 func legacy() *admissionregistrationv1beta1.ValidatingWebhookConfiguration {
 	none := admissionregistrationv1beta1.SideEffectClassNone
-	return &admissionregistrationv1beta1.ValidatingWebhookConfiguration{ // want `^error: v1beta1 was removed in 1\.22; in v1 set failurePolicy Ignore, timeoutSeconds 30 \[unserved-api-version\]$`
+	return &admissionregistrationv1beta1.ValidatingWebhookConfiguration{ // want `^error: v1beta1 removed in 1\.22; in v1: failurePolicy Ignore, timeoutSeconds 30 \[unserved-api-version\]$`
 		ObjectMeta: metav1.ObjectMeta{Name: "legacy"},
 		Webhooks: []admissionregistrationv1beta1.ValidatingWebhook{{ // want `failurePolicy Ignore lets requests through`
 			Name:                    "vlegacy.example.com",

@@ -106,6 +106,6 @@ func install(ctx context.Context, c Client) error {
 	if err := c.Create(ctx, cfg); err != nil {
 		return err
 	}
-	legacy := &admissionregistrationv1beta1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "legacy"}} // want `^error: v1beta1 was removed in 1\.22; use v1 \[unserved-api-version\]$`
+	legacy := &admissionregistrationv1beta1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "legacy"}} // want `^error: v1beta1 removed in 1\.22; use v1 \[unserved-api-version\]$`
 	return CreateOrUpdate(ctx, c, legacy, func() error { return nil })
 }
