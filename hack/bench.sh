@@ -81,7 +81,7 @@ while read -r name n u; do base[$name]=$((n / div)) unit[$name]=$u; done < <("$w
 for name in configs mixed broken monorepo; do
   for k in 1 2 4 8; do "$work/workload" "$name" $((base[$name] * k)) "$work/$name$k"; done
 done
-base[real]=175 unit[real]="file of the corpus"
+base[real]=175 unit[real]="corpus file"
 corpus=../shared/corpus/real
 copies=10
 [ -z "${QUICK:-}" ] || copies=2
