@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/webhooklint/webhooklint/internal/testkit"
+	"github.com/webhooklint/webhooklint/internal/workload"
 )
 
 // cacheRun is one run of webhooklint with the cache's statistics.
@@ -173,6 +174,49 @@ webhooks:
     scope: Namespaced
 `
 
+// cacheSteps runs webhooklint with one cache folder after each of a
+// series of changes.
+type cacheSteps struct {
+	t    *testing.T
+	dir  string
+	last map[string]cacheRun
+}
+
+// step runs args twice: the first after change, which must miss at least
+// once, print what a run without the cache prints, and change the
+// findings when changed says so; the second, which must hit every unit
+// and print the same.
+func (s *cacheSteps) step(name string, change func(), changed bool, args ...string) {
+	t := s.t
+	t.Helper()
+	key := strings.Join(args, " ")
+	before, seen := s.last[key]
+	if change != nil {
+		change()
+	}
+	first := runCached(t, s.dir, args...)
+	if first.misses == 0 {
+		t.Errorf("%s: no miss after the change (%d hits)", name, first.hits)
+	}
+	if seen && changed && first.stdout == before.stdout {
+		t.Errorf("%s: same findings after the change:\n%s", name, first.stdout)
+	}
+	cold := runCached(t, "", args...)
+	sameOutput(t, name+": cold and cached run", cold, first)
+	again := runCached(t, s.dir, args...)
+	if again.misses != 0 {
+		t.Errorf("%s: run again: %d misses, want 0", name, again.misses)
+	}
+	sameOutput(t, name+": cached run and again", first, again)
+	if s.last == nil {
+		s.last = map[string]cacheRun{}
+	}
+	s.last[key] = again
+}
+
+// lastRun is the last step's second run of args.
+func (s *cacheSteps) lastRun(args ...string) cacheRun { return s.last[strings.Join(args, " ")] }
+
 // Every input of a unit invalidates its entry: a patch of a kustomize
 // overlay, a chart's values, a new file in a folder linted, the
 // configuration file, --kube-version; and an entry that is not whole is
@@ -197,37 +241,12 @@ func TestCacheInvalidation(t *testing.T) {
 	at := func(p string) string { return filepath.Join(root, p) }
 	const timeoutRule = "timeout-too-long"
 
-	// step runs args twice: the first after a change, which must miss at
-	// least once (and change the findings when changed says so); the
-	// second, which must hit every unit.
-	last := map[string]cacheRun{}
-	step := func(name string, change func(), changed bool, args ...string) {
-		t.Helper()
-		key := strings.Join(args, " ")
-		before, seen := last[key]
-		if change != nil {
-			change()
-		}
-		first := runCached(t, dir, args...)
-		if first.misses == 0 {
-			t.Errorf("%s: no miss after the change (%d hits)", name, first.hits)
-		}
-		if seen && changed && first.stdout == before.stdout {
-			t.Errorf("%s: same findings after the change:\n%s", name, first.stdout)
-		}
-		cold := runCached(t, "", args...)
-		sameOutput(t, name+": cold and cached run", cold, first)
-		again := runCached(t, dir, args...)
-		if again.misses != 0 {
-			t.Errorf("%s: run again: %d misses, want 0", name, again.misses)
-		}
-		sameOutput(t, name+": cached run and again", first, again)
-		last[key] = again
-	}
+	steps := &cacheSteps{t: t, dir: dir}
+	step, last := steps.step, steps.lastRun
 
 	step("overlay", nil, false, at("kust/prod"))
-	if !strings.Contains(last[at("kust/prod")].stdout, timeoutRule) {
-		t.Fatalf("the overlay's patch should raise %s:\n%s", timeoutRule, last[at("kust/prod")].stdout)
+	if !strings.Contains(last(at("kust/prod")).stdout, timeoutRule) {
+		t.Fatalf("the overlay's patch should raise %s:\n%s", timeoutRule, last(at("kust/prod")).stdout)
 	}
 	step("overlay's patch changed", func() {
 		testkit.WriteTree(t, root, map[string]string{"kust/prod/patch.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: demo\nwebhooks:\n- name: validate.demo.example.com\n  timeoutSeconds: 3\n"})
@@ -293,6 +312,80 @@ func TestCacheInvalidation(t *testing.T) {
 			t.Errorf("damaged entries of %s: %d hits, no miss", args[0], r.hits)
 		}
 	}
+}
+
+// On hack/bench.sh's generated workloads (internal/workload), at a small
+// scale, the cache prints what a run without it prints: cold, warm, and
+// after each change (a file edited, a configuration file added,
+// another --kube-version), after which its units must miss. The monorepo
+// is linted whole and with one file named, as the benchmark times it.
+func TestCacheWorkloads(t *testing.T) {
+	// An extra document whose timeout the API server rejects: the findings
+	// change wherever it is appended.
+	extra := "---\n" + strings.ReplaceAll(strings.Replace(cacheWebhook, "TIMEOUT", "31", 1), "demo", "edited")
+	sizes := map[string]int{"configs": 12, "mixed": 400, "broken": 12, "monorepo": 6}
+	for _, w := range workload.All {
+		t.Run(w.Name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := w.Write(root, sizes[w.Name]); err != nil {
+				t.Fatal(err)
+			}
+			edited := filepath.Join(root, firstYAML(t, root))
+			if w.Name == "monorepo" {
+				edited = filepath.Join(root, workload.MonorepoChanged(sizes[w.Name]))
+			}
+			coldMissHit(t, false, root)
+			runs := [][]string{{root}}
+			if w.Name == "monorepo" {
+				coldMissHit(t, false, edited)
+				runs = append(runs, []string{edited})
+			}
+			steps := &cacheSteps{t: t, dir: t.TempDir()}
+			for _, args := range runs {
+				steps.step("first", nil, false, args...)
+			}
+			for _, args := range runs {
+				steps.step("file edited", func() {
+					data, err := os.ReadFile(edited)
+					if err != nil {
+						t.Fatal(err)
+					}
+					testkit.WriteFile(t, edited, string(data)+extra)
+				}, true, args...)
+			}
+			for i, args := range runs {
+				// Written once: the run of the other args misses on the
+				// configuration all the same.
+				change := func() {
+					testkit.WriteFile(t, filepath.Join(root, ".webhooklint.yaml"), "rules:\n  timeout-range: {enabled: false}\n")
+				}
+				if i > 0 {
+					change = nil
+				}
+				steps.step("configuration added", change, true, args...)
+			}
+			for _, args := range runs {
+				steps.step("--kube-version", nil, false, append([]string{"--kube-version", "1.30"}, args...)...)
+				steps.step("another --kube-version", nil, false, append([]string{"--kube-version", "1.31"}, args...)...)
+			}
+		})
+	}
+}
+
+// firstYAML is the first YAML file under root, by path.
+func firstYAML(t *testing.T, root string) string {
+	t.Helper()
+	var first string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && first == "" && strings.HasSuffix(p, ".yaml") {
+			first, _ = filepath.Rel(root, p)
+		}
+		return nil
+	})
+	if first == "" {
+		t.Fatalf("no YAML file under %s", root)
+	}
+	return first
 }
 
 // writeMonorepo writes apps apps of hack/bench.sh's GitOps monorepo under

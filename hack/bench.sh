@@ -1,282 +1,188 @@
 #!/usr/bin/env bash
-# Performance figures, all measured in one run on this machine.
+# Performance figures (docs/performance.md), all from one run on this machine,
+# of the release build (hack/release: static, stripped; what the Action, the
+# container image and a release download install).
 #
-# First the scale tables (issues 11 and 24), on workloads generated here:
-#   - 3,000 webhook configurations, one per file; the same ×2, ×4, ×8;
-#   - 3,000 mutated configurations with about five findings each, and ×8;
-#   - 40,000 mixed documents (20,000 Deployments + 20,000 Services) in 200 files;
-#   - a GitOps monorepo of 2,000 apps (a base with a webhook, its Service
-#     and Deployment, and a prod overlay: 6,000 files), whole, and with one
-#     changed file named;
-#   - the real-world corpus ten times;
-#   - one small file end to end, process start included;
-#   - with the cache kept between runs (docs/cache.md): the monorepo whole,
-#     with one changed file named, and the corpus ×10, each with an empty
-#     cache folder (cold) and again (warm); the whole monorepo also warm
-#     after one file changed.
-# Each is timed (best wall time of $RUNS runs, with its user+sys CPU time)
-# with its peak RSS (/usr/bin/time %M, Debian package "time"), next to its
-# floor: hack/yamlfloor decoding the same files into go.yaml.in/yaml/v3 node
-# trees on one core, what any YAML linter pays; for the monorepo,
-# hack/krustyfloor building every root kustomization once with kustomize's
-# krusty API on one core, what `kustomize build` pays; for one changed file,
-# the same file linted alone.
+# 1. Every workload of issue 37 beside its floor, without the cache, with an
+#    empty cache folder (cold) and with the cache of that run (warm):
+#      - 24,000 clean webhook configurations, one per file, in one folder;
+#      - 40,000 mixed documents (Deployments and Services) in 200 files;
+#      - 24,000 configurations with about five findings each;
+#      - the real-world corpus ten times (ten folders of its 175 files);
+#      - a GitOps monorepo of 2,000 apps (a base with a webhook, its Service
+#        and Deployment, and a prod overlay: 6,000 files), whole.
+#    The floor is hack/yamlfloor decoding the same files into YAML node trees
+#    on one core (what any YAML linter pays); for the monorepo, hack/krustyfloor
+#    building every root kustomization with kustomize's krusty API on one core
+#    (what `kustomize build` pays).
+# 2. One changed file of the monorepo named (pre-commit, the Action on changed
+#    paths), mean of $NAMED runs: without the cache, cold, warm, and warm but
+#    with the file edited before each run; beside it, the same file alone,
+#    one small file and `--version` (process start).
+# 3. Each workload at ×1, ×2, ×4 and ×8 (the monorepo 250 to 2,000 apps, the
+#    corpus 1 to 8 copies), without the cache, with a verdict on linearity:
+#    CPU per unit of input at ×8 over ×1, and the cost of the last doubling
+#    (×4 to ×8, per unit) over that of the first (×1 to ×2), CPU and peak RSS.
+# 4. The Go benchmarks, with the real kube-apiserver's dry-run on the same
+#    configurations (needs etcd; SKIP_APISERVER=1 leaves it out).
 #
-# Then the Go benchmarks: BenchmarkBareDecode, BenchmarkLint and
-# BenchmarkAPIServerDryRun (the real kube-apiserver's dry-run on the same
-# configurations; needs etcd, builds kube-apiserver on first use — set
-# SKIP_APISERVER=1 to leave it out), and the real-world corpus.
+# Times are wall (best of $RUNS runs) and CPU (user+sys of that run); peak RSS
+# is the largest of the runs (hack/runstat reads the kernel's accounting of
+# each child). The 1-minute load average is printed beside every row: on a
+# shared machine wall times are upper bounds and CPU the comparable figure.
 #
-# Usage: hack/bench.sh            BASELINE=/path/to/old/webhooklint adds its column
-#        RUNS=3 BENCHTIME=10x SKIP_APISERVER=1
-#        CACHE_ONLY=1 prints the cache rows only
+# Usage: hack/bench.sh                 RUNS=3 NAMED=20 by default
+#        BASELINE=/path/to/webhooklint adds a row of another build under each
+#        SKIP_APISERVER=1              leaves out the API server's benchmark
+#        QUICK=1                       every workload at 1/8 of its size, one
+#                                      run each, no Go benchmarks (a smoke test)
 set -euo pipefail
-# Every row but the cache's is measured without the cache, which would
-# otherwise be warm after the first of the runs (and the user's).
+# Only the cache's own columns use a cache: the user's would be warm after
+# the first run.
 export WEBHOOKLINT_CACHE=off
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BENCHTIME="${BENCHTIME:-10x}"
 RUNS="${RUNS:-3}"
-[ -x /usr/bin/time ] || { echo "bench.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+NAMED="${NAMED:-20}"
+# Sizes are divided by $div: the ×8 rows are issue 37's sizes at div 1.
+div=1
+if [ -n "${QUICK:-}" ]; then div=8 RUNS=1 NAMED=3; fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-# The binary measured is the release build (static, stripped: what the
-# Action, the container image and the download install), built by
-# hack/release for this machine. A plain `go build` with cgo available
-# links kustomize's Go plugin loader dynamically, which keeps every
-# exported method and costs ~25 MB of RSS more; it is measured once below.
 go run -tags devtools ./hack/release -version bench -targets host -binaries-only -out "$work/release" >/dev/null
 bin="$(ls "$work"/release/bin/*/webhooklint)"
+# A plain `go build` with cgo links kustomize's plugin loader dynamically,
+# which keeps every exported method: measured once, for --version.
 go build -o "$work/webhooklint-gobuild" ./cmd/webhooklint
 go build -tags devtools -o "$work/yamlfloor" ./hack/yamlfloor
 CGO_ENABLED=0 go build -tags devtools -o "$work/krustyfloor" ./hack/krustyfloor
+go build -tags devtools -o "$work/workload" ./hack/workload
+go build -tags devtools -o "$work/runstat" ./hack/runstat
 
-# gen_configs DIR FROM TO: webhook configurations FROM..TO-1, one per file,
-# two webhooks each (rules, selectors, a matchCondition; some invalid).
-gen_configs() {
-  mkdir -p "$1"
-  awk -v dir="$1" -v from="$2" -v to="$3" 'BEGIN {
-    for (i = from; i < to; i++) {
-      f = sprintf("%s/hook-%05d.yaml", dir, i)
-      kind = (i % 2) ? "MutatingWebhookConfiguration" : "ValidatingWebhookConfiguration"
-      fp = (i % 3) ? "Fail" : "Ignore"
-      to_ = (i % 5) ? 5 : 31
-      printf "apiVersion: admissionregistration.k8s.io/v1\nkind: %s\nmetadata:\n  name: hook-%d\n  labels: {app.kubernetes.io/name: hooks-%d}\nwebhooks:\n", kind, i, i % 50 > f
-      for (w = 0; w < 2; w++) {
-        printf "- name: w%d.hook-%d.example.com\n  failurePolicy: %s\n  sideEffects: None\n  admissionReviewVersions: [\"v1\"]\n  timeoutSeconds: %d\n", w, i, fp, to_ > f
-        printf "  clientConfig:\n    service: {name: hooks-%d, namespace: hooks-%d, path: /validate}\n", i % 50, i % 50 > f
-        printf "  namespaceSelector:\n    matchExpressions:\n    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}\n" > f
-        printf "  matchConditions:\n  - name: not-system\n    expression: \"!request.userInfo.username.startsWith(\x27system:\x27)\"\n" > f
-        printf "  rules:\n  - apiGroups: [\"\"]\n    apiVersions: [v1]\n    operations: [CREATE, UPDATE]\n    resources: [pods, configmaps]\n    scope: Namespaced\n" > f
-      }
-      close(f)
-    }
-  }'
-}
-# gen_mixed DIR FILES PER: FILES files of PER documents, a Deployment and
-# its Service in turn (a GitOps repository).
-gen_mixed() {
-  mkdir -p "$1"
-  awk -v dir="$1" -v files="$2" -v per="$3" 'BEGIN {
-    for (i = 0; i < files; i++) {
-      f = sprintf("%s/apps-%03d.yaml", dir, i)
-      for (j = 0; j < per; j += 2) {
-        n = sprintf("app-%d-%d", i, j)
-        printf "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\n  namespace: team-%d\n  labels: {app: %s}\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: %s}\n  template:\n    metadata:\n      labels: {app: %s, tier: web}\n    spec:\n      serviceAccountName: %s\n      containers:\n      - name: web\n        image: registry.example.com/%s:1.0\n        ports: [{containerPort: 8080}]\n        resources: {requests: {cpu: 100m, memory: 128Mi}}\n", n, i, n, n, n, n, n > f
-        printf "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n  namespace: team-%d\nspec:\n  selector: {app: %s}\n  ports:\n  - {name: http, port: 80, targetPort: 8080}\n", n, i, n > f
-      }
-      close(f)
-    }
-  }'
-}
+load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo "?"; }
+# rstat ARGS...: hack/runstat's line, "best mean cpu_of_best mean_cpu rss_kib".
+rstat() { "$work/runstat" "$@"; }
+# edit FILE: a new timeoutSeconds in FILE (1 to 30 in turn), written in
+# place, as an editor that does not rename: the file's folder is unchanged.
+cat > "$work/edit" <<'EOF'
+#!/bin/sh
+n=$(( $(cat "$0.n" 2>/dev/null || echo 0) % 30 + 1 ))
+echo "$n" > "$0.n"
+sed "s/timeoutSeconds: [0-9]*/timeoutSeconds: $n/" "$1" > "$0.tmp" && cat "$0.tmp" > "$1"
+EOF
+chmod +x "$work/edit"
+lint=("$bin" --fail-on never --format counts)
 
-# gen_monorepo DIR APPS: a GitOps repository (a .git folder at its root) of APPS
-# apps, each a base (webhook configuration, Service, Deployment in one file,
-# and its kustomization) and a prod overlay: 3 files per app.
-gen_monorepo() {
-  mkdir -p "$1/.git"
-  awk -v dir="$1" -v apps="$2" 'BEGIN {
-    for (i = 0; i < apps; i++) {
-      a = sprintf("%s/apps/app-%04d", dir, i)
-      system("mkdir -p " a "/base " a "/prod")
-      n = sprintf("app-%d", i)
-      f = a "/base/kustomization.yaml"
-      printf "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: %s\nresources:\n- app.yaml\n", n > f
-      close(f)
-      f = a "/base/app.yaml"
-      printf "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: %s\nwebhooks:\n- name: validate.%s.example.com\n  failurePolicy: Fail\n  sideEffects: None\n  admissionReviewVersions: [\"v1\"]\n  timeoutSeconds: 5\n  clientConfig:\n    service: {name: %s, namespace: %s, path: /validate}\n  namespaceSelector:\n    matchExpressions:\n    - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system, kube-node-lease]}\n  rules:\n  - apiGroups: [\"apps\"]\n    apiVersions: [v1]\n    operations: [CREATE, UPDATE]\n    resources: [deployments]\n    scope: Namespaced\n", n, n, n, n > f
-      printf "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\nspec:\n  selector: {app: %s}\n  ports:\n  - {name: https, port: 443, targetPort: 9443}\n", n, n > f
-      printf "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: %s\n  labels: {app: %s}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: %s}\n  template:\n    metadata:\n      labels: {app: %s}\n    spec:\n      containers:\n      - name: webhook\n        image: registry.example.com/%s:1.0\n        ports: [{containerPort: 9443}]\n", n, n, n, n, n > f
-      close(f)
-      f = a "/prod/kustomization.yaml"
-      printf "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../base\npatches:\n- target: {kind: Deployment, name: %s}\n  patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n", n > f
-      close(f)
-    }
-  }'
-}
-# gen_broken DIR FROM TO: webhook configurations FROM..TO-1, one per file,
-# each mutated to have about five findings (a large, badly broken input).
-gen_broken() {
-  mkdir -p "$1"
-  awk -v dir="$1" -v from="$2" -v to="$3" 'BEGIN {
-    for (i = from; i < to; i++) {
-      f = sprintf("%s/broken-%05d.yaml", dir, i)
-      kind = (i % 2) ? "MutatingWebhookConfiguration" : "ValidatingWebhookConfiguration"
-      printf "apiVersion: admissionregistration.k8s.io/v1\nkind: %s\nmetadata:\n  name: broken-%d\nwebhooks:\n", kind, i > f
-      printf "- name: w.broken-%d.example.com\n  failurePolicy: Fail\n  sideEffects: %s\n  admissionReviewVersions: [\"v1\"]\n  timeoutSeconds: %d\n", i, (i % 3) ? "None" : "Some", 25 + i % 10 > f
-      printf "  matchPolicy: Fuzzy\n  namespaceSelector:\n    matchExpressions:\n    - {key: team, operator: Has}\n  clientConfig:\n    url: http://hooks-%d.example.com/validate\n", i % 50 > f
-      printf "  rules:\n  - apiGroups: [\"*\"]\n    apiVersions: [\"*\"]\n    operations: [\"*\"]\n    resources: [\"*\"]\n" > f
-      close(f)
-    }
-  }'
-}
-
-# The ×k workloads share files: ×2 is ×1 plus 3,000 more, and so on.
-for k in 1 2 4 8; do
-  mkdir -p "$work/x$k"
-  [ "$k" = 1 ] || cp -l "$work/x$((k / 2))"/* "$work/x$k"/
-  gen_configs "$work/x$k" $((3000 * k / 2 * (k > 1))) $((3000 * k))
+# The workloads, each at ×1, ×2, ×4 and ×8 of its base size (per unit of
+# hack/workload -list; the monorepo's unit is an app).
+declare -A base unit
+while read -r name n u; do base[$name]=$((n / div)) unit[$name]=$u; done < <("$work/workload" -list)
+for name in configs mixed broken monorepo; do
+  for k in 1 2 4 8; do "$work/workload" "$name" $((base[$name] * k)) "$work/$name$k"; done
 done
-gen_mixed "$work/mixed" 200 200
-for k in 1 8; do gen_broken "$work/broken$k" 0 $((3000 * k)); done
-# The monorepo at 1/8, 1/4, 1/2 and 1× (250 to 2,000 apps).
-for n in 250 500 1000 2000; do gen_monorepo "$work/mono$n" "$n"; done
-changed=apps/app-0100/base/app.yaml
-mkdir -p "$work/isolated" && cp "$work/mono2000/$changed" "$work/isolated/"
+base[real]=175 unit[real]="corpus file"
 corpus=../shared/corpus/real
+copies=10
+[ -z "${QUICK:-}" ] || copies=2
 if [ -d "$corpus" ]; then
-  for i in $(seq 10); do mkdir -p "$work/real10/c$i" && cp "$corpus"/* "$work/real10/c$i/"; done
+  for i in $(seq "$copies"); do mkdir -p "$work/realall/c$i" && cp "$corpus"/* "$work/realall/c$i/"; done
+  for k in 1 2 4 8; do
+    mkdir -p "$work/real$k"
+    for i in $(seq $((k > copies ? copies : k))); do cp -rl "$work/realall/c$i" "$work/real$k/"; done
+  done
 fi
-small=examples/good/webhooks.yaml
+apps=$((base[monorepo] * 8))
+changed="$("$work/workload" -changed "$apps")"
+mkdir -p "$work/isolated" && cp "$work/monorepo8/$changed" "$work/isolated/"
 
-# measure CMD...: best wall time of $RUNS runs; prints "wall cpu rss_kib".
-measure() {
-  local best="" cpu="" rss=0 out
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$@" >/dev/null 2>&1 || true
-    read -r w u s m < <(tail -1 "$work/time")
-    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN{exit !(a<b)}'; then
-      best=$w; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
-    fi
-    [ "$m" -gt "$rss" ] && rss=$m
-  done
-  echo "$best $cpu $rss"
-}
-# measure_lint BIN DIR
-measure_lint() { measure "$1" --fail-on never --format counts "$2"; }
+echo "$("$bin" --version | head -1), $(nproc) CPUs, load average at start $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+echo
 
-row() { # row LABEL DIR [FLOOR]: FLOOR defaults to yamlfloor
-  local f l b
-  read -r fw fc fm <<<"$(measure "${3:-$work/yamlfloor}" "$2")"
-  read -r lw lc lm <<<"$(measure_lint "$bin" "$2")"
-  l=$(awk -v w="$lw" -v c="$lc" -v m="$lm" -v f="$fw" 'BEGIN{printf "%6.2f s (cpu %5.2f s) %5.2f× %5d MB", w, c, w/f, m/1024}')
-  b=""
+# row LABEL TARGET_RATIO TARGET_MB DIR FLOOR...: the workload in DIR beside
+# its floor, without the cache, cold and warm; TARGET_* are issue 37's
+# (- for none). The verdict is on the run without the cache.
+row() {
+  local label=$1 tr=$2 tm=$3 dir=$4 c="$work/cache"; shift 4
+  read -r fw _ fc _ _ <<<"$(rstat -n "$RUNS" -- "$@" "$dir")"
+  read -r nw _ nc _ nm <<<"$(rstat -n "$RUNS" -- "${lint[@]}" --no-cache "$dir")"
+  read -r cw _ cc _ cm <<<"$(rstat -n "$RUNS" -before "rm -rf '$c'" -- "${lint[@]}" --cache-dir "$c" "$dir")"
+  read -r ww _ wc _ wm <<<"$(rstat -n "$RUNS" -- "${lint[@]}" --cache-dir "$c" "$dir")"
+  awk -v l="$label" -v fw="$fw" -v fc="$fc" -v nw="$nw" -v nc="$nc" -v nm="$nm" -v cw="$cw" -v cc="$cc" -v cm="$cm" \
+    -v ww="$ww" -v wc="$wc" -v wm="$wm" -v tr="$tr" -v tm="$tm" -v load="$(load)" 'BEGIN {
+    r = nw / fw; m = nm / 1024; t = ""; v = ""
+    if (tr != "-") { t = sprintf("≤ %s×", tr); v = (r <= tr) ? "met" : "missed" }
+    if (tm != "-") { t = t (t ? ", " : "") sprintf("≤ %d MB", tm); v = (v == "missed" || m > tm) ? "missed" : "met" }
+    printf "%-34s | %6.2f s cpu %6.2f | %6.2f s cpu %6.2f %5d MB %5.2f× (cpu %4.2f×) | %6.2f s cpu %6.2f %5d MB | %6.2f s cpu %6.2f %5d MB | %-20s %-6s | %s\n",
+      l, fw, fc, nw, nc, m, r, nc / fc, cw, cc, cm / 1024, ww, wc, wm / 1024, t, v, load
+  }'
   if [ -n "${BASELINE:-}" ]; then
-    read -r bw bc bm <<<"$(measure_lint "$BASELINE" "$2")"
-    b=$(awk -v w="$bw" -v c="$bc" -v m="$bm" -v f="$fw" 'BEGIN{printf " | %6.2f s (cpu %5.2f s) %5.2f× %5d MB", w, c, w/f, m/1024}')
+    read -r bw _ bc _ bm <<<"$(rstat -n "$RUNS" -- "$BASELINE" --fail-on never --format counts "$dir")"
+    awk -v bw="$bw" -v bc="$bc" -v bm="$bm" -v fw="$fw" -v fc="$fc" -v load="$(load)" 'BEGIN {
+      printf "%-34s | %-17s | %6.2f s cpu %6.2f %5d MB %5.2f× (cpu %4.2f×) | %-31s | %-31s | %-27s | %s\n",
+        "  baseline", "", bw, bc, bm / 1024, bw / fw, bc / fc, "", "", "", load }'
   fi
-  printf "%-34s | %5.2f s %4d MB | %s%s\n" "$1" "$fw" $((fm / 1024)) "$l" "$b"
 }
-
-# cache_run DIR CACHE ARGS...: one run of the release build in DIR with
-# the cache in CACHE; prints "wall cpu rss_kib".
-cache_run() {
-  local d=$1 c=$2; shift 2
-  (cd "$d" && /usr/bin/time -o "$work/time" -f "%e %U %S %M" "$bin" --cache-dir "$c" --fail-on never --format counts "$@" >/dev/null 2>&1) || true
-  awk '{printf "%s %.2f %d\n", $1, $2 + $3, $4}' "$work/time"
-}
-# cache_row LABEL DIR ARGS...: best of $RUNS runs without the cache, of
-# $RUNS cold runs (an empty cache folder each) and of $RUNS warm ones (the
-# same run again).
-cache_row() {
-  local label=$1 d=$2 c="$work/cache" none="" cold="" warm="" r; shift 2
-  for _ in $(seq "$RUNS"); do
-    r=$(cache_run "$d" "$c" --no-cache "$@")
-    if [ -z "$none" ] || awk -v a="${r%% *}" -v b="${none%% *}" 'BEGIN{exit !(a<b)}'; then none=$r; fi
-    rm -rf "$c"
-    r=$(cache_run "$d" "$c" "$@")
-    if [ -z "$cold" ] || awk -v a="${r%% *}" -v b="${cold%% *}" 'BEGIN{exit !(a<b)}'; then cold=$r; fi
-    r=$(cache_run "$d" "$c" "$@")
-    if [ -z "$warm" ] || awk -v a="${r%% *}" -v b="${warm%% *}" 'BEGIN{exit !(a<b)}'; then warm=$r; fi
-  done
-  read -r nw nc nm <<<"$none"
-  read -r cw cc cm <<<"$cold"
-  read -r ww wc wm <<<"$warm"
-  printf "%-40s | %6.2f s (cpu %5.2f s) %5d MB | %6.2f s (cpu %5.2f s) %5d MB | %6.3f s (cpu %5.2f s) %5d MB\n" \
-    "$label" "$nw" "$nc" $((nm / 1024)) "$cw" "$cc" $((cm / 1024)) "$ww" "$wc" $((wm / 1024))
-}
-echo "== cache kept between runs (best of $RUNS; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
-printf "%-40s | %-33s | %-33s | %s\n" "workload" "--no-cache" "cold (empty cache folder)" "warm"
-cache_row "monorepo, 2,000 apps, whole" "$work/mono2000" .
-cache_row "monorepo, one changed file named" "$work/mono2000" "$changed"
-[ -d "$work/real10" ] && cache_row "real corpus ×10" "$work/real10" .
-# Whole monorepo, warm but for one file changed since: its units miss.
-rm -rf "$work/cache" && cache_run "$work/mono2000" "$work/cache" . >/dev/null
-best=""
-for i in $(seq "$RUNS"); do
-  sed -i "s/timeoutSeconds: [0-9]*/timeoutSeconds: $((5 + i % 2))/" "$work/mono2000/$changed"
-  r=$(cache_run "$work/mono2000" "$work/cache" .)
-  if [ -z "$best" ] || awk -v a="${r%% *}" -v b="${best%% *}" 'BEGIN{exit !(a<b)}'; then best=$r; fi
-done
-sed -i "s/timeoutSeconds: [0-9]*/timeoutSeconds: 5/" "$work/mono2000/$changed"
-read -r bw bc bm <<<"$best"
-printf "%-40s | %-33s | %-33s | %6.3f s (cpu %5.2f s) %5d MB\n" "monorepo whole, one file changed since" "—" "—" "$bw" "$bc" $((bm / 1024))
+echo "== workloads (best of $RUNS runs; × = wall / the floor's wall, the floor on one core)"
+printf "%-34s | %-17s | %-45s | %-31s | %-31s | %-27s | %s\n" "workload" "floor" "webhooklint --no-cache" "cold cache (empty folder)" "warm cache (same run again)" "target (no cache)" "load"
+n=$((base[configs] * 8)) && row "$n configs, one per file" 1.5 250 "$work/configs8" "$work/yamlfloor"
+n=$((base[mixed] * 8)) && row "$n mixed docs in $((n / 200)) files" 1.0 100 "$work/mixed8" "$work/yamlfloor"
+n=$((base[broken] * 8)) && row "$n broken configs (~5 findings)" - 300 "$work/broken8" "$work/yamlfloor"
+[ -d "$corpus" ] && row "real corpus ×$copies" 1.5 - "$work/realall" "$work/yamlfloor"
+row "monorepo, $apps apps, whole" 0.7 - "$work/monorepo8" "$work/krustyfloor"
+# The whole monorepo, warm but for one file edited since: its unit misses.
+read -r ew _ ec _ em <<<"$(rstat -n "$RUNS" -before "'$work/edit' '$work/monorepo8/$changed'" -- "${lint[@]}" --cache-dir "$work/cache" "$work/monorepo8")"
+cp "$work/isolated/app.yaml" "$work/monorepo8/$changed"
+printf "%-34s | %-17s | %-45s | %-31s | %6.2f s cpu %6.2f %5d MB | %-27s | %s\n" "  warm, one file edited since" "" "" "" "$ew" "$ec" $((em / 1024)) "" "$(load)"
 echo "$(du -sh "$work/cache" | cut -f1) of cache for the monorepo"
-[ -n "${CACHE_ONLY:-}" ] && exit 0
 echo
 
-echo "== scale (best of $RUNS runs; wall, cpu = user+sys, × = wall / floor wall, peak RSS)"
-hdr="webhooklint"
-[ -n "${BASELINE:-}" ] && hdr="$hdr | baseline ($BASELINE)"
-printf "%-34s | %-15s | %s\n" "workload" "floor (1 core)" "$hdr"
-row "3,000 configs, one per file" "$work/x1"
-row "24,000 configs (×8)" "$work/x8"
-row "40,000 mixed docs in 200 files" "$work/mixed"
-row "3,000 broken configs (~5 findings)" "$work/broken1"
-row "24,000 broken configs (×8)" "$work/broken8"
-row "monorepo, 2,000 apps (krusty floor)" "$work/mono2000" "$work/krustyfloor"
-[ -d "$work/real10" ] && row "real corpus ×10" "$work/real10"
-# mean_ms BIN DIR ARGS...: mean wall time of 20 runs of BIN in DIR, in ms.
-mean_ms() {
-  local b=$1 d=$2 start; shift 2
-  start=$(date +%s%N)
-  for _ in $(seq 20); do (cd "$d" && "$b" --fail-on never "$@" >/dev/null) || true; done
-  echo $(( ($(date +%s%N) - start) / 20000000 ))
+# named LABEL TARGET_MS DIR ARGS...: mean of $NAMED runs of webhooklint in DIR.
+named() {
+  local label=$1 t=$2 d=$3; shift 3
+  read -r bw mw _ mc m <<<"$(rstat -n "$NAMED" -C "$d" "$@")"
+  awk -v l="$label" -v bw="$bw" -v mw="$mw" -v mc="$mc" -v m="$m" -v t="$t" -v load="$(load)" 'BEGIN {
+    v = (t == "-") ? "" : sprintf("≤ %d ms %s", t, (mw * 1000 <= t) ? "met" : "missed")
+    printf "%-44s | %7.1f ms %7.1f ms %7.1f ms %4d MB | %-16s | %s\n", l, mw * 1000, bw * 1000, mc * 1000, m / 1024, v, load }'
 }
-# The baseline's figures for the rows below are taken right after webhooklint's.
-printf "%-34s | %-15s | " "monorepo, one changed file named" "$(mean_ms "$bin" "$work/isolated" app.yaml) ms alone"
-read -r _ _ om <<<"$(cd "$work/mono2000" && measure "$bin" --fail-on never "$changed")"
-b=""
-[ -n "${BASELINE:-}" ] && b=" | baseline $(mean_ms "$BASELINE" "$work/mono2000" "$changed") ms, $(mean_ms "$BASELINE" "$work/isolated" app.yaml) ms alone"
-echo "$(mean_ms "$bin" "$work/mono2000" "$changed") ms per run (mean of 20), $((om / 1024)) MB$b"
-printf "%-34s | %-15s | " "one small file, process start" "—"
-read -r _ _ sm <<<"$(measure "$bin" "$small")"
-b=""
-[ -n "${BASELINE:-}" ] && b=" | baseline $(mean_ms "$BASELINE" . "$small") ms"
-echo "$(mean_ms "$bin" . "$small") ms per run (mean of 20), $((sm / 1024)) MB$b"
-printf "%-34s | %-15s | " "process floor: --version" "—"
-read -r vw _ vm <<<"$(measure "$bin" --version)"
-echo "$vw s, $((vm / 1024)) MB (the binary's own pages)"
-printf "%-34s | %-15s | " "same, plain go build (cgo)" "—"
-read -r vw _ vm <<<"$(measure "$work/webhooklint-gobuild" --version)"
-echo "$vw s, $((vm / 1024)) MB"
-
+echo "== one changed file named (mean of $NAMED runs)"
+printf "%-44s | %-40s | %-16s | %s\n" "run" "mean wall, best wall, mean CPU, peak RSS" "target" "load"
+c="$work/cache-named"
+named "the file alone" - "$work/isolated" -- "${lint[@]}" --no-cache app.yaml
+named "in the monorepo, --no-cache" 60 "$work/monorepo8" -- "${lint[@]}" --no-cache "$changed"
+named "in the monorepo, cold (empty cache folder)" 60 "$work/monorepo8" -before "rm -rf '$c'" -- "${lint[@]}" --cache-dir "$c" "$changed"
+named "in the monorepo, warm (same run again)" 30 "$work/monorepo8" -- "${lint[@]}" --cache-dir "$c" "$changed"
+named "in the monorepo, warm, the file edited" 30 "$work/monorepo8" \
+  -before "'$work/edit' '$changed'" -- "${lint[@]}" --cache-dir "$c" "$changed"
+cp "$work/isolated/app.yaml" "$work/monorepo8/$changed"
+named "one small file (examples/good)" - . -- "${lint[@]}" --no-cache examples/good/webhooks.yaml
+named "--version (process start)" - . -- "$bin" --version
+named "--version, plain go build (cgo)" - . -- "$work/webhooklint-gobuild" --version
+if [ -n "${BASELINE:-}" ]; then
+  named "baseline: in the monorepo (its default cache off)" - "$work/monorepo8" -- "$BASELINE" --fail-on never --format counts "$changed"
+  named "baseline: the file alone" - "$work/isolated" -- "$BASELINE" --fail-on never --format counts app.yaml
+fi
 echo
-echo "== linear in the input (configs one per file)"
-printf "%-6s | %-8s | %-9s | %-10s | %s\n" "size" "configs" "wall" "cpu" "peak RSS"
-for k in 1 2 4 8; do
-  read -r w c m <<<"$(measure_lint "$bin" "$work/x$k")"
-  printf "%-6s | %8d | %7.2f s | %8.2f s | %5d MB\n" "${k}×" $((3000 * k)) "$w" "$c" $((m / 1024))
-done
-echo
-echo "== linear in the input (monorepo apps, whole repository)"
-printf "%-6s | %-8s | %-9s | %-10s | %s\n" "size" "apps" "wall" "cpu" "peak RSS"
-for n in 250 500 1000 2000; do
-  read -r w c m <<<"$(measure_lint "$bin" "$work/mono$n")"
-  printf "%-6s | %8d | %7.2f s | %8.2f s | %5d MB\n" "$(awk -v n="$n" 'BEGIN{printf "%g×", n/2000}')" "$n" "$w" "$c" $((m / 1024))
-done
 
+# scale NAME DIR_PREFIX UNITS: the workload at ×1…×8 without the cache.
+scale() {
+  local name=$1 prefix=$2 units=$3 k
+  echo "-- $name (×1 = $units ${unit[$name]}s)"
+  printf "%-4s | %9s | %9s | %9s | %7s | %s\n" size units wall cpu "peak RSS" "cpu per 1,000 units"
+  for k in 1 2 4 8; do
+    read -r w _ c _ m <<<"$(rstat -n "$RUNS" -- "${lint[@]}" --no-cache "$prefix$k")"
+    echo "$k $((units * k)) $w $c $m"
+  done | tee "$work/scale" | awk '{ printf "%-4s | %9d | %7.2f s | %7.2f s | %5d MB | %.3f s\n", $1 "×", $2, $3, $4, $5 / 1024, $4 / $2 * 1000 }'
+  awk -v load="$(load)" '{ c[$1] = $4; m[$1] = $5 / 1024 } END {
+    per = (c[8] / 8) / c[1]; dc = ((c[8] - c[4]) / 4) / (c[2] - c[1]); dm = ((m[8] - m[4]) / 4) / (m[2] - m[1])
+    printf "cpu per unit ×8/×1 %.2f; last doubling per unit over the first: cpu %.2f, peak RSS %.2f → %s (load %s)\n",
+      per, dc, dm, (per <= 1.25 && dc <= 1.5 && dm <= 1.5) ? "linear" : "NOT linear", load }' "$work/scale"
+}
+echo "== linear in the input (best of $RUNS runs, no cache)"
+for name in configs mixed broken monorepo; do scale "$name" "$work/$name" "${base[$name]}"; done
+[ -d "$corpus" ] && [ -z "${QUICK:-}" ] && scale real "$work/real" 175
+
+[ -z "${QUICK:-}" ] || exit 0
 if [ -n "${SKIP_APISERVER:-}" ]; then
   echo; echo "== Go benchmarks (benchtime $BENCHTIME; API server left out)"
   go test -run '^$' -bench 'BareDecode|BenchmarkLint$|Scale' -benchtime "$BENCHTIME" ./lint/ | grep -E '^Benchmark'
@@ -290,10 +196,4 @@ else
   WEBHOOKLINT_BENCH_KUBECONFIG="$WEBHOOKLINT_E2E_KUBECONFIG" \
     go test -run '^$' -bench 'BareDecode|BenchmarkLint$|Scale|APIServerDryRun' -benchtime "$BENCHTIME" ./lint/ |
     grep -E '^Benchmark'
-fi
-
-if [ -d "$corpus" ]; then
-  echo; echo "== whole corpus ($corpus) through the CLI"
-  read -r w c m <<<"$(measure_lint "$bin" "$corpus")"
-  echo "$w s wall, $c s cpu, $((m / 1024)) MB peak RSS"
 fi

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/internal/overlay"
@@ -77,14 +78,14 @@ func (w *kustWalk) input(in cache.Input) {
 // kustomization file, or as a chart (then nothing in it is entered, as
 // WalkDir would skip it), and returns the subfolders to walk next.
 func (w *kustWalk) visit(dir string) (subs []string) {
-	f, ok := openFolder(dir)
+	f, ok := openFolder(dir, w.inputs != nil)
 	if !ok {
 		w.input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: "error"})
 		return nil
 	}
 	defer f.close()
 	if w.inputs != nil {
-		w.input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: f.entriesSig()})
+		w.input(cache.Input{Op: overlay.OpEntries, Path: dir, Sig: f.entriesSig(), Stat: f.print.stat, Newest: f.print.newest})
 	}
 	var kinds []folderEntry
 	for _, e := range f.entries {
@@ -123,15 +124,16 @@ func (w *kustWalk) visit(dir string) (subs []string) {
 func (w *kustWalk) read(f *folder, file, name string) []byte {
 	text, ok := overlay.Get(file)
 	var err error
+	var p statPrint
 	if !ok {
-		text, err = f.read(name)
+		text, p, err = f.read(name, w.inputs != nil)
 	}
 	if w.inputs != nil {
 		sig := "error"
 		if err == nil {
 			sig = overlay.Sum(text)
 		}
-		w.input(cache.Input{Op: overlay.OpRead, Path: file, Sig: sig})
+		w.input(cache.Input{Op: overlay.OpRead, Path: file, Sig: sig, Stat: p.stat, Newest: p.newest})
 	}
 	return text
 }
@@ -163,6 +165,13 @@ func (f *folder) entriesSig() string {
 		names[i], types[i] = e.name, e.mode
 	}
 	return overlay.EntriesSig(names, types)
+}
+
+// statPrint is a fingerprint the walk took of an open folder or file for
+// the cache (cache.Input's Stat and Newest); none when stat is "".
+type statPrint struct {
+	stat   string
+	newest time.Time
 }
 
 // folderEntry is a name in a folder's listing and its type bits.

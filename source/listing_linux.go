@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/webhooklint/webhooklint/internal/cache"
 )
 
 // On Linux a folder is listed, and a small file in it read, with the
@@ -14,21 +16,26 @@ import (
 // to its open folder is not looked up from the root again. A monorepo has
 // thousands of folders and kustomization files.
 
-// folder is an open folder and its listing.
+// folder is an open folder and its listing, and its fingerprint when
+// asked for.
 type folder struct {
 	fd      int
 	entries []folderEntry
+	print   statPrint
 }
 
 // buffers hold one listing or one file while it is read.
 var buffers = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
-func openFolder(dir string) (*folder, bool) {
+func openFolder(dir string, printed bool) (*folder, bool) {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false
 	}
 	f := &folder{fd: fd}
+	if printed {
+		f.print = fdPrint(fd)
+	}
 	pb := buffers.Get().(*[]byte)
 	defer buffers.Put(pb)
 	buf := *pb
@@ -80,13 +87,17 @@ func direntMode(dir, name string, typ byte) os.FileMode {
 
 func (f *folder) close() { _ = syscall.Close(f.fd) }
 
-// read reads a small file of the folder, into a slice of its own size.
-func (f *folder) read(name string) ([]byte, error) {
+// read reads a small file of the folder, into a slice of its own size,
+// and its fingerprint before it, when printed.
+func (f *folder) read(name string, printed bool) (_ []byte, p statPrint, _ error) {
 	fd, err := syscall.Openat(f.fd, name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, err
+		return nil, p, err
 	}
 	defer func() { _ = syscall.Close(fd) }()
+	if printed {
+		p = fdPrint(fd)
+	}
 	pb := buffers.Get().(*[]byte)
 	defer buffers.Put(pb)
 	buf := (*pb)[:0]
@@ -100,11 +111,21 @@ func (f *folder) read(name string) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, p, err
 		}
 		if n == 0 {
-			return append([]byte(nil), buf...), nil
+			return append([]byte(nil), buf...), p, nil
 		}
 		buf = buf[:len(buf)+n]
 	}
+}
+
+// fdPrint is an open descriptor's fingerprint for the cache: a stat of
+// the descriptor, where the cache would look the path up again.
+func fdPrint(fd int) statPrint {
+	fp, newest, ok := cache.FdPrint(fd)
+	if !ok {
+		return statPrint{}
+	}
+	return statPrint{fp, newest}
 }

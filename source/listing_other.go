@@ -11,9 +11,12 @@ import (
 type folder struct {
 	dir     string
 	entries []folderEntry
+	print   statPrint // none: the cache stats the path
 }
 
-func openFolder(dir string) (*folder, bool) {
+// openFolder lists dir; printed asks for its fingerprint, which only the
+// Linux walk takes from the open folder (the cache stats the path).
+func openFolder(dir string, _ bool) (*folder, bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil && len(entries) == 0 {
 		return nil, false
@@ -27,4 +30,7 @@ func openFolder(dir string) (*folder, bool) {
 
 func (f *folder) close() {}
 
-func (f *folder) read(name string) ([]byte, error) { return os.ReadFile(filepath.Join(f.dir, name)) }
+func (f *folder) read(name string, _ bool) ([]byte, statPrint, error) {
+	data, err := os.ReadFile(filepath.Join(f.dir, name))
+	return data, statPrint{}, err
+}

@@ -12,7 +12,7 @@ import (
 
 // devTools are the commands only this repository's scripts run; they build
 // with -tags devtools only.
-var devTools = []string{"hack/krustyfloor", "hack/release", "hack/yamlfloor", "internal/openapi/gen", "internal/ruledocs/gendocs"}
+var devTools = []string{"hack/krustyfloor", "hack/release", "hack/runstat", "hack/workload", "hack/yamlfloor", "internal/openapi/gen", "internal/ruledocs/gendocs"}
 
 // mainPackages lists the commands `go list ./...` sees at the root.
 func mainPackages(t *testing.T, flags ...string) []string {
@@ -47,7 +47,7 @@ func TestGoInstallBuildsOnlyTheCommands(t *testing.T) {
 }
 
 // toolRun is a go run or go build of a development tool.
-var toolRun = regexp.MustCompile(`go (?:run|build)((?: +-\S+(?: +"?[^ ."-]\S*)?)*) +"?\./(hack/krustyfloor|hack/release|hack/yamlfloor|internal/openapi/gen|gendocs)\b`)
+var toolRun = regexp.MustCompile(`go (?:run|build)((?: +-\S+(?: +"?[^ ."-]\S*)?)*) +"?\./(hack/krustyfloor|hack/release|hack/runstat|hack/workload|hack/yamlfloor|internal/openapi/gen|gendocs)\b`)
 
 // Every script, workflow, Dockerfile, go:generate line and document that
 // runs a development tool passes the tag: without it the go command says

@@ -35,6 +35,11 @@ var racyWindow = 3 * time.Second
 type Input struct {
 	Op        overlay.Op // OpRead (content), OpEntries or OpList (a folder's entries), OpStat
 	Path, Sig string     // Sig as overlay.Sign gives it
+	// Stat and Newest are the input's fingerprint and the newest of its
+	// times, as FdPrint gives them, when the caller took them from the
+	// open file or folder before reading it; else StoreInputs stats Path.
+	Stat   string
+	Newest time.Time
 }
 
 // LookupInputs returns the result stored for key by StoreInputs if every
@@ -95,7 +100,11 @@ func (c *Cache) StoreInputs(key []byte, began time.Time, inputs []Input, result 
 	parallel.For(len(inputs), workers(len(inputs)), func(i int) {
 		in := inputs[i]
 		recs[i] = record{Op: in.Op, Path: in.Path, Sig: in.Sig}
-		if fp, newest, ok := fingerprint(in.Op, in.Path); ok && newest.Before(began.Add(-racyWindow)) {
+		fp, newest, ok := in.Stat, in.Newest, in.Stat != ""
+		if !ok {
+			fp, newest, ok = fingerprint(in.Op, in.Path)
+		}
+		if ok && newest.Before(began.Add(-racyWindow)) {
 			recs[i].Stat = fp
 		}
 	})
