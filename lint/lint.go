@@ -282,27 +282,7 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 			Severity: f.Severity, Rule: f.Rule, Message: opts.strings.String(f.Message), Path: opts.strings.String(f.Path),
 			Object: obj, Webhook: f.Webhook,
 		}
-		if inv.Base && f.DependsOnOverlay {
-			dg.Severity, dg.DependsOnOverlay = diag.Info, true
-		}
-		if f.Assumes != "" {
-			// Holds only under an assumption: info, which a severity
-			// override (meant for what is stated) does not raise. The
-			// assumption goes with a related location, so the finding
-			// stays one line.
-			dg.Severity, dg.DependsOnOverlay = diag.Info, true
-			dg.Related = append(dg.Related, diag.Related{Span: dg.Span, Path: dg.Path, Message: f.Assumes})
-		}
-		if f.Cause != nil {
-			// Located where the fix goes (locateCauses); the webhook it is
-			// about is where it is now.
-			webhook := diag.Related{
-				Span: dg.Span,
-				Path: dg.Path, Object: obj, Message: relatedWebhook(d, f.Webhook),
-			}
-			cause := f.Cause.Object
-			dg.Object, dg.Path, dg.Related = &cause, f.Cause.Path, []diag.Related{webhook}
-		}
+		inContext(&dg, f, inv, d, obj)
 		if len(f.Fixes) > 0 {
 			pending = append(pending, fixable{at: len(ds), rule: f.Rule, fixes: f.Fixes})
 		}
@@ -313,6 +293,32 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 		return ds, errs // as before validation, no suppression applies either
 	}
 	return applySuppressions(d, ds, opts), errs
+}
+
+// inContext sets what a finding's context changes: on a base or under an
+// assumption it is info (Finding.Assumes: a severity override, meant for
+// what is stated, does not raise it; the assumption goes with a related
+// location, so the finding stays one line); a finding located where its
+// fix goes (locateCauses) names the webhook it is about where that is now.
+func inContext(dg *diag.Diagnostic, f rules.Finding, inv *rules.Inventory, d *manifest.Document, obj *diag.Object) {
+	if inv.Base && f.DependsOnOverlay {
+		dg.Severity, dg.DependsOnOverlay = diag.Info, true
+	}
+	// The assumption is where the finding is now, as the webhook is for a
+	// cause; both go with it when it moves to where its fix goes.
+	assumption := diag.Related{Span: dg.Span, Path: dg.Path, Message: f.Assumes}
+	if f.Cause != nil {
+		webhook := diag.Related{
+			Span: dg.Span,
+			Path: dg.Path, Object: obj, Message: relatedWebhook(d, f.Webhook),
+		}
+		cause := f.Cause.Object
+		dg.Object, dg.Path, dg.Related = &cause, f.Cause.Path, []diag.Related{webhook}
+	}
+	if f.Assumes != "" {
+		dg.Severity, dg.DependsOnOverlay = diag.Info, true
+		dg.Related = append(dg.Related, assumption)
+	}
 }
 
 func relatedWebhook(d *manifest.Document, webhook string) string {
