@@ -136,12 +136,13 @@ func recogniseTemplates(f *manifest.File) ([]diag.Diagnostic, templateWrites) {
 	var templated [][2]int
 	writes := writesOther
 	for _, c := range unrendered.Documents(f.Data) {
-		t, ok := templateIn(f, lines, c)
+		text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
+		t, ok := templateIn(f, text, c)
 		if !ok {
 			continue
 		}
 		templated = append(templated, [2]int{c.FirstLine, c.LastLine})
-		writes = max(writes, templateWritten(bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})))
+		writes = max(writes, templateWritten(text))
 		if len(out) == 0 {
 			// One finding per file: the advice is the same for every
 			// templated document in it.
@@ -187,15 +188,15 @@ func fragment(data []byte) bool {
 // templateIn judges one document of the file: a template when an action
 // stands where YAML expects a node (unless it is a block placeholder the
 // YAML still parses around), or when it is a webhook configuration
-// holding Go template actions.
-func templateIn(f *manifest.File, lines [][]byte, c unrendered.Document) (unrendered.Template, bool) {
+// holding Go template actions. text is the document's lines, which the
+// caller also reads for what a template writes.
+func templateIn(f *manifest.File, text []byte, c unrendered.Document) (unrendered.Template, bool) {
 	if c.Action != "" {
 		if unrendered.IsBlockPlaceholder(c.Action) && !syntaxErrorIn(f, c.FirstLine, c.LastLine) {
 			return unrendered.Template{}, false
 		}
 		return unrendered.Describe(f.Name, f.Data, c), true
 	}
-	text := bytes.Join(lines[min(c.FirstLine-1, len(lines)):min(c.LastLine, len(lines))], []byte{'\n'})
 	for _, d := range f.Docs {
 		if d.Config != nil && d.Line >= c.FirstLine && d.Line <= c.LastLine {
 			t, ok := unrendered.InDocument(f.Name, text)
