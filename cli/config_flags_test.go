@@ -123,7 +123,7 @@ func TestOutputFlagWritesMoreFormatsFromOneRun(t *testing.T) {
 	if code != ExitFindings || !strings.HasPrefix(out, "::error file=") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
-	if b, _ := os.ReadFile(counts); string(b) != "errors=1\nwarnings=0\ninfos=0\nfiles=1\n" {
+	if b, _ := os.ReadFile(counts); string(b) != "errors=1\nwarnings=0\ninfos=0\nfiles=1\nunchecked=0\n" {
 		t.Errorf("counts: %q", b)
 	}
 	if b, _ := os.ReadFile(sarif); !strings.Contains(string(b), `"exitCode": 1`) || !strings.Contains(string(b), `"ruleId": "schema"`) {
@@ -219,5 +219,15 @@ func TestProvider(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "--provider", "gcp", dir); code != ExitUsage || !strings.Contains(errOut, `unknown provider "gcp"`) {
 		t.Errorf("--provider gcp: exit %d, %s", code, errOut)
+	}
+}
+
+// The counts format is what the Action turns into outputs: a source the
+// input names but could not be read offline must show there, since its
+// notice is only an info.
+func TestCountsSayUnchecked(t *testing.T) {
+	_, out, errOut := runCLI(t, "--format", "counts", "../testdata/gitops/argocd-example-apps")
+	if !strings.Contains(out, "\nunchecked=2\n") {
+		t.Errorf("counts of a GitOps entry with two remote sources:\n%s%s", out, errOut)
 	}
 }

@@ -81,6 +81,7 @@ func code(s string) string {
 // GITHUB_OUTPUT file and easy to read in any shell script.
 func formatCounts(w io.Writer, run *Run) error {
 	c := diag.CountOf(run.Diagnostics)
-	_, err := fmt.Fprintf(w, "errors=%d\nwarnings=%d\ninfos=%d\nfiles=%d\n", c.Errors, c.Warnings, c.Infos, run.Files)
+	_, err := fmt.Fprintf(w, "errors=%d\nwarnings=%d\ninfos=%d\nfiles=%d\nunchecked=%d\n",
+		c.Errors, c.Warnings, c.Infos, run.Files, run.Unchecked)
 	return err
 }

@@ -60,8 +60,8 @@ func TestMarkdownCellsAndLimit(t *testing.T) {
 }
 
 func TestCounts(t *testing.T) {
-	got := formatWith(t, "counts", &Run{Diagnostics: testDiagnostics(testBase), Files: 9})
-	if got != "errors=3\nwarnings=2\ninfos=1\nfiles=9\n" {
+	got := formatWith(t, "counts", &Run{Diagnostics: testDiagnostics(testBase), Files: 9, Unchecked: 4})
+	if got != "errors=3\nwarnings=2\ninfos=1\nfiles=9\nunchecked=4\n" {
 		t.Errorf("counts = %q", got)
 	}
 }
