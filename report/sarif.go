@@ -53,6 +53,37 @@ func (s SARIF) Log(in *Run) *SarifLog {
 	return log
 }
 
+// driver describes the tool and its rules: every rule of the list, then
+// the rules it does not know in the order sorted names them, so that every
+// result's ruleIndex is known before any result is written. index maps a
+// rule's ID to its place.
+func (s SARIF) driver(version string, sorted []diag.Diagnostic) (driver sarifDriver, index map[string]int) {
+	list := s.Rules
+	if list == nil {
+		list = rules.All()
+	}
+	driver = sarifDriver{
+		Name:           "webhooklint",
+		InformationURI: ruledocs.RepoURL,
+		Version:        sarifVersion(version),
+		Rules:          []sarifRule{},
+	}
+	index = map[string]int{}
+	add := func(d sarifRule) {
+		index[d.ID] = len(driver.Rules)
+		driver.Rules = append(driver.Rules, d)
+	}
+	for _, r := range list {
+		add(ruleDescriptor(r))
+	}
+	for _, d := range sorted {
+		if _, ok := index[d.Rule]; !ok {
+			add(sarifRule{ID: d.Rule, Name: friendlyName(d.Rule), ShortDescription: &sarifMessage{Text: d.Rule}})
+		}
+	}
+	return driver, index
+}
+
 // plan builds the SARIF document without its results, and the results in
 // order, built as they are asked for.
 func (s SARIF) plan(in *Run) (*SarifLog, iter.Seq[sarifResult]) {
@@ -65,10 +96,6 @@ func (s SARIF) plan(in *Run) (*SarifLog, iter.Seq[sarifResult]) {
 	if err != nil {
 		absBase = base
 	}
-	list := s.Rules
-	if list == nil {
-		list = rules.All()
-	}
 	run := &sarifRun{
 		ColumnKind: "unicodeCodePoints",
 		OriginalURIBaseIDs: map[string]sarifArtifactLocation{
@@ -79,30 +106,9 @@ func (s SARIF) plan(in *Run) (*SarifLog, iter.Seq[sarifResult]) {
 	if in.Unchecked > 0 {
 		run.Properties = &sarifRunProperties{Unchecked: in.Unchecked}
 	}
-	run.Tool.Driver = sarifDriver{
-		Name:           "webhooklint",
-		InformationURI: ruledocs.RepoURL,
-		Version:        sarifVersion(in.ToolVersion),
-		Rules:          []sarifRule{},
-	}
-	index := map[string]int{}
-	addRule := func(d sarifRule) int {
-		index[d.ID] = len(run.Tool.Driver.Rules)
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, d)
-		return index[d.ID]
-	}
-	for _, r := range list {
-		addRule(ruleDescriptor(r))
-	}
-
 	sorted := sortedDiagnostics(ds)
-	// Rules the list does not know get their descriptor, in the order the
-	// results name them, before any result is written.
-	for _, d := range sorted {
-		if _, ok := index[d.Rule]; !ok {
-			addRule(sarifRule{ID: d.Rule, Name: friendlyName(d.Rule), ShortDescription: &sarifMessage{Text: d.Rule}})
-		}
-	}
+	var index map[string]int
+	run.Tool.Driver, index = s.driver(in.ToolVersion, sorted)
 	run.Invocations = []sarifInvocation{{
 		ExecutionSuccessful: in.ExitCode == 0 || in.ExitCode == 1,
 		ExitCode:            in.ExitCode,
