@@ -155,20 +155,26 @@ func writeJSON(b *bytes.Buffer, r *rng, n *yaml.Node, indent, at string) {
 		nl(at)
 		b.WriteString("]")
 	default:
-		switch n.Tag {
-		case "!!int":
-			v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-			if err != nil {
-				panic(fmt.Sprintf("seed integer %q: %v", n.Value, err))
-			}
-			b.WriteString(strconv.FormatInt(v, 10))
-		case "!!bool", "!!float":
-			b.WriteString(n.Value)
-		case "!!null":
-			b.WriteString("null")
-		default:
-			writeString(b, n.Value)
+		writeJSONScalar(b, n)
+	}
+}
+
+// writeJSONScalar writes a scalar in JSON: integers in decimal whatever
+// base the seed wrote them in, so the server reads the same number.
+func writeJSONScalar(b *bytes.Buffer, n *yaml.Node) {
+	switch n.Tag {
+	case "!!int":
+		v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+		if err != nil {
+			panic(fmt.Sprintf("seed integer %q: %v", n.Value, err))
 		}
+		b.WriteString(strconv.FormatInt(v, 10))
+	case "!!bool", "!!float":
+		b.WriteString(n.Value)
+	case "!!null":
+		b.WriteString("null")
+	default:
+		writeString(b, n.Value)
 	}
 }
 
