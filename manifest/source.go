@@ -148,8 +148,16 @@ func (s *source) extent(n *yaml.Node) diag.Span {
 		return r
 	}
 	// The node ends where its last descendant ends, plus the closing
-	// bracket of every flow collection on the way down.
+	// bracket of every flow collection on the way down: in pretty JSON on
+	// lines of their own, found in the text; right after it when the text
+	// does not say (a trailing comma), as a one-line flow writes them.
 	last, closers := lastDescendant(n)
+	if closers > 0 {
+		if line, off, ok := s.closedEnd(n); ok {
+			r.EndLine, r.EndColumn = line+s.lineOffset, 1+utf8.RuneCount(s.data[s.starts[line-1]:off])
+			return r
+		}
+	}
 	end := s.rangeOf(last)
 	if last.Kind == yaml.MappingNode || last.Kind == yaml.SequenceNode {
 		end.EndColumn = end.Column + 2 // an empty {} or []
