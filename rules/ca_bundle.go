@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
@@ -51,6 +52,20 @@ func init() {
 				"nor any other (a configuration linted apart from its install, such as controller-gen's " +
 				"`config/webhook/manifests.yaml`; on a folder only assumed one install, its own file counts), " +
 				"what installs the rest may fill caBundle, and an empty one is info. " +
+				"So it is when the backend's serving certificate is made outside the unit: its pods need a Secret " +
+				"that no object of the unit makes (a Secret, SealedSecret or ExternalSecret of that name, a " +
+				"cert-manager Certificate's `secretName`, a Service's OpenShift `serving-cert-secret-name`, a flag " +
+				"naming it such as kube-webhook-certgen's `create --secret-name`). What makes that Secret alone knows " +
+				"the CA and may fill caBundle too: an operator that installs the unit as its data (KubeVirt's " +
+				"virt-operator makes the Secrets of virt-template's bundle and injects their CA), OLM (which mounts a " +
+				"certificate in the Deployment of a ClusterServiceVersion and fills caBundle), a script that makes the " +
+				"Secret and patches the configuration. The finding names the Secret; adding what makes it to the unit " +
+				"states the fact. How the unit is applied (`units.entries`, a GitOps entry) does not say what else " +
+				"makes the Secret, so that alone changes nothing. A backend that mounts no Secret may make its " +
+				"certificate itself, and one that mounts a Secret the unit makes may serve from it: those stay " +
+				"warnings, and so does a unit whose CRD asks cert-manager for the CA of the webhooks' Service while " +
+				"the webhooks do not (cert-manager fills only what is annotated; the Certificate missing from the " +
+				"unit does not change that). " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
 				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
@@ -98,6 +113,8 @@ func init() {
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/1828",
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2312",
 				"https://helm.sh/docs/chart_template_guide/functions_and_pipelines/#using-the-lookup-function",
+				"https://github.com/kubevirt/enhancements/blob/88c04162695742bd92e49d1d580d4438ca6ed0eb/veps/sig-compute/76-vmtemplates/vmtemplate-proposal.md#deployment-through-virt-operator-v180",
+				"https://olm.operatorframework.io/docs/advanced-tasks/adding-admission-and-conversion-webhooks/",
 			},
 		},
 		Options: []Option{{
@@ -152,8 +169,13 @@ func checkCABundle(p *Pass) {
 				problem = "caBundle is not PEM (only whitespace); set it to the base64 " +
 					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
 			}
-			if note := Fragment(p, w); note != "" {
-				// What installs the Service may fill caBundle.
+			// What installs the Service, or what makes the backend's
+			// certificate and so knows its CA, may fill caBundle.
+			note := Fragment(p, w)
+			if note == "" {
+				note = certificateElsewhere(p, w)
+			}
+			if note != "" {
 				problems.addAssumed(w, problem, note)
 			} else {
 				problems.add(w, problem)
@@ -355,6 +377,76 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 	return "", false
 }
 
+// certificateElsewhere returns the assumption an empty caBundle of w is a
+// problem under when the backend's serving certificate is made outside the
+// unit, and how to state it, or "". The evidence is a Secret the backend's
+// pods need that no object of the unit makes (see secretMade): whatever
+// makes it, an operator that installs this unit as its data (KubeVirt's
+// virt-operator), OLM, a script, alone knows the CA and may fill caBundle.
+// When the backend needs any Secret the unit makes, that one may be the
+// certificate, and the unit is judged as written; so it is on a base (the
+// overlay's note says enough) and in a cluster, where caBundle is as it is.
+func certificateElsewhere(p *Pass, w *Webhook) string {
+	ref := w.ClientConfig.Service
+	if ref == nil || p.Input == nil || p.Input.Live != nil || p.Input.Base {
+		return ""
+	}
+	missing := ""
+	b := findBackend(p.Input, ref)
+	for j, wl := range b.Workloads {
+		if !p.Input.workloadBeside(p.Config, b.indexes[j]) {
+			continue
+		}
+		for _, secret := range wl.Secrets {
+			if secretMade(p.Input, wl.Object.Namespace, secret) {
+				return ""
+			}
+			missing = cmp.Or(missing, secret)
+		}
+	}
+	if missing == "" {
+		return ""
+	}
+	return fmt.Sprintf("assuming nothing outside the unit fills caBundle: Secret %q the backend mounts is made elsewhere; "+
+		"add what makes it to the unit", missing)
+}
+
+// secretMade reports whether an object of the unit makes the Secret name
+// in namespace ns (an unstated namespace matches any): the Secret itself
+// or an object of a kind that makes one of its name (SealedSecret,
+// ExternalSecret), a cert-manager Certificate's secretName, a Service
+// annotated for OpenShift's service-ca (serving-cert-secret-name), or a
+// workload's flag naming it (kube-webhook-certgen's `create
+// --secret-name`, a backend told which Secret to write).
+func secretMade(in *Inventory, ns, name string) bool {
+	same := func(other string) bool { return ns == "" || other == "" || ns == other }
+	for _, o := range in.Objects {
+		if strings.HasSuffix(o.Kind, "Secret") && o.Name == name && same(o.Namespace) {
+			return true
+		}
+	}
+	for _, c := range in.Certificates {
+		if c.SecretName == name && same(c.Namespace) {
+			return true
+		}
+	}
+	for _, s := range in.Services {
+		for _, a := range []string{"service.beta.openshift.io/serving-cert-secret-name", "service.alpha.openshift.io/serving-cert-secret-name"} {
+			if s != nil && s.Annotations[a] == name && same(s.Namespace) {
+				return true
+			}
+		}
+	}
+	for i := range in.Workloads {
+		for _, c := range in.Workloads[i].Containers {
+			if flagNames(c, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // runsCAInjector reports a workload running cert-manager's cainjector.
 func runsCAInjector(wl *Workload) bool {
 	return slices.ContainsFunc(wl.Containers, func(c Container) bool {
@@ -402,16 +494,27 @@ func workloadName(wl *Workload) string { return fmt.Sprintf("%s %q", wl.Object.K
 // `--webhook-config-name <name>`): the backend is told which configuration
 // to keep up to date, as certificate rotators are.
 func namesWebhookConfig(c Container, config string) bool {
-	if config == "" {
+	return flagIs(c, config, func(flag string) bool { return strings.Contains(strings.ToLower(flag), "webhook") })
+}
+
+// flagNames recognizes any flag whose value is name (`--flag=<name>`,
+// `--flag <name>`).
+func flagNames(c Container, name string) bool {
+	return flagIs(c, name, func(string) bool { return true })
+}
+
+// flagIs recognizes a flag whose value is value, among those about accepts.
+func flagIs(c Container, value string, about func(flag string) bool) bool {
+	if value == "" {
 		return false
 	}
 	args := append(slices.Clone(c.Command), c.Args...)
 	for i, a := range args {
-		flag, value, hasValue := strings.Cut(a, "=")
+		flag, v, hasValue := strings.Cut(a, "=")
 		if !hasValue && i+1 < len(args) {
-			value = args[i+1]
+			v = args[i+1]
 		}
-		if strings.HasPrefix(flag, "-") && strings.Contains(strings.ToLower(flag), "webhook") && value == config {
+		if strings.HasPrefix(flag, "-") && about(flag) && v == value {
 			return true
 		}
 	}
