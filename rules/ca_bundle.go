@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -412,39 +413,50 @@ func certificateElsewhere(p *Pass, w *Webhook) string {
 }
 
 // secretMade reports whether an object of the unit makes the Secret name
-// in namespace ns (an unstated namespace matches any): the Secret itself
-// or an object of a kind that makes one of its name (SealedSecret,
-// ExternalSecret), a cert-manager Certificate's secretName, a Service
-// annotated for OpenShift's service-ca (serving-cert-secret-name), or a
-// workload's flag naming it (kube-webhook-certgen's `create
-// --secret-name`, a backend told which Secret to write).
+// in namespace ns (an unstated namespace matches any).
 func secretMade(in *Inventory, ns, name string) bool {
-	same := func(other string) bool { return ns == "" || other == "" || ns == other }
-	for _, o := range in.Objects {
-		if strings.HasSuffix(o.Kind, "Secret") && o.Name == name && same(o.Namespace) {
-			return true
-		}
-	}
-	for _, c := range in.Certificates {
-		if c.SecretName == name && same(c.Namespace) {
-			return true
-		}
-	}
-	for _, s := range in.Services {
-		for _, a := range []string{"service.beta.openshift.io/serving-cert-secret-name", "service.alpha.openshift.io/serving-cert-secret-name"} {
-			if s != nil && s.Annotations[a] == name && same(s.Namespace) {
-				return true
+	return slices.ContainsFunc(madeSecrets(in)[name], func(other string) bool { return ns == "" || other == "" || ns == other })
+}
+
+// madeSecrets indexes, once per unit, the Secrets its objects make by name,
+// each with the namespaces it is made in ("" where none is stated): the
+// Secret itself or an object of a kind that makes one of its name
+// (SealedSecret, ExternalSecret), a cert-manager Certificate's secretName,
+// a Service annotated for OpenShift's service-ca (serving-cert-secret-name),
+// and a value any workload's flag gives (kube-webhook-certgen's `create
+// --secret-name`, a backend told which Secret to write), in any namespace.
+func madeSecrets(in *Inventory) map[string][]string {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		made := map[string][]string{}
+		add := func(name, ns string) {
+			if name != "" {
+				made[name] = append(made[name], ns)
 			}
 		}
-	}
-	for i := range in.Workloads {
-		for _, c := range in.Workloads[i].Containers {
-			if flagNames(c, name) {
-				return true
+		for _, o := range in.Objects {
+			if strings.HasSuffix(o.Kind, "Secret") {
+				add(o.Name, o.Namespace)
 			}
 		}
-	}
-	return false
+		for _, c := range in.Certificates {
+			add(c.SecretName, c.Namespace)
+		}
+		for _, s := range in.Services {
+			if s != nil {
+				add(s.Annotations["service.beta.openshift.io/serving-cert-secret-name"], s.Namespace)
+				add(s.Annotations["service.alpha.openshift.io/serving-cert-secret-name"], s.Namespace)
+			}
+		}
+		for i := range in.Workloads {
+			for _, c := range in.Workloads[i].Containers {
+				for _, value := range flags(c) {
+					add(value, "")
+				}
+			}
+		}
+		return made
+	}).(map[string][]string)
 }
 
 // runsCAInjector reports a workload running cert-manager's cainjector.
@@ -494,31 +506,32 @@ func workloadName(wl *Workload) string { return fmt.Sprintf("%s %q", wl.Object.K
 // `--webhook-config-name <name>`): the backend is told which configuration
 // to keep up to date, as certificate rotators are.
 func namesWebhookConfig(c Container, config string) bool {
-	return flagIs(c, config, func(flag string) bool { return strings.Contains(strings.ToLower(flag), "webhook") })
-}
-
-// flagNames recognizes any flag whose value is name (`--flag=<name>`,
-// `--flag <name>`).
-func flagNames(c Container, name string) bool {
-	return flagIs(c, name, func(string) bool { return true })
-}
-
-// flagIs recognizes a flag whose value is value, among those about accepts.
-func flagIs(c Container, value string, about func(flag string) bool) bool {
-	if value == "" {
+	if config == "" {
 		return false
 	}
-	args := append(slices.Clone(c.Command), c.Args...)
-	for i, a := range args {
-		flag, v, hasValue := strings.Cut(a, "=")
-		if !hasValue && i+1 < len(args) {
-			v = args[i+1]
-		}
-		if strings.HasPrefix(flag, "-") && about(flag) && v == value {
+	for flag, value := range flags(c) {
+		if strings.Contains(strings.ToLower(flag), "webhook") && value == config {
 			return true
 		}
 	}
 	return false
+}
+
+// flags yields each flag of the container's command line with its value
+// (`--flag=value`, or the argument after `--flag`).
+func flags(c Container) iter.Seq2[string, string] {
+	return func(yield func(flag, value string) bool) {
+		args := append(slices.Clone(c.Command), c.Args...)
+		for i, a := range args {
+			flag, value, hasValue := strings.Cut(a, "=")
+			if !hasValue && i+1 < len(args) {
+				value = args[i+1]
+			}
+			if strings.HasPrefix(flag, "-") && !yield(flag, value) {
+				return
+			}
+		}
+	}
 }
 
 // patchesWebhookConfig recognizes `patch --webhook-name=<name>`, the
