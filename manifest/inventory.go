@@ -187,7 +187,7 @@ func decodeLenient(src *source, obj *yaml.Node, into any, b *budget) bool {
 // look at. The order follows the files and documents, so it is stable.
 func Inventory(files []*File) *rules.Inventory {
 	inv := &rules.Inventory{}
-	var certFiles []string
+	var certFiles, workloadFiles []string
 	for _, f := range files {
 		for _, d := range f.Docs {
 			if d.Config == nil {
@@ -209,6 +209,7 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
 			case d.inventory.workload != nil:
 				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+				workloadFiles = append(workloadFiles, f.Name)
 			case d.inventory.budget != nil:
 				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
 			case d.inventory.scaler != nil:
@@ -233,6 +234,9 @@ func Inventory(files []*File) *rules.Inventory {
 	if len(files) > 1 {
 		for i := range inv.Certificates {
 			inv.SetFile(&inv.Certificates[i], certFiles[i])
+		}
+		for i := range inv.Workloads {
+			inv.SetFile(&inv.Workloads[i], workloadFiles[i])
 		}
 	}
 	return inv

@@ -28,7 +28,8 @@ var podSpecPaths = map[string][]string{
 	"Pod":                   {"spec"},
 }
 
-// addBackendDetails fills in a workload's replica count and pod summary.
+// addBackendDetails fills in a workload's replica count, pod summary and
+// the Secrets its pods need.
 func addBackendDetails(src *source, obj *yaml.Node, w *rules.Workload, b *budget) {
 	w.Replicas, w.ReplicasDefaulted = replicasOf(obj, w.Object.Kind)
 	if path, ok := podSpecPaths[w.Object.Kind]; ok {
@@ -37,8 +38,34 @@ func addBackendDetails(src *source, obj *yaml.Node, w *rules.Workload, b *budget
 			if decodeLenient(src, summarizedPodSpec(n), &spec, b) {
 				w.Pod = rules.SummarizePod(w.PodLabels, &spec)
 			}
+			w.Secrets = requiredSecrets(mapValue(n, "volumes"))
 		}
 	}
+}
+
+// requiredSecrets names the Secrets of secret volumes and projected
+// volumes' sources, in order, leaving out those marked optional: a pod
+// starts without them, so they say nothing of what it needs.
+func requiredSecrets(volumes *yaml.Node) []string {
+	if volumes == nil || volumes.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var out []string
+	add := func(secret *yaml.Node, nameKey string) {
+		name := scalarField(secret, nameKey)
+		if name != "" && scalarField(secret, "optional") != "true" && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	for _, v := range volumes.Content {
+		add(mapValue(v, "secret"), "secretName")
+		if sources := mapValue(mapValue(v, "projected"), "sources"); sources != nil && sources.Kind == yaml.SequenceNode {
+			for _, src := range sources.Content {
+				add(mapValue(src, "secret"), "name")
+			}
+		}
+	}
+	return out
 }
 
 // summarizedPodSpec is a pod spec node cut down to what SummarizePod

@@ -2,10 +2,12 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -51,6 +53,20 @@ func init() {
 				"nor any other (a configuration linted apart from its install, such as controller-gen's " +
 				"`config/webhook/manifests.yaml`; on a folder only assumed one install, its own file counts), " +
 				"what installs the rest may fill caBundle, and an empty one is info. " +
+				"So it is when the backend's serving certificate is made outside the unit: its pods need a Secret " +
+				"that no object of the unit makes (a Secret, SealedSecret or ExternalSecret of that name, a " +
+				"cert-manager Certificate's `secretName`, a Service's OpenShift `serving-cert-secret-name`, a flag " +
+				"naming it such as kube-webhook-certgen's `create --secret-name`). What makes that Secret alone knows " +
+				"the CA and may fill caBundle too: an operator that installs the unit as its data (KubeVirt's " +
+				"virt-operator makes the Secrets of virt-template's bundle and injects their CA), OLM (which mounts a " +
+				"certificate in the Deployment of a ClusterServiceVersion and fills caBundle), a script that makes the " +
+				"Secret and patches the configuration. The finding names the Secret; adding what makes it to the unit " +
+				"states the fact. How the unit is applied (`units.entries`, a GitOps entry) does not say what else " +
+				"makes the Secret, so that alone changes nothing. A backend that mounts no Secret may make its " +
+				"certificate itself, and one that mounts a Secret the unit makes may serve from it: those stay " +
+				"warnings, and so does a unit whose CRD asks cert-manager for the CA of the webhooks' Service while " +
+				"the webhooks do not (cert-manager fills only what is annotated; the Certificate missing from the " +
+				"unit does not change that). " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
 				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
@@ -98,6 +114,8 @@ func init() {
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/1828",
 				"https://github.com/kubernetes-sigs/aws-load-balancer-controller/issues/2312",
 				"https://helm.sh/docs/chart_template_guide/functions_and_pipelines/#using-the-lookup-function",
+				"https://github.com/kubevirt/enhancements/blob/88c04162695742bd92e49d1d580d4438ca6ed0eb/veps/sig-compute/76-vmtemplates/vmtemplate-proposal.md#deployment-through-virt-operator-v180",
+				"https://olm.operatorframework.io/docs/advanced-tasks/adding-admission-and-conversion-webhooks/",
 			},
 		},
 		Options: []Option{{
@@ -152,8 +170,13 @@ func checkCABundle(p *Pass) {
 				problem = "caBundle is not PEM (only whitespace); set it to the base64 " +
 					"of the CA's PEM or annotate cert-manager.io/inject-ca-from"
 			}
-			if note := Fragment(p, w); note != "" {
-				// What installs the Service may fill caBundle.
+			// What installs the Service, or what makes the backend's
+			// certificate and so knows its CA, may fill caBundle.
+			note := Fragment(p, w)
+			if note == "" {
+				note = certificateElsewhere(p, w)
+			}
+			if note != "" {
 				problems.addAssumed(w, problem, note)
 			} else {
 				problems.add(w, problem)
@@ -355,6 +378,87 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 	return "", false
 }
 
+// certificateElsewhere returns the assumption an empty caBundle of w is a
+// problem under when the backend's serving certificate is made outside the
+// unit, and how to state it, or "". The evidence is a Secret the backend's
+// pods need that no object of the unit makes (see secretMade): whatever
+// makes it, an operator that installs this unit as its data (KubeVirt's
+// virt-operator), OLM, a script, alone knows the CA and may fill caBundle.
+// When the backend needs any Secret the unit makes, that one may be the
+// certificate, and the unit is judged as written; so it is on a base (the
+// overlay's note says enough) and in a cluster, where caBundle is as it is.
+func certificateElsewhere(p *Pass, w *Webhook) string {
+	ref := w.ClientConfig.Service
+	if ref == nil || p.Input == nil || p.Input.Live != nil || p.Input.Base {
+		return ""
+	}
+	missing := ""
+	b := findBackend(p.Input, ref)
+	for j, wl := range b.Workloads {
+		if !p.Input.workloadBeside(p.Config, b.indexes[j]) {
+			continue
+		}
+		for _, secret := range wl.Secrets {
+			if secretMade(p.Input, wl.Object.Namespace, secret) {
+				return ""
+			}
+			missing = cmp.Or(missing, secret)
+		}
+	}
+	if missing == "" {
+		return ""
+	}
+	return fmt.Sprintf("assuming nothing outside the unit fills caBundle: Secret %q the backend mounts is made elsewhere; "+
+		"add what makes it to the unit", missing)
+}
+
+// secretMade reports whether an object of the unit makes the Secret name
+// in namespace ns (an unstated namespace matches any).
+func secretMade(in *Inventory, ns, name string) bool {
+	return slices.ContainsFunc(madeSecrets(in)[name], func(other string) bool { return ns == "" || other == "" || ns == other })
+}
+
+// madeSecrets indexes, once per unit, the Secrets its objects make by name,
+// each with the namespaces it is made in ("" where none is stated): the
+// Secret itself or an object of a kind that makes one of its name
+// (SealedSecret, ExternalSecret), a cert-manager Certificate's secretName,
+// a Service annotated for OpenShift's service-ca (serving-cert-secret-name),
+// and a value any workload's flag gives (kube-webhook-certgen's `create
+// --secret-name`, a backend told which Secret to write), in any namespace.
+func madeSecrets(in *Inventory) map[string][]string {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		made := map[string][]string{}
+		add := func(name, ns string) {
+			if name != "" {
+				made[name] = append(made[name], ns)
+			}
+		}
+		for _, o := range in.Objects {
+			if strings.HasSuffix(o.Kind, "Secret") {
+				add(o.Name, o.Namespace)
+			}
+		}
+		for _, c := range in.Certificates {
+			add(c.SecretName, c.Namespace)
+		}
+		for _, s := range in.Services {
+			if s != nil {
+				add(s.Annotations["service.beta.openshift.io/serving-cert-secret-name"], s.Namespace)
+				add(s.Annotations["service.alpha.openshift.io/serving-cert-secret-name"], s.Namespace)
+			}
+		}
+		for i := range in.Workloads {
+			for _, c := range in.Workloads[i].Containers {
+				for _, value := range flags(c) {
+					add(value, "")
+				}
+			}
+		}
+		return made
+	}).(map[string][]string)
+}
+
 // runsCAInjector reports a workload running cert-manager's cainjector.
 func runsCAInjector(wl *Workload) bool {
 	return slices.ContainsFunc(wl.Containers, func(c Container) bool {
@@ -405,17 +509,29 @@ func namesWebhookConfig(c Container, config string) bool {
 	if config == "" {
 		return false
 	}
-	args := append(slices.Clone(c.Command), c.Args...)
-	for i, a := range args {
-		flag, value, hasValue := strings.Cut(a, "=")
-		if !hasValue && i+1 < len(args) {
-			value = args[i+1]
-		}
-		if strings.HasPrefix(flag, "-") && strings.Contains(strings.ToLower(flag), "webhook") && value == config {
+	for flag, value := range flags(c) {
+		if strings.Contains(strings.ToLower(flag), "webhook") && value == config {
 			return true
 		}
 	}
 	return false
+}
+
+// flags yields each flag of the container's command line with its value
+// (`--flag=value`, or the argument after `--flag`).
+func flags(c Container) iter.Seq2[string, string] {
+	return func(yield func(flag, value string) bool) {
+		args := append(slices.Clone(c.Command), c.Args...)
+		for i, a := range args {
+			flag, value, hasValue := strings.Cut(a, "=")
+			if !hasValue && i+1 < len(args) {
+				value = args[i+1]
+			}
+			if strings.HasPrefix(flag, "-") && !yield(flag, value) {
+				return
+			}
+		}
+	}
 }
 
 // patchesWebhookConfig recognizes `patch --webhook-name=<name>`, the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -200,5 +201,79 @@ func TestCABundleNotYetValid(t *testing.T) {
 				t.Fatalf("got %+v, want a not-yet-valid finding: %v", fs, c.want)
 			}
 		})
+	}
+}
+
+// An empty caBundle whose backend needs a Secret that nothing in the unit
+// makes holds only under the assumption that what makes it, outside the
+// unit, does not fill caBundle too; a maker in the unit states the fact.
+func TestCABundleCertificateMadeElsewhere(t *testing.T) {
+	service := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "n"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "hooks"}}}
+	backend := func(secrets ...string) Workload {
+		return Workload{Object: diag.Object{Kind: "Deployment", Name: "hooks", Namespace: "n"},
+			PodLabels: map[string]string{"app": "hooks"}, Secrets: secrets}
+	}
+	certgen := Workload{Object: diag.Object{Kind: "Job", Name: "certgen", Namespace: "n"},
+		Containers: []Container{{Image: "certgen:v1", Args: []string{"create", "--secret-name", "cert"}}}}
+	elsewhere := `Secret "cert" the backend mounts is made elsewhere`
+	cases := []struct {
+		name string
+		in   *Inventory
+		want string // the assumption; "" is a warning
+	}{
+		{"made nowhere in the unit", &Inventory{Workloads: []Workload{backend("cert")}}, elsewhere},
+		{"no Secret mounted: the backend may make its certificate", &Inventory{Workloads: []Workload{backend()}}, ""},
+		{"the Secret in the unit", &Inventory{Workloads: []Workload{backend("cert")},
+			Objects: []ObjectRef{{APIVersion: "v1", Kind: "Secret", Namespace: "n", Name: "cert"}}}, ""},
+		{"a SealedSecret of its name", &Inventory{Workloads: []Workload{backend("cert")},
+			Objects: []ObjectRef{{APIVersion: "bitnami.com/v1alpha1", Kind: "SealedSecret", Name: "cert"}}}, ""},
+		{"a Secret of another namespace", &Inventory{Workloads: []Workload{backend("cert")},
+			Objects: []ObjectRef{{APIVersion: "v1", Kind: "Secret", Namespace: "other", Name: "cert"}}}, elsewhere},
+		{"a Certificate's secretName", &Inventory{Workloads: []Workload{backend("cert")},
+			Certificates: []Certificate{{Namespace: "n", Name: "serving", SecretName: "cert"}}}, ""},
+		{"a certgen Job naming it", &Inventory{Workloads: []Workload{backend("cert"), certgen}}, ""},
+		{"one of two Secrets made in the unit", &Inventory{Workloads: []Workload{backend("credentials", "cert")},
+			Certificates: []Certificate{{Namespace: "n", Name: "serving", SecretName: "cert"}}}, ""},
+		{"a base: the overlay's note says it", &Inventory{Workloads: []Workload{backend("cert")}, Base: true}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.in
+			in.Services = []*corev1.Service{service.DeepCopy()}
+			var fs []Finding
+			NewPass(MustLookup(CABundleRule), caBundleConfig(nil, nil), in, testSettings(), func(f Finding) { fs = append(fs, f) }).Run()
+			if len(fs) != 1 || !strings.Contains(fs[0].Message, "empty caBundle") {
+				t.Fatalf("findings %+v, want the empty caBundle", fs)
+			}
+			if c.want == "" && fs[0].Assumes != "" || c.want != "" && !strings.Contains(fs[0].Assumes, c.want) {
+				t.Errorf("assumes %q, want %q", fs[0].Assumes, c.want)
+			}
+		})
+	}
+
+	// An OpenShift service-ca annotation on a Service makes the Secret.
+	in := &Inventory{Workloads: []Workload{backend("cert")}, Services: []*corev1.Service{service.DeepCopy()}}
+	in.Services[0].Annotations = map[string]string{"service.beta.openshift.io/serving-cert-secret-name": "cert"}
+	var fs []Finding
+	NewPass(MustLookup(CABundleRule), caBundleConfig(nil, nil), in, testSettings(), func(f Finding) { fs = append(fs, f) }).Run()
+	if len(fs) != 1 || fs[0].Assumes != "" {
+		t.Errorf("service-ca's Secret: %+v", fs)
+	}
+
+	// On a folder only assumed one install, another file's workload of
+	// the same labels is no evidence about this configuration's backend.
+	for _, file := range []string{"webhook.yaml", "other.yaml"} {
+		c := caBundleConfig(nil, nil)
+		in := &Inventory{Workloads: []Workload{backend("cert")}, Services: []*corev1.Service{service.DeepCopy()},
+			Loose: &LooseFolder{Folder: "examples", How: "list it in units.folders"}}
+		in.SetFile(c, "webhook.yaml")
+		in.SetFile(in.Services[0], "webhook.yaml")
+		in.SetFile(&in.Workloads[0], file)
+		fs = nil
+		NewPass(MustLookup(CABundleRule), c, in, testSettings(), func(f Finding) { fs = append(fs, f) }).Run()
+		if want := file == "webhook.yaml"; len(fs) != 1 || strings.Contains(fs[0].Assumes, elsewhere) != want {
+			t.Errorf("loose folder, backend in %s: %+v", file, fs)
+		}
 	}
 }

@@ -13,8 +13,8 @@ type LooseFolder struct {
 	Folder, How string
 }
 
-// SetFile records the file obj (a *Config, *corev1.Service, CRD or
-// *Certificate of the inventory) came from, for Apart.
+// SetFile records the file obj (a *Config, *corev1.Service, CRD,
+// *Certificate or *Workload of the inventory) came from, for Apart.
 func (in *Inventory) SetFile(obj any, file string) {
 	if in.files == nil {
 		in.files = map[any]string{}
@@ -71,4 +71,12 @@ func (in *Inventory) holdsServiceBeside(c *Config) bool {
 		}
 	}
 	return false
+}
+
+// workloadBeside reports whether the unit's workload i may serve c as
+// evidence about it: always, but on a folder only assumed one install,
+// only a workload of c's own file (another file's may be another
+// project's example of the same name).
+func (in *Inventory) workloadBeside(c *Config, i int) bool {
+	return in.Loose == nil || in.files[&in.Workloads[i]] == in.files[c]
 }

@@ -408,6 +408,11 @@ type Workload struct {
 	// HelmTestHook is set on a Helm test hook (`helm.sh/hook: test`): it
 	// runs only under `helm test`, and serves nothing.
 	HelmTestHook bool
+	// Secrets are the Secrets its pods cannot start without (secret
+	// volumes and projected sources not marked optional): a backend's
+	// serving certificate comes in one, and whatever makes that Secret
+	// knows the CA.
+	Secrets []string
 }
 
 // Role is a ClusterRole or Role: its rules that can apply to webhook

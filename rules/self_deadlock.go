@@ -88,6 +88,8 @@ type backend struct {
 	Namespace string
 	Service   *corev1.Service // nil when not in the input
 	Workloads []Workload      // the pod owners the Service selects
+	// indexes are the Workloads' indexes in the Inventory's.
+	indexes []int
 }
 
 // findBackend resolves a service reference within the input. Services and
@@ -131,6 +133,7 @@ func resolveBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 		}
 		if sel.Matches(labels.Set(w.PodLabels)) {
 			b.Workloads = append(b.Workloads, w)
+			b.indexes = append(b.indexes, i)
 		}
 	}
 	return b
