@@ -219,16 +219,9 @@ func baseNoteOf(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
 	if n == 0 || !sel.On(rules.KustomizeBaseRule) {
 		return nil
 	}
-	what := "1 finding"
-	if n > 1 {
-		what = fmt.Sprintf("%d findings", n)
-	}
-	return []diag.Diagnostic{{Span: first.Span, Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
-		Rule: rules.KustomizeBaseRule, Message: fmt.Sprintf(baseNote, what), Path: first.Path, Object: first.Object}}
+	return []diag.Diagnostic{engine.LoweredNote(rules.KustomizeBaseRule, *first, n,
+		"markers generate the kustomize base config/webhook", "make the fix in a kustomize patch, not in the markers")}
 }
-
-// baseNote is the kustomize-base note's message, with how many findings.
-const baseNote = "markers generate the kustomize base config/webhook: %s at info; make the fix in a kustomize patch, not in the markers"
 
 // generatesBase reports whether the markers generate what kubebuilder
 // projects keep as a kustomize base: a webhook whose marker leaves its

@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -147,7 +146,7 @@ func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 	perRule := map[string]int{}
 	for _, d := range runOn(t, pods, &Options{MinSeverity: diag.Info}) {
 		perRule[d.Category]++
-		if d.Category == rules.KustomizeBaseRule && d.Message != "info: "+fmt.Sprintf(baseNote, "2 findings")+" [kustomize-base]" {
+		if d.Category == rules.KustomizeBaseRule && d.Message != "info: markers generate the kustomize base config/webhook: 2 findings at info; make the fix in a kustomize patch, not in the markers [kustomize-base]" {
 			t.Errorf("want the note on where the fix goes, for 2 findings: %s", d.Message)
 		}
 		if d.Category != "self-deadlock" && d.Category != "system-critical-scope" {
