@@ -116,6 +116,10 @@ type Unit struct {
 	// assumption (see rules.Inventory.Loose): the assumption and how to
 	// state it.
 	Loose *rules.LooseFolder
+	// Applied marks a unit given as applied as written (see
+	// rules.Inventory.Applied): units.entries names it, or a GitOps entry
+	// installs it.
+	Applied bool
 	// Located reports whether the caller is done with a webhook
 	// configuration's positions once its findings are located: LintUnit
 	// then drops them (manifest.Document.DropPositions). Nil keeps all.
@@ -145,6 +149,7 @@ func LintUnit(u Unit, opts Options) *Result {
 	inv.Live = opts.Live
 	inv.Base = u.Base
 	inv.Loose = u.Loose
+	inv.Applied = u.Applied
 	var docs []*manifest.Document
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
