@@ -172,10 +172,24 @@ func locateKustomized(u *unit, b *kustomize.Build, built []byte, name, origin st
 		if d.File != name {
 			continue
 		}
+		// An assumption (lint.inContext) names no object: it is on the
+		// webhook related beside it, where the finding was before it
+		// moved to its cause, or else on the finding's own.
+		owners := make([]*diag.Object, len(d.Related))
+		for j, r := range d.Related {
+			owners[j] = r.Object
+			for _, o := range d.Related {
+				if owners[j] == nil && r.File == name && o.Object != nil && o.Span == r.Span {
+					owners[j] = o.Object
+				}
+			}
+			if owners[j] == nil && r.File == name {
+				owners[j] = d.Object
+			}
+		}
 		for j := range d.Related {
-			r := &d.Related[j]
-			if r.Object != nil {
-				r.Span = locateBuilt(b, r.Object, r.Path, false).Span
+			if owners[j] != nil {
+				d.Related[j].Span = locateBuilt(b, owners[j], d.Related[j].Path, false).Span
 			}
 		}
 		at := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))
