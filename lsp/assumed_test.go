@@ -12,23 +12,13 @@ import (
 // information, with the assumption and how to state it as related
 // information at the finding.
 func TestAssumptionAsOnTheCommandLine(t *testing.T) {
+	data, err := os.ReadFile("../testdata/sources/context/part-of-an-install/webhook.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	webhook := filepath.Join(dir, "webhook.yaml")
-	text := `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata:
-  name: hooks
-webhooks:
-- name: mpod.hooks.example.com
-  clientConfig:
-    service: {name: hooks, namespace: hooks-system, path: /mutate}
-  rules:
-  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-  failurePolicy: Fail
-  sideEffects: None
-  admissionReviewVersions: [v1]
-`
-	if err := os.WriteFile(webhook, []byte(text), 0o644); err != nil {
+	webhook, text := filepath.Join(dir, "webhook.yaml"), string(data)
+	if err := os.WriteFile(webhook, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	c := startServer(t)

@@ -1,6 +1,7 @@
 package source_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,24 +11,9 @@ import (
 	"github.com/webhooklint/webhooklint/source"
 )
 
-// loneWebhook is a configuration an operator's install applies beside a
-// Service it creates elsewhere: nothing in its unit states the Service, so
-// that it is applied as written is only assumed (rules.Fragment).
-const loneWebhook = `apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingWebhookConfiguration
-metadata:
-  name: hooks
-webhooks:
-- name: mpod.hooks.example.com
-  clientConfig:
-    service: {name: hooks, namespace: hooks-system, path: /mutate}
-    caBundle: Zm9v
-  rules:
-  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-  failurePolicy: Fail
-  sideEffects: None
-  admissionReviewVersions: [v1]
-`
+// loneWebhook is a configuration an install applies beside a Service it
+// creates some other way (rules.Fragment).
+const loneWebhook = "../testdata/sources/context/part-of-an-install/webhook.yaml"
 
 // partOfAnInstall is the assumption's note, which says how to state it.
 const partOfAnInstall = "assumed applied as written (no Service in the unit): name it in units.entries"
@@ -41,11 +27,12 @@ const partOfAnInstall = "assumed applied as written (no Service in the unit): na
 // does. The assumption is a related location where the finding is, in a
 // kustomize build too (app/config.yaml).
 func TestLoneConfigurationAppliedAsWritten(t *testing.T) {
+	webhook := readFile(t, loneWebhook)
 	files := map[string]string{
-		"deploy/webhook.yaml":    loneWebhook,
+		"deploy/webhook.yaml":    webhook,
 		"app/kustomization.yaml": "resources: [config.yaml]\n",
-		"app/config.yaml":        loneWebhook,
-		"app/extra-webhook.yaml": loneWebhook,
+		"app/config.yaml":        webhook,
+		"app/extra-webhook.yaml": webhook,
 	}
 	root := testkit.Repo(t, files)
 	level := func(t *testing.T, res []diag.Diagnostic, file string, want diag.Severity) {
@@ -92,8 +79,9 @@ func TestLoneConfigurationAppliedAsWritten(t *testing.T) {
 
 // A Flux Kustomization that installs the folder gives it too.
 func TestLoneConfigurationInstalledByGitOps(t *testing.T) {
+	webhook := readFile(t, loneWebhook)
 	root := testkit.Repo(t, map[string]string{
-		"deploy/webhook.yaml": loneWebhook,
+		"deploy/webhook.yaml": webhook,
 		"clusters/hooks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata:
@@ -110,4 +98,13 @@ spec:
 	if len(got) != 1 || got[0].Severity != diag.Warning || len(got[0].Related) != 0 {
 		t.Errorf("want one self-deadlock warning with no assumption:%s", dump(got))
 	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
