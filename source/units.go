@@ -305,7 +305,8 @@ func unitFacts(req *request, so Options, units []*unit) {
 func namedEntry(u *unit, entries []string) bool {
 	switch {
 	case u.kind == fileUnit:
-		return !u.file.Stdin && deployed(u.absFile(), entries)
+		// An editor's buffer comes as stdin named by its path.
+		return u.file.Name != "" && u.file.Name != "-" && deployed(u.absFile(), entries)
 	case u.kind == folderUnit && len(u.files) == 1 && deployed(absPath(u.files[0].Name), entries):
 		return true
 	}
