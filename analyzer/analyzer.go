@@ -174,6 +174,7 @@ func run(pass *analysis.Pass, o *Options) error {
 			inv.Configs = append(inv.Configs, mc.config)
 		}
 		inv.Base = generatesBase(cfgs)
+		r.base = inv.Base
 		for _, mc := range cfgs {
 			runRules(rs, mc.config, inv, settings, func(f rules.Finding) {
 				if mc.deployTime(f.Path) {
@@ -185,12 +186,8 @@ func run(pass *analysis.Pass, o *Options) error {
 					}
 				}
 				s, e, _ := mc.locate(f.Path)
-				d := diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message,
-					webhook: f.Webhook, fixes: mc.ruleFixes(pass, f)}
-				if inv.Base && f.DependsOnOverlay {
-					d.severity, d.base = diag.Info, true
-				}
-				r.finding(d, mc.config.Object(), f.Path)
+				r.finding(diagnostic{pos: s, end: e, severity: f.Severity, category: f.Rule, message: f.Message,
+					webhook: f.Webhook, fixes: mc.ruleFixes(pass, f)}, f, inv, mc.config.Object())
 			}, r, func() (token.Pos, token.Pos) { s, e, _ := mc.locate(""); return s, e })
 		}
 	}
@@ -219,16 +216,9 @@ func baseNoteOf(ds []diag.Diagnostic, sel *engine.Selection) []diag.Diagnostic {
 	if n == 0 || !sel.On(rules.KustomizeBaseRule) {
 		return nil
 	}
-	what := "1 finding"
-	if n > 1 {
-		what = fmt.Sprintf("%d findings", n)
-	}
-	return []diag.Diagnostic{{Span: first.Span, Severity: rules.MustLookup(rules.KustomizeBaseRule).Severity,
-		Rule: rules.KustomizeBaseRule, Message: fmt.Sprintf(baseNote, what), Path: first.Path, Object: first.Object}}
+	return []diag.Diagnostic{engine.LoweredNote(rules.KustomizeBaseRule, *first, n,
+		"markers generate the kustomize base config/webhook", "make the fix in a kustomize patch, not in the markers")}
 }
-
-// baseNote is the kustomize-base note's message, with how many findings.
-const baseNote = "markers generate the kustomize base config/webhook: %s at info; make the fix in a kustomize patch, not in the markers"
 
 // generatesBase reports whether the markers generate what kubebuilder
 // projects keep as a kustomize base: a webhook whose marker leaves its
@@ -339,7 +329,9 @@ type diagnostic struct {
 	message  string
 	webhook  string // the webhook the finding is about, if any
 	fixes    []suggestedFix
-	base     bool // of markers that generate a kustomize base (baseNoteOf)
+	// related are further locations, each with a note (the assumption an
+	// info finding holds under).
+	related []analysis.RelatedInformation
 }
 
 type suggestedFix struct {
@@ -371,14 +363,22 @@ type reporter struct {
 	suppressions []*suppression
 	sel          *engine.Selection
 	min          diag.Severity // zero: warning
+	// base says the package's markers generate a kustomize base
+	// (generatesBase): their findings on what its overlay changes are
+	// info, with one note (baseNoteOf).
+	base bool
 }
 
-// finding holds a rule's finding about obj at path until flush.
-func (r *reporter) finding(d diagnostic, obj *diag.Object, path string) {
-	r.findings = append(r.findings, diag.Diagnostic{
+// finding holds f, a rule's finding about obj placed at d, until flush, at
+// the level the context of inv gives it, as every front end does
+// (engine.InContext: a base, an assumption).
+func (r *reporter) finding(d diagnostic, f rules.Finding, inv *rules.Inventory, obj *diag.Object) {
+	dg := diag.Diagnostic{
 		Span: r.span(d.pos, d.end), Severity: d.severity, Rule: d.category, Message: d.message,
-		Path: path, Object: obj, Webhook: d.webhook, Fixes: heldFixes(d.fixes), DependsOnOverlay: d.base,
-	})
+		Path: f.Path, Object: obj, Webhook: d.webhook, Fixes: heldFixes(d.fixes),
+	}
+	engine.InContext(&dg, f, inv.Base, dg.Span, dg.Path)
+	r.findings = append(r.findings, dg)
 }
 
 // span is where pos to end is in the Go source, as every front end
@@ -400,10 +400,18 @@ func (r *reporter) span(pos, end token.Pos) diag.Span {
 // webhook, so the message does not.
 func (r *reporter) flush() {
 	kept := rules.ExplainCauses(r.suppress(r.findings, r.sel))
-	for _, d := range append(kept, baseNoteOf(kept, r.sel)...) {
+	if r.base {
+		kept = append(kept, baseNoteOf(kept, r.sel)...)
+	}
+	for _, d := range kept {
 		pos := r.tokens[d.Span]
+		var related []analysis.RelatedInformation
+		for _, rel := range d.Related {
+			at := r.tokens[rel.Span]
+			related = append(related, analysis.RelatedInformation{Pos: at[0], End: at[1], Message: rel.Message})
+		}
 		r.report(diagnostic{pos: pos[0], end: pos[1], severity: d.Severity, category: d.Rule, message: diag.ShortMessage(d),
-			fixes: unheldFixes(d.Fixes)})
+			fixes: unheldFixes(d.Fixes), related: related})
 	}
 	r.findings = nil
 }
@@ -430,7 +438,7 @@ func (r *reporter) report(d diagnostic) {
 		return
 	}
 	r.seen[key] = true
-	ad := analysis.Diagnostic{Pos: d.pos, End: d.end, Category: d.category, Message: msg, URL: docURL(d.category)}
+	ad := analysis.Diagnostic{Pos: d.pos, End: d.end, Category: d.category, Message: msg, URL: docURL(d.category), Related: d.related}
 	for _, f := range d.fixes {
 		ad.SuggestedFixes = append(ad.SuggestedFixes, analysis.SuggestedFix{
 			Message:   f.message,

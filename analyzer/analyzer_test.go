@@ -339,3 +339,35 @@ func TestLiteralFixes(t *testing.T) {
 	}
 	analysistest.RunWithSuggestedFixes(t, testdataModule(t), a, "./literalfix")
 }
+
+// TestAssumptions: a finding that holds only under an assumption is info
+// here as on the command line, with the same note as a related location
+// (engine.InContext). Markers that state their own Service generate
+// controller-gen's config/webhook, a part of what config/default installs
+// with the Service: that it is applied as written is assumed. A literal
+// the code registers is applied as written, and keeps its level.
+func TestAssumptions(t *testing.T) {
+	a, err := New(Options{MinSeverity: diag.Info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := 0
+	for _, r := range analysistest.Run(t, testdataModule(t), a, "./assumed") {
+		for _, d := range r.Diagnostics {
+			assumed := strings.HasPrefix(d.Message, "info: ")
+			if assumed != (len(d.Related) == 1) {
+				t.Errorf("%s: related %+v, want the assumption on info findings only", d.Message, d.Related)
+				continue
+			}
+			if assumed {
+				notes++
+				if rel := d.Related[0]; rel.Message != partOfAnInstall || rel.Pos != d.Pos || rel.End != d.End {
+					t.Errorf("%s: related %+v, want %q at the finding", d.Message, rel, partOfAnInstall)
+				}
+			}
+		}
+	}
+	if notes != 2 {
+		t.Errorf("%d findings with the assumption, want the markers' 2", notes)
+	}
+}

@@ -128,7 +128,11 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Ru
 		obj.Name = fmt.Sprintf("%s@%d", obj.Name, lit.Pos())
 		done[lit] = true
 		changed := changesAfter(pass, stack, assignedChange)
-		inv := &rules.Inventory{Configs: []*rules.Config{cfg}}
+		// What the code builds is what it registers (a literal changed
+		// afterwards is not judged, nor is plumbing set later): applied as
+		// written. The markers' configuration is not: controller-gen writes
+		// it to config/webhook, a part of what config/default installs.
+		inv := &rules.Inventory{Configs: []*rules.Config{cfg}, Applied: true}
 		// Conversion helpers build v1beta1 objects from values they read
 		// (for clusters that still have them): no constant of their own,
 		// nothing written for a v1beta1 server.
@@ -136,11 +140,11 @@ func checkLiterals(pass *analysis.Pass, r *reporter, rs, policyRules []*rules.Ru
 		runRules(rs, cfg, inv, s, func(f rules.Finding) {
 			if d, ok := onType(f, lit); ok {
 				if versionKnown {
-					r.finding(d, obj, f.Path)
+					r.finding(d, f, inv, obj)
 				}
 			} else if d, ok := e.place(f, changed); ok {
 				d.fixes = e.ruleFixes(f)
-				r.finding(d, obj, f.Path)
+				r.finding(d, f, inv, obj)
 			}
 		}, r, func() (token.Pos, token.Pos) { return lit.Pos(), lit.Lbrace + 1 })
 		// Keep walking: literals inside values the evaluator could not

@@ -60,14 +60,14 @@ func checkPolicyLiteral(pass *analysis.Pass, r *reporter, prs []*rules.Rule, s *
 		runGuarded(rule, "admission policy", r, at, func() {
 			rules.NewPolicyPass(rule, pol, inv, s, func(f rules.Finding) {
 				if d, ok := onType(f, lit); ok {
-					r.finding(d, obj, f.Path)
+					r.finding(d, f, inv, obj)
 					return
 				}
 				if !specKnown && (f.Path == "spec" || strings.HasPrefix(f.Path, "spec.")) {
 					return
 				}
 				if d, ok := e.place(f, changed); ok {
-					r.finding(d, obj, f.Path)
+					r.finding(d, f, inv, obj)
 				}
 			}).Run()
 		})

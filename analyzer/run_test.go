@@ -1,7 +1,6 @@
 package analyzer
 
 import (
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -147,7 +146,7 @@ func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 	perRule := map[string]int{}
 	for _, d := range runOn(t, pods, &Options{MinSeverity: diag.Info}) {
 		perRule[d.Category]++
-		if d.Category == rules.KustomizeBaseRule && d.Message != "info: "+fmt.Sprintf(baseNote, "2 findings")+" [kustomize-base]" {
+		if d.Category == rules.KustomizeBaseRule && d.Message != "info: markers generate the kustomize base config/webhook: 2 findings at info; make the fix in a kustomize patch, not in the markers [kustomize-base]" {
 			t.Errorf("want the note on where the fix goes, for 2 findings: %s", d.Message)
 		}
 		if d.Category != "self-deadlock" && d.Category != "system-critical-scope" {
@@ -163,20 +162,41 @@ func TestMarkersOfABaseAreJudgedAsABase(t *testing.T) {
 	if perRule["self-deadlock"] != 1 || perRule["system-critical-scope"] != 1 || perRule[rules.KustomizeBaseRule] != 1 {
 		t.Errorf("findings per rule %v, want one self-deadlock, one system-critical-scope and one kustomize-base note", perRule)
 	}
+}
 
-	// A Service of the project's own is not a placeholder: the same
-	// webhook is judged as deployed.
-	own := strings.Replace(pods, "admissionReviewVersions=v1", "admissionReviewVersions=v1,serviceName=hooks,serviceNamespace=hooks-system", 1)
+// The note an assumed finding has on the command line
+// (rules.Fragment), which the analyzer gives through the same code
+// (engine.InContext).
+const partOfAnInstall = "assumed applied as written (no Service in the unit): name it in units.entries"
+
+// Markers that state their own Service generate no base, but still only
+// controller-gen's config/webhook, a part of what config/default installs
+// with the Service: that it is applied as written is assumed, as the CLI
+// assumes it of that file linted alone. The finding is info, as there,
+// with the same note as a related location (TestAssumptions: and a
+// literal the code registers keeps its level).
+func TestMarkersWithTheirServiceArePartOfAnInstall(t *testing.T) {
+	const own = `package p
+
+// +kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create;update,versions=v1,name=mpod-v1.kb.io,admissionReviewVersions=v1,serviceName=hooks,serviceNamespace=hooks-system
+`
+	if ds := runOn(t, own, &Options{}); len(ds) != 0 {
+		t.Errorf("default minimum severity (warning) reports assumed findings: %+v", ds)
+	}
 	found := false
 	for _, d := range runOn(t, own, &Options{MinSeverity: diag.Info}) {
 		if d.Category == rules.KustomizeBaseRule {
 			t.Errorf("own Service: a base note: %s", d.Message)
 		}
-		if d.Category == "self-deadlock" {
-			found = true
-			if !strings.HasPrefix(d.Message, "warning: ") || !strings.Contains(d.Message, `exclude namespace "hooks-system"`) {
-				t.Errorf("own Service: %s", d.Message)
-			}
+		if d.Category != "self-deadlock" {
+			continue
+		}
+		found = true
+		if !strings.HasPrefix(d.Message, "info: ") || !strings.Contains(d.Message, `exclude namespace "hooks-system"`) {
+			t.Errorf("own Service: %s", d.Message)
+		}
+		if len(d.Related) != 1 || d.Related[0].Message != partOfAnInstall || d.Related[0].Pos != d.Pos || d.Related[0].End != d.End {
+			t.Errorf("own Service: related %+v at %v, want %q at the finding", d.Related, d.Pos, partOfAnInstall)
 		}
 	}
 	if !found {

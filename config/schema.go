@@ -106,7 +106,7 @@ func JSONSchema() []byte {
 				"additionalProperties": false,
 				"properties": map[string]any{
 					"entries": map[string]any{
-						"description": "Root kustomization and chart folders that are deployed, relative to the configuration file's folder; the other roots are linted as bases.",
+						"description": "Root kustomization and chart folders that are deployed, relative to the configuration file's folder; the other roots are linted as bases. A plain folder or a file named here is applied as written.",
 						"type":        []string{"array", "null"}, "items": map[string]any{"type": "string", "minLength": 1},
 					},
 					"folders": map[string]any{

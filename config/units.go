@@ -10,9 +10,10 @@ import (
 // deployed, when the layout alone does not tell.
 type Units struct {
 	// Entries are the root kustomization and chart folders that are
-	// deployed (resolved like chart paths). When set, the other roots (e2e
-	// and OLM overlays, samples) are linted as bases: their findings that
-	// an overlay changes are shown at info.
+	// deployed (resolved like chart paths). When one is set, the other
+	// roots (e2e and OLM overlays, samples) are linted as bases: their
+	// findings that an overlay changes are shown at info. A plain folder
+	// or a file may be named too: it is applied as written.
 	Entries []string
 	// Folders group loose manifests into units: by default the files of
 	// one folder are one unit, as kubectl apply -f DIR applies them.

@@ -17,7 +17,7 @@ func TestInContextKeepsAssumptionWithCause(t *testing.T) {
 	dg := diag.Diagnostic{Span: at, Severity: diag.Warning, Path: "webhooks[0].clientConfig"}
 	f := rules.Finding{
 		Webhook: "check.example.com",
-		Assumes: "assumed applied as written (no Service in the unit)",
+		Assumes: "assumed applied as written (no Service in the unit): name it in units.entries",
 		Cause:   &rules.Cause{Object: diag.Object{Kind: "Deployment", Name: "backend"}, Path: "spec.replicas"},
 	}
 	inContext(&dg, f, &rules.Inventory{}, d, nil)

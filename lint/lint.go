@@ -116,6 +116,10 @@ type Unit struct {
 	// assumption (see rules.Inventory.Loose): the assumption and how to
 	// state it.
 	Loose *rules.LooseFolder
+	// Applied marks a unit given as applied as written (see
+	// rules.Inventory.Applied): units.entries names it, or a GitOps entry
+	// installs it.
+	Applied bool
 	// Located reports whether the caller is done with a webhook
 	// configuration's positions once its findings are located: LintUnit
 	// then drops them (manifest.Document.DropPositions). Nil keeps all.
@@ -145,6 +149,7 @@ func LintUnit(u Unit, opts Options) *Result {
 	inv.Live = opts.Live
 	inv.Base = u.Base
 	inv.Loose = u.Loose
+	inv.Applied = u.Applied
 	var docs []*manifest.Document
 	for _, f := range files {
 		res.Diagnostics = append(res.Diagnostics, f.Diagnostics...)
@@ -295,18 +300,14 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 	return applySuppressions(d, ds, opts), errs
 }
 
-// inContext sets what a finding's context changes: on a base or under an
-// assumption it is info (Finding.Assumes: a severity override, meant for
-// what is stated, does not raise it; the assumption goes with a related
-// location, so the finding stays one line); a finding located where its
-// fix goes (locateCauses) names the webhook it is about where that is now.
+// inContext sets what a finding's context changes: its level on a base or
+// under an assumption, as every front end sets it (engine.InContext), and,
+// for a finding located where its fix goes (locateCauses), the webhook it
+// is about as a related location where the finding is now.
 func inContext(dg *diag.Diagnostic, f rules.Finding, inv *rules.Inventory, d *manifest.Document, obj *diag.Object) {
-	if inv.Base && f.DependsOnOverlay {
-		dg.Severity, dg.DependsOnOverlay = diag.Info, true
-	}
 	// The assumption is where the finding is now, as the webhook is for a
 	// cause; both go with it when it moves to where its fix goes.
-	assumption := diag.Related{Span: dg.Span, Path: dg.Path, Message: f.Assumes}
+	at, path := dg.Span, dg.Path
 	if f.Cause != nil {
 		webhook := diag.Related{
 			Span: dg.Span,
@@ -315,10 +316,7 @@ func inContext(dg *diag.Diagnostic, f rules.Finding, inv *rules.Inventory, d *ma
 		cause := f.Cause.Object
 		dg.Object, dg.Path, dg.Related = &cause, f.Cause.Path, []diag.Related{webhook}
 	}
-	if f.Assumes != "" {
-		dg.Severity, dg.DependsOnOverlay = diag.Info, true
-		dg.Related = append(dg.Related, assumption)
-	}
+	engine.InContext(dg, f, inv.Base, at, path)
 }
 
 func relatedWebhook(d *manifest.Document, webhook string) string {

@@ -51,15 +51,17 @@ func (in *Inventory) Apart(a, b any) string {
 // (unresolved-reference), and is judged as written; on a folder only
 // assumed one install, only the webhook's own file counts. What no overlay
 // changes (intercepting Nodes, CSRs) does not ask, and a cluster's list
-// holds no Services: there it is stated.
+// holds no Services: there it is stated. So it is when the unit is given
+// or stated to be applied as written (Inventory.Applied), which the note
+// says how to do.
 func Fragment(p *Pass, w *Webhook) string {
 	ref := w.ClientConfig.Service
 	if ref == nil || ref.Namespace == "" || ref.Name == "" || p.Config == nil || p.Input.Live != nil ||
-		p.Input.Listed[p.Config.Kind] || p.Input.Base ||
+		p.Input.Listed[p.Config.Kind] || p.Input.Base || p.Input.Applied ||
 		findBackend(p.Input, ref).Service != nil || p.Input.holdsServiceBeside(p.Config) {
 		return ""
 	}
-	return "assumed applied as written (no Service in the unit)"
+	return "assumed applied as written (no Service in the unit): name it in units.entries"
 }
 
 // holdsServiceBeside reports whether the unit has a Service c may call: any

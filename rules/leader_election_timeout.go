@@ -31,8 +31,8 @@ func init() {
 				"by that many of its 10 s. \"May intercept\" marks a renewal the webhook's matchConditions may " +
 				"exclude in ways the rule cannot decide. When the unit holds no Service (the configuration is a part " +
 				"of an install, such as gatekeeper's `config/webhook/manifests.yaml`, whose `config/default` patches " +
-				"timeoutSeconds down to 3) the finding is info and says what it assumes (docs/sources.md, " +
-				"\"Parts of an install\").",
+				"timeoutSeconds down to 3) the finding is info and says what it assumes and how to state " +
+				"otherwise: name the unit in `units.entries` (docs/sources.md, \"Parts of an install\").",
 			Fix: "Exclude `kube-system` with a namespaceSelector on `kubernetes.io/metadata.name`, leave " +
 				"`leases` out of the rules, or keep `timeoutSeconds` short (Gatekeeper ships 3 s).",
 			Sources: []string{

@@ -293,6 +293,12 @@ type Inventory struct {
 	// a finding that rests on one file's object meeting another's holds
 	// only under that assumption (see Apart).
 	Loose *LooseFolder
+	// Applied is set when the unit is given, or stated, to be applied as
+	// written: units.entries names it, a GitOps entry installs it, Go code
+	// registers the configuration it builds. A configuration without its
+	// Service is then no part of an install whose rest is elsewhere (see
+	// Fragment).
+	Applied bool
 	// files maps the objects rules compare across files (configurations,
 	// Services, CRDs, Certificates) to the file each came from, on a
 	// Loose unit (SetFile).

@@ -49,7 +49,9 @@ func init() {
 				"can intercept the creation of a pod in the Service's namespace. A unit without any Service is a " +
 				"part of an install whose rest is elsewhere (controller-gen's `config/webhook/manifests.yaml` " +
 				"before `config/default` adds its namespace and namespaceSelectors): that it is applied as written " +
-				"is assumed, so the finding is info and says so (docs/sources.md, \"Parts of an install\").\n\n" +
+				"is assumed, so the finding is info and says so; naming the file or its folder in `units.entries` " +
+				"(or installing it with a GitOps entry) states it, and the finding is a warning again " +
+				"(docs/sources.md, \"Parts of an install\").\n\n" +
 				"Two webhooks can deadlock each other the same way: if webhook A fails closed on what B's " +
 				"backend needs and B on what A's needs, neither comes back once both are down (for " +
 				"example after a CNI outage). When the input holds both backends the rule reports such " +

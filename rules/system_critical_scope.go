@@ -48,7 +48,8 @@ func init() {
 				"runs `kubectl label ns`, exactly as self-deadlock does, and otherwise names the label the " +
 				"exclusion waits for. A finding on namespaced requests of a webhook whose unit holds no Service " +
 				"(not the one it calls, nor another) is info: the configuration is a part of an install whose overlay or installer " +
-				"may add the exclusion (docs/sources.md, \"Parts of an install\"). " +
+				"may add the exclusion, unless `units.entries` or a GitOps entry gives that it is applied as written " +
+				"(docs/sources.md, \"Parts of an install\"). " +
 				"namespaceSelector never excludes cluster-scoped Nodes and CertificateSigningRequests.\n\n" +
 				"When the webhook's own backend runs in kube-system and self-deadlock reports it, the kube-system " +
 				"requests are that finding's (excluding the backend's namespace fixes both) and this rule reports " +

@@ -76,10 +76,11 @@ func loadLoose(s manifest.Source, stdin io.Reader, jobs int, patches *kustomize.
 	return l
 }
 
-// lintLoose lints loose files as one unit; base says it is a kustomize
-// base linted without the overlay that deploys it, loose that the files
-// are one install only by that assumption (lint.Unit.Loose).
-func lintLoose(loaded []*looseFile, base bool, loose *rules.LooseFolder, lo lint.Options) *unitResult {
+// lintLoose lints loose files as one unit, in the context in gives it:
+// a kustomize base linted without the overlay that deploys it, files that
+// are one install only by assumption, a unit given as applied as written
+// (lint.Unit's Base, Loose and Applied).
+func lintLoose(loaded []*looseFile, in lint.Unit, lo lint.Options) *unitResult {
 	files := make([]*manifest.File, len(loaded))
 	partial := map[*manifest.Document]string{}
 	var extra []diag.Diagnostic
@@ -104,10 +105,11 @@ func lintLoose(loaded []*looseFile, base bool, loose *rules.LooseFolder, lo lint
 	}
 	// onlyStated reads a partial document's positions after the rules.
 	located := func(d *manifest.Document) bool { _, isPartial := partial[d]; return !isPartial }
-	res := lint.LintUnit(lint.Unit{Files: files, Base: base, Loose: loose, Located: located}, lo)
+	in.Files, in.Located = files, located
+	res := lint.LintUnit(in, lo)
 	return &unitResult{
 		diags: append(onlyStated(res.Diagnostics, files, partial), extra...),
-		base:  base, configs: res.Configs, policies: res.Policies, crds: res.CRDs, internal: res.Internal,
+		base:  in.Base, configs: res.Configs, policies: res.Policies, crds: res.CRDs, internal: res.Internal,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/engine"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -232,6 +233,6 @@ func archived(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 	if first == nil {
 		return ds
 	}
-	return append(ds, loweredNote(rules.OLMArchivedBundleRule, *first, count, by,
+	return append(ds, engine.LoweredNote(rules.OLMArchivedBundleRule, *first, count, by,
 		"lint the current bundle, or name this folder in units.entries"))
 }

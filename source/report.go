@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/engine"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -389,26 +390,10 @@ func baseNotes(ds []diag.Diagnostic, by string) []diag.Diagnostic {
 	}
 	var out []diag.Diagnostic
 	for _, file := range slices.Sorted(maps.Keys(first)) {
-		out = append(out, loweredNote(rules.KustomizeBaseRule, first[file], count[file],
+		out = append(out, engine.LoweredNote(rules.KustomizeBaseRule, first[file], count[file],
 			"kustomize base ("+by+")", "lint its overlay, or name it in units.entries"))
 	}
 	return out
-}
-
-// loweredNote is the one note at the first of n findings a unit reports
-// at info because of where they are (a base, an archived bundle): why,
-// how many, and how to state otherwise.
-func loweredNote(rule string, first diag.Diagnostic, n int, why, advice string) diag.Diagnostic {
-	what := "1 finding"
-	if n > 1 {
-		what = fmt.Sprintf("%d findings", n)
-	}
-	return diag.Diagnostic{
-		Span:     first.Span,
-		Severity: rules.MustLookup(rule).Severity, Rule: rule,
-		Message: why + ": " + what + " at info; " + advice,
-		Object:  first.Object, Origin: first.Origin,
-	}
 }
 
 // supersededByPlaceholders drops findings that only restate a placeholder

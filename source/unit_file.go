@@ -45,7 +45,7 @@ func (fileKind) reads(u *unit) (iter.Seq[string], bool) {
 }
 
 func (fileKind) lint(u *unit, in *lintInput) *unitResult {
-	return lintFile(u.file, in.stdin, in.lo, in.patches) // Read takes stdin only for "-"
+	return lintFile(u.file, in.stdin, u.deployed.Known(), in.lo, in.patches) // Read takes stdin only for "-"
 }
 
 func (fileKind) load(u *unit, in *loadInput) Unit {
@@ -54,10 +54,10 @@ func (fileKind) load(u *unit, in *loadInput) Unit {
 
 // lintFile lints a loose file on its own: unrendered templates are
 // recognized, and partial objects (kustomize patches) are checked only for
-// what they state.
-func lintFile(s manifest.Source, stdin io.Reader, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
+// what they state. applied says it is given as applied as written.
+func lintFile(s manifest.Source, stdin io.Reader, applied bool, lo lint.Options, patches *kustomize.PatchIndex) *unitResult {
 	l := loadLoose(s, stdin, lo.Workers(), patches, true, nil)
-	r := lintLoose([]*looseFile{l}, false, nil, lo)
+	r := lintLoose([]*looseFile{l}, lint.Unit{Applied: applied}, lo)
 	if s.Stdin {
 		r.stdin = l.data // the report shows snippets from it
 	}

@@ -96,7 +96,7 @@ func lintFolder(u *unit, lo lint.Options, patches *kustomize.PatchIndex) *unitRe
 		files[i] = l.file
 	}
 	waves := argoWaveFindings(u, files) // before the rules drop the positions
-	r := lintLoose(loaded, u.base, looseAssumption(u), lo)
+	r := lintLoose(loaded, lint.Unit{Base: u.base, Loose: looseAssumption(u), Applied: u.deployed.Known()}, lo)
 	r.diags = append(r.diags, waves...)
 	return r
 }

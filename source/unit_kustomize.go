@@ -130,7 +130,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	name := f.Name
 	files := []*manifest.File{f}
 	waves := argoWaveFindings(u, files) // before the rules drop the positions
-	lu := lint.Unit{Files: files, Base: u.base}
+	lu := lint.Unit{Files: files, Base: u.base, Applied: u.deployed.Known()}
 	var fixes *kustFixes
 	if u.gitops == nil {
 		// A GitOps entry's build is substituted after kustomize built it:
@@ -172,10 +172,24 @@ func locateKustomized(u *unit, b *kustomize.Build, built []byte, name, origin st
 		if d.File != name {
 			continue
 		}
+		// An assumption (lint.inContext) names no object: it is on the
+		// webhook related beside it, where the finding was before it
+		// moved to its cause, or else on the finding's own.
+		owners := make([]*diag.Object, len(d.Related))
+		for j, r := range d.Related {
+			owners[j] = r.Object
+			for _, o := range d.Related {
+				if owners[j] == nil && r.File == name && o.Object != nil && o.Span == r.Span {
+					owners[j] = o.Object
+				}
+			}
+			if owners[j] == nil && r.File == name {
+				owners[j] = d.Object
+			}
+		}
 		for j := range d.Related {
-			r := &d.Related[j]
-			if r.Object != nil {
-				r.Span = locateBuilt(b, r.Object, r.Path, false).Span
+			if owners[j] != nil {
+				d.Related[j].Span = locateBuilt(b, owners[j], d.Related[j].Path, false).Span
 			}
 		}
 		at := locateBuilt(b, d.Object, d.Path, isAtKey(built, *d))

@@ -260,6 +260,7 @@ func (s *unitSet) addSources(d *discovery, req *request, whole bool, named []*un
 // file that a commented-out entry disables.
 func unitFacts(req *request, so Options, units []*unit) {
 	packages := &olmMemo{packages: map[string][]olmChannel{}, folders: map[string]string{}}
+	namesRoots := slices.ContainsFunc(so.Deployed, isRootFolder)
 	// A unit rooted in a folder the user named is an entry too: linting
 	// config/ or the repository reports what each of its roots installs.
 	for _, u := range units {
@@ -284,18 +285,42 @@ func unitFacts(req *request, so Options, units []*unit) {
 			// A GitOps entry is deployed by its controller, whatever
 			// units.entries or a commented-out reader says.
 			u.deployed = Fact{Value: "deployed", Source: Given, By: u.gitops.Label()}
-		case len(so.Deployed) > 0:
-			if (u.kind == kustomizeUnit || u.kind == chartUnit) && !deployed(u.dir, so.Deployed) {
-				u.base, u.baseBy = true, "not named in units.entries"
-			} else {
-				u.deployed = Fact{Value: "deployed", Source: Given, By: "units.entries in .webhooklint.yaml"}
-			}
+		case namedEntry(u, so.Deployed):
+			u.deployed = Fact{Value: "deployed", Source: Given, By: "units.entries in .webhooklint.yaml"}
+		case namesRoots && (u.kind == kustomizeUnit || u.kind == chartUnit):
+			u.base, u.baseBy = true, "not named in units.entries"
 		case u.kind == kustomizeUnit && !u.base:
 			if by := disabledReader(u.dir); by != "" {
 				u.base, u.baseBy = true, by
 			}
 		}
 	}
+}
+
+// namedEntry reports whether units.entries names the unit: its folder
+// (a kustomization, a chart, a plain folder), or the file of a unit of one
+// file (a lone configuration, alone in its folder or linted on its own).
+// A file of a plain folder of several is applied with the others: the
+// folder is what is named.
+func namedEntry(u *unit, entries []string) bool {
+	switch {
+	case u.kind == fileUnit:
+		// An editor's buffer comes as stdin named by its path.
+		return u.file.Name != "" && u.file.Name != "-" && deployed(u.absFile(), entries)
+	case u.kind == folderUnit && len(u.files) == 1 && deployed(absPath(u.files[0].Name), entries):
+		return true
+	}
+	return u.dir != "" && deployed(u.dir, entries)
+}
+
+// isRootFolder reports whether a units.entries entry names a
+// kustomization or chart folder: only such an entry makes the roots it
+// does not name bases. One that names a plain folder or a file says only
+// that it is deployed as written.
+func isRootFolder(entry string) bool {
+	dir := absPath(entry)
+	_, kust := kustomize.FileIn(dir)
+	return kust || helm.IsChart(dir)
 }
 
 func deployed(dir string, entries []string) bool {
