@@ -8,7 +8,6 @@ package kustomize
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -342,7 +341,7 @@ func (p *patch) targets(d *patchDoc, o *Object) bool {
 		}
 		if p.target.name != "" {
 			name = p.target.name
-			if re, err := regexp.Compile("^(?:" + name + ")$"); err == nil && strings.ContainsAny(name, `*+?[](){}|\^$`) {
+			if re := p.target.pattern; re != nil {
 				return (kind == "" || kind == o.Kind) && re.MatchString(o.Name)
 			}
 		}
