@@ -7,6 +7,7 @@
 package kustomize
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,17 +28,24 @@ const originAnnotation = "config.kubernetes.io/origin"
 type Object struct {
 	APIVersion, Kind, Name, Namespace string
 	// YAML is the object as kustomize emits it, without the origin
-	// annotation webhooklint asked for.
+	// annotation webhooklint asked for. Replace it with SetYAML.
 	YAML []byte
 	// Origin is the resource file the object came from (absolute), or ""
 	// when kustomize generated it.
 	Origin string
 
+	// json is the JSON kustomize printed YAML from, while YAML is that
+	// printing: the same fields, decoded without reading YAML back.
+	json []byte
 	// fields is YAML decoded, on the first Locate: most built objects of a
 	// repository have no finding to locate.
 	fields     map[string]any
 	fieldsOnce sync.Once
 }
+
+// SetYAML replaces the object's text (a GitOps controller's substitution
+// after the build), before its fields are first read.
+func (o *Object) SetYAML(y []byte) { o.YAML, o.json = y, nil }
 
 // Fields is the object as built, decoded (JSON types); nil if it does not
 // decode. The caller must not change it.
@@ -48,9 +56,16 @@ func (o *Object) Fields() map[string]any { return o.decoded() }
 // findings stay on the resource file.
 func (o *Object) decoded() map[string]any {
 	o.fieldsOnce.Do(func() {
-		if err := sigsyaml.Unmarshal(o.YAML, &o.fields); err != nil {
+		var err error
+		if o.json != nil {
+			err = json.Unmarshal(o.json, &o.fields)
+		} else {
+			err = sigsyaml.Unmarshal(o.YAML, &o.fields)
+		}
+		if err != nil {
 			o.fields = nil
 		}
+		o.json = nil
 	})
 	return o.fields
 }
@@ -169,11 +184,15 @@ func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
 		if err := r.SetAnnotations(anns); err != nil {
 			return nil, err
 		}
-		y, err := r.AsYAML()
+		// Resource.AsYAML, keeping the JSON it prints the YAML from.
+		j, err := r.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
-		o.YAML = y
+		if o.YAML, err = sigsyaml.JSONToYAML(j); err != nil {
+			return nil, err
+		}
+		o.json = j
 		objs = append(objs, o)
 	}
 	return objs, nil

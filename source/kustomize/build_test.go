@@ -8,10 +8,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/testkit"
@@ -381,6 +384,28 @@ webhooks:
 		}
 		if got := b.Locate(o, "webhooks[0].timeoutSeconds", false); got != want {
 			t.Errorf("%s: got %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+// A built object's fields, decoded from the JSON kustomize printed its
+// YAML from, are those of the YAML read back, and so are those of an
+// object whose text was replaced after the build.
+func TestFieldsAsPrinted(t *testing.T) {
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range b.Objects {
+		if i == 0 {
+			o.SetYAML([]byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: replaced}\n"))
+		}
+		var want map[string]any
+		if err := sigsyaml.Unmarshal(o.YAML, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Fields(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s %s: fields\n%v\nwant\n%v", o.Kind, o.Name, got, want)
 		}
 	}
 }
