@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
@@ -171,15 +172,23 @@ func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 // (kustomize's origin annotation, which is then dropped from the YAML).
 func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
 	var objs []*Object
+	// The objects of one resource file have the same annotation: it is
+	// read once (Resource.GetOrigin reads it for each).
+	files := map[string]string{}
 	for _, r := range m.Resources() {
 		o := &Object{
 			APIVersion: r.GetApiVersion(), Kind: r.GetKind(),
 			Name: r.GetName(), Namespace: r.GetNamespace(),
 		}
-		if origin, err := r.GetOrigin(); err == nil && origin != nil && origin.Repo == "" && origin.Path != "" {
-			o.Origin = filepath.Clean(filepath.Join(abs, origin.Path))
-		}
 		anns := r.GetAnnotations()
+		if text, ok := anns[originAnnotation]; ok {
+			file, read := files[text]
+			if !read {
+				file = originFile(text, abs)
+				files[text] = file
+			}
+			o.Origin = file
+		}
 		delete(anns, originAnnotation)
 		if err := r.SetAnnotations(anns); err != nil {
 			return nil, err
@@ -196,6 +205,16 @@ func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
 		objs = append(objs, o)
 	}
 	return objs, nil
+}
+
+// originFile is the resource file an origin annotation names (absolute),
+// or "" for an object kustomize generated or read from a remote base.
+func originFile(annotation, abs string) string {
+	var origin resource.Origin
+	if sigsyaml.Unmarshal([]byte(annotation), &origin) != nil || origin.Repo != "" || origin.Path == "" {
+		return ""
+	}
+	return filepath.Clean(filepath.Join(abs, origin.Path))
 }
 
 // schemaMu keeps a build that brings its own OpenAPI schema apart from
