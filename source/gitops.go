@@ -309,7 +309,8 @@ func applyGitops(e *gitops.Entry, b *kustomize.Build) (map[string][]gitops.Use, 
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s %s after substitution: %w", e.Label(), o.Kind, o.Name, err)
 		}
-		o.YAML, o.Namespace = a.YAML, a.Namespace
+		o.SetYAML(a.YAML)
+		o.Namespace = a.Namespace
 		if len(a.Uses) > 0 {
 			uses[o.Kind+"/"+o.Namespace+"/"+o.Name] = a.Uses
 		}

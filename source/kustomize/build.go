@@ -7,13 +7,14 @@
 package kustomize
 
 import (
+	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/api/resource"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
@@ -28,17 +29,24 @@ const originAnnotation = "config.kubernetes.io/origin"
 type Object struct {
 	APIVersion, Kind, Name, Namespace string
 	// YAML is the object as kustomize emits it, without the origin
-	// annotation webhooklint asked for.
+	// annotation webhooklint asked for. Replace it with SetYAML.
 	YAML []byte
 	// Origin is the resource file the object came from (absolute), or ""
 	// when kustomize generated it.
 	Origin string
 
+	// json is the JSON kustomize printed YAML from, while YAML is that
+	// printing: the same fields, decoded without reading YAML back.
+	json []byte
 	// fields is YAML decoded, on the first Locate: most built objects of a
 	// repository have no finding to locate.
 	fields     map[string]any
 	fieldsOnce sync.Once
 }
+
+// SetYAML replaces the object's text (a GitOps controller's substitution
+// after the build), before its fields are first read.
+func (o *Object) SetYAML(y []byte) { o.YAML, o.json = y, nil }
 
 // Fields is the object as built, decoded (JSON types); nil if it does not
 // decode. The caller must not change it.
@@ -49,9 +57,16 @@ func (o *Object) Fields() map[string]any { return o.decoded() }
 // findings stay on the resource file.
 func (o *Object) decoded() map[string]any {
 	o.fieldsOnce.Do(func() {
-		if err := sigsyaml.Unmarshal(o.YAML, &o.fields); err != nil {
+		var err error
+		if o.json != nil {
+			err = json.Unmarshal(o.json, &o.fields)
+		} else {
+			err = sigsyaml.Unmarshal(o.YAML, &o.fields)
+		}
+		if err != nil {
 			o.fields = nil
 		}
+		o.json = nil
 	})
 	return o.fields
 }
@@ -157,27 +172,49 @@ func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 // (kustomize's origin annotation, which is then dropped from the YAML).
 func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
 	var objs []*Object
+	// The objects of one resource file have the same annotation: it is
+	// read once (Resource.GetOrigin reads it for each).
+	files := map[string]string{}
 	for _, r := range m.Resources() {
 		o := &Object{
 			APIVersion: r.GetApiVersion(), Kind: r.GetKind(),
 			Name: r.GetName(), Namespace: r.GetNamespace(),
 		}
-		if origin, err := r.GetOrigin(); err == nil && origin != nil && origin.Repo == "" && origin.Path != "" {
-			o.Origin = filepath.Clean(filepath.Join(abs, origin.Path))
-		}
 		anns := r.GetAnnotations()
+		if text, ok := anns[originAnnotation]; ok {
+			file, read := files[text]
+			if !read {
+				file = originFile(text, abs)
+				files[text] = file
+			}
+			o.Origin = file
+		}
 		delete(anns, originAnnotation)
 		if err := r.SetAnnotations(anns); err != nil {
 			return nil, err
 		}
-		y, err := r.AsYAML()
+		// Resource.AsYAML, keeping the JSON it prints the YAML from.
+		j, err := r.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
-		o.YAML = y
+		if o.YAML, err = sigsyaml.JSONToYAML(j); err != nil {
+			return nil, err
+		}
+		o.json = j
 		objs = append(objs, o)
 	}
 	return objs, nil
+}
+
+// originFile is the resource file an origin annotation names (absolute),
+// or "" for an object kustomize generated or read from a remote base.
+func originFile(annotation, abs string) string {
+	var origin resource.Origin
+	if sigsyaml.Unmarshal([]byte(annotation), &origin) != nil || origin.Repo != "" || origin.Path == "" {
+		return ""
+	}
+	return filepath.Clean(filepath.Join(abs, origin.Path))
 }
 
 // schemaMu keeps a build that brings its own OpenAPI schema apart from
@@ -342,7 +379,7 @@ func (p *patch) targets(d *patchDoc, o *Object) bool {
 		}
 		if p.target.name != "" {
 			name = p.target.name
-			if re, err := regexp.Compile("^(?:" + name + ")$"); err == nil && strings.ContainsAny(name, `*+?[](){}|\^$`) {
+			if re := p.target.pattern; re != nil {
 				return (kind == "" || kind == o.Kind) && re.MatchString(o.Name)
 			}
 		}

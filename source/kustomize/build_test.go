@@ -8,11 +8,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
@@ -332,6 +336,76 @@ func TestOwnSchemaStaysItsOwn(t *testing.T) {
 	for i := range 40 {
 		if !keepsB(own) {
 			t.Fatalf("build %d of %s lost its schema beside other builds", i, own)
+		}
+	}
+}
+
+// A patch whose target names objects with a regular expression locates
+// the fields it sets on the objects it matches, and only on those.
+func TestLocateTargetPattern(t *testing.T) {
+	dir := testkit.Tree(t, map[string]string{
+		"kustomization.yaml": `resources:
+- hooks.yaml
+patches:
+- target: {kind: ValidatingWebhookConfiguration, name: "app-(a|b)"}
+  patch: |-
+    - op: replace
+      path: /webhooks/0/timeoutSeconds
+      value: 3
+`,
+		"hooks.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: app-a
+webhooks:
+- name: a.example.com
+  timeoutSeconds: 5
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: app-c
+webhooks:
+- name: c.example.com
+  timeoutSeconds: 5
+`,
+	})
+	b, err := RunAs(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]Location{
+		"app-a": {Span: diag.LineSpan(filepath.Join(dir, "kustomization.yaml"), 8, 14, 15), By: "patch"},
+		"app-c": {Span: diag.LineSpan(filepath.Join(dir, "hooks.yaml"), 15, 19, 20), By: "resource"},
+	} {
+		o := b.Find("ValidatingWebhookConfiguration", name, "")
+		if o == nil {
+			t.Fatalf("%s not built", name)
+		}
+		if got := b.Locate(o, "webhooks[0].timeoutSeconds", false); got != want {
+			t.Errorf("%s: got %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+// A built object's fields, decoded from the JSON kustomize printed its
+// YAML from, are those of the YAML read back, and so are those of an
+// object whose text was replaced after the build.
+func TestFieldsAsPrinted(t *testing.T) {
+	b, err := RunAs(filepath.Join(kubebuilder, "default"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range b.Objects {
+		if i == 0 {
+			o.SetYAML([]byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: replaced}\n"))
+		}
+		var want map[string]any
+		if err := sigsyaml.Unmarshal(o.YAML, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := o.Fields(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s %s: fields\n%v\nwant\n%v", o.Kind, o.Name, got, want)
 		}
 	}
 }

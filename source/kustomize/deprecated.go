@@ -40,7 +40,7 @@ func deprecations(kusts map[string]bool) []Warning {
 	var out []Warning
 	for _, file := range slices.Sorted(maps.Keys(kusts)) {
 		data, err := overlay.ReadFile(file)
-		if err != nil {
+		if err != nil || !mayDeprecate(data) {
 			continue
 		}
 		var k types.Kustomization
@@ -80,6 +80,22 @@ func deprecations(kusts map[string]bool) []Warning {
 		out = append(out, *w)
 	}
 	return out
+}
+
+// mayDeprecate reports whether a kustomization's text can have a
+// deprecated field, before it is decoded twice to know (most have none).
+// A key is one only when it reads exactly as the field's name, so the
+// name is in the text, unless an escape in a double-quoted key spells it.
+func mayDeprecate(data []byte) bool {
+	if bytes.IndexByte(data, '\\') >= 0 {
+		return true
+	}
+	for field := range deprecatedFields {
+		if bytes.Contains(data, []byte(field)) {
+			return true
+		}
+	}
+	return false
 }
 
 // stderrMu serializes the builds that capture os.Stderr.

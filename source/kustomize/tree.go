@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -69,6 +70,9 @@ type patchDoc struct {
 
 type selector struct {
 	kind, name string
+	// pattern is name as kustomize reads it, a regular expression, when
+	// name has an operator of one; compiled once, not per object.
+	pattern *regexp.Regexp
 }
 
 // SyntaxError is a kustomization file that is not YAML, so kustomize cannot
@@ -437,7 +441,11 @@ func parseSelector(n *yaml.Node) *selector {
 	if n == nil {
 		return nil
 	}
-	return &selector{kind: mapValue(n, "kind"), name: mapValue(n, "name")}
+	s := &selector{kind: mapValue(n, "kind"), name: mapValue(n, "name")}
+	if strings.ContainsAny(s.name, `*+?[](){}|\^$`) {
+		s.pattern, _ = regexp.Compile("^(?:" + s.name + ")$")
+	}
+	return s
 }
 
 func seqNodes(n *yaml.Node) []*yaml.Node {
