@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -93,18 +94,60 @@ func (d *Document) scalarAt(src *source, path, old string) (line, start, end int
 	return line, base + s, base + e, n.Style, true
 }
 
+// scalar is what a fix reads of a scalar's text.
+type scalar struct {
+	Value, Tag string
+	Style      yaml.Style
+}
+
 // scalarNode decodes text that should be exactly one scalar.
-func scalarNode(text []byte) (*yaml.Node, bool) {
+func scalarNode(text []byte) (scalar, bool) {
+	scalars.mu.Lock()
+	r, seen := scalars.m[string(text)]
+	scalars.mu.Unlock()
+	if seen {
+		return r.scalar, r.ok
+	}
+	r.scalar, r.ok = decodeScalar(text)
+	scalars.mu.Lock()
+	if len(scalars.m) < maxScalars && len(text) <= maxScalarText {
+		scalars.m[string(text)] = r
+	}
+	scalars.mu.Unlock()
+	return r.scalar, r.ok
+}
+
+func decodeScalar(text []byte) (scalar, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) != 1 {
-		return nil, false
+		return scalar{}, false
 	}
 	n := doc.Content[0]
 	if n.Kind != yaml.ScalarNode || n.Tag == "" || n.Style&(yaml.LiteralStyle|yaml.FoldedStyle|yaml.TaggedStyle) != 0 {
-		return nil, false
+		return scalar{}, false
 	}
-	return n, true
+	return scalar{Value: n.Value, Tag: n.Tag, Style: n.Style}, true
 }
+
+// scalars remembers decoded scalar texts for the whole process: a unit of
+// thousands of configurations has a fix on the same few texts ("31",
+// Unknown) in each, and a YAML parser made for each was 2 KB of garbage a
+// configuration. Past maxScalars distinct texts it stops remembering, and
+// it never keeps a long one (a caBundle).
+var scalars = struct {
+	mu sync.Mutex
+	m  map[string]scalarResult
+}{m: map[string]scalarResult{}}
+
+type scalarResult struct {
+	scalar
+	ok bool
+}
+
+const (
+	maxScalars    = 4096
+	maxScalarText = 256
+)
 
 func (d *Document) replaceScalar(src *source, fe rules.FieldEdit) (diag.Edit, bool) {
 	line, start, end, style, ok := d.scalarAt(src, fe.Path, fe.Old)

@@ -64,6 +64,8 @@ type Index struct {
 	// step) so that adding a field stays O(1).
 	links []link
 	wide  map[stepKey]int32
+	// scratch is where nodes and links came from, reused after freeze.
+	scratch *scratch
 }
 
 type link struct{ first, last, next, count int32 }
@@ -82,10 +84,46 @@ func newIndex() *Index { return newIndexFor(64) }
 // newIndexFor makes an index with room for n nodes (more may be added).
 func newIndexFor(n int) *Index {
 	n = max(n, 1)
-	ix := &Index{nodes: make([]node, 1, n), links: make([]link, 1, n), steps: currentSteps()}
-	ix.links[0] = link{first: -1, last: -1, next: -1}
+	sc := buildScratch.Get().(*scratch)
+	ix := &Index{nodes: sc.nodes[:0], links: sc.links[:0], steps: currentSteps(), scratch: sc}
+	if cap(ix.nodes) < n {
+		ix.nodes, ix.links = make([]node, 0, n), make([]link, 0, n)
+	}
+	ix.nodes = append(ix.nodes, node{})
+	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
 	return ix
 }
+
+// scratch is what an index is built in: its nodes and their links, and
+// the breadth-first copy and queue freeze lays them out with. All of it
+// is garbage once the index is packed, about 10 KB a two-webhook
+// configuration, made while the unit's other files load (everything
+// allocated while the collector marks counts as live), so it is reused.
+type scratch struct {
+	nodes, out []node
+	links      []link
+	queue      []int32
+}
+
+var buildScratch = sync.Pool{New: func() any { return &scratch{} }}
+
+// release gives the build's buffers back to the pool; a huge CRD's are
+// not kept for the next small configuration.
+func (ix *Index) release() {
+	sc := ix.scratch
+	if sc == nil {
+		return
+	}
+	ix.scratch = nil
+	if cap(ix.nodes) > maxScratchNodes {
+		return
+	}
+	sc.nodes, sc.links = ix.nodes[:0], ix.links[:0]
+	buildScratch.Put(sc)
+}
+
+// maxScratchNodes bounds the scratch kept for reuse (about 100 KB).
+const maxScratchNodes = 1 << 11
 
 // valueNodes counts the nodes under n the decoder indexes: every node but
 // mapping keys, aliases counted once (a bound, not an exact count, is
@@ -198,9 +236,13 @@ func (ix *Index) freeze() {
 	if ix == nil || ix.links == nil {
 		return
 	}
-	out := make([]node, 0, len(ix.nodes))
-	out = append(out, ix.nodes[0])
-	queue := make([]int32, 1, len(ix.nodes)) // old indexes, in the order of out
+	var out []node
+	var queue []int32 // old indexes, in the order of out
+	if sc := ix.scratch; sc != nil {
+		out, queue = sc.out[:0], sc.queue[:0]
+	}
+	out = append(slices.Grow(out, len(ix.nodes)), ix.nodes[0])
+	queue = append(slices.Grow(queue, len(ix.nodes)), 0)
 	for head := 0; head < len(queue); head++ {
 		old := queue[head]
 		first := len(queue)
@@ -214,7 +256,12 @@ func (ix *Index) freeze() {
 			out = append(out, ix.nodes[k])
 		}
 	}
-	ix.packed, ix.nodes, ix.links, ix.wide = pack(out), nil, nil, nil
+	ix.packed = pack(out)
+	if sc := ix.scratch; sc != nil && cap(out) <= maxScratchNodes {
+		sc.out, sc.queue = out[:0], queue[:0]
+	}
+	ix.release()
+	ix.nodes, ix.links, ix.wide = nil, nil, nil
 }
 
 // pack writes frozen nodes as varints, after their number. Children follow

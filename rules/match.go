@@ -328,18 +328,56 @@ func (l *Labels) Assume() *Labels {
 // its rules, selectors, matchConditions and match policy after defaults.
 // Rules that simulate many requests per webhook key their results by it.
 func matchingSignature(w *Webhook, in *Inventory) string {
-	type key struct{ w *Webhook }
-	return in.Derived(key{w}, func() any {
-		var k keyBuilder
-		k.rules(w.Rules)
-		k.selector(w.NamespaceSelector)
-		k.selector(w.ObjectSelector)
-		for _, mc := range w.MatchConditions {
-			k.str(mc.Name)
-			k.str(mc.Expression)
+	if s, ok := matchingSignatures(in)[w]; ok {
+		return s
+	}
+	// A webhook of no configuration of the input (a test's copy).
+	var k keyBuilder
+	return string(k.matching(w))
+}
+
+// matchingSignatures holds the signature of every webhook of the input,
+// made at once: asked per webhook, each was an entry of Derived's map with
+// its closure and its own copy of a signature that most webhooks of a
+// unit share, all live until the unit's last rule ran (18 MB of the 48,000
+// webhooks of 24,000 configurations).
+func matchingSignatures(in *Inventory) map[*Webhook]string {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		n := 0
+		for _, c := range in.Configs {
+			n += len(c.Webhooks)
 		}
-		k.end()
-		k.str(string(w.EffectiveMatchPolicy()))
-		return string(k)
-	}).(string)
+		out := make(map[*Webhook]string, n)
+		same := map[string]string{}
+		var k keyBuilder
+		for _, c := range in.Configs {
+			for i := range c.Webhooks {
+				w := &c.Webhooks[i]
+				k = k.matching(w)
+				s, ok := same[string(k)]
+				if !ok {
+					s = string(k)
+					same[s] = s
+				}
+				out[w] = s
+				k = k[:0]
+			}
+		}
+		return out
+	}).(map[*Webhook]string)
+}
+
+// matching appends what matchingSignature is made of.
+func (k keyBuilder) matching(w *Webhook) keyBuilder {
+	k.rules(w.Rules)
+	k.selector(w.NamespaceSelector)
+	k.selector(w.ObjectSelector)
+	for _, mc := range w.MatchConditions {
+		k.str(mc.Name)
+		k.str(mc.Expression)
+	}
+	k.end()
+	k.str(string(w.EffectiveMatchPolicy()))
+	return k
 }

@@ -67,10 +67,12 @@ func checkMatchConditions(p *Pass) {
 		}
 		names := sets.New[string]()
 		for j, mc := range w.MatchConditions {
-			at := path.Index(j)
+			// Made only for an error: most conditions have none.
+			at := func(name string) *field.Path { return path.Index(j).Child(name) }
 			if expr := strings.TrimSpace(mc.Expression); expr == "" {
-				errs = append(errs, field.Required(at.Child("expression"), ""))
-			} else if fe := compiler.Compile(expr).FieldError(at.Child("expression")); fe != nil {
+				errs = append(errs, field.Required(at("expression"), ""))
+			} else if res := compiler.Compile(expr); res.Err != nil {
+				fe := res.FieldError(at("expression"))
 				if minor, ok := compiler.MinimumKubeMinor(expr); ok {
 					p.Emit(Finding{Severity: p.Rule().Severity, Path: fe.Field, Message: fmt.Sprintf(
 						"%s (Kubernetes 1.%d compiles new expressions with the CEL libraries of 1.%d; this one needs 1.%d)",
@@ -79,7 +81,7 @@ func checkMatchConditions(p *Pass) {
 					errs = append(errs, fe)
 				}
 			}
-			errs = append(errs, validateConditionName(mc.Name, names, at.Child("name"))...)
+			errs = append(errs, validateConditionName(mc.Name, names, func() *field.Path { return at("name") })...)
 		}
 		taken := sets.New[string]()
 		for _, mc := range w.MatchConditions {
@@ -111,16 +113,16 @@ func uniqueNameFix(taken sets.Set[string], e *field.Error) *FieldFix {
 // validateConditionName checks a matchCondition's name as the API server
 // does for webhooks and admission policies alike: required, a qualified
 // name, unique among the conditions seen so far (names, which it extends).
-func validateConditionName(name string, names sets.Set[string], at *field.Path) field.ErrorList {
+func validateConditionName(name string, names sets.Set[string], at func() *field.Path) field.ErrorList {
 	if name == "" {
-		return field.ErrorList{field.Required(at, "")}
+		return field.ErrorList{field.Required(at(), "")}
 	}
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(name) {
-		errs = append(errs, field.Invalid(at, name, msg))
+		errs = append(errs, field.Invalid(at(), name, msg))
 	}
 	if names.Has(name) {
-		errs = append(errs, field.Duplicate(at, name))
+		errs = append(errs, field.Duplicate(at(), name))
 	}
 	names.Insert(name)
 	return errs

@@ -307,7 +307,7 @@ func (pc *policyCompiler) validateMatchConditions(conds []admissionv1.MatchCondi
 		} else if fe := pc.compile(pc.stateless, &matchconditions.MatchCondition{Expression: expr}, decls, at.Child("expression"), expr); fe != nil {
 			errs = append(errs, fe)
 		}
-		errs = append(errs, validateConditionName(mc.Name, names, at.Child("name"))...)
+		errs = append(errs, validateConditionName(mc.Name, names, func() *field.Path { return at.Child("name") })...)
 	}
 	return errs
 }

@@ -163,11 +163,14 @@ type ruleWarning struct {
 // after them (the order the server tolerates). Lists that already have
 // errors are left alone; their errors say what to fix.
 func ruleOverlapWarnings(r *admissionv1.RuleWithOperations, path *field.Path, errs field.ErrorList) []ruleWarning {
-	hasErrorUnder := func(p *field.Path) bool {
+	// Paths are made only for a list with errors or a finding: made for
+	// every rule, they were garbage on units of thousands of
+	// configurations.
+	hasErrorUnder := func(list string) bool {
 		if len(errs) == 0 {
 			return false // the common case: no path to print
 		}
-		prefix := p.String()
+		prefix := path.Child(list).String()
 		return slices.ContainsFunc(errs, func(e *field.Error) bool {
 			return e.Field == prefix || strings.HasPrefix(e.Field, prefix+"[")
 		})
@@ -181,7 +184,7 @@ func ruleOverlapWarnings(r *admissionv1.RuleWithOperations, path *field.Path, er
 		name   string
 		values []string
 	}{{"operations", ops}, {"apiGroups", r.APIGroups}, {"apiVersions", r.APIVersions}} {
-		if hasErrorUnder(path.Child(list.name)) {
+		if hasErrorUnder(list.name) {
 			continue
 		}
 		for k, dup := range duplicates(list.values) {
@@ -190,19 +193,18 @@ func ruleOverlapWarnings(r *admissionv1.RuleWithOperations, path *field.Path, er
 		}
 	}
 
-	resPath := path.Child("resources")
-	if hasErrorUnder(resPath) {
+	if hasErrorUnder("resources") {
 		return out
 	}
 	dups := duplicates(r.Resources)
 	for k, rs := range r.Resources {
 		if first, ok := dups[k]; ok {
-			out = append(out, ruleWarning{resPath.Index(k),
+			out = append(out, ruleWarning{path.Child("resources").Index(k),
 				fmt.Sprintf("%q is listed twice in resources (first at index %d); remove the duplicate", rs, first)})
 			continue
 		}
 		if cover, at := coveringWildcard(r.Resources, k); at >= 0 {
-			out = append(out, ruleWarning{resPath.Index(k),
+			out = append(out, ruleWarning{path.Child("resources").Index(k),
 				fmt.Sprintf("%q is already matched by %q (resources[%d]), and rejected if listed after it; remove it",
 					rs, cover, at)})
 		}
