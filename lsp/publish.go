@@ -89,6 +89,9 @@ func (s *server) lintOnce() {
 		// Units whose every input is as it was, open buffers included,
 		// and scopes whose folders are, are taken from the last runs.
 		so.Cache = cache.OpenMemory(s.memory, []byte(fmt.Sprintf("%s\x00%d", g.cfg, r.generation)))
+		s.mu.Lock()
+		so.Watched = s.watched
+		s.mu.Unlock()
 		res, err := source.Lint(groups[g], nil, "", setup.Lint, so)
 		so.Cache.Close()
 		reused, linted := so.Cache.Stats()
@@ -169,7 +172,11 @@ func (s *server) workspace(cfg, root string, setup *Setup) *source.Workspace {
 func (s *server) changed(file string, created bool) {
 	s.mu.Lock()
 	ws := slices.Collect(maps.Values(s.workspaces))
+	watched := s.watched
 	s.mu.Unlock()
+	if watched != nil {
+		watched.Changed(file)
+	}
 	for _, w := range ws {
 		w.Changed(file)
 		if created {
