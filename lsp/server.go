@@ -99,6 +99,8 @@ type server struct {
 	// published is what was last sent per file (absolute path), to send
 	// only changes and to clear a file whose findings are gone.
 	published map[string][]diagnostic
+	// publishedVersion is the buffer version last published with them.
+	publishedVersion map[string]int
 	// findings are the last findings per file, with their fixes, for
 	// code actions.
 	findings map[string][]diag.Diagnostic
@@ -146,17 +148,18 @@ type setupResult struct {
 
 func newServer(cfg Config) *server {
 	return &server{
-		cfg:        cfg,
-		exit:       make(chan struct{}),
-		dirty:      make(chan struct{}, 1),
-		enc:        encUTF16,
-		docs:       map[string]*document{},
-		published:  map[string][]diagnostic{},
-		findings:   map[string][]diag.Diagnostic{},
-		setups:     map[string]*setupResult{},
-		workspaces: map[string]*source.Workspace{},
-		memory:     cache.NewMemory(memoryBound),
-		inflight:   map[jsonrpc2.ID]context.CancelFunc{},
+		cfg:              cfg,
+		exit:             make(chan struct{}),
+		dirty:            make(chan struct{}, 1),
+		enc:              encUTF16,
+		docs:             map[string]*document{},
+		published:        map[string][]diagnostic{},
+		publishedVersion: map[string]int{},
+		findings:         map[string][]diag.Diagnostic{},
+		setups:           map[string]*setupResult{},
+		workspaces:       map[string]*source.Workspace{},
+		memory:           cache.NewMemory(memoryBound),
+		inflight:         map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }
 
