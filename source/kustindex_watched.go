@@ -46,13 +46,21 @@ type keptIndex struct {
 	walked  bool
 	found   map[string]kustFolder // by folder
 	charts  map[string]bool
-	watched map[string]cache.Input // inputs the watchers cover, by path
-	checked []cache.Input          // the others, fingerprinted
+	watched map[string]watchedInput // inputs the watchers cover, by path
+	checked []cache.Input           // the others, fingerprinted
 
 	// The sorted answer, made again after a change.
 	foundList []kustFolder
 	chartList []string
 	listed    bool
+}
+
+// watchedInput is an input the watchers cover: only its signature is
+// compared, when a change to it is reported (a monorepo's index has ten
+// thousand).
+type watchedInput struct {
+	op  overlay.Op
+	sig string
 }
 
 // NewWatched returns what a server keeps for a client that watches the
@@ -108,7 +116,7 @@ func (w *Watched) scopeFolders(root string, jobs int) ([]kustFolder, []string) {
 	w.pendingMu.Unlock()
 
 	if !k.walked || !cache.Unchanged(k.checked) {
-		k.found, k.charts, k.watched, k.checked = map[string]kustFolder{}, map[string]bool{}, map[string]cache.Input{}, nil
+		k.found, k.charts, k.watched, k.checked = map[string]kustFolder{}, map[string]bool{}, map[string]watchedInput{}, nil
 		k.add(w, root, jobs)
 		k.walked = true
 	} else {
@@ -141,11 +149,11 @@ func (k *keptIndex) update(w *Watched, pending map[string]bool, jobs int) {
 	})
 	for _, p := range slices.Compact(paths) {
 		in, ok := k.watched[p]
-		if !ok || overlay.Sign(in.Op, p) == in.Sig {
+		if !ok || overlay.Sign(in.op, p) == in.sig {
 			continue
 		}
 		dir := p
-		if in.Op != overlay.OpEntries {
+		if in.op != overlay.OpEntries {
 			dir = filepath.Dir(p)
 		}
 		k.revisit(w, dir, jobs)
@@ -162,9 +170,9 @@ func (k *keptIndex) revisit(w *Watched, dir string, jobs int) {
 	before := map[string]bool{}
 	for p, in := range k.watched {
 		switch {
-		case own(p, in.Op):
+		case own(p, in.op):
 			delete(k.watched, p)
-		case in.Op == overlay.OpEntries && filepath.Dir(p) == dir:
+		case in.op == overlay.OpEntries && filepath.Dir(p) == dir:
 			before[p] = true
 		}
 	}
@@ -212,7 +220,7 @@ func (k *keptIndex) keep(w *Watched, began time.Time, found []kustFolder, charts
 	var checked []cache.Input
 	for _, in := range inputs {
 		if w.covers(in) {
-			k.watched[in.Path] = in
+			k.watched[in.Path] = watchedInput{op: in.Op, sig: in.Sig}
 		} else {
 			checked = append(checked, in)
 		}
@@ -226,7 +234,7 @@ func (k *keptIndex) keep(w *Watched, began time.Time, found []kustFolder, charts
 func (k *keptIndex) drop(dir string) {
 	maps.DeleteFunc(k.found, func(p string, _ kustFolder) bool { return within(p, dir) })
 	maps.DeleteFunc(k.charts, func(p string, _ bool) bool { return within(p, dir) })
-	maps.DeleteFunc(k.watched, func(p string, _ cache.Input) bool { return within(p, dir) })
+	maps.DeleteFunc(k.watched, func(p string, _ watchedInput) bool { return within(p, dir) })
 	k.checked = slices.DeleteFunc(k.checked, func(in cache.Input) bool { return within(in.Path, dir) })
 	k.listed = false
 }
