@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -31,6 +35,12 @@ type client struct {
 	logs      []string
 	nulls     []wire
 	closed    bool
+	// refuse answers client/registerCapability with an error, as a client
+	// that will not watch files for the server.
+	refuse bool
+	// registered says the client has answered the server's
+	// client/registerCapability.
+	registered bool
 }
 
 type wire struct {
@@ -103,10 +113,21 @@ func (c *client) read(r *bufio.Reader) {
 			_ = json.Unmarshal(m.Params, &p)
 			c.logs = append(c.logs, p.Message)
 		case m.Method != "" && len(m.ID) > 0: // a request to the client
-			go func(id json.RawMessage) { // the server may be gone by then: no error
-				data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": nil})
+			answer := map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": nil}
+			if c.refuse && m.Method == "client/registerCapability" {
+				answer = map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "no file watching"}}
+			}
+			register := m.Method == "client/registerCapability"
+			go func() { // the server may be gone by then: no error
+				data, _ := json.Marshal(answer)
 				_, _ = fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n%s", len(data), data)
-			}(m.ID)
+				if register {
+					c.mu.Lock()
+					c.registered = true
+					c.cond.Broadcast()
+					c.mu.Unlock()
+				}
+			}()
 		case len(m.ID) == 0 || string(m.ID) == "null":
 			c.nulls = append(c.nulls, m)
 		default:
@@ -171,16 +192,57 @@ func (c *client) wait(what string, cond func() bool) {
 	}
 }
 
+// initialize starts a session on workspace folder root with a client that
+// watches files for the server.
 func (c *client) initialize(root string) {
+	c.initializeWatching(root, true)
+}
+
+// initializeWatching starts a session; watching says whether the client
+// can register file watchers (dynamically).
+func (c *client) initializeWatching(root string, watching bool) {
 	resp := c.call("initialize", map[string]any{
 		"processId": nil, "rootUri": pathURI(root),
 		"workspaceFolders": []map[string]any{{"uri": pathURI(root), "name": "test"}},
-		"capabilities":     map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}},
+		"capabilities":     map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": watching}}},
 	})
 	if resp.Error != nil {
 		c.t.Fatalf("initialize: %s", resp.Error.Message)
 	}
 	c.notify("initialized", map[string]any{})
+}
+
+// writeFiles writes files (by slash path under dir) and reports what it
+// created, folders included, as a client's file watchers do.
+func (c *client) writeFiles(dir string, files map[string]string) {
+	c.t.Helper()
+	var created []string
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		for f := filepath.Dir(p); f != dir; f = filepath.Dir(f) {
+			if _, err := os.Stat(f); err != nil {
+				created = append(created, f)
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			c.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			c.t.Fatal(err)
+		}
+		created = append(created, p)
+	}
+	c.diskChanged(fileCreated, created...)
+}
+
+// diskChanged reports paths created, changed or deleted on disk (typ), as
+// a client's file watchers do.
+func (c *client) diskChanged(typ int, paths ...string) {
+	var changes []map[string]any
+	for _, p := range paths {
+		changes = append(changes, map[string]any{"uri": pathURI(p), "type": typ})
+	}
+	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": changes})
 }
 
 // waitDiagnostics waits until uri's latest diagnostics satisfy ok.

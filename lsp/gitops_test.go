@@ -192,8 +192,8 @@ func TestGitOpsArgoNamespace(t *testing.T) {
 // The Applications of an ApplicationSet's Git generators follow what the
 // generators read, which the linted files do not hold: a files generator's
 // JSON file edited in its buffer, and a folder a directories generator
-// matches made on disk with no file event (a client that watches no
-// files), each change the Applications the workspace builds.
+// matches made on disk (which the client reports), each change the
+// Applications the workspace builds.
 func TestGitOpsApplicationSetGenerators(t *testing.T) {
 	so := source.Options{RepoURLs: []string{"https://github.com/example/argocd-example-apps"}}
 	c, dir := gitopsWorkspace(t, "argocd-example-apps", so)
@@ -233,15 +233,7 @@ spec:
 		"envs/qa/config.json":  `{"namespace": "guestbook-qa"}` + "\n",
 		"regions/eu/README.md": "a region\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.writeFiles(dir, files)
 	webhook := filepath.Join(dir, "helm-guestbook", "templates", "webhook.yaml")
 	wURI := openFile(t, c, webhook)
 	inNamespaces := func(nss ...string) func([]diagnostic) bool {
@@ -275,6 +267,7 @@ spec:
 	if err := os.Mkdir(filepath.Join(dir, "regions", "us"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	c.diskChanged(fileCreated, filepath.Join(dir, "regions", "us"))
 	edit(t, c, webhook, 2, "pods.guestbook.example.com", "pods.guestbook.example.com") // any edit lints again
 	got = c.waitDiagnostics(wURI, "the self-deadlock of the new region's Application", inNamespaces("region-eu", "region-us"))
 	if want := workspaceFindings(t, dir, webhook, so); !slices.Equal(shown(got), want) {

@@ -39,6 +39,7 @@ func TestProtocolErrors(t *testing.T) {
 	if err := os.WriteFile(file, []byte("apiVersion: v1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	c.diskChanged(fileCreated, file)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": pathURI(file), "languageId": "yaml", "version": 1, "text": "\x00\xff: [unclosed\n\t- {"}})
 	c.waitDiagnostics(pathURI(file), "syntax finding", func(ds []diagnostic) bool { return len(ds) > 0 })

@@ -85,6 +85,14 @@ const (
 	fileDeleted
 )
 
+// A FileSystemWatcher's kind is a bit set of the events it reports (LSP
+// 3.17 WatchKind: create 1, change 2, delete 4); without one it reports
+// all three.
+const (
+	watchCreate = 1
+	watchDelete = 4
+)
+
 type didChangeWatchedFilesParams struct {
 	Changes []fileEvent `json:"changes"`
 }

@@ -47,8 +47,12 @@ func (s *server) lintOnce() {
 	}()
 	s.mu.Lock()
 	files := map[string]bool{}
-	for p := range s.docs {
+	// The run lints each buffer as it is now or later, never earlier: its
+	// diagnostics carry the version it started from.
+	versions := map[string]int{}
+	for p, d := range s.docs {
 		files[p] = true
+		versions[p] = d.version
 	}
 	for p := range s.published {
 		files[p] = true
@@ -89,6 +93,9 @@ func (s *server) lintOnce() {
 		// Units whose every input is as it was, open buffers included,
 		// and scopes whose folders are, are taken from the last runs.
 		so.Cache = cache.OpenMemory(s.memory, []byte(fmt.Sprintf("%s\x00%d", g.cfg, r.generation)))
+		s.mu.Lock()
+		so.Watched = s.watched
+		s.mu.Unlock()
 		res, err := source.Lint(groups[g], nil, "", setup.Lint, so)
 		so.Cache.Close()
 		reused, linted := so.Cache.Stats()
@@ -121,7 +128,7 @@ func (s *server) lintOnce() {
 			found[f] = nil
 		}
 	}
-	s.publish(found)
+	s.publish(found, versions)
 }
 
 // lintable says whether the command line would read f when named: a
@@ -169,7 +176,11 @@ func (s *server) workspace(cfg, root string, setup *Setup) *source.Workspace {
 func (s *server) changed(file string, created bool) {
 	s.mu.Lock()
 	ws := slices.Collect(maps.Values(s.workspaces))
+	watched := s.watched
 	s.mu.Unlock()
+	if watched != nil {
+		watched.Changed(file)
+	}
 	for _, w := range ws {
 		w.Changed(file)
 		if created {
@@ -197,8 +208,11 @@ func (s *server) setupOf(cfg string) (*setupResult, error) {
 	return r, r.err
 }
 
-// publish sends the diagnostics of every file whose findings changed.
-func (s *server) publish(found map[string][]diag.Diagnostic) {
+// publish sends the diagnostics of every file whose findings changed, or
+// whose buffer's version did: a client waiting for the diagnostics of a
+// version gets them even when the edit changed no finding. versions are
+// the buffers' versions when the run began.
+func (s *server) publish(found map[string][]diag.Diagnostic, versions map[string]int) {
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()
@@ -227,16 +241,21 @@ func (s *server) publish(found map[string][]diag.Diagnostic) {
 			delete(s.findings, file)
 		}
 		old, had := s.published[file]
-		same := had && reflect.DeepEqual(old, ds)
+		var version *int
+		if v, open := versions[file]; open && s.docs[file] != nil {
+			version = &v
+		}
+		lastVersion, versioned := s.publishedVersion[file]
+		same := had && reflect.DeepEqual(old, ds) && (version == nil || versioned && lastVersion == *version)
 		if len(ds) == 0 {
 			delete(s.published, file)
 		} else {
 			s.published[file] = ds
 		}
-		var version *int
-		if doc := s.docs[file]; doc != nil {
-			v := doc.version
-			version = &v
+		if version != nil && (len(ds) > 0 || had) {
+			s.publishedVersion[file] = *version
+		} else {
+			delete(s.publishedVersion, file)
 		}
 		s.mu.Unlock()
 		if same || (!had && len(ds) == 0 && version == nil) {

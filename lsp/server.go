@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
@@ -98,6 +99,8 @@ type server struct {
 	// published is what was last sent per file (absolute path), to send
 	// only changes and to clear a file whose findings are gone.
 	published map[string][]diagnostic
+	// publishedVersion is the buffer version last published with them.
+	publishedVersion map[string]int
 	// findings are the last findings per file, with their fixes, for
 	// code actions.
 	findings map[string][]diag.Diagnostic
@@ -114,6 +117,11 @@ type server struct {
 	// lastRun is how many units the last run took from memory and how
 	// many it linted.
 	lastRun [2]int64
+	// canWatch says the client registers file watchers dynamically;
+	// watched is set once it has accepted the server's (watchFiles), and
+	// keeps the discovery index between runs on the client's word.
+	canWatch bool
+	watched  *source.Watched
 	// inflight cancels the requests being answered ($/cancelRequest).
 	// jsonrpc2.CancelHandler is not used: it derives from the pooled
 	// request context, which its cancel propagation reads after reuse.
@@ -140,17 +148,18 @@ type setupResult struct {
 
 func newServer(cfg Config) *server {
 	return &server{
-		cfg:        cfg,
-		exit:       make(chan struct{}),
-		dirty:      make(chan struct{}, 1),
-		enc:        encUTF16,
-		docs:       map[string]*document{},
-		published:  map[string][]diagnostic{},
-		findings:   map[string][]diag.Diagnostic{},
-		setups:     map[string]*setupResult{},
-		workspaces: map[string]*source.Workspace{},
-		memory:     cache.NewMemory(memoryBound),
-		inflight:   map[jsonrpc2.ID]context.CancelFunc{},
+		cfg:              cfg,
+		exit:             make(chan struct{}),
+		dirty:            make(chan struct{}, 1),
+		enc:              encUTF16,
+		docs:             map[string]*document{},
+		published:        map[string][]diagnostic{},
+		publishedVersion: map[string]int{},
+		findings:         map[string][]diag.Diagnostic{},
+		setups:           map[string]*setupResult{},
+		workspaces:       map[string]*source.Workspace{},
+		memory:           cache.NewMemory(memoryBound),
+		inflight:         map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }
 
@@ -260,6 +269,7 @@ func (s *server) initialize(params []byte) (any, error) {
 		s.roots = append(s.roots, dir)
 	}
 	s.enc = chooseEncoding(p.Capabilities.General.PositionEncodings)
+	s.canWatch = p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration
 	s.initialized = true
 	res := map[string]any{
 		"capabilities": map[string]any{
@@ -279,19 +289,39 @@ func (s *server) initialize(params []byte) (any, error) {
 	return marshal(res)
 }
 
-// watchFiles asks the client to report changes to configuration files and
-// manifests on disk (a git checkout, another tool), when it can.
+// watchFiles asks the client to report changes on disk (a git checkout,
+// another tool), when it can: changes to configuration files, manifests
+// and kustomization files, and every file or folder created or deleted,
+// which is what the discovery index is made from (folder listings and
+// kustomization files). Once the client has accepted, the index is kept
+// between runs and read again only where a reported change touched it;
+// until then, and with a client that cannot watch, every run checks it
+// by stat.
 func (s *server) watchFiles() {
+	s.mu.Lock()
+	canWatch, roots := s.canWatch, slices.Clone(s.roots)
+	s.mu.Unlock()
+	if !canWatch {
+		s.logf(messageLog, "the client cannot register file watchers: changes on disk are seen when a buffer changes")
+		return
+	}
 	watchers := []map[string]any{}
-	for _, g := range []string{"**/.webhooklint.yaml", "**/.webhooklint.yml", "**/*.yaml", "**/*.yml", "**/*.json", "**/*.tpl"} {
+	for _, g := range []string{"**/.webhooklint.yaml", "**/.webhooklint.yml", "**/*.yaml", "**/*.yml", "**/*.json", "**/*.tpl", "**/Kustomization"} {
 		watchers = append(watchers, map[string]any{"globPattern": g})
 	}
+	watchers = append(watchers, map[string]any{"globPattern": "**/*", "kind": watchCreate | watchDelete})
 	params := map[string]any{"registrations": []map[string]any{{
 		"id": "webhooklint-watch", "method": "workspace/didChangeWatchedFiles",
 		"registerOptions": map[string]any{"watchers": watchers},
 	}}}
 	if _, err := s.conn.Call(context.Background(), "client/registerCapability", params, nil); err != nil {
 		s.logf(messageLog, "the client watches no files for the server (%v): changes on disk are seen when a buffer changes", err)
+		return
+	}
+	if len(roots) > 0 {
+		s.mu.Lock()
+		s.watched = source.NewWatched(roots)
+		s.mu.Unlock()
 	}
 }
 

@@ -149,10 +149,14 @@ func decodeResult(data []byte) (*unitResult, bool) {
 // from the index (which kustomizations read the file, the units) is
 // computed again from it, so it is exactly what a walk would give.
 
-// scopeFolders is kustomizationFolders(root), from the cache when its
-// index of root is valid; else walked, reading every kustomization's text
-// so that the index serves any later run, and stored.
+// scopeFolders is kustomizationFolders(root), kept by Watched when the
+// editor server's client reports the changes on disk; else from the cache
+// when its index of root is valid; else walked, reading every
+// kustomization's text so that the index serves any later run, and stored.
 func (d *discovery) scopeFolders(root string) ([]kustFolder, []string) {
+	if w := d.so.Watched; w != nil {
+		return w.scopeFolders(root, d.jobs)
+	}
 	c := d.so.Cache
 	if c == nil {
 		return kustomizationFolders(root, d.jobs, d.lazyKusts)

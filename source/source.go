@@ -77,6 +77,10 @@ type Options struct {
 	// Cache, when set, keeps each unit's findings between runs (cache.go);
 	// it must have been opened for this run's configuration.
 	Cache *cache.Cache
+	// Watched, when set, keeps the discovery index between runs and trusts
+	// the changes it is told of under its folders (kustindex_watched.go):
+	// the editor server's, when its client watches the files.
+	Watched *Watched
 }
 
 // FolderUnits says how the loose manifests under Dir are applied.

@@ -96,19 +96,44 @@ func (c *Cache) StoreInputs(key []byte, began time.Time, inputs []Input, result 
 	if c == nil || result == nil {
 		return
 	}
+	inputs = Fingerprinted(began, inputs)
 	recs := make([]record, len(inputs))
+	for i, in := range inputs {
+		recs[i] = record{Op: in.Op, Path: in.Path, Sig: in.Sig, Stat: in.Stat}
+	}
+	c.write(key, &entry{Inputs: recs, Result: result})
+}
+
+// Fingerprinted returns inputs read after began with the stat fingerprint
+// each may be checked by (Unchanged): the one the caller took, else one
+// taken now; none for a racy input, which is compared by content.
+func Fingerprinted(began time.Time, inputs []Input) []Input {
+	out := make([]Input, len(inputs))
 	parallel.For(len(inputs), workers(len(inputs)), func(i int) {
 		in := inputs[i]
-		recs[i] = record{Op: in.Op, Path: in.Path, Sig: in.Sig}
 		fp, newest, ok := in.Stat, in.Newest, in.Stat != ""
 		if !ok {
 			fp, newest, ok = fingerprint(in.Op, in.Path)
 		}
+		in.Stat = ""
 		if ok && newest.Before(began.Add(-racyWindow)) {
-			recs[i].Stat = fp
+			in.Stat, in.Newest = fp, newest
 		}
+		out[i] = in
 	})
-	c.write(key, &entry{Inputs: recs, Result: result})
+	return out
+}
+
+// Unchanged reports whether every input (Fingerprinted) still has its
+// signature, checked as LookupInputs checks an entry's: by stat where the
+// fingerprint vouches for it, else by content. It keeps nothing: a caller
+// that holds a result in memory checks its inputs with it.
+func Unchanged(inputs []Input) bool {
+	recs := make([]record, len(inputs))
+	for i, in := range inputs {
+		recs[i] = record{Op: in.Op, Path: in.Path, Sig: in.Sig, Stat: in.Stat}
+	}
+	return (&Cache{}).validStat(recs, func(int, string, time.Time) {})
 }
 
 // validStat is valid for inputs that may have fingerprints, checked on

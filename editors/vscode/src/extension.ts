@@ -59,8 +59,10 @@ async function start(output: vscode.LogOutputChannel): Promise<void> {
 	const clientOptions: LanguageClientOptions = {
 		documentSelector,
 		outputChannel: output,
-		// The server registers its own file watchers (the configuration and
-		// manifests changed on disk) through client/registerCapability.
+		// The server registers its own file watchers through
+		// client/registerCapability (configuration, manifests and
+		// kustomizations changed on disk, every path created or deleted),
+		// and trusts them between edits: see docs/editors.md.
 	};
 	// The id is the settings' prefix: webhooklint.trace.server is read by
 	// vscode-languageclient itself.
