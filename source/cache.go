@@ -218,13 +218,24 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 		b = b[n:]
 		return s
 	}
+	// The paths are cut from one string of them all: a monorepo's index
+	// has thousands of folders, and two strings of their own for each
+	// were most of what decoding it allocated.
+	var paths []byte
+	var ends []int
+	path := func() {
+		paths = append(paths, bytesOf()...)
+		ends = append(ends, len(paths))
+	}
 	n := uvarint()
 	found = make([]kustFolder, 0, n)
 	for range n {
-		k := kustFolder{dir: string(bytesOf()), file: string(bytesOf())}
+		path()
+		path()
 		if bad || len(b) == 0 {
 			return nil, nil, false
 		}
+		var k kustFolder
 		hasText := b[0] == 1
 		b = b[1:]
 		if hasText {
@@ -236,10 +247,22 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 		found = append(found, k)
 	}
 	for range uvarint() {
-		charts = append(charts, string(bytesOf()))
+		path()
 	}
 	if bad || len(b) != 0 {
 		return nil, nil, false
+	}
+	all, start := string(paths), 0
+	next := func() string {
+		s := all[start:ends[0]]
+		start, ends = ends[0], ends[1:]
+		return s
+	}
+	for i := range found {
+		found[i].dir, found[i].file = next(), next()
+	}
+	for len(ends) > 0 {
+		charts = append(charts, next())
 	}
 	return found, charts, true
 }
