@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -218,17 +219,20 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 		b = b[n:]
 		return s
 	}
-	// The paths are cut from one string of them all: a monorepo's index
-	// has thousands of folders, and two strings of their own for each
-	// were most of what decoding it allocated.
-	var paths []byte
+	// The paths are cut from one string of them all, written once into a
+	// buffer as large as b (what it does not use is never touched): a
+	// monorepo's index has thousands of folders, and two strings of their
+	// own for each were most of what decoding it allocated.
+	var paths strings.Builder
+	paths.Grow(len(b))
 	var ends []int
 	path := func() {
-		paths = append(paths, bytesOf()...)
-		ends = append(ends, len(paths))
+		paths.Write(bytesOf())
+		ends = append(ends, paths.Len())
 	}
 	n := uvarint()
 	found = make([]kustFolder, 0, n)
+	ends = make([]int, 0, min(2*n, len(b)))
 	for range n {
 		path()
 		path()
@@ -252,7 +256,7 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 	if bad || len(b) != 0 {
 		return nil, nil, false
 	}
-	all, start := string(paths), 0
+	all, start := paths.String(), 0
 	next := func() string {
 		s := all[start:ends[0]]
 		start, ends = ends[0], ends[1:]
