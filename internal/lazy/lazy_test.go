@@ -7,7 +7,8 @@ func TestRegexp(t *testing.T) {
 	if m := re().FindStringSubmatch("abb"); len(m) != 2 || m[1] != "bb" {
 		t.Errorf("match %q", m)
 	}
-	if re() != re() {
+	first, again := re(), re()
+	if first != again {
 		t.Error("compiled again on a later call")
 	}
 }
