@@ -219,20 +219,23 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 		b = b[n:]
 		return s
 	}
-	// The paths are cut from one string of them all, written once into a
-	// buffer as large as b (what it does not use is never touched): a
-	// monorepo's index has thousands of folders, and two strings of their
-	// own for each were most of what decoding it allocated.
-	var paths strings.Builder
-	paths.Grow(len(b))
-	var ends []int
+	// The paths are cut from one string of them all, made once the walk's
+	// answer is read and their size known: a monorepo's index has
+	// thousands of folders, and two strings of their own for each were
+	// most of what decoding it allocated. spans are each path's start in
+	// the answer and its end.
+	whole := b
+	var spans []int
+	size := 0
 	path := func() {
-		paths.Write(bytesOf())
-		ends = append(ends, paths.Len())
+		p := bytesOf()
+		end := len(whole) - len(b)
+		spans = append(spans, end-len(p), end)
+		size += len(p)
 	}
 	n := uvarint()
 	found = make([]kustFolder, 0, n)
-	ends = make([]int, 0, min(2*n, len(b)))
+	spans = make([]int, 0, min(4*n, len(b)))
 	for range n {
 		path()
 		path()
@@ -256,16 +259,22 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 	if bad || len(b) != 0 {
 		return nil, nil, false
 	}
+	var paths strings.Builder
+	paths.Grow(size)
+	for i := 0; i < len(spans); i += 2 {
+		paths.Write(whole[spans[i]:spans[i+1]])
+	}
 	all, start := paths.String(), 0
 	next := func() string {
-		s := all[start:ends[0]]
-		start, ends = ends[0], ends[1:]
+		end := start + spans[1] - spans[0]
+		s := all[start:end]
+		start, spans = end, spans[2:]
 		return s
 	}
 	for i := range found {
 		found[i].dir, found[i].file = next(), next()
 	}
-	for len(ends) > 0 {
+	for len(spans) > 0 {
 		charts = append(charts, next())
 	}
 	return found, charts, true
