@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/webhooklint/webhooklint/internal/celcheck"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // What the API server checks in both admission policy kinds and both
@@ -190,13 +190,13 @@ func validatePolicyName(name string, fp *field.Path) field.ErrorList {
 
 // celIdentifier is CEL's IDENT: a letter or _, then letters, digits or _,
 // and not a reserved word.
-var celIdentifier = regexp.MustCompile(`^[_a-zA-Z][_a-zA-Z0-9]*$`)
+var celIdentifier = lazy.Regexp(`^[_a-zA-Z][_a-zA-Z0-9]*$`)
 
 var celReserved = []string{"true", "false", "null", "in", "as", "break", "const", "continue", "else",
 	"for", "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"}
 
 func isCELIdentifier(s string) bool {
-	return celIdentifier.MatchString(s) && !slices.Contains(celReserved, s)
+	return celIdentifier().MatchString(s) && !slices.Contains(celReserved, s)
 }
 
 // policyCompiler compiles a policy's expressions as the API server does

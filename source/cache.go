@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -222,13 +223,30 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 		b = b[n:]
 		return s
 	}
+	// The paths are cut from one string of them all, made once the walk's
+	// answer is read and their size known: a monorepo's index has
+	// thousands of folders, and two strings of their own for each were
+	// most of what decoding it allocated. spans are each path's start in
+	// the answer and its end.
+	whole := b
+	var spans []int
+	size := 0
+	path := func() {
+		p := bytesOf()
+		end := len(whole) - len(b)
+		spans = append(spans, end-len(p), end)
+		size += len(p)
+	}
 	n := uvarint()
 	found = make([]kustFolder, 0, n)
+	spans = make([]int, 0, min(4*n, len(b)))
 	for range n {
-		k := kustFolder{dir: string(bytesOf()), file: string(bytesOf())}
+		path()
+		path()
 		if bad || len(b) == 0 {
 			return nil, nil, false
 		}
+		var k kustFolder
 		hasText := b[0] == 1
 		b = b[1:]
 		if hasText {
@@ -240,10 +258,28 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 		found = append(found, k)
 	}
 	for range uvarint() {
-		charts = append(charts, string(bytesOf()))
+		path()
 	}
 	if bad || len(b) != 0 {
 		return nil, nil, false
+	}
+	var paths strings.Builder
+	paths.Grow(size)
+	for i := 0; i < len(spans); i += 2 {
+		paths.Write(whole[spans[i]:spans[i+1]])
+	}
+	all, start := paths.String(), 0
+	next := func() string {
+		end := start + spans[1] - spans[0]
+		s := all[start:end]
+		start, spans = end, spans[2:]
+		return s
+	}
+	for i := range found {
+		found[i].dir, found[i].file = next(), next()
+	}
+	for len(spans) > 0 {
+		charts = append(charts, next())
 	}
 	return found, charts, true
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/rules"
@@ -52,7 +52,7 @@ type chartFix struct {
 
 // verbatimValue is a template line's value that is one chart value, as
 // it is.
-var verbatimValue = regexp.MustCompile(`^\{\{-?\s*\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}\s*(?:#.*)?$`)
+var verbatimValue = lazy.Regexp(`^\{\{-?\s*\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*-?\}\}\s*(?:#.*)?$`)
 
 // edits is the chart's lint.Unit.Edits.
 func (c *chartFixes) edits(d *manifest.Document, fixes []rules.FieldFix) [][]diag.Edit {
@@ -119,7 +119,7 @@ func (c *chartFixes) valuesEdit(t *helm.Template, tr helm.Trace, fe rules.FieldE
 	if tr.Column < 1 || tr.Column > len(r) {
 		return diag.Edit{}, false
 	}
-	m := verbatimValue.FindStringSubmatch(string(r[tr.Column-1:]))
+	m := verbatimValue().FindStringSubmatch(string(r[tr.Column-1:]))
 	if m == nil {
 		return diag.Edit{}, false
 	}

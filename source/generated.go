@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
 
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -64,12 +64,12 @@ func inRepository(dir string) bool {
 
 // missingFileIn is the path of a build error's missing file, as tidy
 // writes it: relative to the kustomization's folder.
-var missingFileIn = regexp.MustCompile(`'([^']+)' does not exist`)
+var missingFileIn = lazy.Regexp(`'([^']+)' does not exist`)
 
 // missingGenerated says, for a build error on a missing file that the
 // repository generates, how it is made; "" for any other error.
 func missingGenerated(dir, msg string) string {
-	m := missingFileIn.FindStringSubmatch(msg)
+	m := missingFileIn().FindStringSubmatch(msg)
 	if m == nil {
 		return ""
 	}
@@ -92,7 +92,7 @@ func ignoredBy(dir, file string) string {
 
 // makeTarget is a Makefile rule's first line: `target: prerequisites`
 // (not a `VAR := value` assignment).
-var makeTarget = regexp.MustCompile(`^([A-Za-z0-9_.$()/-]+)\s*:([^=]|$)`)
+var makeTarget = lazy.Regexp(`^([A-Za-z0-9_.$()/-]+)\s*:([^=]|$)`)
 
 // writtenBy finds, among the Makefiles and shell scripts of dir (and of
 // its hack/ and scripts/ folders, where projects keep build scripts), one
@@ -123,7 +123,7 @@ func writtenBy(dir, file string) string {
 		isMake := !strings.HasSuffix(s, ".sh")
 		for n, line := range strings.Split(string(data), "\n") {
 			if isMake && !strings.HasPrefix(line, "\t") {
-				if m := makeTarget.FindStringSubmatch(line); m != nil {
+				if m := makeTarget().FindStringSubmatch(line); m != nil {
 					target = m[1]
 				}
 			}
@@ -193,8 +193,8 @@ func trimVarPrefix(s string) string {
 // configurations (`output:webhook:artifacts:config=DIR`), after the
 // folder its recipe line changes to (`cd pkg/sdk && …`).
 var (
-	controllerGenArtifacts = regexp.MustCompile(`output:webhook:artifacts:config=["']?([^\s"']+)`)
-	recipeCd               = regexp.MustCompile(`^\s*cd\s+([^\s;&]+)\s*&&`)
+	controllerGenArtifacts = lazy.Regexp(`output:webhook:artifacts:config=["']?([^\s"']+)`)
+	recipeCd               = lazy.Regexp(`^\s*cd\s+([^\s;&]+)\s*&&`)
 )
 
 // controllerGenWrites reports whether a Makefile or script line runs
@@ -202,12 +202,12 @@ var (
 // configurations it generates to manifests.yaml in its webhook artifacts
 // folder (logging-operator's config/webhook/manifests.yaml, not in git).
 func controllerGenWrites(line, rel string) bool {
-	m := controllerGenArtifacts.FindStringSubmatch(line)
+	m := controllerGenArtifacts().FindStringSubmatch(line)
 	if m == nil || path.Base(rel) != "manifests.yaml" {
 		return false
 	}
 	dir := m[1]
-	if cd := recipeCd.FindStringSubmatch(line); cd != nil && !path.IsAbs(dir) {
+	if cd := recipeCd().FindStringSubmatch(line); cd != nil && !path.IsAbs(dir) {
 		dir = path.Join(cd[1], dir)
 	}
 	return path.Join(dir, "manifests.yaml") == path.Clean(rel)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -274,4 +275,26 @@ func FuzzJoinsTo(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A walk's answer, as the discovery index stores it, decodes to what was
+// encoded (a text not read apart from an empty one), and any part of it
+// cut short to nothing.
+func TestWalkRoundTrip(t *testing.T) {
+	found := []kustFolder{
+		{dir: "/repo/a", file: "/repo/a/kustomization.yaml", text: []byte("resources: [x.yaml]\n")},
+		{dir: "/repo/b", file: "/repo/b/Kustomization", text: []byte{}},
+		{dir: "/repo/c"},
+	}
+	charts := []string{"/repo/chart", "/repo/other"}
+	data := encodeWalk(found, charts)
+	gotFound, gotCharts, ok := decodeWalk(data)
+	if !ok || !reflect.DeepEqual(gotFound, found) || !slices.Equal(gotCharts, charts) {
+		t.Fatalf("decoded %+v %q %v, want %+v %q", gotFound, gotCharts, ok, found, charts)
+	}
+	for i := range data {
+		if f, c, ok := decodeWalk(data[:i]); ok {
+			t.Errorf("%d of %d bytes decode to %+v %q", i, len(data), f, c)
+		}
+	}
 }

@@ -105,12 +105,18 @@ func (d *discovery) kustScope(dir string) *kustScope {
 	}
 	s := &kustScope{d: d, refs: map[string]*kustomize.Refs{}, consumers: map[string][]string{},
 		effective: map[string]int{}, cycles: map[string][]string{}, units: map[string]*unit{},
-		walked: map[string]bool{}, asked: map[string]bool{}}
+		asked: map[string]bool{}}
 	d.kustScopes[root] = s
 	// The walk lists folders and reads nothing: only a folder whose
 	// listing has a kustomization file name can hold a kustomization, and
 	// those files, a small part of a repository, are read in parallel.
 	found, charts := d.scopeFolders(root)
+	// Sized once: a monorepo's scope has thousands of kustomizations, which
+	// these maps would otherwise move at every doubling.
+	s.walked = make(map[string]bool, len(found))
+	if len(d.walked) == 0 {
+		d.walked = make(map[string]kustFolder, len(found))
+	}
 	for _, k := range found {
 		s.walked[k.dir] = true
 		d.walked[k.dir] = k

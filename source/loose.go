@@ -5,7 +5,6 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/intern"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/unrendered"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -168,7 +168,7 @@ func recogniseTemplates(f *manifest.File) ([]diag.Diagnostic, templateWrites) {
 const fragmentMessage = "unrendered template fragment: its blocks open or close in another file; lint what a build joins it into"
 
 // blockAction is an action that opens a block, or the end that closes one.
-var blockAction = regexp.MustCompile(`\{\{-?\s*(if|range|with|define|block|end)\b`)
+var blockAction = lazy.Regexp(`\{\{-?\s*(if|range|with|define|block|end)\b`)
 
 // fragment reports whether a template's blocks do not balance, as in a
 // header and a footer a make target joins around generated text
@@ -177,7 +177,7 @@ var blockAction = regexp.MustCompile(`\{\{-?\s*(if|range|with|define|block|end)\
 // refuses the file alone, so no one renders or applies it as it is.
 func fragment(data []byte) bool {
 	open := 0
-	for _, m := range blockAction.FindAllSubmatch(data, -1) {
+	for _, m := range blockAction().FindAllSubmatch(data, -1) {
 		if string(m[1]) == "end" {
 			open--
 		} else {
@@ -253,7 +253,7 @@ const (
 
 // kindLine is a `kind:` line of a document (a reference's kind too: more
 // kinds only make the template louder).
-var kindLine = regexp.MustCompile(`(?m)^[ \t-]*kind:[ \t]*["']?([^"'\s#]*)`)
+var kindLine = lazy.Regexp(`(?m)^[ \t-]*kind:[ \t]*["']?([^"'\s#]*)`)
 
 // backendKinds are the kinds a webhook's service and its pods are.
 var backendKinds = []string{"Service", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"}
@@ -266,7 +266,7 @@ func templateWritten(text []byte) templateWrites {
 	if noObject(text) {
 		return writesOther
 	}
-	kinds := kindLine.FindAllSubmatch(text, -1)
+	kinds := kindLine().FindAllSubmatch(text, -1)
 	if len(kinds) == 0 {
 		return writesJudged // a kind the template writes whole
 	}
@@ -286,8 +286,8 @@ func templateWritten(text []byte) templateWrites {
 // topKey is a key written at the start of a line: the top level of a
 // document. topAction is an action there, with its first word.
 var (
-	topKey    = regexp.MustCompile(`(?m)^([A-Za-z_][\w.-]*|"[^"\n]*"):`)
-	topAction = regexp.MustCompile(`(?m)^\{\{-?\s*([^\s}]*)(\s+"(?:\\[nt]|[ \t])*"\s*-?\}\})?`)
+	topKey    = lazy.Regexp(`(?m)^([A-Za-z_][\w.-]*|"[^"\n]*"):`)
+	topAction = lazy.Regexp(`(?m)^\{\{-?\s*([^\s}]*)(\s+"(?:\\[nt]|[ \t])*"\s*-?\}\})?`)
 )
 
 // objectKeys are the top-level keys every Kubernetes object's text has.
@@ -302,7 +302,7 @@ var controlWords = []string{"if", "else", "end", "range", "with", "define", "/*"
 // a toYaml, a value). An application's configuration a Go program embeds
 // and renders (tempo-operator's internal/manifests/config) is such a text.
 func noObject(text []byte) bool {
-	keys := topKey.FindAllSubmatch(text, -1)
+	keys := topKey().FindAllSubmatch(text, -1)
 	if len(keys) == 0 {
 		return false
 	}
@@ -311,7 +311,7 @@ func noObject(text []byte) bool {
 			return false
 		}
 	}
-	for _, a := range topAction.FindAllSubmatch(text, -1) {
+	for _, a := range topAction().FindAllSubmatch(text, -1) {
 		// {{ print "\n" }} writes a line break, no key.
 		spaces := string(a[1]) == "print" && len(a[2]) > 0
 		if !slices.Contains(controlWords, string(a[1])) && !spaces {

@@ -7,12 +7,12 @@ import (
 	"iter"
 	"maps"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/manifest"
@@ -262,7 +262,7 @@ func locateBuilt(b *kustomize.Build, obj *diag.Object, path string, atKey bool) 
 
 // unmappedVar is kustomize's error on a var whose object is not among the
 // resources built.
-var unmappedVar = regexp.MustCompile(`^var '[^']*' cannot be mapped to a field in the set of known resources`)
+var unmappedVar = lazy.Regexp(`^var '[^']*' cannot be mapped to a field in the set of known resources`)
 
 // baseVars makes info the build error of a base whose var names an object
 // it does not hold: vars are resolved over what the overlay builds
@@ -272,7 +272,7 @@ var unmappedVar = regexp.MustCompile(`^var '[^']*' cannot be mapped to a field i
 func baseVars(u *unit, ds []diag.Diagnostic) {
 	for i := range ds {
 		d := &ds[i]
-		if d.Rule == rules.KustomizeBuildRule && d.Severity == diag.Error && unmappedVar.MatchString(d.Message) {
+		if d.Rule == rules.KustomizeBuildRule && d.Severity == diag.Error && unmappedVar().MatchString(d.Message) {
 			d.Severity = diag.Info
 			d.Message = strings.Replace(d.Message, kustomizeNotBuilt, "; a base ("+u.baseBy+"): its overlay resolves vars"+kustomizeNotBuilt, 1)
 		}
@@ -293,7 +293,7 @@ func kustomizeErrors(dir string, b *kustomize.Build, err error) []diag.Diagnosti
 		if by := missingGenerated(filepath.Dir(file), msg); by != "" {
 			// Not built yet, not wrong: the project makes the file.
 			sev, msg = diag.Info, msg+"; "+by
-		} else if missingFileIn.MatchString(msg) && !inRepository(filepath.Dir(absPath(file))) {
+		} else if missingFileIn().MatchString(msg) && !inRepository(filepath.Dir(absPath(file))) {
 			// Broken only if nothing the input leaves out makes it.
 			sev, msg = diag.Info, msg+"; "+outsideRepository
 		}

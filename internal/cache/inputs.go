@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -144,10 +143,17 @@ func (c *Cache) validStat(inputs []record, settle func(i int, fp string, newest 
 	var bad atomic.Bool
 	const chunk = 512
 	parallel.For((len(inputs)+chunk-1)/chunk, workers(len(inputs)), func(k int) {
+		// A fingerprint is compared in a buffer of the worker's: most
+		// match, and a string of each would be ten thousand allocations.
+		buf := make([]byte, 0, 128)
 		for i := k * chunk; i < min(len(inputs), (k+1)*chunk) && !bad.Load(); i++ {
 			in := inputs[i]
-			fp, newest, ok := fingerprint(in.Op, in.Path)
-			if ok && in.Stat != "" && fp == in.Stat {
+			var newest time.Time
+			ok := statable(in.Op, in.Path)
+			if ok {
+				buf, newest, ok = appendPathPrint(buf[:0], in.Path)
+			}
+			if ok && in.Stat != "" && string(buf) == in.Stat {
 				continue
 			}
 			if !c.valid(inputs[i : i+1]) {
@@ -155,7 +161,7 @@ func (c *Cache) validStat(inputs []record, settle func(i int, fp string, newest 
 				return
 			}
 			if ok {
-				settle(i, fp, newest)
+				settle(i, string(buf), newest)
 			}
 		}
 	})
@@ -173,18 +179,21 @@ func workers(n int) int {
 // read did, and the newest of its times; none for an input a stat cannot
 // vouch for, or a path an editor's buffer stands in for.
 func fingerprint(op overlay.Op, path string) (string, time.Time, bool) {
+	if !statable(op, path) {
+		return "", time.Time{}, false
+	}
+	return pathPrint(path)
+}
+
+// statable reports whether an input may be vouched for by its path's
+// fingerprint: a read or a listing, of a path no editor's buffer stands in
+// for.
+func statable(op overlay.Op, path string) bool {
 	switch op {
 	case overlay.OpRead, overlay.OpEntries, overlay.OpList:
 	default:
-		return "", time.Time{}, false
+		return false
 	}
-	if _, buffered := overlay.Get(path); buffered {
-		return "", time.Time{}, false
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return "", time.Time{}, false
-	}
-	fp, newest := statPrint(fi)
-	return fp, newest, fp != ""
+	_, buffered := overlay.Get(path)
+	return !buffered
 }

@@ -2,9 +2,10 @@ package unrendered
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // Document is the line range of one YAML document of a file (1-based,
@@ -16,13 +17,13 @@ type Document struct {
 	Line, Column int
 }
 
-var separatorLine = regexp.MustCompile(`^---\s*(#.*)?$`)
+var separatorLine = lazy.Regexp(`^---\s*(#.*)?$`)
 
 // blockPlaceholder is a line that is one envsubst variable and nothing
 // else: it stands for lines of YAML that clusterctl or envsubst write
 // there (cluster-api-provider-metal3's cluster template has
 // `${CTLPLANE_KUBEADM_EXTRA_CONFIG}` under a mapping).
-var blockPlaceholder = regexp.MustCompile(`^\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:]?[-=+?][^}]*)?\}[ \t]*(?:#.*)?$`)
+var blockPlaceholder = lazy.Regexp(`^\$\{[A-Za-z_][A-Za-z0-9_]*(?:[:]?[-=+?][^}]*)?\}[ \t]*(?:#.*)?$`)
 
 // IsBlockPlaceholder reports whether a bare action Documents found is a
 // line-long envsubst variable rather than a template action. Such a line
@@ -46,7 +47,7 @@ func Documents(data []byte) []Document {
 	var sc scanner
 	for i, l := range lines {
 		l = bytes.TrimSuffix(l, []byte{'\r'})
-		if separatorLine.Match(l) {
+		if separatorLine().Match(l) {
 			cur.LastLine = i
 			out = append(out, cur)
 			cur = Document{FirstLine: i + 2}
@@ -86,7 +87,7 @@ func (s *scanner) line(l []byte) (col, n int, ok bool) {
 		s.inBlk = false
 	}
 	if s.quote == 0 && s.flow == 0 {
-		if m := blockPlaceholder.Find(l[indent:]); m != nil {
+		if m := blockPlaceholder().Find(l[indent:]); m != nil {
 			return indent, bytes.IndexByte(m, '}') + 1, true
 		}
 	}

@@ -17,10 +17,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -52,13 +52,13 @@ type Template struct {
 var (
 	// action finds {{ … }} on one line; an action left open at the end of
 	// a line still counts from its {{.
-	action = regexp.MustCompile(`\{\{(?:[^{}]|\}[^}])*(?:\}\}|$)`)
+	action = lazy.Regexp(`\{\{(?:[^{}]|\}[^}])*(?:\}\}|$)`)
 	// goAction is a Go text/template action rather than a mustache or sed
 	// marker: it starts with a field (.X), a variable ($x), a string, or a
 	// keyword/function followed by arguments.
-	goAction = regexp.MustCompile(`^\{\{-?\s*(?:[.$"(]|(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|default|required|quote|printf)\b)`)
+	goAction = lazy.Regexp(`^\{\{-?\s*(?:[.$"(]|(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|default|required|quote|printf)\b)`)
 	// helmHint matches what only Helm provides to a template.
-	helmHint = regexp.MustCompile(`\$?\.(?:Values|Release|Chart|Capabilities|Files)\b|\binclude\s+"`)
+	helmHint = lazy.Regexp(`\$?\.(?:Values|Release|Chart|Capabilities|Files)\b|\binclude\s+"`)
 )
 
 // InFile reports whether a file whose YAML did not parse is a template.
@@ -129,19 +129,19 @@ func relIfShorter(p string) string {
 // valueAction is an action that produces a value (a field, a variable or
 // a mustache name), the most telling one to quote: `{{ .Namespace }}`
 // says more than `{{- define "x" }}`.
-var valueAction = regexp.MustCompile(`^\{\{-?\s*(?:[.$]|[A-Za-z_][A-Za-z0-9_]*\s*\}\})`)
+var valueAction = lazy.Regexp(`^\{\{-?\s*(?:[.$]|[A-Za-z_][A-Za-z0-9_]*\s*\}\})`)
 
 // firstAction finds the first value-producing action, or else the first
 // action of any kind.
 func firstAction(data []byte, goOnly bool) (line, col int, act string) {
 	for _, wantValue := range []bool{true, false} {
 		for i, l := range bytes.Split(data, []byte{'\n'}) {
-			for _, loc := range action.FindAllIndex(l, -1) {
+			for _, loc := range action().FindAllIndex(l, -1) {
 				a := string(l[loc[0]:loc[1]])
-				if goOnly && !goAction.MatchString(a) {
+				if goOnly && !goAction().MatchString(a) {
 					continue
 				}
-				if wantValue && !valueAction.MatchString(a) {
+				if wantValue && !valueAction().MatchString(a) {
 					continue
 				}
 				return i + 1, utf8.RuneCount(l[:loc[0]]) + 1, strings.TrimSpace(a)
@@ -160,8 +160,8 @@ func classify(path string, data []byte, line, col int, act string) Template {
 	// Look for Helm-only constructs inside actions only: prose or data
 	// outside {{ }} proves nothing.
 	for _, l := range bytes.Split(data, []byte{'\n'}) {
-		for _, a := range action.FindAll(l, -1) {
-			if m := helmHint.Find(a); m != nil {
+		for _, a := range action().FindAll(l, -1) {
+			if m := helmHint().Find(a); m != nil {
 				t.Kind, t.HelmHint = HelmLike, strings.TrimSpace(strings.TrimSuffix(string(m), `"`))
 				return t
 			}

@@ -1,8 +1,9 @@
 package gitops
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // DisabledAnnotation turns substitution off for one object, as a label or
@@ -17,7 +18,7 @@ type Use struct {
 	Set bool
 }
 
-var varName = regexp.MustCompile(`^[_a-zA-Z][_a-zA-Z0-9]*$`)
+var varName = lazy.Regexp(`^[_a-zA-Z][_a-zA-Z0-9]*$`)
 
 // Substitute fills in ${var} as kustomize-controller's postBuild does
 // (drone/envsubst, not strict): ${var} is the variable's value, or empty
@@ -59,7 +60,7 @@ func Substitute(text string, vars map[string]Var, unknown func(string) bool) (st
 		whole := text[i : i+end+1]
 		text = text[i+end+1:]
 		name, def, hasDef := splitDefault(expr)
-		if !varName.MatchString(name) {
+		if !varName().MatchString(name) {
 			b.WriteString(whole) // not a variable Flux fills (${#x}, ${x/a/b})
 			continue
 		}

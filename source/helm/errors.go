@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -20,10 +21,10 @@ import (
 // the chart requires, the values file line a schema rejects.
 
 // execMsg is the text a template's own error carries (required, fail).
-var execMsg = regexp.MustCompile(`execution error at \([^)]*\): (.*)$`)
+var execMsg = lazy.Regexp(`execution error at \([^)]*\): (.*)$`)
 
 // requiredKey finds the value a `required "msg" .Values.a.b` action reads.
-var requiredKey = regexp.MustCompile(`^required\s+(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s+\(?\s*\.Values\.([A-Za-z0-9_.\-]+)`)
+var requiredKey = lazy.Regexp(`^required\s+(?:"(?:[^"\\]|\\.)*"|` + "`[^`]*`" + `)\s+\(?\s*\.Values\.([A-Za-z0-9_.\-]+)`)
 
 // needsValue turns the error of a template that stopped on purpose —
 // `required` without its value, `fail` — into a warning that says which
@@ -35,7 +36,7 @@ func needsValue(e *Error, msg string) bool {
 		return false
 	}
 	text := msg
-	if m := execMsg.FindStringSubmatch(msg); m != nil {
+	if m := execMsg().FindStringSubmatch(msg); m != nil {
 		text = m[1]
 	}
 	switch {
@@ -43,7 +44,7 @@ func needsValue(e *Error, msg string) bool {
 		// The chart's own text is on the snippet's line; it is said only
 		// when the value it asks for is not known.
 		needs := fmt.Sprintf("a value (%q)", text)
-		if m := requiredKey.FindStringSubmatch(action); m != nil {
+		if m := requiredKey().FindStringSubmatch(action); m != nil {
 			needs = m[1]
 		}
 		e.Msg = fmt.Sprintf("chart needs %s: set it with --set or in .webhooklint.yaml", needs)
@@ -102,7 +103,7 @@ func tidyTemplateMessage(msg string) string {
 
 // schemaViolation is one line of Helm's values schema error:
 // "- at '/webhook/timeout': maximum: got 99, want 30" under "chart:".
-var schemaViolation = regexp.MustCompile(`^- at '([^']*)': (.*)$`)
+var schemaViolation = lazy.Regexp(`^- at '([^']*)': (.*)$`)
 
 // schemaError locates Helm's "values don't meet the specifications of the
 // schema(s)" error at the values line of its first violation: the last
@@ -118,7 +119,7 @@ func schemaError(dir, chartName string, valuesFiles []string, setFlags []string,
 	sub := ""
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
-		if m := schemaViolation.FindStringSubmatch(line); m != nil {
+		if m := schemaViolation().FindStringSubmatch(line); m != nil {
 			path := pointer(m[1])
 			if sub != "" && sub != chartName {
 				path = append([]string{sub}, path...)

@@ -2,11 +2,12 @@ package helm
 
 import (
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // A chart that keeps its generated CA through lookup (the Secret it
@@ -15,7 +16,7 @@ import (
 // the install: a caBundle that still changes is not kept by that lookup.
 
 // docSeparator cuts a rendered template into documents.
-var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+var docSeparator = lazy.Regexp(`(?m)^---[ \t]*(#.*)?$`)
 
 // installedLookup returns a lookup template function that finds the
 // objects of out (a render's templates) as an install would have created
@@ -24,7 +25,7 @@ func installedLookup(out map[string]string, namespace string) func(apiVersion, k
 	type key struct{ apiVersion, kind, namespace, name string }
 	objects := map[key]map[string]any{}
 	for _, n := range slices.Sorted(maps.Keys(out)) {
-		for _, doc := range docSeparator.Split(out[n], -1) {
+		for _, doc := range docSeparator().Split(out[n], -1) {
 			var obj map[string]any
 			if strings.TrimSpace(doc) == "" || yaml.Unmarshal([]byte(doc), &obj) != nil || obj == nil {
 				continue

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
@@ -354,8 +355,8 @@ func (res *Chart) addTemplates(r *renders, localDirs map[string]string) {
 }
 
 var (
-	certificateFuncs = regexp.MustCompile(`\bgen(CA|CAWithKey|SelfSignedCert|SelfSignedCertWithKey|SignedCert|SignedCertWithKey)\b`)
-	lookupFunc       = regexp.MustCompile(`\blookup\b`)
+	certificateFuncs = lazy.Regexp(`\bgen(CA|CAWithKey|SelfSignedCert|SelfSignedCertWithKey|SignedCert|SignedCertWithKey)\b`)
+	lookupFunc       = lazy.Regexp(`\blookup\b`)
 )
 
 // generatesCertificates reports whether the chart's templates generate a
@@ -363,8 +364,8 @@ var (
 // way a chart reuses the certificate of its installed Secret).
 func generatesCertificates(sources map[string][]byte) (gen, lookup bool) {
 	for _, src := range sources {
-		lookup = lookup || lookupFunc.Match(src)
-		gen = gen || certificateFuncs.Match(src)
+		lookup = lookup || lookupFunc().Match(src)
+		gen = gen || certificateFuncs().Match(src)
 	}
 	return gen, lookup
 }
@@ -580,12 +581,12 @@ func restLinted(skipped []*Error, dependents map[*Error][]string) []*Error {
 
 // noTemplate is text/template's error for an include of a template the
 // chart does not have.
-var noTemplate = regexp.MustCompile(`no template "([^"]+)" associated with template`)
+var noTemplate = lazy.Regexp(`no template "([^"]+)" associated with template`)
 
 // missingInclude returns the template that a render failed to include
 // because the chart does not have it, or "".
 func missingInclude(err error) string {
-	if m := noTemplate.FindStringSubmatch(err.Error()); m != nil {
+	if m := noTemplate().FindStringSubmatch(err.Error()); m != nil {
 		return m[1]
 	}
 	return ""
@@ -616,7 +617,7 @@ func removeTemplate(c *chart.Chart, name string) bool {
 
 // templateErrPos finds a template location in Helm's error text:
 // chart/templates/x.yaml:12:5, or without column in parse errors.
-var templateErrPos = regexp.MustCompile(`([^\s():"]+/templates/[^\s():"]+):(\d+)(?::(\d+))?`)
+var templateErrPos = lazy.Regexp(`([^\s():"]+/templates/[^\s():"]+):(\d+)(?::(\d+))?`)
 
 // templateError locates a render failure at the template line Helm names:
 // the innermost location (the action that failed, inside an included
@@ -626,7 +627,7 @@ var templateErrPos = regexp.MustCompile(`([^\s():"]+/templates/[^\s():"]+):(\d+)
 func templateError(dir, chartName string, err error) (*Error, string) {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
 	e := &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1}, Msg: "cannot render chart " + chartName + ": " + msg}
-	all := templateErrPos.FindAllStringSubmatch(msg, -1)
+	all := templateErrPos().FindAllStringSubmatch(msg, -1)
 	if len(all) == 0 {
 		if m := regexp.MustCompile(`\(([^\s()]+/templates/[^\s()]+)\)`).FindStringSubmatch(msg); m != nil {
 			e.File = fileOf(dir, m[1], nil)

@@ -2,13 +2,13 @@ package helm
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // Trace is where a rendered field was traced to in its template.
@@ -140,7 +140,7 @@ type keyHit struct {
 	rest                        []byte
 }
 
-var keyLine = regexp.MustCompile(`^(\s*)(?:-\s+)?("?)([^\s:"]+)("?):(?:\s+|$)`)
+var keyLine = lazy.Regexp(`^(\s*)(?:-\s+)?("?)([^\s:"]+)("?):(?:\s+|$)`)
 
 // findKey finds the first line in [from, end) writing key, deeper than
 // parentIndent, and stops at a line that closes the parent block. When
@@ -156,7 +156,7 @@ func findKey(lines [][]byte, from, end, parentIndent int, inItem bool, key strin
 		if parentIndent >= 0 && indent <= parentIndent && (!inItem || i != from) {
 			return keyHit{line: -1}
 		}
-		m := keyLine.FindSubmatchIndex(l)
+		m := keyLine().FindSubmatchIndex(l)
 		if m == nil || string(l[m[6]:m[7]]) != key {
 			continue
 		}
@@ -301,10 +301,10 @@ type define struct {
 
 var (
 	// blockAction is an action that opens or closes a block.
-	blockAction = regexp.MustCompile(`\{\{-?\s*(define|if|range|with|block|end)\b(?:\s+"([^"]*)")?`)
+	blockAction = lazy.Regexp(`\{\{-?\s*(define|if|range|with|block|end)\b(?:\s+"([^"]*)")?`)
 	// includeAction names the template an include or template action
 	// renders.
-	includeAction = regexp.MustCompile(`\b(?:include|template)\s+"([^"]+)"`)
+	includeAction = lazy.Regexp(`\b(?:include|template)\s+"([^"]+)"`)
 )
 
 // parseDefines adds the define blocks of a template's text to defs; a
@@ -318,7 +318,7 @@ func parseDefines(file string, src []byte, defs map[string]*define) {
 	depth := 0
 	var open *define
 	var name string
-	for _, m := range blockAction.FindAllSubmatchIndex(src, -1) {
+	for _, m := range blockAction().FindAllSubmatchIndex(src, -1) {
 		switch kw := string(src[m[2]:m[3]]); {
 		case kw == "end":
 			depth--
@@ -346,7 +346,7 @@ func parseDefines(file string, src []byte, defs map[string]*define) {
 func includedDefines(lines [][]byte) []string {
 	var out []string
 	for _, l := range lines {
-		for _, m := range includeAction.FindAllSubmatch(l, -1) {
+		for _, m := range includeAction().FindAllSubmatch(l, -1) {
 			if n := string(m[1]); !slices.Contains(out, n) {
 				out = append(out, n)
 			}

@@ -2,15 +2,15 @@ package helm
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // valuesRef matches a reference to a chart value in a template action:
 // .Values.webhook.replicas, $.Values.replicaCount.
-var valuesRef = regexp.MustCompile(`\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)`)
+var valuesRef = lazy.Regexp(`\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)`)
 
 // ValuesSetting is where a value a template line reads is set: the last
 // values file (of the chart's values.yaml and the values files given, in
@@ -44,7 +44,7 @@ func ValuesKeyAt(source []byte, line int) (string, bool) {
 	if line < 1 || line > len(lines) {
 		return "", false
 	}
-	m := valuesRef.FindStringSubmatch(lines[line-1])
+	m := valuesRef().FindStringSubmatch(lines[line-1])
 	if m == nil {
 		return "", false
 	}

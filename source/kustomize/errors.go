@@ -3,8 +3,9 @@ package kustomize
 import (
 	"errors"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // buildError is a failed kustomize build, its message made one line with
@@ -24,7 +25,7 @@ func newBuildError(dir, abs string, err error) *buildError {
 	e := &buildError{dir: dir, name: dir, err: err}
 	un := unlinker(abs)
 	msg, in := err.Error(), abs
-	if m := recursed.FindAllStringSubmatchIndex(msg, -1); m != nil {
+	if m := recursed().FindAllStringSubmatchIndex(msg, -1); m != nil {
 		last := m[len(m)-1]
 		if p := un(msg[last[2]:last[3]]); p != abs {
 			in, e.name = p, shortPath(p, ".")
@@ -35,7 +36,7 @@ func newBuildError(dir, abs string, err error) *buildError {
 	if f, ok := FileIn(in); ok {
 		e.file = f
 	}
-	e.cause = tidy(absPathIn.ReplaceAllStringFunc(msg, func(m string) string {
+	e.cause = tidy(absPathIn().ReplaceAllStringFunc(msg, func(m string) string {
 		i := strings.Index(m, "/")
 		return m[:i] + un(m[i:])
 	}), in)
@@ -71,7 +72,7 @@ func FailedIn(err error) (string, bool) {
 
 // recursed is kustomize's prefix for an error in a base or component it
 // builds for another kustomization, naming its folder (absolute).
-var recursed = regexp.MustCompile(`(?:recursed accumulation of path|couldn't make target for path) '([^']+)': `)
+var recursed = lazy.Regexp(`(?:recursed accumulation of path|couldn't make target for path) '([^']+)': `)
 
 // unlinker maps the paths kustomize reports, whose symbolic links it has
 // resolved, back to their spelling under abs (a checkout reached through
@@ -96,28 +97,28 @@ func unlinker(abs string) func(string) string {
 
 // absPathIn finds absolute paths in kustomize's messages: after a quote,
 // a space or the start, up to a quote, a space or a colon.
-var absPathIn = regexp.MustCompile(`(^|[\s'"(=])(/[^\s'":]+)`)
+var absPathIn = lazy.Regexp(`(^|[\s'"(=])(/[^\s'":]+)`)
 
 // Kustomize's phrasings of its common failures.
 var (
 	// accumulating resources: accumulation err='accumulating resources
 	// from 'X': CAUSE': must build at directory: … (X tried as a folder).
-	accumulation = regexp.MustCompile(`accumulating resources: accumulation err='accumulating resources from '([^']+)': (.*)': must build at directory: .*$`)
+	accumulation = lazy.Regexp(`accumulating resources: accumulation err='accumulating resources from '([^']+)': (.*)': must build at directory: .*$`)
 	// the same when only the folder attempt is reported
-	accumulationDir = regexp.MustCompile(`accumulating resources: accumulation err='accumulating resources from '([^']+)': (.*)'$`)
+	accumulationDir = lazy.Regexp(`accumulating resources: accumulation err='accumulating resources from '([^']+)': (.*)'$`)
 	// evalsymlink failure on 'P' : lstat P: no such file or directory
-	missingFile = regexp.MustCompile(`evalsymlink failure on '([^']+)' : lstat [^:]+: no such file or directory`)
+	missingFile = lazy.Regexp(`evalsymlink failure on '([^']+)' : lstat [^:]+: no such file or directory`)
 	// trouble configuring builtin XTransformer with config: `…`: CAUSE
-	builtinConfig = regexp.MustCompile("(?s)trouble configuring builtin (\\w+) with config: `.*?`: ")
+	builtinConfig = lazy.Regexp("(?s)trouble configuring builtin (\\w+) with config: `.*?`: ")
 	// failed to get the patch file from path(P): 'P' does not exist (the
 	// cause says it again)
-	patchFile = regexp.MustCompile(`failed to get the patch file from path\([^)]*\): `)
+	patchFile = lazy.Regexp(`failed to get the patch file from path\([^)]*\): `)
 	// accumulating resources from 'P': MalformedYAMLError: yaml: line N:
 	// CAUSE in File: P (the line is the parser's, often one off; the
 	// file's own finding has it right)
-	malformed = regexp.MustCompile(`accumulating resources: accumulating resources from '([^']+)': MalformedYAMLError: yaml: (?:line \d+: )?(.*) in File: \S+`)
+	malformed = lazy.Regexp(`accumulating resources: accumulating resources from '([^']+)': MalformedYAMLError: yaml: (?:line \d+: )?(.*) in File: \S+`)
 	// security; file 'P' is not in or below 'D'
-	outsideRoot = regexp.MustCompile(`security; file '([^']+)' is not in or below '([^']+)'`)
+	outsideRoot = lazy.Regexp(`security; file '([^']+)' is not in or below '([^']+)'`)
 )
 
 // transformerField names the kustomization field of a builtin transformer.
@@ -133,29 +134,29 @@ var transformerField = map[string]string{
 // nested retries (a resource tried as a file, then as a folder) reduced
 // to the first cause, in plain words.
 func tidy(msg, dir string) string {
-	msg = absPathIn.ReplaceAllStringFunc(msg, func(m string) string {
+	msg = absPathIn().ReplaceAllStringFunc(msg, func(m string) string {
 		i := strings.Index(m, "/")
 		return m[:i] + shortPath(m[i:], dir)
 	})
-	msg = builtinConfig.ReplaceAllStringFunc(msg, func(m string) string {
-		name := builtinConfig.FindStringSubmatch(m)[1]
+	msg = builtinConfig().ReplaceAllStringFunc(msg, func(m string) string {
+		name := builtinConfig().FindStringSubmatch(m)[1]
 		if f, ok := transformerField[name]; ok {
 			return f + ": "
 		}
 		return name + ": "
 	})
-	if m := accumulation.FindStringSubmatch(msg); m != nil {
+	if m := accumulation().FindStringSubmatch(msg); m != nil {
 		msg = strings.Replace(msg, m[0], "resource '"+m[1]+"': "+m[2], 1)
-	} else if m := accumulationDir.FindStringSubmatch(msg); m != nil {
+	} else if m := accumulationDir().FindStringSubmatch(msg); m != nil {
 		msg = strings.Replace(msg, m[0], "resource '"+m[1]+"': "+m[2], 1)
 	}
-	msg = missingFile.ReplaceAllString(msg, "'$1' does not exist")
-	msg = patchFile.ReplaceAllString(msg, "")
-	msg = malformed.ReplaceAllString(msg, "resource '$1' is not valid YAML: $2")
-	msg = outsideRoot.ReplaceAllString(msg, "'$1' is outside the kustomization's folder, and kustomize reads files only in or below it; refer to a folder with its own kustomization.yaml instead")
+	msg = missingFile().ReplaceAllString(msg, "'$1' does not exist")
+	msg = patchFile().ReplaceAllString(msg, "")
+	msg = malformed().ReplaceAllString(msg, "resource '$1' is not valid YAML: $2")
+	msg = outsideRoot().ReplaceAllString(msg, "'$1' is outside the kustomization's folder, and kustomize reads files only in or below it; refer to a folder with its own kustomization.yaml instead")
 	// resource 'x.yaml': 'x.yaml' does not exist → resource 'x.yaml' does not exist
-	msg = restated.ReplaceAllStringFunc(msg, func(m string) string {
-		p := restated.FindStringSubmatch(m)
+	msg = restated().ReplaceAllStringFunc(msg, func(m string) string {
+		p := restated().FindStringSubmatch(m)
 		if sameShownPath(filepath.Join(dir, p[1]), p[2], dir) {
 			return "'" + p[1] + "' " + p[3]
 		}
@@ -165,7 +166,7 @@ func tidy(msg, dir string) string {
 }
 
 // restated is an entry followed by the same path and what is wrong with it.
-var restated = regexp.MustCompile(`'([^']+)': '([^']+)' (does not exist|is outside)`)
+var restated = lazy.Regexp(`'([^']+)': '([^']+)' (does not exist|is outside)`)
 
 // sameShownPath reports whether entry (joined to the kustomization's folder)
 // is the path shortPath wrote, relative to that folder or the current one.

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/webhooklint/webhooklint/diag"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // Problem is something in a kustomization's inputs that stops webhooklint
@@ -57,7 +57,7 @@ func remoteProblem(file string, n *yaml.Node) *Problem {
 // (git@host:org/repo, git::…, github.com/org/repo, a ?ref= query, a .git or
 // _git path segment). It is deliberately wider than kustomize's parser: a
 // false match costs a finding, a miss would cost a download.
-var remoteRef = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://|^[\w.-]+@[\w.-]+:|^git::|^(?:[\w-]+\.)*(?:github\.com|gitlab\.com|bitbucket\.org)[/:]|\?ref=|\?version=|\.git(?:/|$|\?)|(?:^|/)_git/`)
+var remoteRef = lazy.Regexp(`^[a-zA-Z][a-zA-Z0-9+.-]*://|^[\w.-]+@[\w.-]+:|^git::|^(?:[\w-]+\.)*(?:github\.com|gitlab\.com|bitbucket\.org)[/:]|\?ref=|\?version=|\.git(?:/|$|\?)|(?:^|/)_git/`)
 
 // isRemote reports whether kustomize would fetch s rather than read a file.
 // A generator's `key=path` file source counts by its path.
@@ -66,10 +66,10 @@ func isRemote(s string) bool {
 	if s == "" || strings.Contains(s, "\n") {
 		return false
 	}
-	if m := keyedSource.FindStringSubmatch(s); m != nil && remoteRef.MatchString(m[1]) {
+	if m := keyedSource().FindStringSubmatch(s); m != nil && remoteRef().MatchString(m[1]) {
 		return true
 	}
-	return remoteRef.MatchString(s)
+	return remoteRef().MatchString(s)
 }
 
 // RemoteName names a remote reference short, for a list of them: the
@@ -77,7 +77,7 @@ func isRemote(s string) bool {
 // release download or a raw file), else the host.
 func RemoteName(ref string) string {
 	s := strings.TrimSpace(ref)
-	if m := keyedSource.FindStringSubmatch(s); m != nil {
+	if m := keyedSource().FindStringSubmatch(s); m != nil {
 		s = m[1]
 	}
 	s = strings.TrimPrefix(s, "git::")
@@ -99,7 +99,7 @@ func RemoteName(ref string) string {
 // forges are the hosts whose paths start with owner/repository.
 const forges = "|github.com|raw.githubusercontent.com|gitlab.com|bitbucket.org|"
 
-var keyedSource = regexp.MustCompile(`^[\w.-]+=(.+)$`)
+var keyedSource = lazy.Regexp(`^[\w.-]+=(.+)$`)
 
 // dataKeys hold values that kustomize copies into objects or uses as
 // text (labels, literals, inline patches, image names, selectors), never as

@@ -103,7 +103,7 @@ func (r *Refs) add(file string, n *yaml.Node, dirsAllowed bool) {
 		return
 	}
 	v := n.Value
-	if remoteRef.MatchString(v) {
+	if remoteRef().MatchString(v) {
 		r.Remote = true
 		return
 	}
