@@ -112,6 +112,8 @@ type Unit struct {
 	// rules.Inventory.Base): findings that depend on the overlay are
 	// reported at info.
 	Base bool
+	// HelmRelease marks a rendered chart (see rules.Inventory.HelmRelease).
+	HelmRelease bool
 	// Loose marks a plain folder's files linted as one install only by
 	// assumption (see rules.Inventory.Loose): the assumption and how to
 	// state it.
@@ -144,6 +146,7 @@ func LintUnit(u Unit, opts Options) *Result {
 	})
 	inv.Live = opts.Live
 	inv.Base = u.Base
+	inv.HelmRelease = u.HelmRelease
 	inv.Loose = u.Loose
 	var docs []*manifest.Document
 	for _, f := range files {
