@@ -22,7 +22,7 @@ func init() {
 		Category: Practice,
 		// The backend's namespace and the selectors are what an overlay sets.
 		DependsOnOverlay: true,
-		Since:            "0.4.0",
+		Since:            "0.3.0",
 		Doc: Doc{
 			Why: "An install creates its objects one after the other without waiting for any to become ready: " +
 				"`kubectl apply` in the order of the documents, Helm in its own order of kinds (`InstallOrder`: " +
@@ -46,6 +46,7 @@ func init() {
 				"(`failurePolicy: Ignore`).",
 			Sources: []string{
 				"https://cert-manager.io/docs/troubleshooting/webhook/",
+				"https://github.com/apecloud/kubeblocks/issues/1928",
 				"https://github.com/helm/helm/blob/main/pkg/release/v1/util/kind_sorter.go",
 				"https://helm.sh/docs/topics/charts_hooks/",
 				docsWebhooks + "#failure-policy",
