@@ -96,22 +96,30 @@ func TestInstallOrderFollowsHelmKindsInARelease(t *testing.T) {
 	}
 }
 
-// kubectl applies a folder's files by name: across files of a folder only
-// assumed one install, the finding is info and says so.
-func TestInstallOrderAcrossLooseFilesIsAssumed(t *testing.T) {
+// kubectl applies a folder's files by name, and a plain folder is one
+// install only by assumption: there only the webhook's own file counts.
+func TestInstallOrderInALooseFolderKeepsToTheWebhooksFile(t *testing.T) {
 	files := func() []*manifest.File {
 		return []*manifest.File{
-			manifest.Parse("a-webhook.yaml", []byte(installOrderBackend+"---\n"+installOrderWebhook)),
-			manifest.Parse("b-objects.yaml", []byte(installOrderObjects)),
+			manifest.Parse("a-webhook.yaml", []byte(installOrderBackend+"---\n"+installOrderWebhook+"---\n"+installOrderObjects)),
+			manifest.Parse("b-objects.yaml", []byte(strings.ReplaceAll(installOrderObjects, "apecloud-mysql", "other"))),
 		}
 	}
 	ds := installOrderFindings(t, Unit{Files: files()})
-	if len(ds) != 1 || ds[0].Severity != diag.Warning || !strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql", ConfigMap "apps/settings"`) {
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql" and 3 more,`) {
 		t.Fatalf("stated unit: got %v", ds)
 	}
 	ds = installOrderFindings(t, Unit{Files: files(), Loose: &rules.LooseFolder{Folder: "deploy", How: "list it in units.folders"}})
-	if len(ds) != 1 || ds[0].Severity != diag.Info || len(ds[0].Related) == 0 ||
-		!strings.Contains(ds[0].Related[0].Message, `assuming one install of folder "deploy"`) {
-		t.Fatalf("loose folder: got %+v", ds)
+	if len(ds) != 1 || ds[0].Severity != diag.Warning ||
+		!strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql", ConfigMap "apps/settings", which`) {
+		t.Fatalf("loose folder: got %v", ds)
+	}
+}
+
+// kubectl apply -k creates webhook configurations last.
+func TestInstallOrderSkipsKustomizeBuilds(t *testing.T) {
+	f := manifest.Parse("build.yaml", []byte(installOrderBackend+"---\n"+installOrderWebhook+"---\n"+installOrderObjects))
+	if ds := installOrderFindings(t, Unit{Files: []*manifest.File{f}, KustomizeBuild: true}); len(ds) != 0 {
+		t.Fatalf("got %v", ds)
 	}
 }

@@ -114,6 +114,8 @@ type Unit struct {
 	Base bool
 	// HelmRelease marks a rendered chart (see rules.Inventory.HelmRelease).
 	HelmRelease bool
+	// KustomizeBuild marks a kustomize build (see rules.Inventory.KustomizeBuild).
+	KustomizeBuild bool
 	// Loose marks a plain folder's files linted as one install only by
 	// assumption (see rules.Inventory.Loose): the assumption and how to
 	// state it.
@@ -147,6 +149,7 @@ func LintUnit(u Unit, opts Options) *Result {
 	inv.Live = opts.Live
 	inv.Base = u.Base
 	inv.HelmRelease = u.HelmRelease
+	inv.KustomizeBuild = u.KustomizeBuild
 	inv.Loose = u.Loose
 	var docs []*manifest.Document
 	for _, f := range files {

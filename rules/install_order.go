@@ -38,8 +38,10 @@ func init() {
 				"each kind Helm creates after it) against the webhook's rules, scope and selectors, and reports " +
 				"the webhook when one is certainly called, naming the first object. Objects with a " +
 				"`helm.sh/hook` annotation are left out (Helm creates them apart from the release's objects), " +
-				"and so is a webhook that already blocks its own backend (self-deadlock). Across the files " +
-				"of a plain folder the order is only assumed, and the finding is info.",
+				"and so are the backend's own Service and workloads and a webhook that already blocks its backend " +
+				"(self-deadlock). A kustomize build is not compared: `kubectl apply -k` creates webhook " +
+				"configurations last. In a plain folder only the objects of the webhook's own file count: " +
+				"`kubectl apply -f DIR` goes by file name, in a folder only assumed to be one install.",
 			Fix: "Create the object once the backend is ready: in a later release or Flux Kustomization " +
 				"(`dependsOn` with `wait: true`), or as a `post-install,post-upgrade` Helm hook with " +
 				"`helm install --wait`. Or exclude it from the webhook with an `objectSelector`, or fail open " +
@@ -75,7 +77,9 @@ func checkInstallOrder(p *Pass) {
 		return
 	}
 	ci := slices.Index(in.Configs, p.Config)
-	if ci < 0 {
+	if ci < 0 || in.KustomizeBuild {
+		// kubectl apply -k creates webhook configurations last
+		// (kustomize's legacy order).
 		return
 	}
 	for i := range p.Config.Webhooks {
@@ -91,10 +95,14 @@ func checkInstallOrder(p *Pass) {
 		}
 		sim := w.Simulator()
 		var blocked []string
-		apart := false
 		for k := range in.Objects {
 			o := &in.Objects[k]
-			if o.HelmHook || !createdAfter(in, ci, o) {
+			if o.HelmHook || !createdAfter(in, ci, o) || isBackend(b, o) {
+				continue
+			}
+			if in.Loose != nil && o.File != in.files[p.Config] {
+				// kubectl applies a folder's files by name, and that the
+				// folder is one install is itself assumed: too loose.
 				continue
 			}
 			req, ok := createRequest(in, o, p.Settings.KubeVersion)
@@ -106,16 +114,9 @@ func checkInstallOrder(p *Pass) {
 				name = o.Namespace + "/" + name
 			}
 			blocked = append(blocked, fmt.Sprintf("%s %q", o.Kind, name))
-			apart = apart || o.File != in.files[p.Config]
 		}
 		if len(blocked) == 0 {
 			continue
-		}
-		var assumes string
-		if in.Loose != nil && apart && !in.HelmRelease {
-			// kubectl applies a folder's files by name: the order is the
-			// folder's only if they are one install.
-			assumes = fmt.Sprintf("assuming one install of folder %q, its files applied in order: %s", in.Loose.Folder, in.Loose.How)
 		}
 		// At the webhook: one finding for all the objects, and its
 		// failurePolicy or objectSelector is one of the fixes.
@@ -130,8 +131,22 @@ func checkInstallOrder(p *Pass) {
 		p.Emit(Finding{Path: PathString(path), Message: fmt.Sprintf(
 			"fails closed on CREATE of %s, which the same install creates before its backend %q is ready; "+
 				"create %s after the backend (a post-install hook, a later release), exclude %s with an objectSelector, or fail open",
-			listNames(blocked, 1), b.Namespace+"/"+b.Service.Name, them, them), Assumes: assumes})
+			listNames(blocked, 1), b.Namespace+"/"+b.Service.Name, them, them)})
 	}
+}
+
+// isBackend reports whether o is the backend's Service or one of its
+// workloads: what blocks those is self-deadlock's and gitops-order's.
+func isBackend(b backend, o *ObjectRef) bool {
+	if o.Kind == "Service" && o.Name == b.Service.Name && (o.Namespace == b.Namespace || o.Namespace == "") {
+		return true
+	}
+	for _, w := range b.Workloads {
+		if w.Object.Kind == o.Kind && w.Object.Name == o.Name && w.Object.Namespace == o.Namespace {
+			return true
+		}
+	}
+	return false
 }
 
 // createdAfter reports whether the install creates o after the

@@ -291,6 +291,9 @@ type Inventory struct {
 	// HelmRelease is set on a rendered chart: Helm creates the release's
 	// objects in its own order of kinds (InstallOrder), not the files'.
 	HelmRelease bool
+	// KustomizeBuild is set on a kustomize build, which kustomize orders
+	// by kind (webhook configurations last) before kubectl applies it.
+	KustomizeBuild bool
 	// Loose is set on a plain folder's unit of several files that nothing
 	// states or gives are one install (kubectl apply -f DIR is assumed):
 	// a finding that rests on one file's object meeting another's holds
