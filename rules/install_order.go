@@ -36,7 +36,7 @@ func init() {
 				"and a ClusterIssuer in the same release are the classic case. webhooklint simulates the " +
 				"creation of each object that comes after the webhook configuration (in a rendered chart, of " +
 				"each kind Helm creates after it) against the webhook's rules, scope and selectors, and reports " +
-				"the webhook when one is certainly called, naming the first object. Objects with a " +
+				"the webhook when one is certainly called, naming the first object. Objects and configurations with a " +
 				"`helm.sh/hook` annotation are left out (Helm creates them apart from the release's objects), " +
 				"and so are the backend's own Service and workloads and a webhook that already blocks its backend " +
 				"(self-deadlock). A kustomize build is not compared: `kubectl apply -k` creates webhook " +
@@ -77,9 +77,9 @@ func checkInstallOrder(p *Pass) {
 		return
 	}
 	ci := slices.Index(in.Configs, p.Config)
-	if ci < 0 || in.KustomizeBuild {
+	if ci < 0 || in.KustomizeBuild || p.Config.Meta.Annotations["helm.sh/hook"] != "" {
 		// kubectl apply -k creates webhook configurations last
-		// (kustomize's legacy order).
+		// (kustomize's legacy order); Helm registers a hook's apart.
 		return
 	}
 	for i := range p.Config.Webhooks {
