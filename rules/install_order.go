@@ -105,8 +105,14 @@ func checkInstallOrder(p *Pass) {
 				// folder is one install is itself assumed: too loose.
 				continue
 			}
-			req, ok := createRequest(in, o, p.Settings.KubeVersion)
-			if !ok || sim.Simulate(req).Outcome != Called {
+			req, ok := CreateRequest(in, o)
+			if !ok || (req.NamespaceLabels != nil && o.Namespace == "") ||
+				NeverSentToWebhooks(req.Group, req.Resource, p.Settings.KubeVersion) != "" {
+				// A namespaced object without a namespace goes where
+				// whoever applies it says.
+				continue
+			}
+			if sim.Simulate(req).Outcome != Called {
 				continue
 			}
 			name := o.Name
@@ -159,9 +165,10 @@ func createdAfter(in *Inventory, ci int, o *ObjectRef) bool {
 	return o.AfterConfigs > ci
 }
 
-// createRequest is the creation of o, when its resource is known (a
-// built-in kind, or a CRD of the unit).
-func createRequest(in *Inventory, o *ObjectRef, kube KubeVersion) (*Request, bool) {
+// CreateRequest is the request creating o makes, or false when o's
+// resource is not known (a kind of no CRD the unit has). A namespaced
+// object without a namespace is created in "": the caller decides.
+func CreateRequest(in *Inventory, o *ObjectRef) (*Request, bool) {
 	group, version, found := strings.Cut(o.APIVersion, "/")
 	if !found {
 		group, version = "", o.APIVersion
@@ -178,7 +185,7 @@ func createRequest(in *Inventory, o *ObjectRef, kube KubeVersion) (*Request, boo
 			resource, namespaced, ok = crd.Spec.Names.Plural, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, true
 		}
 	}
-	if !ok || NeverSentToWebhooks(group, resource, kube) != "" {
+	if !ok {
 		return nil, false
 	}
 	req := &Request{
@@ -186,11 +193,8 @@ func createRequest(in *Inventory, o *ObjectRef, kube KubeVersion) (*Request, boo
 		Name: o.Name, Object: KnownLabels(o.Labels),
 	}
 	if namespaced {
-		if o.Namespace == "" {
-			return nil, false // where it goes is up to whoever applies it
-		}
 		req.Namespace = o.Namespace
-		req.NamespaceLabels = in.AssumedNamespaceLabels(o.Namespace)
+		req.NamespaceLabels = in.AssumedNamespaceLabels(req.Namespace)
 	}
 	return req, true
 }
