@@ -91,7 +91,7 @@ func TestInstallOrderFollowsHelmKindsInARelease(t *testing.T) {
 	f = manifest.Parse("chart.yaml", []byte(text))
 	ds := installOrderFindings(t, Unit{Files: []*manifest.File{f}, HelmRelease: true})
 	if len(ds) != 1 || ds[0].Severity != diag.Warning ||
-		!strings.HasPrefix(ds[0].Message, `fails closed on CREATE of ClusterDefinition "apecloud-mysql", which`) {
+		!strings.HasPrefix(ds[0].Message, `blocks its install: ClusterDefinition "apecloud-mysql" is created`) {
 		t.Fatalf("want one warning on the ClusterDefinition alone, got %v", ds)
 	}
 }
@@ -106,12 +106,12 @@ func TestInstallOrderInALooseFolderKeepsToTheWebhooksFile(t *testing.T) {
 		}
 	}
 	ds := installOrderFindings(t, Unit{Files: files()})
-	if len(ds) != 1 || !strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql" and 3 more,`) {
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql" and 3 more are created`) {
 		t.Fatalf("stated unit: got %v", ds)
 	}
 	ds = installOrderFindings(t, Unit{Files: files(), Loose: &rules.LooseFolder{Folder: "deploy", How: "list it in units.folders"}})
 	if len(ds) != 1 || ds[0].Severity != diag.Warning ||
-		!strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql", ConfigMap "apps/settings", which`) {
+		!strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql", ConfigMap "apps/settings" are created`) {
 		t.Fatalf("loose folder: got %v", ds)
 	}
 }

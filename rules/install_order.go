@@ -130,14 +130,14 @@ func checkInstallOrder(p *Pass) {
 		if w.FailurePolicy != nil {
 			path = w.Path().Child("failurePolicy")
 		}
-		them := "it"
+		verb, them := "is", "it"
 		if len(blocked) > 1 {
-			them = "them"
+			verb, them = "are", "them"
 		}
+		// The ways to create them later are the doc's: the line stays short.
 		p.Emit(Finding{Path: PathString(path), Message: fmt.Sprintf(
-			"fails closed on CREATE of %s, which the same install creates before its backend %q is ready; "+
-				"create %s after the backend (a post-install hook, a later release), exclude %s with an objectSelector, or fail open",
-			listNames(blocked, 1), b.Namespace+"/"+b.Service.Name, them, them)})
+			"blocks its install: %s %s created before the backend is up; create %s later or fail open",
+			listNames(blocked, 1), verb, them)})
 	}
 }
 

@@ -26,7 +26,7 @@ func TestInstallOrderInAChartFollowsHelmsKinds(t *testing.T) {
 		"chart/templates/b-rest.yaml":   strings.Join(docs[:len(docs)-1], "\n---\n"),
 	})
 	got := find(run(t, []string{filepath.Join(root, "chart")}, source.Options{}).Diagnostics, rules.InstallOrderRule, "templates/b-rest.yaml")
-	if len(got) != 1 || !strings.Contains(got[0].Message, `CREATE of ClusterDefinition "apecloud-mysql"`) {
+	if len(got) != 1 || !strings.Contains(got[0].Message, `ClusterDefinition "apecloud-mysql" is created`) {
 		t.Fatalf("want the webhook reported for the ClusterDefinition:%s", dump(got))
 	}
 }
