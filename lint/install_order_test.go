@@ -15,9 +15,9 @@ import (
 const installOrderBackend = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: clusterdefinitions.apps.kubeblocks.io
+  name: clusterdefinitions.apps.db.example.com
 spec:
-  group: apps.kubeblocks.io
+  group: apps.db.example.com
   names: {kind: ClusterDefinition, plural: clusterdefinitions}
   scope: Cluster
   versions:
@@ -29,41 +29,41 @@ spec:
 ---
 apiVersion: v1
 kind: Service
-metadata: {name: kubeblocks, namespace: kb-system}
+metadata: {name: db-operator, namespace: db-system}
 spec:
-  selector: {app: kubeblocks}
+  selector: {app: db-operator}
   ports: [{port: 443}]
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: kubeblocks, namespace: kb-system}
+metadata: {name: db-operator, namespace: db-system}
 spec:
-  selector: {matchLabels: {app: kubeblocks}}
+  selector: {matchLabels: {app: db-operator}}
   template:
-    metadata: {labels: {app: kubeblocks}}
-    spec: {containers: [{name: manager, image: example.com/kubeblocks:1}]}
+    metadata: {labels: {app: db-operator}}
+    spec: {containers: [{name: manager, image: example.com/db-operator:1}]}
 `
 
 const installOrderWebhook = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
-metadata: {name: kubeblocks}
+metadata: {name: db-operator}
 webhooks:
 - name: v.kb.io
   admissionReviewVersions: ["v1"]
   sideEffects: None
   clientConfig:
-    service: {name: kubeblocks, namespace: kb-system}
+    service: {name: db-operator, namespace: db-system}
   namespaceSelector:
     matchExpressions:
     - {key: kubernetes.io/metadata.name, operator: In, values: [apps]}
   rules:
-  - {apiGroups: [apps.kubeblocks.io], apiVersions: [v1alpha1], operations: [CREATE], resources: [clusterdefinitions]}
+  - {apiGroups: [apps.db.example.com], apiVersions: [v1alpha1], operations: [CREATE], resources: [clusterdefinitions]}
   - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
 `
 
-const installOrderObjects = `apiVersion: apps.kubeblocks.io/v1alpha1
+const installOrderObjects = `apiVersion: apps.db.example.com/v1alpha1
 kind: ClusterDefinition
-metadata: {name: apecloud-mysql}
+metadata: {name: mysql}
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -91,7 +91,7 @@ func TestInstallOrderFollowsHelmKindsInARelease(t *testing.T) {
 	f = manifest.Parse("chart.yaml", []byte(text))
 	ds := installOrderFindings(t, Unit{Files: []*manifest.File{f}, HelmRelease: true})
 	if len(ds) != 1 || ds[0].Severity != diag.Warning ||
-		!strings.HasPrefix(ds[0].Message, `blocks its install: ClusterDefinition "apecloud-mysql" is created`) {
+		!strings.HasPrefix(ds[0].Message, `blocks its install: ClusterDefinition "mysql" is created`) {
 		t.Fatalf("want one warning on the ClusterDefinition alone, got %v", ds)
 	}
 }
@@ -102,16 +102,16 @@ func TestInstallOrderInALooseFolderKeepsToTheWebhooksFile(t *testing.T) {
 	files := func() []*manifest.File {
 		return []*manifest.File{
 			manifest.Parse("a-webhook.yaml", []byte(installOrderBackend+"---\n"+installOrderWebhook+"---\n"+installOrderObjects)),
-			manifest.Parse("b-objects.yaml", []byte(strings.ReplaceAll(installOrderObjects, "apecloud-mysql", "other"))),
+			manifest.Parse("b-objects.yaml", []byte(strings.ReplaceAll(installOrderObjects, "mysql", "other"))),
 		}
 	}
 	ds := installOrderFindings(t, Unit{Files: files()})
-	if len(ds) != 1 || !strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql" and 3 more are created`) {
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, `ClusterDefinition "mysql" and 3 more are created`) {
 		t.Fatalf("stated unit: got %v", ds)
 	}
 	ds = installOrderFindings(t, Unit{Files: files(), Loose: &rules.LooseFolder{Folder: "deploy", How: "list it in units.folders"}})
 	if len(ds) != 1 || ds[0].Severity != diag.Warning ||
-		!strings.Contains(ds[0].Message, `ClusterDefinition "apecloud-mysql", ConfigMap "apps/settings" are created`) {
+		!strings.Contains(ds[0].Message, `ClusterDefinition "mysql", ConfigMap "apps/settings" are created`) {
 		t.Fatalf("loose folder: got %v", ds)
 	}
 }

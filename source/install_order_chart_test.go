@@ -12,7 +12,7 @@ import (
 )
 
 // Helm creates a release's objects by kind, not by template: the
-// ClusterDefinition of a template named before the webhook's is still
+// ClusterIssuer of a template named before the webhook's is still
 // created after the webhook configuration, before the backend is up.
 func TestInstallOrderInAChartFollowsHelmsKinds(t *testing.T) {
 	bad, err := os.ReadFile("../rules/examples/install-order/bad.yaml")
@@ -26,7 +26,7 @@ func TestInstallOrderInAChartFollowsHelmsKinds(t *testing.T) {
 		"chart/templates/b-rest.yaml":   strings.Join(docs[:len(docs)-1], "\n---\n"),
 	})
 	got := find(run(t, []string{filepath.Join(root, "chart")}, source.Options{}).Diagnostics, rules.InstallOrderRule, "templates/b-rest.yaml")
-	if len(got) != 1 || !strings.Contains(got[0].Message, `ClusterDefinition "apecloud-mysql" is created`) {
-		t.Fatalf("want the webhook reported for the ClusterDefinition:%s", dump(got))
+	if len(got) != 1 || !strings.Contains(got[0].Message, `ClusterIssuer "selfsigned" is created`) {
+		t.Fatalf("want the webhook reported for the ClusterIssuer:%s", dump(got))
 	}
 }
