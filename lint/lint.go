@@ -141,6 +141,10 @@ type Unit struct {
 	// rules.Inventory.Base): findings that depend on the overlay are
 	// reported at info.
 	Base bool
+	// HelmRelease marks a rendered chart (see rules.Inventory.HelmRelease).
+	HelmRelease bool
+	// KustomizeBuild marks a kustomize build (see rules.Inventory.KustomizeBuild).
+	KustomizeBuild bool
 	// Loose marks a plain folder's files linted as one install only by
 	// assumption (see rules.Inventory.Loose): the assumption and how to
 	// state it.
@@ -177,6 +181,8 @@ func LintUnit(u Unit, opts Options) *Result {
 	})
 	inv.Live = opts.Live
 	inv.Base = u.Base
+	inv.HelmRelease = u.HelmRelease
+	inv.KustomizeBuild = u.KustomizeBuild
 	inv.Loose = u.Loose
 	inv.Applied = u.Applied
 	var docs []*manifest.Document

@@ -28,8 +28,11 @@ type inventoryItem struct {
 	csv       string             // an OLM ClusterServiceVersion's name
 	// labels are the object's own labels (and a workload's pod template's).
 	labels map[string]string
-	crd    *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
-	cert   *rules.Certificate
+	// helmHook is set on an object with a helm.sh/hook annotation: Helm
+	// creates it before or after the release's objects, not with them.
+	helmHook bool
+	crd      *apiextensionsv1.CustomResourceDefinition // inventory_crd.go
+	cert     *rules.Certificate
 }
 
 // podTemplatePaths says where each workload kind keeps the labels of the
@@ -196,7 +199,11 @@ func Inventory(files []*File) *rules.Inventory {
 			if d.Config == nil && d.Policy == nil && d.Kind != "" {
 				inv.Objects = append(inv.Objects, rules.ObjectRef{
 					APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Labels: d.inventory.labels,
+					AfterConfigs: len(inv.Configs), HelmHook: d.inventory.helmHook,
 				})
+				if len(files) > 1 {
+					inv.Objects[len(inv.Objects)-1].File = f.Name
+				}
 			}
 			switch {
 			case d.Config != nil:

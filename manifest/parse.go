@@ -663,6 +663,7 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 	default:
 		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
 		d.inventory.labels = readLabels(obj)
+		d.inventory.helmHook = scalarField(walk(obj, "metadata", "annotations"), "helm.sh/hook") != ""
 		if d.inventory.crd != nil {
 			d.prepareConversion(src, obj, docNode, d.inventory.crd, b)
 		} else if i := d.inventory; i.service != nil || i.namespace != nil || i.workload != nil || i.budget != nil || i.scaler != nil || i.cert != nil {

@@ -288,6 +288,12 @@ type Inventory struct {
 	// them mark those findings DependsOnOverlay, and avoid suggesting fixes
 	// the overlay would break.
 	Base bool
+	// HelmRelease is set on a rendered chart: Helm creates the release's
+	// objects in its own order of kinds (InstallOrder), not the files'.
+	HelmRelease bool
+	// KustomizeBuild is set on a kustomize build, which kustomize orders
+	// by kind (webhook configurations last) before kubectl applies it.
+	KustomizeBuild bool
 	// Loose is set on a plain folder's unit of several files that nothing
 	// states or gives are one install (kubectl apply -f DIR is assumed):
 	// a finding that rests on one file's object meeting another's holds
@@ -368,6 +374,14 @@ func (b *boundedMemo) get(key any, compute func() any) any {
 type ObjectRef struct {
 	APIVersion, Kind, Namespace, Name string
 	Labels                            map[string]string
+	// AfterConfigs is how many of the unit's configurations come before
+	// the object in its files: `kubectl apply` creates them first.
+	AfterConfigs int
+	// HelmHook is set on an object with a helm.sh/hook annotation, which
+	// Helm creates before or after the release's objects, not with them.
+	HelmHook bool
+	// File is the file the object came from, on a unit of several files.
+	File string
 }
 
 // Certificate is a cert-manager Certificate of the input.

@@ -303,32 +303,7 @@ func (w *waveCheck) conversion(doc *manifest.Document) {
 // exist yet; false when o's resource is not known (a kind of no CRD the
 // unit has).
 func createRequest(inv *rules.Inventory, o *syncObject) (*rules.Request, bool) {
-	group, version, found := strings.Cut(o.APIVersion, "/")
-	if !found {
-		group, version = "", o.APIVersion
-	}
-	resource, namespaced, ok := "", false, false
-	for _, b := range rules.BuiltinResources() {
-		if b.Group == group && b.Kind == o.Kind && b.Subresource == "" {
-			resource, namespaced, ok = b.Resource, b.Namespaced, true
-			break
-		}
-	}
-	for _, crd := range inv.CRDs {
-		if !ok && crd.Spec.Group == group && crd.Spec.Names.Kind == o.Kind {
-			resource, namespaced, ok = crd.Spec.Names.Plural, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, true
-		}
-	}
-	if !ok {
-		return nil, false
-	}
-	req := &rules.Request{
-		Operation: admissionv1.Create, Group: group, Version: version, Resource: resource,
-		Name: o.Metadata.Name, Object: rules.KnownLabels(o.Metadata.Labels),
-	}
-	if namespaced {
-		req.Namespace = o.Metadata.Namespace
-		req.NamespaceLabels = inv.AssumedNamespaceLabels(req.Namespace)
-	}
-	return req, true
+	return rules.CreateRequest(inv, &rules.ObjectRef{
+		APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Metadata.Namespace, Name: o.Metadata.Name, Labels: o.Metadata.Labels,
+	})
 }

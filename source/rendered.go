@@ -87,7 +87,7 @@ func lintRendered(u *unit, lo lint.Options) *unitResult {
 	for _, f := range files {
 		docsOf[f.Name] = f
 	}
-	lu := lint.Unit{Files: files, Applied: u.deployed.Known()}
+	lu := lint.Unit{Files: files, Applied: u.deployed.Known(), HelmRelease: true}
 	var fixes *chartFixes
 	if u.gitops == nil && post == nil {
 		// A GitOps entry gives values of its own, and a post-renderer

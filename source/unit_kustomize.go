@@ -130,7 +130,7 @@ func lintKustomization(u *unit, lo lint.Options, origins *kustomize.Origins) *un
 	name := f.Name
 	files := []*manifest.File{f}
 	waves := argoWaveFindings(u, files) // before the rules drop the positions
-	lu := lint.Unit{Files: files, Base: u.base, Applied: u.deployed.Known()}
+	lu := lint.Unit{Files: files, Base: u.base, Applied: u.deployed.Known(), KustomizeBuild: true}
 	var fixes *kustFixes
 	if u.gitops == nil {
 		// A GitOps entry's build is substituted after kustomize built it:
