@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/overlay"
 	"github.com/webhooklint/webhooklint/lint"
 	"github.com/webhooklint/webhooklint/rules"
@@ -45,9 +46,15 @@ func workspaceFindings(t *testing.T, dir, file string, so source.Options) []stri
 	if err != nil {
 		t.Fatal(err)
 	}
+	return editorView(res.Diagnostics, file, data)
+}
+
+// editorView is how the editor shows the findings of ds in file, whose
+// text is data: rule, range, severity and message, sorted.
+func editorView(ds []diag.Diagnostic, file string, data []byte) []string {
 	ls := splitLines(string(data))
 	out := []string{}
-	for _, d := range res.Diagnostics {
+	for _, d := range ds {
 		if abs, _ := filepath.Abs(d.File); abs == file {
 			l := toLSP(d, func(string) lines { return ls }, encUTF16)
 			out = append(out, keyOf(l)+" "+l.Message)

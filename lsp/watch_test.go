@@ -56,16 +56,7 @@ func fileFindings(t *testing.T, file string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := splitLines(string(data))
-	out := []string{}
-	for _, d := range res.Diagnostics {
-		if abs, _ := filepath.Abs(d.File); abs == file {
-			l := toLSP(d, func(string) lines { return ls }, encUTF16)
-			out = append(out, keyOf(l)+" "+l.Message)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return editorView(res.Diagnostics, file, data)
 }
 
 // relint makes the server lint the file again and returns the
@@ -147,16 +138,7 @@ func TestUnwatchedChangesOnDisk(t *testing.T) {
 			if tc.dynamic {
 				c.wait("the file watchers' registration", func() bool { return c.registered })
 			}
-			openFile(t, c, file)
-			alone := fileFindings(t, file)
-			if got := shown(relint(t, c, file, 2)); !slices.Equal(got, alone) {
-				t.Fatalf("%s alone:\n got %q\nwant %q", file, got, alone)
-			}
-			writeOverlay(t, dir, "other", "kube-system")
-			want := fileFindings(t, file)
-			if got := shown(relint(t, c, file, 4)); !slices.Equal(got, want) {
-				t.Errorf("a kustomization created without an event:\n got %q\nwant %q", got, want)
-			}
+			seesUnreportedOverlay(t, c, dir, file, "a kustomization created without an event")
 		})
 	}
 }
@@ -169,6 +151,15 @@ func TestWatchedOutsideWorkspaceFolder(t *testing.T) {
 	c := startServer(t)
 	c.initialize(filepath.Join(dir, "ws"))
 	c.wait("the file watchers' registration", func() bool { return c.registered })
+	seesUnreportedOverlay(t, c, dir, file, "a kustomization created outside the workspace folder, without an event")
+}
+
+// seesUnreportedOverlay opens file, checks its findings are those of the
+// file linted alone, then creates a kustomization reading it without
+// telling the server (what) and checks the next edit shows the findings
+// of file linted with it, as the command line would now.
+func seesUnreportedOverlay(t *testing.T, c *client, dir, file, what string) {
+	t.Helper()
 	openFile(t, c, file)
 	alone := fileFindings(t, file)
 	if got := shown(relint(t, c, file, 2)); !slices.Equal(got, alone) {
@@ -177,6 +168,6 @@ func TestWatchedOutsideWorkspaceFolder(t *testing.T) {
 	writeOverlay(t, dir, "other", "kube-system")
 	want := fileFindings(t, file)
 	if got := shown(relint(t, c, file, 4)); !slices.Equal(got, want) {
-		t.Errorf("a kustomization created outside the workspace folder, without an event:\n got %q\nwant %q", got, want)
+		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
 	}
 }
