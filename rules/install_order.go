@@ -105,8 +105,8 @@ func checkInstallOrder(p *Pass) {
 				// folder is one install is itself assumed: too loose.
 				continue
 			}
-			req, ok := CreateRequest(in, o)
-			if !ok || (req.NamespaceLabels != nil && o.Namespace == "") ||
+			req := createRequests(in)[k]
+			if req == nil || (req.NamespaceLabels != nil && o.Namespace == "") ||
 				NeverSentToWebhooks(req.Group, req.Resource, p.Settings.KubeVersion) != "" {
 				// A namespaced object without a namespace goes where
 				// whoever applies it says.
@@ -163,6 +163,22 @@ func createdAfter(in *Inventory, ci int, o *ObjectRef) bool {
 		return !slices.Contains(HelmInstallOrder, o.Kind)
 	}
 	return o.AfterConfigs > ci
+}
+
+// createRequests are the requests creating each object of the unit
+// makes (CreateRequest; nil where its resource is not known), made once
+// per unit: every fail-closed webhook of every configuration asks them.
+func createRequests(in *Inventory) []*Request {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		reqs := make([]*Request, len(in.Objects))
+		for k := range in.Objects {
+			if req, ok := CreateRequest(in, &in.Objects[k]); ok {
+				reqs[k] = req
+			}
+		}
+		return reqs
+	}).([]*Request)
 }
 
 // CreateRequest is the request creating o makes, or false when o's
