@@ -62,11 +62,14 @@ func init() {
 				"certificate in the Deployment of a ClusterServiceVersion and fills caBundle), a script that makes the " +
 				"Secret and patches the configuration. The finding names the Secret; adding what makes it to the unit " +
 				"states the fact. How the unit is applied (`units.entries`, a GitOps entry) does not say what else " +
-				"makes the Secret, so that alone changes nothing. A backend that mounts no Secret may make its " +
-				"certificate itself, and one that mounts a Secret the unit makes may serve from it: those stay " +
-				"warnings, and so does a unit whose CRD asks cert-manager for the CA of the webhooks' Service while " +
-				"the webhooks do not (cert-manager fills only what is annotated; the Certificate missing from the " +
-				"unit does not change that). " +
+				"makes the Secret, so that alone changes nothing. So it is, too, when the backend mounts no certificate " +
+				"at all: a server needs one, and it is either given one at install (OLM adds it to the Deployment " +
+				"of an operator-sdk bundle input, which then has no ClusterServiceVersion yet) or makes its own and " +
+				"then writes caBundle itself, with RBAC the unit does not hold; either way what knows the CA is " +
+				"outside the unit. No real tree judged so far had a backend without a certificate and a caBundle " +
+				"nothing fills. A backend that mounts a Secret the unit makes serves from it, and nothing in the " +
+				"unit passes that CA on: that stays a warning (cert-manager fills only what is annotated, even when " +
+				"the unit's CRD asks it for the CA of the webhooks' Service). " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
 				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
@@ -384,6 +387,8 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 // pods need that no object of the unit makes (see secretMade): whatever
 // makes it, an operator that installs this unit as its data (KubeVirt's
 // virt-operator), OLM, a script, alone knows the CA and may fill caBundle.
+// So is a backend that needs no Secret at all: it is given its certificate
+// at install or makes its own, both outside what the unit states.
 // When the backend needs any Secret the unit makes, that one may be the
 // certificate, and the unit is judged as written; so it is on a base (the
 // overlay's note says enough) and in a cluster, where caBundle is as it is.
@@ -392,11 +397,14 @@ func certificateElsewhere(p *Pass, w *Webhook) string {
 	if ref == nil || p.Input == nil || p.Input.Live != nil || p.Input.Base {
 		return ""
 	}
-	missing := ""
+	missing, certless := "", ""
 	b := findBackend(p.Input, ref)
 	for j, wl := range b.Workloads {
 		if !p.Input.workloadBeside(p.Config, b.indexes[j]) {
 			continue
+		}
+		if len(wl.Secrets) == 0 && !wl.HelmTestHook {
+			certless = cmp.Or(certless, workloadName(&wl))
 		}
 		for _, secret := range wl.Secrets {
 			if secretMade(p.Input, wl.Object.Namespace, secret) {
@@ -405,11 +413,18 @@ func certificateElsewhere(p *Pass, w *Webhook) string {
 			missing = cmp.Or(missing, secret)
 		}
 	}
-	if missing == "" {
-		return ""
+	switch {
+	case missing != "":
+		return fmt.Sprintf("assuming nothing outside the unit fills caBundle: Secret %q the backend mounts is made elsewhere; "+
+			"add what makes it to the unit", missing)
+	case certless != "":
+		// A server that mounts no certificate is given one when it is
+		// installed (OLM adds it to the Deployment) or makes its own, and
+		// then needs RBAC to write caBundle, which selfManagedCertificates
+		// looks for: either way the CA is known outside the unit.
+		return fmt.Sprintf("assuming nothing outside the unit fills caBundle: %s mounts no certificate; mount one", certless)
 	}
-	return fmt.Sprintf("assuming nothing outside the unit fills caBundle: Secret %q the backend mounts is made elsewhere; "+
-		"add what makes it to the unit", missing)
+	return ""
 }
 
 // secretMade reports whether an object of the unit makes the Secret name

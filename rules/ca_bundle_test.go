@@ -223,7 +223,8 @@ func TestCABundleCertificateMadeElsewhere(t *testing.T) {
 		want string // the assumption; "" is a warning
 	}{
 		{"made nowhere in the unit", &Inventory{Workloads: []Workload{backend("cert")}}, elsewhere},
-		{"no Secret mounted: the backend may make its certificate", &Inventory{Workloads: []Workload{backend()}}, ""},
+		{"no Secret mounted: what gives it its certificate is elsewhere", &Inventory{Workloads: []Workload{backend()}},
+			`Deployment "hooks" mounts no certificate`},
 		{"the Secret in the unit", &Inventory{Workloads: []Workload{backend("cert")},
 			Objects: []ObjectRef{{APIVersion: "v1", Kind: "Secret", Namespace: "n", Name: "cert"}}}, ""},
 		{"a SealedSecret of its name", &Inventory{Workloads: []Workload{backend("cert")},
