@@ -69,7 +69,8 @@ func init() {
 				"outside the unit. No real tree judged so far had a backend without a certificate and a caBundle " +
 				"nothing fills. A backend that mounts a Secret the unit makes serves from it, and nothing in the " +
 				"unit passes that CA on: that stays a warning (cert-manager fills only what is annotated, even when " +
-				"the unit's CRD asks it for the CA of the webhooks' Service). " +
+				"the unit's CRD asks it for the CA of the webhooks' Service), and when a cert-manager Certificate " +
+				"of the unit makes that Secret the finding names the annotation that fixes it. " +
 				"The evidence, strongest first: RBAC that lets the backend's ServiceAccount `update` or `patch` " +
 				"this configuration (a ClusterRoleBinding to a ClusterRole that grants it; every controller that " +
 				"writes its own caBundle needs one), or lets another workload write it by name; an OLM bundle " +
@@ -178,6 +179,11 @@ func checkCABundle(p *Pass) {
 			note := Fragment(p, w)
 			if note == "" {
 				note = certificateElsewhere(p, w)
+			}
+			if ns, name := servingCertificate(p, w); note == "" && len(raw) == 0 && name != "" {
+				// The fix is known: cert-manager passes on the CA of
+				// the certificate the backend serves from.
+				problem = fmt.Sprintf("empty caBundle and no CA injector; annotate cert-manager.io/inject-ca-from: %s/%s", ns, name)
 			}
 			if note != "" {
 				problems.addAssumed(w, problem, note)
@@ -425,6 +431,29 @@ func certificateElsewhere(p *Pass, w *Webhook) string {
 		return fmt.Sprintf("assuming nothing outside the unit fills caBundle: %s mounts no certificate; mount one", certless)
 	}
 	return ""
+}
+
+// servingCertificate returns the cert-manager Certificate of the unit that
+// makes a Secret w's backend mounts, or "", "". It only names the fix, so
+// on a folder only assumed one install a backend in another file counts:
+// a Service, its workload and a Certificate chained by name and labels are
+// one install's.
+func servingCertificate(p *Pass, w *Webhook) (namespace, name string) {
+	ref := w.ClientConfig.Service
+	if ref == nil || p.Input == nil {
+		return "", ""
+	}
+	for _, wl := range findBackend(p.Input, ref).Workloads {
+		for _, secret := range wl.Secrets {
+			for _, c := range p.Input.Certificates {
+				ns := cmp.Or(c.Namespace, wl.Object.Namespace, ref.Namespace)
+				if c.SecretName == secret && (c.Namespace == "" || wl.Object.Namespace == "" || c.Namespace == wl.Object.Namespace) {
+					return ns, c.Name
+				}
+			}
+		}
+	}
+	return "", ""
 }
 
 // secretMade reports whether an object of the unit makes the Secret name

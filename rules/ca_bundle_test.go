@@ -278,3 +278,35 @@ func TestCABundleCertificateMadeElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// When a Certificate of the unit makes the Secret the backend serves from,
+// the finding names the annotation that passes its CA on; a Certificate of
+// another Secret or namespace is not the backend's.
+func TestCABundleNamesServingCertificate(t *testing.T) {
+	service := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "n"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "hooks"}}}
+	backend := Workload{Object: diag.Object{Kind: "Deployment", Name: "hooks", Namespace: "n"},
+		PodLabels: map[string]string{"app": "hooks"}, Secrets: []string{"tls"}}
+	for _, c := range []struct {
+		name string
+		cert Certificate
+		want string
+	}{
+		{"its Secret", Certificate{Namespace: "n", Name: "serving", SecretName: "tls"},
+			"empty caBundle and no CA injector; annotate cert-manager.io/inject-ca-from: n/serving"},
+		{"its Secret, no namespace stated", Certificate{Name: "serving", SecretName: "tls"},
+			"empty caBundle and no CA injector; annotate cert-manager.io/inject-ca-from: n/serving"},
+		{"a Secret of another namespace: made elsewhere", Certificate{Namespace: "other", Name: "serving", SecretName: "tls"},
+			"empty caBundle and no CA injector; set caBundle or annotate cert-manager.io/inject-ca-from"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := &Inventory{Workloads: []Workload{backend}, Services: []*corev1.Service{service.DeepCopy()},
+				Certificates: []Certificate{c.cert}}
+			var fs []Finding
+			NewPass(MustLookup(CABundleRule), caBundleConfig(nil, nil), in, testSettings(), func(f Finding) { fs = append(fs, f) }).Run()
+			if len(fs) != 1 || fs[0].Message != `webhook "w.example.com": `+c.want {
+				t.Fatalf("findings %+v, want %q", fs, c.want)
+			}
+		})
+	}
+}
