@@ -1,8 +1,6 @@
 package config
 
 import (
-	"path/filepath"
-
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v4/pkg/strvals"
 )
@@ -32,12 +30,12 @@ func (p *parser) charts(n *yaml.Node, dir string) []Chart {
 			switch k.Value {
 			case "path":
 				if s, ok := p.scalar(v, "charts path", "!!str"); ok {
-					c.Path = filepath.Join(dir, filepath.FromSlash(s))
+					c.Path = p.path(v, "charts path", s, dir)
 				}
 			case "values":
 				p.sequence(v, "charts values", func(e *yaml.Node) {
 					if s, ok := p.scalar(e, "charts values entry", "!!str"); ok {
-						c.Values = append(c.Values, filepath.Join(dir, filepath.FromSlash(s)))
+						c.Values = append(c.Values, p.path(e, "charts values entry", s, dir))
 					}
 				})
 			case "set", "setString":

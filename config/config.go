@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +58,16 @@ type Config struct {
 	Charts []Chart
 	// Units say what is deployed together (units:).
 	Units Units
+	// paths are the files and folders the file names, for Load to check.
+	paths []namedPath
+}
+
+// namedPath is a file or folder a configuration names, where it names it.
+type namedPath struct {
+	at   diag.Span
+	what string // the key, as errors name it ("units entries entry")
+	path string // as written
+	abs  string // resolved against the file's folder
 }
 
 // Rule is the configuration of one rule; nil fields keep the default.
@@ -93,13 +104,29 @@ func (es Errors) Error() string {
 	return strings.Join(msgs, "\n")
 }
 
-// Load reads and checks a configuration file.
+// Load reads and checks a configuration file, and that the files and
+// folders it names exist: a path mistyped in units or charts would
+// otherwise state nothing, silently, and the run would fall back to the
+// assumptions the file was written to replace.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	var errs Errors
+	for _, np := range c.paths {
+		if _, err := os.Stat(np.abs); errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, &Error{Span: np.at, Msg: fmt.Sprintf("%s %q does not exist; fix the path or remove it", np.what, np.path)})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return c, nil
 }
 
 // Parse checks the content of a configuration file named path.
@@ -185,12 +212,22 @@ func Parse(path string, data []byte) (*Config, error) {
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
+	c.paths = p.paths
 	return c, nil
 }
 
 type parser struct {
-	file string
-	errs Errors
+	file  string
+	errs  Errors
+	paths []namedPath
+}
+
+// path records a file or folder the configuration names at n, written as
+// s and resolved against dir, and returns it resolved.
+func (p *parser) path(n *yaml.Node, what, s, dir string) string {
+	abs := filepath.Join(dir, filepath.FromSlash(s))
+	p.paths = append(p.paths, namedPath{at: diag.Span{File: p.file, Line: n.Line, Column: n.Column}, what: what, path: s, abs: abs})
+	return abs
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) {

@@ -3,9 +3,11 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -379,5 +381,55 @@ func TestParseUnits(t *testing.T) {
 		if _, err := Parse("c.yaml", []byte(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// A path the file names that does not exist is an error at the path, so a
+// typo does not silently leave a unit or chart to the defaults; paths that
+// exist, files and folders, are accepted.
+func TestLoadChecksNamedPaths(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{"config/default", "chart", "clusters"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, file := range []string{"chart/values-prod.yaml", "clusters/prod.yaml"} {
+		if err := os.WriteFile(filepath.Join(root, file), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(root, FileName)
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("units:\n  entries: [config/default]\n  folders:\n  - {path: clusters}\n  gitops:\n    entries: [clusters/prod.yaml]\n" +
+		"charts:\n- path: chart\n  values: [chart/values-prod.yaml]\n")
+	if _, err := Load(file); err != nil {
+		t.Fatalf("every path exists: %v", err)
+	}
+	write("units:\n  entries: [config/defaults]\n  folders:\n  - {path: cluster}\n  gitops:\n    entries: [clusters/prd.yaml]\n" +
+		"charts:\n- path: charts\n  values: [chart/values-prd.yaml]\n")
+	_, err := Load(file)
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Load = %v, want Errors", err)
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, fmt.Sprintf("%d:%d %s", e.Line, e.Column, e.Msg))
+	}
+	want := []string{
+		`2:13 units entries entry "config/defaults" does not exist; fix the path or remove it`,
+		`4:12 units folders path "cluster" does not exist; fix the path or remove it`,
+		`6:15 units gitops entries entry "clusters/prd.yaml" does not exist; fix the path or remove it`,
+		`8:9 charts path "charts" does not exist; fix the path or remove it`,
+		`9:12 charts values entry "chart/values-prd.yaml" does not exist; fix the path or remove it`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
 }

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"path/filepath"
-
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -48,13 +46,12 @@ type FolderUnits struct {
 // units reads the units: mapping.
 func (p *parser) units(n *yaml.Node, dir string) Units {
 	var u Units
-	resolve := func(s string) string { return filepath.Join(dir, filepath.FromSlash(s)) }
 	p.mapping(n, "units", func(k, v *yaml.Node) {
 		switch k.Value {
 		case "entries":
 			p.sequence(v, "units entries", func(e *yaml.Node) {
 				if s, ok := p.scalar(e, "units entries entry", "!!str"); ok {
-					u.Entries = append(u.Entries, resolve(s))
+					u.Entries = append(u.Entries, p.path(e, "units entries entry", s, dir))
 				}
 			})
 		case "folders":
@@ -64,7 +61,7 @@ func (p *parser) units(n *yaml.Node, dir string) Units {
 					switch k.Value {
 					case "path":
 						if s, ok := p.scalar(v, "units folders path", "!!str"); ok {
-							f.Path = resolve(s)
+							f.Path = p.path(v, "units folders path", s, dir)
 						}
 					case "recursive", "split":
 						if s, ok := p.scalar(v, "units folders "+k.Value, "!!bool"); ok {
@@ -88,7 +85,7 @@ func (p *parser) units(n *yaml.Node, dir string) Units {
 				}
 			})
 		case "gitops":
-			u.GitOps = p.gitops(v, resolve)
+			u.GitOps = p.gitops(v, dir)
 		default:
 			p.errorf(k, "unknown key %q in units (want entries, folders or gitops)", k.Value)
 		}
@@ -97,7 +94,7 @@ func (p *parser) units(n *yaml.Node, dir string) Units {
 }
 
 // gitops reads the units.gitops mapping.
-func (p *parser) gitops(n *yaml.Node, resolve func(string) string) GitOps {
+func (p *parser) gitops(n *yaml.Node, dir string) GitOps {
 	var g GitOps
 	p.mapping(n, "units gitops", func(k, v *yaml.Node) {
 		switch k.Value {
@@ -109,7 +106,7 @@ func (p *parser) gitops(n *yaml.Node, resolve func(string) string) GitOps {
 			p.sequence(v, "units gitops "+k.Value, func(e *yaml.Node) {
 				if s, ok := p.scalar(e, "units gitops "+k.Value+" entry", "!!str"); ok {
 					if k.Value == "entries" {
-						g.Entries = append(g.Entries, resolve(s))
+						g.Entries = append(g.Entries, p.path(e, "units gitops entries entry", s, dir))
 					} else {
 						g.RepoURLs = append(g.RepoURLs, s)
 					}
