@@ -22,8 +22,9 @@ func init() {
 				"against the schema of every kind `matchConstraints` matches (and `params` against `paramKind`'s " +
 				"schema) and writes what fails into `status.typeChecking`, where nobody looks: a misspelled field or " +
 				"a comparison of a string with a number then fails at admission time, and with `failurePolicy: Fail` " +
-				"denies the request. webhooklint runs the server's own type checker (k8s.io/apiserver " +
-				"`validating.TypeChecker`) before the policy is installed, with the schemas of the built-in kinds " +
+				"denies the request. webhooklint runs the server's type checking (k8s.io/apiserver's " +
+				"`validating.TypeChecker`, on the server's own CEL compiler and environment) before the policy is " +
+				"installed, with the schemas of the built-in kinds " +
 				"(from the embedded OpenAPI of the target version) and of the unit's CustomResourceDefinitions, and " +
 				"reports its warnings at the expression, in the checker's words (what `status.typeChecking` would " +
 				"hold: the kind, then the error); the fix is in that expression, or in `matchConstraints`.",

@@ -14,6 +14,7 @@ import (
 	"github.com/webhooklint/webhooklint/internal/cache"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/gitops"
+	"github.com/webhooklint/webhooklint/source/kustomize"
 )
 
 // Step 3 with a cache (--cache-dir): a unit whose entry is valid is not
@@ -167,6 +168,9 @@ func (d *discovery) scopeFolders(root string) ([]kustFolder, []string) {
 		if found, charts, ok := decodeWalk(data); ok {
 			return found, charts
 		}
+	}
+	if d.jobs > 1 {
+		go kustomize.Warm() // beside the walk, as Lint does without the cache
 	}
 	began := time.Now()
 	var inputs []cache.Input

@@ -138,7 +138,9 @@ func Lint(args []string, stdin io.Reader, stdinName string, lo lint.Options, so 
 	}
 	// kustomize's first build sets it up; on a CPU the walk leaves idle,
 	// that is done by the time a run that names one file builds its root.
-	if lo.Workers() > 1 {
+	// With the cache, only a walk that the discovery index does not spare
+	// starts it (scopeFolders): a run the cache answers builds nothing.
+	if lo.Workers() > 1 && so.Cache == nil {
 		go kustomize.Warm()
 	}
 	req, err := newRequest(append(slices.Clip(args), so.Charts...), stdinName, lo.Skip)

@@ -18,10 +18,6 @@ var testOnlyCarriers = map[string]string{
 	// Both call testing.Testing; every Helm package that renders a chart
 	// imports them.
 	"helm.sh/helm/v4/internal/version": "helm-render", "helm.sh/helm/v4/pkg/chart/common": "helm-render",
-	// policy_test_context.go, not a _test file, builds the fake clients;
-	// the ValidatingAdmissionPolicy type checker (internal/policytypes)
-	// lives in the package that imports generic.
-	"k8s.io/apiserver/pkg/admission/plugin/policy/generic": "the admission policy type checker",
 	// fake.go, which the typed clients' package holds, imports
 	// client-go/testing: every client-go client links it.
 	"k8s.io/client-go/gentype": "the cluster command",

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -136,7 +137,7 @@ func Unchanged(inputs []Input) bool {
 }
 
 // validStat is valid for inputs that may have fingerprints, checked on
-// two CPUs when there are many. settle is told of each input without a
+// every CPU when there are many. settle is told of each input without a
 // fingerprint that was found unchanged, with its fingerprint now (taken
 // before it was signed) and the newest of its times.
 func (c *Cache) validStat(inputs []record, settle func(i int, fp string, newest time.Time)) bool {
@@ -168,11 +169,10 @@ func (c *Cache) validStat(inputs []record, settle func(i int, fp string, newest 
 	return !bad.Load()
 }
 
+// workers is how many goroutines check n inputs: one per CPU Go runs on,
+// each with at least 1,024 of them (fewer are not worth a goroutine).
 func workers(n int) int {
-	if n < 2048 {
-		return 1
-	}
-	return 2
+	return max(1, min(runtime.GOMAXPROCS(0), n/1024))
 }
 
 // fingerprint is path's stat fingerprint for op, following links as the

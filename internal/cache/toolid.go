@@ -17,10 +17,11 @@ import (
 // toolID names the running binary's code: entries written by another
 // build of webhooklint are another build's results. It is Go's build ID,
 // which changes with any change to what was compiled (go build, go run
-// and go test binaries all have one). A binary linked without one (the
-// release build: -buildid=) is named by the hash of its file, computed
-// once per file and remembered in the cache folder under the file's
-// identity (path, size, times, inode).
+// and go test binaries, and the release build, all have one). A binary
+// linked without one (-ldflags=-buildid=) is named by the hash of its
+// file, computed once per file and remembered in the cache folder under
+// the file's identity (path, size, times, inode): for a 70 MB binary, a
+// quarter of a cold run's CPU.
 var toolID = sync.OnceValue(func() string {
 	exe, err := os.Executable()
 	if err != nil {
