@@ -19,7 +19,12 @@ import (
 // reported at the action that did, and the chart's other templates are
 // rendered without it.
 const (
-	// RenderTimeout bounds the wall-clock time of one render.
+	// RenderTimeout bounds the time of one render: it is spent when that
+	// much wall-clock time has passed and the process has used that much
+	// CPU since the render began. On a machine busy with other work a
+	// render gets a fraction of a CPU, and a chart that renders in a
+	// second would otherwise pass 20 seconds of wall time and be reported
+	// as a loop without end; a loop does use the CPU.
 	RenderTimeout = 20 * time.Second
 	// MaxRenderHeap bounds how much the heap may grow during one render.
 	MaxRenderHeap = 512 << 20
@@ -36,22 +41,54 @@ const (
 // function at all cannot be stopped; Render abandons it at the deadline.
 type budget struct {
 	deadline  time.Time
+	cpuStart  time.Duration
+	cpuKnown  bool
+	timeout   time.Duration
 	heapStart uint64
 	maxHeap   uint64
 	calls     atomic.Int64
 }
 
-// maxRenderHeap is MaxRenderHeap; tests lower it.
-var maxRenderHeap uint64 = MaxRenderHeap
+// maxRenderHeap is MaxRenderHeap and renderTimeout RenderTimeout; tests
+// lower them.
+var (
+	maxRenderHeap uint64 = MaxRenderHeap
+	renderTimeout        = RenderTimeout
+	// processCPU is the process's CPU time, false where it is unknown;
+	// tests slow it down as a busy machine does.
+	processCPU = osProcessCPU
+)
 
 // The heap bound is also at most half the process's memory limit, so a
 // render stops with a finding before the run has to stop (cli's watchdog).
 func newBudget() *budget {
-	b := &budget{deadline: time.Now().Add(RenderTimeout), heapStart: heapBytes(), maxHeap: maxRenderHeap}
+	b := &budget{deadline: time.Now().Add(renderTimeout), timeout: renderTimeout, heapStart: heapBytes(), maxHeap: maxRenderHeap}
+	b.cpuStart, b.cpuKnown = processCPU()
 	if l := debug.SetMemoryLimit(-1); l > 0 && uint64(l)/2 < b.maxHeap {
 		b.maxHeap = uint64(l) / 2
 	}
 	return b
+}
+
+// spent reports whether the render's time is up: the wall-clock deadline
+// has passed, and so has as much CPU time of the process (where it is
+// known). Reading the process's CPU time is a system call, made only once
+// the deadline has passed.
+func (b *budget) spent() bool {
+	if !time.Now().After(b.deadline) {
+		return false
+	}
+	return b.cpuLeft() <= 0
+}
+
+// cpuLeft is how much CPU time the process may still use before the
+// render's time is up; 0 where CPU time is unknown.
+func (b *budget) cpuLeft() time.Duration {
+	now, ok := processCPU()
+	if !ok || !b.cpuKnown {
+		return 0
+	}
+	return b.timeout - (now - b.cpuStart)
 }
 
 // budgetExceeded is the panic value of a spent budget; text/template turns
@@ -62,9 +99,9 @@ func (b budgetExceeded) Error() string { return string(b) }
 
 func (b *budget) check() {
 	n := b.calls.Add(1)
-	if time.Now().After(b.deadline) {
+	if b.spent() {
 		overlay.Volatile("render budget") // another run may finish in time
-		panic(budgetExceeded(fmt.Sprintf("rendering ran longer than %s (a loop without end?)", RenderTimeout)))
+		panic(budgetExceeded(fmt.Sprintf("rendering ran longer than %s (a loop without end?)", b.timeout)))
 	}
 	if n%16 == 0 && heapBytes() > b.heapStart+b.maxHeap {
 		overlay.Volatile("render budget") // depends on what else the process holds

@@ -541,25 +541,39 @@ func renderOnce(c *chart.Chart, top common.Values, dir string, funcs map[string]
 		out map[string]string
 		err error
 	}
-	// The context lets Helm stop between templates; the select below
-	// still bounds a template that never returns.
-	ctx, cancel := context.WithTimeout(context.Background(), RenderTimeout+5*time.Second)
+	// The context lets Helm stop between templates; the wait below
+	// still bounds a template that never returns, five seconds after the
+	// budget is spent.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan result, 1)
 	go func() {
 		out, err := eng.RenderWithContext(ctx, c, top)
 		done <- result{out, err}
 	}()
-	select {
-	case r := <-done:
-		return r.out, nil, r.err
-	case <-ctx.Done():
-		// A loop that calls no template function cannot be stopped:
-		// the render is abandoned (its goroutine ends with the
-		// process; the memory watchdog bounds what it takes).
-		overlay.Volatile("render budget")
-		return nil, &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1},
-			Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), RenderTimeout)}, nil
+	grace := 5 * time.Second
+	wait := time.NewTimer(b.timeout + grace)
+	defer wait.Stop()
+	for {
+		select {
+		case r := <-done:
+			return r.out, nil, r.err
+		case <-wait.C:
+			if left := b.cpuLeft(); left > 0 {
+				// A busy machine: the render has not had its
+				// time yet.
+				wait.Reset(left + grace)
+				continue
+			}
+			// A loop that calls no template function cannot be
+			// stopped: the render is abandoned (its goroutine ends
+			// with the process; the memory watchdog bounds what it
+			// takes).
+			cancel()
+			overlay.Volatile("render budget")
+			return nil, &Error{Span: diag.Span{File: filepath.Join(dir, "Chart.yaml"), Line: 1, Column: 1},
+				Msg: fmt.Sprintf("cannot render chart %s: rendering did not finish in %s (a template loops without end?)", c.Name(), b.timeout)}, nil
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/webhooklint/webhooklint/internal/testkit"
 )
@@ -253,5 +254,30 @@ webhooks:
 		if got.File != tc.file || got.Line != tc.line || got.Column != tc.col || !got.Exact {
 			t.Errorf("%s: got %+v, want %s:%d:%d", tc.path, got, tc.file, tc.line, tc.col)
 		}
+	}
+}
+
+// A render's time is spent when both its wall-clock time and as much CPU
+// time of the process have passed: on a machine where the process gets a
+// tenth of a CPU, a chart is not cut off at the wall-clock deadline, and a
+// loop is still stopped once it has had its CPU time.
+func TestRenderTimeIsCPUTime(t *testing.T) {
+	defer func(d time.Duration, cpu func() (time.Duration, bool)) { renderTimeout, processCPU = d, cpu }(renderTimeout, processCPU)
+	renderTimeout = 100 * time.Millisecond
+	start := time.Now()
+	processCPU = func() (time.Duration, bool) { return time.Since(start) / 10, true }
+	dir := t.TempDir()
+	testkit.WriteFile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: busy\nversion: 0.1.0\n")
+	testkit.WriteFile(t, filepath.Join(dir, "templates", "loop.yaml"), "kind: ConfigMap\nmetadata:\n  name: loop\ndata:\n  x: |\n"+
+		"    {{ range until 1000000 }}{{ range until 1000000 }}{{ add 1 1 }}{{ end }}{{ end }}\n")
+	began := time.Now()
+	ch, err := Render(dir, Options{})
+	took := time.Since(began)
+	if err != nil || len(ch.Skipped) != 1 || !strings.Contains(ch.Skipped[0].Msg, "rendering ran longer than 100ms") {
+		t.Fatalf("got %v, %+v", err, ch)
+	}
+	// The process's clock passes 100ms of CPU after a second of wall time.
+	if took < time.Second {
+		t.Errorf("the loop was stopped after %s, before it had its CPU time", took)
 	}
 }
