@@ -265,10 +265,14 @@ type originFS struct {
 	text []byte
 	// edited stands in for the text of files on disk (Rebuilt).
 	edited map[string][]byte
+
+	resolveRoot sync.Once
+	realRoot    string // root with its links resolved
+	rootErr     error
 }
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
-	if f.text != nil && samePath(path, f.root) {
+	if f.text != nil && f.isRoot(path) {
 		return f.withOrigins(f.text)
 	}
 	data, err := overlay.ReadFile(path) // an editor's unsaved buffer, or the disk; recorded
@@ -282,7 +286,7 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 		f.problems = append(f.problems, p)
 		return nil, p
 	}
-	if !samePath(path, f.root) {
+	if !f.isRoot(path) {
 		return data, nil
 	}
 	return f.withOrigins(data)
@@ -291,7 +295,7 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 // CleanedAbs answers for a root kustomization that has only a text, as
 // the loader asks before reading it.
 func (f *originFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error) {
-	if f.text != nil && samePath(path, f.root) {
+	if f.text != nil && f.isRoot(path) {
 		return filesys.ConfirmedDir(filepath.Dir(f.root)), filepath.Base(f.root), nil
 	}
 	overlay.Note(overlay.OpStat, path)
@@ -300,7 +304,7 @@ func (f *originFS) CleanedAbs(path string) (filesys.ConfirmedDir, string, error)
 
 // Exists answers for a root kustomization that has only a text.
 func (f *originFS) Exists(path string) bool {
-	if f.text != nil && samePath(path, f.root) {
+	if f.text != nil && f.isRoot(path) {
 		return true
 	}
 	overlay.Note(overlay.OpStat, path)
@@ -467,13 +471,18 @@ func (p *patch) targets(d *patchDoc, o *Object) bool {
 	return o.Name == name || strings.Contains(o.Name, name)
 }
 
-// samePath compares two paths after resolving symbolic links, since
-// kustomize may read the root through a resolved path.
-func samePath(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
+// isRoot reports whether path is the root kustomization's file, after
+// resolving symbolic links, since kustomize may read the root through a
+// resolved path. The root is resolved once per build: every file kustomize
+// reads is compared with it.
+func (f *originFS) isRoot(path string) bool {
+	if filepath.Clean(path) == filepath.Clean(f.root) {
 		return true
 	}
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
+	f.resolveRoot.Do(func() { f.realRoot, f.rootErr = filepath.EvalSymlinks(f.root) })
+	if f.rootErr != nil {
+		return false
+	}
+	p, err := filepath.EvalSymlinks(path)
+	return err == nil && p == f.realRoot
 }

@@ -1,10 +1,15 @@
 package kustomize
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"sigs.k8s.io/kustomize/api/types"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // The line appendOrigins adds gives kustomize the kustomization that
@@ -64,5 +69,27 @@ func TestAppendOrigins(t *testing.T) {
 		if out, ok := appendOrigins([]byte(text)); ok {
 			t.Errorf("%s: taken: %q", name, out)
 		}
+	}
+}
+
+// kustomize reads the root kustomization through its resolved path: a
+// build through a linked folder still gets the origins asked for.
+func TestOriginsThroughLink(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real")
+	testkit.WriteFile(t, filepath.Join(real, "kustomization.yaml"), "resources:\n- svc.yaml\n")
+	testkit.WriteFile(t, filepath.Join(real, "svc.yaml"), "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n")
+	if err := os.Symlink(real, filepath.Join(root, "link")); err != nil {
+		t.Skip(err)
+	}
+	b, err := RunAs(filepath.Join(root, "link"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Objects) != 1 || b.Objects[0].Origin != filepath.Join(root, "link", "svc.yaml") {
+		t.Fatalf("objects %+v origin %q", b.Objects, b.Objects[0].Origin)
+	}
+	if bytes.Contains(b.Objects[0].YAML, []byte("origin")) {
+		t.Errorf("the origin annotation is printed:\n%s", b.Objects[0].YAML)
 	}
 }
