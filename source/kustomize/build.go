@@ -199,7 +199,7 @@ func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
 		if err != nil {
 			return nil, err
 		}
-		if o.YAML, err = sigsyaml.JSONToYAML(j); err != nil {
+		if o.YAML, err = printYAML(j); err != nil {
 			return nil, err
 		}
 		o.json = j
