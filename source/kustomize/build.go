@@ -9,6 +9,7 @@ package kustomize
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -482,6 +483,14 @@ func (f *originFS) isRoot(path string) bool {
 	f.resolveRoot.Do(func() { f.realRoot, f.rootErr = filepath.EvalSymlinks(f.root) })
 	if f.rootErr != nil {
 		return false
+	}
+	path = filepath.Clean(path)
+	if filepath.Base(path) != filepath.Base(f.realRoot) {
+		// Resolved, it keeps its last name unless that is a link: one
+		// lstat, not one for each folder above it.
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return false
+		}
 	}
 	p, err := filepath.EvalSymlinks(path)
 	return err == nil && p == f.realRoot
