@@ -421,11 +421,12 @@ func appendOrigins(data []byte) ([]byte, bool) {
 // plainKey reports whether b is a key withOrigins' fast path reads: it
 // starts with a letter and holds only letters, digits, '_', '.' and '-'.
 func plainKey(b []byte) bool {
-	if len(b) == 0 || !('a' <= b[0] && b[0] <= 'z' || 'A' <= b[0] && b[0] <= 'Z') {
+	letter := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+	if len(b) == 0 || !letter(b[0]) {
 		return false
 	}
 	for _, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+		if ok := letter(c) || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'; !ok {
 			return false
 		}
 	}
