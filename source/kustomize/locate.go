@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -12,11 +13,28 @@ import (
 	"github.com/webhooklint/webhooklint/internal/overlay"
 )
 
-// originDoc is one document of a resource file, indexed by field path.
+// originDoc is one document of a resource file, indexed by field path
+// when a finding is first located in it: most documents of a file have
+// none (a Service beside the webhook it serves, an install file's dozens
+// of objects).
 type originDoc struct {
 	kind, name string
-	tab        *table
 	start      diag.Span
+	file       string
+	once       sync.Once
+	root       *yaml.Node // until indexed
+	tab        *table
+}
+
+// table is the document's index, made on first use; builds that share
+// the file may ask at once.
+func (d *originDoc) table() *table {
+	d.once.Do(func() {
+		d.tab = newTable(d.file)
+		d.tab.record("", nil, d.root, 0)
+		d.root = nil
+	})
+	return d.tab
 }
 
 // Location is where a finding on a built object belongs.
@@ -85,8 +103,8 @@ func (b *Build) locate(o *Object, path string) located {
 		if path == "" {
 			return located{Location: Location{Span: d.start, By: "resource"}}
 		}
-		if at, exact, _, ok := d.tab.lookup(path, o.decoded()); ok {
-			return located{Location{Span: at, By: "resource"}, exact, d.tab}
+		if at, exact, _, ok := d.table().lookup(path, o.decoded()); ok {
+			return located{Location{Span: at, By: "resource"}, exact, d.table()}
 		}
 		return located{Location: Location{Span: d.start, By: "resource"}}
 	}
@@ -152,17 +170,16 @@ func readDocs(file string) []*originDoc {
 		if root.Kind != yaml.MappingNode {
 			continue
 		}
-		tab := newTable(file)
-		tab.record("", nil, root, 0)
 		start := diag.Point(file, root.Line, root.Column)
 		if k := keyNode(root, "kind"); k != nil {
-			start = tab.pos(k, nil)
+			start = (&table{file: file}).pos(k, nil)
 		}
 		out = append(out, &originDoc{
 			kind:  mapValue(root, "kind"),
 			name:  mapValue(mapNode(root, "metadata"), "name"),
-			tab:   tab,
 			start: start,
+			file:  file,
+			root:  root,
 		})
 	}
 }
@@ -223,8 +240,8 @@ func (b *Build) Overrides(o *Object, path string) (Override, bool) {
 	if len(owners) == 2 {
 		base = owners[1]
 	} else if d := b.originDoc(o); d != nil {
-		if at, exact, _, ok := d.tab.lookup(path, o.decoded()); ok && exact {
-			base = located{Location{Span: at, By: "resource"}, true, d.tab}
+		if at, exact, _, ok := d.table().lookup(path, o.decoded()); ok && exact {
+			base = located{Location{Span: at, By: "resource"}, true, d.table()}
 		}
 	}
 	if !base.exact {

@@ -3,6 +3,8 @@ package kustomize
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // A file several builds read is parsed once for all of them, and dropped
@@ -37,4 +39,25 @@ func TestOriginsShared(t *testing.T) {
 		t.Error("a nil Origins shares")
 	}
 	none.Done(map[string]bool{base: true})
+}
+
+// A resource file's documents are indexed when a finding is first located
+// in one, each once: the others are never indexed.
+func TestOriginDocIndexedOnUse(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "app.yaml")
+	testkit.WriteFile(t, file, "kind: Service\nmetadata:\n  name: s\n---\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  replicas: 1\n")
+	docs := readDocs(file)
+	if len(docs) != 2 || docs[0].tab != nil || docs[1].tab != nil {
+		t.Fatalf("docs %+v", docs)
+	}
+	if docs[1].start.Line != 5 || docs[1].start.Column != 1 {
+		t.Errorf("the Deployment starts at %+v", docs[1].start)
+	}
+	tab := docs[1].table()
+	if at, exact, _, ok := tab.lookup("spec.replicas", nil); !ok || !exact || at.Line != 9 || at.Column != 13 {
+		t.Errorf("spec.replicas at %+v %v %v", at, exact, ok)
+	}
+	if docs[1].table() != tab || docs[0].tab != nil {
+		t.Error("indexed again, or a document no finding is in was indexed")
+	}
 }
