@@ -204,10 +204,12 @@ func LintUnit(u Unit, opts Options) *Result {
 			}
 		}
 	}
-	out := make([][]diag.Diagnostic, len(docs))
+	out := make([]packedDoc, len(docs))
 	internal := make([][]*InternalError, len(docs))
 	parallel.For(len(docs), opts.Workers(), func(i int) {
-		out[i], internal[i] = lintDocument(docs[i], inv, &opts, u.Edits)
+		var ds []diag.Diagnostic
+		ds, internal[i] = lintDocument(docs[i], inv, &opts, u.Edits)
+		out[i] = pack(docs[i].File, ds)
 		// Only configurations: locateCauses below reads other kinds' positions.
 		if d := docs[i]; d.Config != nil && u.Located != nil && u.Located(d) {
 			d.DropPositions()
@@ -222,20 +224,21 @@ func LintUnit(u Unit, opts Options) *Result {
 	return res
 }
 
-// gather appends each document's findings to ds in one allocation of the
-// size they need, dropping each document's own slice as it goes: a unit of
-// thousands of broken configurations holds a hundred thousand findings,
-// and growing one slice by doubling kept three copies alive at its peak.
-func gather(ds []diag.Diagnostic, out [][]diag.Diagnostic) []diag.Diagnostic {
+// gather appends each document's findings to ds, unpacked, in one
+// allocation of the size they need, dropping each document's own as it
+// goes: a unit of thousands of broken configurations holds a hundred
+// thousand findings, and growing one slice by doubling kept three copies
+// alive at its peak.
+func gather(ds []diag.Diagnostic, out []packedDoc) []diag.Diagnostic {
 	n := len(ds)
 	for _, o := range out {
-		n += len(o)
+		n += o.len()
 	}
 	all := make([]diag.Diagnostic, len(ds), n)
 	copy(all, ds)
 	for i := range out {
-		all = append(all, out[i]...)
-		out[i] = nil
+		all = out[i].appendTo(all)
+		out[i] = packedDoc{}
 	}
 	return all
 }
@@ -270,17 +273,18 @@ func Policies(policies []*rules.Policy, inv *rules.Inventory, opts Options) *Res
 // parallel, and turns their findings into diagnostics on the object.
 func lintUnlocated[T any](objs []T, opts *Options, run func(T) ([]rules.Finding, []*InternalError), object func(T) *diag.Object) *Result {
 	res := &Result{}
-	out := make([][]diag.Diagnostic, len(objs))
+	out := make([]packedDoc, len(objs))
 	internal := make([][]*InternalError, len(objs))
 	parallel.For(len(objs), opts.Workers(), func(i int) {
 		findings, errs := run(objs[i])
+		ds := make([]diag.Diagnostic, 0, len(findings))
 		for _, f := range findings {
-			out[i] = append(out[i], diag.Diagnostic{
+			ds = append(ds, diag.Diagnostic{
 				Severity: f.Severity, Rule: f.Rule, Message: f.Message, Path: f.Path,
 				Object: object(objs[i]), Webhook: f.Webhook,
 			})
 		}
-		internal[i] = errs
+		out[i], internal[i] = pack("", ds), errs
 	})
 	res.Diagnostics = gather(nil, out)
 	for i := range objs {
