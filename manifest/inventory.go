@@ -198,8 +198,8 @@ func Inventory(files []*File) *rules.Inventory {
 			}
 			if d.Config == nil && d.Policy == nil && d.Kind != "" {
 				inv.Objects = append(inv.Objects, rules.ObjectRef{
-					APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Labels: d.inventory.labels,
-					AfterConfigs: len(inv.Configs), HelmHook: d.inventory.helmHook,
+					APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Labels: d.inventory().labels,
+					AfterConfigs: len(inv.Configs), HelmHook: d.inventory().helmHook,
 				})
 				if len(files) > 1 {
 					inv.Objects[len(inv.Objects)-1].File = f.Name
@@ -210,27 +210,27 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Configs = append(inv.Configs, d.Config)
 			case d.Policy != nil:
 				inv.Policies = append(inv.Policies, d.Policy)
-			case d.inventory.service != nil:
-				inv.Services = append(inv.Services, d.inventory.service)
-			case d.inventory.namespace != nil:
-				inv.Namespaces = append(inv.Namespaces, d.inventory.namespace)
-			case d.inventory.workload != nil:
-				inv.Workloads = append(inv.Workloads, *d.inventory.workload)
+			case d.inventory().service != nil:
+				inv.Services = append(inv.Services, d.inventory().service)
+			case d.inventory().namespace != nil:
+				inv.Namespaces = append(inv.Namespaces, d.inventory().namespace)
+			case d.inventory().workload != nil:
+				inv.Workloads = append(inv.Workloads, *d.inventory().workload)
 				workloadFiles = append(workloadFiles, f.Name)
-			case d.inventory.budget != nil:
-				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory.budget)
-			case d.inventory.scaler != nil:
-				inv.Autoscalers = append(inv.Autoscalers, *d.inventory.scaler)
-			case d.inventory.role != nil:
-				inv.Roles = append(inv.Roles, *d.inventory.role)
-			case d.inventory.binding != nil:
-				inv.RoleBindings = append(inv.RoleBindings, *d.inventory.binding)
-			case d.inventory.csv != "":
-				inv.ClusterServiceVersions = append(inv.ClusterServiceVersions, d.inventory.csv)
-			case d.inventory.crd != nil:
-				inv.CRDs = append(inv.CRDs, d.inventory.crd)
-			case d.inventory.cert != nil:
-				inv.Certificates = append(inv.Certificates, *d.inventory.cert)
+			case d.inventory().budget != nil:
+				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory().budget)
+			case d.inventory().scaler != nil:
+				inv.Autoscalers = append(inv.Autoscalers, *d.inventory().scaler)
+			case d.inventory().role != nil:
+				inv.Roles = append(inv.Roles, *d.inventory().role)
+			case d.inventory().binding != nil:
+				inv.RoleBindings = append(inv.RoleBindings, *d.inventory().binding)
+			case d.inventory().csv != "":
+				inv.ClusterServiceVersions = append(inv.ClusterServiceVersions, d.inventory().csv)
+			case d.inventory().crd != nil:
+				inv.CRDs = append(inv.CRDs, d.inventory().crd)
+			case d.inventory().cert != nil:
+				inv.Certificates = append(inv.Certificates, *d.inventory().cert)
 				certFiles = append(certFiles, f.Name)
 			}
 			if len(files) > 1 {
@@ -255,17 +255,17 @@ func recordFile(inv *rules.Inventory, d *Document, file string) {
 	switch {
 	case d.Config != nil:
 		inv.SetFile(d.Config, file)
-	case d.inventory.service != nil:
-		inv.SetFile(d.inventory.service, file)
-	case d.inventory.crd != nil:
-		inv.SetFile(d.inventory.crd, file)
+	case d.inventory().service != nil:
+		inv.SetFile(d.inventory().service, file)
+	case d.inventory().crd != nil:
+		inv.SetFile(d.inventory().crd, file)
 	}
 }
 
 // addLabels records the labels a document sets, on the object and on the
 // pods a workload creates, with the first object that sets each.
 func addLabels(inv *rules.Inventory, d *Document) {
-	if len(d.inventory.labels) == 0 && (d.inventory.workload == nil || len(d.inventory.workload.PodLabels) == 0) {
+	if len(d.inventory().labels) == 0 && (d.inventory().workload == nil || len(d.inventory().workload.PodLabels) == 0) {
 		return
 	}
 	if inv.Labels == nil {
@@ -279,8 +279,8 @@ func addLabels(inv *rules.Inventory, d *Document) {
 			}
 		}
 	}
-	add(d.inventory.labels)
-	if w := d.inventory.workload; w != nil {
+	add(d.inventory().labels)
+	if w := d.inventory().workload; w != nil {
 		add(w.PodLabels)
 	}
 }

@@ -170,10 +170,10 @@ func readAutoscaler(obj *yaml.Node, d *Document) *rules.Autoscaler {
 // user gave that set the value (`--set replicas=1`), "" for the chart's
 // own default. It does nothing for other documents.
 func (d *Document) MarkReplicasFromValues(givenBy string) {
-	if w := d.inventory.workload; w != nil {
+	if w := d.inventory().workload; w != nil {
 		w.ReplicasFromValues, w.ReplicasGivenBy = givenBy == "", givenBy
 	}
-	if a := d.inventory.scaler; a != nil {
+	if a := d.inventory().scaler; a != nil {
 		a.MinReplicasFromValues, a.MinReplicasGivenBy = givenBy == "", givenBy
 	}
 }

@@ -74,13 +74,27 @@ type Document struct {
 	// Suppressions found in comments and annotations of this object.
 	Suppressions []*Suppression
 
-	// Cross-object data, for rules that look beyond one configuration.
-	inventory inventoryItem
+	// Cross-object data, for rules that look beyond one configuration;
+	// nil for the documents that have none (a webhook configuration, any
+	// object of a file parsed alone), which a folder holds by the ten
+	// thousand: inventory() reads it.
+	cross *inventoryItem
 	// src is the document's text, to point inside string values
 	// (LocateWithin), or within where to read it again.
 	src    *source
 	within *textRef
 }
+
+// inventory is the document's cross-object data, empty when it has none.
+func (d *Document) inventory() *inventoryItem {
+	if d.cross == nil {
+		return &noInventory
+	}
+	return d.cross
+}
+
+// noInventory is the data of a document without any; never written.
+var noInventory inventoryItem
 
 // Object identifies the document in diagnostics.
 func (d *Document) Object() *diag.Object {
@@ -661,12 +675,13 @@ func (f *File) addObject(src *source, obj, docNode *yaml.Node, apiVersion, kind 
 		// Nothing reads it (Options.Alone), and without aliases reading it
 		// cannot exhaust the budget, the one finding reading it gives.
 	default:
-		d.inventory = readInventory(src, obj, apiVersion, kind, d, b)
-		d.inventory.labels = readLabels(obj)
-		d.inventory.helmHook = scalarField(walk(obj, "metadata", "annotations"), "helm.sh/hook") != ""
-		if d.inventory.crd != nil {
-			d.prepareConversion(src, obj, docNode, d.inventory.crd, b)
-		} else if i := d.inventory; i.service != nil || i.namespace != nil || i.workload != nil || i.budget != nil || i.scaler != nil || i.cert != nil {
+		i := readInventory(src, obj, apiVersion, kind, d, b)
+		i.labels = readLabels(obj)
+		i.helmHook = scalarField(walk(obj, "metadata", "annotations"), "helm.sh/hook") != ""
+		d.cross = &i
+		if i.crd != nil {
+			d.prepareConversion(src, obj, docNode, i.crd, b)
+		} else if i.service != nil || i.namespace != nil || i.workload != nil || i.budget != nil || i.scaler != nil || i.cert != nil {
 			// Where cross-object findings on it are located.
 			d.Positions = indexAnchors(src, obj)
 		}

@@ -230,7 +230,7 @@ func TestParseAlone(t *testing.T) {
 			if judged := d.Config != nil; judged != (a.Config != nil) || judged != alone.HasJudged() {
 				t.Errorf("%s: document %d: judged %v, alone %v, HasJudged %v", name, i, judged, a.Config != nil, alone.HasJudged())
 			}
-			if d.Config == nil && (a.Positions != nil || !reflect.DeepEqual(a.inventory, inventoryItem{})) {
+			if d.Config == nil && (a.Positions != nil || a.cross != nil) {
 				t.Errorf("%s: %s kept the positions of its causes", name, a.Kind)
 			}
 		}
@@ -254,7 +254,7 @@ func TestParseAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := ParseWith("aliased.yaml", aliased, Options{Alone: true}).Docs[0]; d.inventory.service == nil {
+	if d := ParseWith("aliased.yaml", aliased, Options{Alone: true}).Docs[0]; d.inventory().service == nil {
 		t.Error("an aliased document was not read: reading it is what could exhaust its budget")
 	}
 }

@@ -105,8 +105,8 @@ func (d *Document) suppressions(src *source, comments []comment, docNode *yaml.N
 		annotations = d.Config.Meta.Annotations
 	case d.Policy != nil:
 		annotations = d.Policy.Meta.Annotations
-	case d.inventory.crd != nil:
-		annotations = d.inventory.crd.Annotations
+	case d.inventory().crd != nil:
+		annotations = d.inventory().crd.Annotations
 	}
 	if v, ok := annotations[IgnoreAnnotation]; ok {
 		at := d.Locate(field.NewPath("metadata", "annotations").Key(IgnoreAnnotation).String(), false)
