@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	celcommon "k8s.io/apiserver/pkg/cel/common"
 	celopenapi "k8s.io/apiserver/pkg/cel/openapi"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -475,11 +476,21 @@ func prunedBuiltinType(cat *openapi.Catalog, gvk openapi.GVK, names *celcheck.Fi
 // crdTypeKey names a custom resource version's type within one input.
 type crdTypeKey struct{ group, version, plural string }
 
-// crdTypes gives the type of a custom resource version of the input, or
-// nil when its CRD gives no schema.
-type crdTypes func(crdTypeKey) *celcheck.ObjectType
+// crdTypes gives the type of a custom resource version of the input for
+// conditions that read fields by names (nil: all), or nil when its CRD
+// gives no schema.
+type crdTypes func(k crdTypeKey, names *celcheck.FieldNames) *celcheck.ObjectType
 
 type crdVersionsKey struct{}
+
+// crdSchemaKey is the Derived key of a custom resource version's
+// converted schema, crdNamesKey of its type for a set of field names.
+type crdSchemaKey struct{ crdTypeKey }
+
+type crdNamesKey struct {
+	crdTypeKey
+	names string // celcheck.FieldNames.Key
+}
 
 // crdVersion is the CRD and served version a crdTypeKey names.
 type crdVersion struct {
@@ -488,12 +499,15 @@ type crdVersion struct {
 }
 
 // customResourceTypes gives the types of the custom resources the input's
-// CustomResourceDefinitions define. Each type is built once per input,
-// when a webhook's rules first target it: a unit of large CRDs whose
-// webhooks match a few of them pays for those few.
+// CustomResourceDefinitions define. Each schema is converted once per
+// input, when a webhook's rules first target it: a unit of large CRDs
+// whose webhooks match a few of them pays for those few. Its CEL type is
+// built for the field names the conditions read, as for built-in kinds
+// (builtinTypeFor): a webhook on every resource (apiGroups ["*"]) with a
+// condition on the metadata then types no CRD's spec.
 func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
 	if in == nil || len(in.CRDs) == 0 {
-		return func(crdTypeKey) *celcheck.ObjectType { return nil }
+		return func(crdTypeKey, *celcheck.FieldNames) *celcheck.ObjectType { return nil }
 	}
 	versions := in.Derived(crdVersionsKey{}, func() any {
 		out := map[crdTypeKey]crdVersion{}
@@ -510,17 +524,23 @@ func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
 		}
 		return out
 	}).(map[crdTypeKey]crdVersion)
-	return func(k crdTypeKey) *celcheck.ObjectType {
+	return func(k crdTypeKey, names *celcheck.FieldNames) *celcheck.ObjectType {
 		cv, ok := versions[k]
 		if !ok {
 			return nil
 		}
-		return in.Derived(k, func() any {
-			meta, _ := cat.ObjectMeta()
+		s, _ := in.Derived(crdSchemaKey{k}, func() any {
 			if s, ok := openapi.CRDVersionSchema(cv.crd, cv.version); ok {
-				return celcheck.NewObjectType(cv.crd.Spec.Names.Kind, s, meta)
+				return s
 			}
-			return (*celcheck.ObjectType)(nil)
+			return nil
+		}).(celcommon.Schema)
+		if s == nil {
+			return nil
+		}
+		return in.Derived(crdNamesKey{k, names.Key()}, func() any {
+			meta, _ := cat.ObjectMeta()
+			return celcheck.NewObjectTypeFor(cv.crd.Spec.Names.Kind, s, meta, names)
 		}).(*celcheck.ObjectType)
 	}
 }
@@ -671,7 +691,10 @@ func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat
 				}
 				if sub != "scale" {
 					gvk := openapi.GVK{Group: group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-					out = append(out, newTarget(group, v.Name, plural, sub, gvk, crds(crdTypeKey{group, v.Name, plural}), ops))
+					k := crdTypeKey{group, v.Name, plural}
+					t := newTarget(group, v.Name, plural, sub, gvk, crds(k, names), ops)
+					t.full = func() *celcheck.ObjectType { return crds(k, nil) }
+					out = append(out, t)
 					continue
 				}
 				scale := openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}
