@@ -35,22 +35,44 @@ func writeGrant(in *Inventory, wl *Workload, c *Config) (granted, named, explici
 	if in == nil || wl.ServiceAccount == "" {
 		return false, false, false
 	}
-	resource := webhookConfigResource(c.Kind)
-	for pr := range grantedRules(in, wl) {
-		if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
-			(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
-			continue
-		}
-		if len(pr.ResourceNames) == 0 {
+	for _, g := range configWriteGrants(in, wl, webhookConfigResource(c.Kind)) {
+		if len(g.rule.ResourceNames) == 0 {
 			granted = true
-			explicit = explicit || slices.Contains(pr.APIGroups, GroupName) && slices.Contains(pr.Resources, resource)
+			explicit = explicit || g.explicit
 			continue
 		}
-		if slices.ContainsFunc(pr.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
+		if slices.ContainsFunc(g.rule.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
 			return true, true, true
 		}
 	}
 	return granted, false, explicit
+}
+
+// configWriteGrant is a rule granted to a workload that lets it update or
+// patch webhook configurations of one kind; explicit as in writeGrant.
+type configWriteGrant struct {
+	rule     *rbacv1.PolicyRule
+	explicit bool
+}
+
+// configWriteGrants lists, in order, the rules grantedRules yields for wl
+// that let it update or patch configurations of resource, once per unit
+// for each ServiceAccount, namespace and kind (all grantedRules reads of
+// wl): ca-bundle asks for every webhook, about every workload that may
+// write it, and most of their rules are about other resources.
+func configWriteGrants(in *Inventory, wl *Workload, resource string) []configWriteGrant {
+	type key struct{ serviceAccount, namespace, resource string }
+	return in.Derived(key{wl.ServiceAccount, wl.Object.Namespace, resource}, func() any {
+		var out []configWriteGrant
+		for pr := range grantedRules(in, wl) {
+			if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
+				(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
+				continue
+			}
+			out = append(out, configWriteGrant{pr, slices.Contains(pr.APIGroups, GroupName) && slices.Contains(pr.Resources, resource)})
+		}
+		return out
+	}).([]configWriteGrant)
 }
 
 // grantedRules yields the rules of the ClusterRoles (aggregated ones
