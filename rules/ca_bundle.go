@@ -323,9 +323,10 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 	if w.ClientConfig.Service != nil {
 		backends = findBackend(p.Input, w.ClientConfig.Service).Workloads
 	}
+	writers := configWriters(p.Input, p.Config)
 	for _, i := range caWriterCandidates(p.Input) {
 		wl := &p.Input.Workloads[i]
-		if _, byName := mayWriteConfig(p.Input, wl, p.Config); byName {
+		if _, byName, _ := writers.grant(wl, p.Config); byName {
 			return workloadName(wl), true
 		}
 		for _, c := range wl.Containers {
@@ -352,7 +353,7 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 		return fmt.Sprintf("OLM (ClusterServiceVersion %q)", p.Input.ClusterServiceVersions[0]), false
 	}
 	for i := range backends {
-		if granted, _ := mayWriteConfig(p.Input, &backends[i], p.Config); granted {
+		if granted, _, _ := writers.grant(&backends[i], p.Config); granted {
 			return workloadName(&backends[i]), false
 		}
 	}
@@ -367,7 +368,7 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 		if w.ClientConfig.Service == nil || wl.Object.Namespace != w.ClientConfig.Service.Namespace {
 			continue
 		}
-		if _, _, explicit := writeGrant(p.Input, wl, p.Config); explicit && !runsCAInjector(wl) {
+		if _, _, explicit := writers.grant(wl, p.Config); explicit && !runsCAInjector(wl) {
 			return workloadName(wl), false
 		}
 	}
