@@ -567,7 +567,10 @@ func imageRepository(image, repository string) bool {
 	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
 		image = image[:i]
 	}
-	return image == repository || strings.HasSuffix(image, "/"+repository)
+	// Not HasSuffix(image, "/"+repository): ca-bundle asks for every
+	// webhook and candidate workload, and the concatenation allocated.
+	n := len(image) - len(repository)
+	return image == repository || n > 0 && image[n-1] == '/' && image[n:] == repository
 }
 
 // hasFlag reports a boolean flag set on the container (--flag or --flag=true).
