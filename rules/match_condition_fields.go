@@ -12,7 +12,6 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	celcommon "k8s.io/apiserver/pkg/cel/common"
 	celopenapi "k8s.io/apiserver/pkg/cel/openapi"
 
 	"github.com/webhooklint/webhooklint/diag"
@@ -483,10 +482,8 @@ type crdTypes func(k crdTypeKey, names *celcheck.FieldNames) *celcheck.ObjectTyp
 
 type crdVersionsKey struct{}
 
-// crdSchemaKey is the Derived key of a custom resource version's
-// converted schema, crdNamesKey of its type for a set of field names.
-type crdSchemaKey struct{ crdTypeKey }
-
+// crdNamesKey is the Derived key of a custom resource version's type for
+// a set of field names.
 type crdNamesKey struct {
 	crdTypeKey
 	names string // celcheck.FieldNames.Key
@@ -499,12 +496,14 @@ type crdVersion struct {
 }
 
 // customResourceTypes gives the types of the custom resources the input's
-// CustomResourceDefinitions define. Each schema is converted once per
-// input, when a webhook's rules first target it: a unit of large CRDs
-// whose webhooks match a few of them pays for those few. Its CEL type is
-// built for the field names the conditions read, as for built-in kinds
-// (builtinTypeFor): a webhook on every resource (apiGroups ["*"]) with a
-// condition on the metadata then types no CRD's spec.
+// CustomResourceDefinitions define, each built once per input, when a
+// webhook's rules first target it: a unit of large CRDs whose webhooks
+// match a few of them pays for those few. The type is built for the field
+// names the conditions read, as for built-in kinds (builtinTypeFor): a
+// webhook on every resource (apiGroups ["*"]) with a condition on the
+// metadata then types no CRD's spec. The converted schema is not kept for
+// other names: the whole unit's converted schemas raised the largest heap
+// a collection marked on the corpus ×10 by a quarter.
 func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
 	if in == nil || len(in.CRDs) == 0 {
 		return func(crdTypeKey, *celcheck.FieldNames) *celcheck.ObjectType { return nil }
@@ -529,16 +528,11 @@ func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
 		if !ok {
 			return nil
 		}
-		s, _ := in.Derived(crdSchemaKey{k}, func() any {
-			if s, ok := openapi.CRDVersionSchema(cv.crd, cv.version); ok {
-				return s
-			}
-			return nil
-		}).(celcommon.Schema)
-		if s == nil {
-			return nil
-		}
 		return in.Derived(crdNamesKey{k, names.Key()}, func() any {
+			s, ok := openapi.CRDVersionSchema(cv.crd, cv.version)
+			if !ok {
+				return (*celcheck.ObjectType)(nil)
+			}
 			meta, _ := cat.ObjectMeta()
 			return celcheck.NewObjectTypeFor(cv.crd.Spec.Names.Kind, s, meta, names)
 		}).(*celcheck.ObjectType)
