@@ -87,7 +87,7 @@ func checkMatchConditionFields(p *Pass) {
 	if err != nil {
 		return // the embedded data is broken: a build problem, caught by the package's tests
 	}
-	crdTypes := customResourceTypes(p.Input, cat)
+	crdTypes := customResourceTypes(p.Input, cat, compiler)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if len(w.MatchConditions) == 0 {
@@ -489,6 +489,12 @@ type crdNamesKey struct {
 	names string // celcheck.FieldNames.Key
 }
 
+// unitFieldNames are the names the conditions of a unit's webhooks read.
+type unitFieldNames struct {
+	names *celcheck.FieldNames
+	key   string
+}
+
 // crdVersion is the CRD and served version a crdTypeKey names.
 type crdVersion struct {
 	crd     *apiextensionsv1.CustomResourceDefinition
@@ -499,12 +505,12 @@ type crdVersion struct {
 // CustomResourceDefinitions define, each built once per input, when a
 // webhook's rules first target it: a unit of large CRDs whose webhooks
 // match a few of them pays for those few. The type is built for the field
-// names the conditions read, as for built-in kinds (builtinTypeFor): a
-// webhook on every resource (apiGroups ["*"]) with a condition on the
-// metadata then types no CRD's spec. The converted schema is not kept for
-// other names: the whole unit's converted schemas raised the largest heap
-// a collection marked on the corpus ×10 by a quarter.
-func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
+// names that the conditions of all the unit's webhooks read, as built-in
+// kinds are for names (builtinTypeFor: checking gives the same issues for
+// any type that keeps an expression's names): a webhook on every resource
+// (apiGroups ["*"]) with a condition on the metadata then types no CRD's
+// spec, and each schema is converted once, not kept.
+func customResourceTypes(in *Inventory, cat *openapi.Catalog, compiler *celcheck.Compiler) crdTypes {
 	if in == nil || len(in.CRDs) == 0 {
 		return func(crdTypeKey, *celcheck.FieldNames) *celcheck.ObjectType { return nil }
 	}
@@ -523,12 +529,35 @@ func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
 		}
 		return out
 	}).(map[crdTypeKey]crdVersion)
+	type unitNamesKey struct{ compiler *celcheck.Compiler }
+	unitNames := in.Derived(unitNamesKey{compiler}, func() any {
+		var checked []*ast.AST
+		for _, c := range in.Configs {
+			for i := range c.Webhooks {
+				for _, mc := range c.Webhooks[i].MatchConditions {
+					if expr := strings.TrimSpace(mc.Expression); expr != "" {
+						if r := compiler.Compile(expr); r.OK() {
+							checked = append(checked, r.AST)
+						}
+					}
+				}
+			}
+		}
+		names := celcheck.NamesOf(checked...)
+		return unitFieldNames{names, names.Key()}
+	}).(unitFieldNames)
 	return func(k crdTypeKey, names *celcheck.FieldNames) *celcheck.ObjectType {
 		cv, ok := versions[k]
 		if !ok {
 			return nil
 		}
-		return in.Derived(crdNamesKey{k, names.Key()}, func() any {
+		key := crdNamesKey{crdTypeKey: k}
+		if names != nil && unitNames.names.Covers(names) {
+			names, key.names = unitNames.names, unitNames.key
+		} else {
+			key.names = names.Key() // all names, or a configuration not of the unit's list
+		}
+		return in.Derived(key, func() any {
 			s, ok := openapi.CRDVersionSchema(cv.crd, cv.version)
 			if !ok {
 				return (*celcheck.ObjectType)(nil)
