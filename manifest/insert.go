@@ -34,11 +34,11 @@ func (d *Document) insertField(src *source, fe rules.FieldEdit) (diag.Edit, bool
 	if !found || !exact {
 		return diag.Edit{}, false
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(src.data, &root); err != nil {
+	root, err := src.nodes()
+	if err != nil {
 		return diag.Edit{}, false
 	}
-	m := mappingAt(&root, r.Line-src.lineOffset, r.Column)
+	m := mappingAt(root, r.Line-src.lineOffset, r.Column)
 	if m == nil || len(m.Content) == 0 {
 		return diag.Edit{}, false
 	}
@@ -54,7 +54,7 @@ func (d *Document) insertField(src *source, fe rules.FieldEdit) (diag.Edit, bool
 	if m.Style&yaml.FlowStyle != 0 {
 		return d.insertFlow(src, m, after, name, fe.Value)
 	}
-	return d.insertBlock(src, &root, m, after, name, fe.Value)
+	return d.insertBlock(src, root, m, after, name, fe.Value)
 }
 
 // insertAfter is the index of the field the new one goes after (-1:

@@ -24,6 +24,24 @@ type source struct {
 	// that a minified one-line file is not re-scanned for every scalar.
 	runesOf   int // 1-based line, or 0
 	runeStart []int32
+
+	// The text's node tree, parsed on first use (nodes): a document's
+	// fixes that insert fields each read it.
+	tree *parsedTree
+}
+
+type parsedTree struct {
+	root yaml.Node
+	err  error
+}
+
+// nodes is the text's node tree, parsed once; callers must not change it.
+func (s *source) nodes() (*yaml.Node, error) {
+	if s.tree == nil {
+		s.tree = &parsedTree{}
+		s.tree.err = yaml.Unmarshal(s.data, &s.tree.root)
+	}
+	return &s.tree.root, s.tree.err
 }
 
 // longLine is the length from which a line's column offsets are kept.

@@ -3,8 +3,6 @@ package rules
 import (
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/openapi"
 )
@@ -46,7 +44,7 @@ func checkAdmissionPolicyTypes(p *Pass) {
 	}
 	// What the server rejects is admission-policy's; the type checker
 	// would only repeat it.
-	if len(validateValidatingPolicySpec(p.Settings, p.Policy.Meta, &vap.Spec, field.NewPath("spec"))) > 0 {
+	if len(validatingPolicyErrors(p)) > 0 {
 		return
 	}
 	if p.Settings.TypeCheckPolicy == nil {

@@ -332,9 +332,10 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 	if w.ClientConfig.Service != nil {
 		backends = findBackend(p.Input, w.ClientConfig.Service).Workloads
 	}
+	writers := configWriters(p.Input, p.Config)
 	for _, i := range caWriterCandidates(p.Input) {
 		wl := &p.Input.Workloads[i]
-		if _, byName := mayWriteConfig(p.Input, wl, p.Config); byName {
+		if _, byName, _ := writers.grant(wl, p.Config); byName {
 			return workloadName(wl), true
 		}
 		for _, c := range wl.Containers {
@@ -343,14 +344,10 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 			}
 		}
 	}
-	for i := range p.Input.Workloads {
-		// A flag naming the configuration, on the backend or on a
-		// controller beside it (whose RBAC may be outside the unit).
-		for _, c := range p.Input.Workloads[i].Containers {
-			if namesWebhookConfig(c, name) {
-				return workloadName(&p.Input.Workloads[i]), true
-			}
-		}
+	// A flag naming the configuration, on the backend or on a controller
+	// beside it (whose RBAC may be outside the unit).
+	if i, ok := webhookFlagValues(p.Input)[name]; ok && name != "" {
+		return workloadName(&p.Input.Workloads[i]), true
 	}
 	for i := range backends {
 		for _, c := range backends[i].Containers {
@@ -365,7 +362,7 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 		return fmt.Sprintf("OLM (ClusterServiceVersion %q)", p.Input.ClusterServiceVersions[0]), false
 	}
 	for i := range backends {
-		if granted, _ := mayWriteConfig(p.Input, &backends[i], p.Config); granted {
+		if granted, _, _ := writers.grant(&backends[i], p.Config); granted {
 			return workloadName(&backends[i]), false
 		}
 	}
@@ -380,7 +377,7 @@ func caWriter(p *Pass, w *Webhook) (who string, named bool) {
 		if w.ClientConfig.Service == nil || wl.Object.Namespace != w.ClientConfig.Service.Namespace {
 			continue
 		}
-		if _, _, explicit := writeGrant(p.Input, wl, p.Config); explicit && !runsCAInjector(wl) {
+		if _, _, explicit := writers.grant(wl, p.Config); explicit && !runsCAInjector(wl) {
 			return workloadName(wl), false
 		}
 	}
@@ -545,20 +542,26 @@ func caWriterCandidates(in *Inventory) []int {
 
 func workloadName(wl *Workload) string { return fmt.Sprintf("%s %q", wl.Object.Kind, wl.Object.Name) }
 
-// namesWebhookConfig recognizes a flag about webhooks whose value is the
-// configuration's name (`--validating-webhook-configuration-name=<name>`,
-// `--webhook-config-name <name>`): the backend is told which configuration
-// to keep up to date, as certificate rotators are.
-func namesWebhookConfig(c Container, config string) bool {
-	if config == "" {
-		return false
-	}
-	for flag, value := range flags(c) {
-		if strings.Contains(strings.ToLower(flag), "webhook") && value == config {
-			return true
+// webhookFlagValues indexes, once per unit, the values of the workloads'
+// flags about webhooks (`--validating-webhook-configuration-name=<name>`,
+// `--webhook-config-name <name>`), each with the first workload that
+// gives it: a backend told which configuration to keep up to date, as
+// certificate rotators are, names it so. ca-bundle asks for every webhook.
+func webhookFlagValues(in *Inventory) map[string]int {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		out := map[string]int{}
+		for i := range in.Workloads {
+			for _, c := range in.Workloads[i].Containers {
+				for flag, value := range flags(c) {
+					if _, seen := out[value]; !seen && strings.Contains(strings.ToLower(flag), "webhook") {
+						out[value] = i
+					}
+				}
+			}
 		}
-	}
-	return false
+		return out
+	}).(map[string]int)
 }
 
 // flags yields each flag of the container's command line with its value
@@ -581,10 +584,10 @@ func flags(c Container) iter.Seq2[string, string] {
 // patchesWebhookConfig recognizes `patch --webhook-name=<name>`, the
 // kube-webhook-certgen command line that writes a configuration's caBundle.
 func patchesWebhookConfig(c Container, config string) bool {
-	args := append(slices.Clone(c.Command), c.Args...)
-	if !slices.Contains(args, "patch") || config == "" {
+	if config == "" || (!slices.Contains(c.Command, "patch") && !slices.Contains(c.Args, "patch")) {
 		return false
 	}
+	args := append(slices.Clone(c.Command), c.Args...)
 	for i, a := range args {
 		if a == "--webhook-name="+config || (a == "--webhook-name" && i+1 < len(args) && args[i+1] == config) {
 			return true
@@ -608,7 +611,10 @@ func imageRepository(image, repository string) bool {
 	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
 		image = image[:i]
 	}
-	return image == repository || strings.HasSuffix(image, "/"+repository)
+	// Not HasSuffix(image, "/"+repository): ca-bundle asks for every
+	// webhook and candidate workload, and the concatenation allocated.
+	n := len(image) - len(repository)
+	return image == repository || n > 0 && image[n-1] == '/' && image[n:] == repository
 }
 
 // hasFlag reports a boolean flag set on the container (--flag or --flag=true).

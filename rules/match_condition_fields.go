@@ -87,7 +87,7 @@ func checkMatchConditionFields(p *Pass) {
 	if err != nil {
 		return // the embedded data is broken: a build problem, caught by the package's tests
 	}
-	crdTypes := customResourceTypes(p.Input, cat)
+	crdTypes := customResourceTypes(p.Input, cat, compiler)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if len(w.MatchConditions) == 0 {
@@ -475,11 +475,25 @@ func prunedBuiltinType(cat *openapi.Catalog, gvk openapi.GVK, names *celcheck.Fi
 // crdTypeKey names a custom resource version's type within one input.
 type crdTypeKey struct{ group, version, plural string }
 
-// crdTypes gives the type of a custom resource version of the input, or
-// nil when its CRD gives no schema.
-type crdTypes func(crdTypeKey) *celcheck.ObjectType
+// crdTypes gives the type of a custom resource version of the input for
+// conditions that read fields by names (nil: all), or nil when its CRD
+// gives no schema.
+type crdTypes func(k crdTypeKey, names *celcheck.FieldNames) *celcheck.ObjectType
 
 type crdVersionsKey struct{}
+
+// crdNamesKey is the Derived key of a custom resource version's type for
+// a set of field names.
+type crdNamesKey struct {
+	crdTypeKey
+	names string // celcheck.FieldNames.Key
+}
+
+// unitFieldNames are the names the conditions of a unit's webhooks read.
+type unitFieldNames struct {
+	names *celcheck.FieldNames
+	key   string
+}
 
 // crdVersion is the CRD and served version a crdTypeKey names.
 type crdVersion struct {
@@ -488,12 +502,17 @@ type crdVersion struct {
 }
 
 // customResourceTypes gives the types of the custom resources the input's
-// CustomResourceDefinitions define. Each type is built once per input,
-// when a webhook's rules first target it: a unit of large CRDs whose
-// webhooks match a few of them pays for those few.
-func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
+// CustomResourceDefinitions define, each built once per input, when a
+// webhook's rules first target it: a unit of large CRDs whose webhooks
+// match a few of them pays for those few. The type is built for the field
+// names that the conditions of all the unit's webhooks read, as built-in
+// kinds are for names (builtinTypeFor: checking gives the same issues for
+// any type that keeps an expression's names): a webhook on every resource
+// (apiGroups ["*"]) with a condition on the metadata then types no CRD's
+// spec, and each schema is converted once, not kept.
+func customResourceTypes(in *Inventory, cat *openapi.Catalog, compiler *celcheck.Compiler) crdTypes {
 	if in == nil || len(in.CRDs) == 0 {
-		return func(crdTypeKey) *celcheck.ObjectType { return nil }
+		return func(crdTypeKey, *celcheck.FieldNames) *celcheck.ObjectType { return nil }
 	}
 	versions := in.Derived(crdVersionsKey{}, func() any {
 		out := map[crdTypeKey]crdVersion{}
@@ -510,17 +529,41 @@ func customResourceTypes(in *Inventory, cat *openapi.Catalog) crdTypes {
 		}
 		return out
 	}).(map[crdTypeKey]crdVersion)
-	return func(k crdTypeKey) *celcheck.ObjectType {
+	type unitNamesKey struct{ compiler *celcheck.Compiler }
+	unitNames := in.Derived(unitNamesKey{compiler}, func() any {
+		var checked []*ast.AST
+		for _, c := range in.Configs {
+			for i := range c.Webhooks {
+				for _, mc := range c.Webhooks[i].MatchConditions {
+					if expr := strings.TrimSpace(mc.Expression); expr != "" {
+						if r := compiler.Compile(expr); r.OK() {
+							checked = append(checked, r.AST)
+						}
+					}
+				}
+			}
+		}
+		names := celcheck.NamesOf(checked...)
+		return unitFieldNames{names, names.Key()}
+	}).(unitFieldNames)
+	return func(k crdTypeKey, names *celcheck.FieldNames) *celcheck.ObjectType {
 		cv, ok := versions[k]
 		if !ok {
 			return nil
 		}
-		return in.Derived(k, func() any {
-			meta, _ := cat.ObjectMeta()
-			if s, ok := openapi.CRDVersionSchema(cv.crd, cv.version); ok {
-				return celcheck.NewObjectType(cv.crd.Spec.Names.Kind, s, meta)
+		key := crdNamesKey{crdTypeKey: k}
+		if names != nil && unitNames.names.Covers(names) {
+			names, key.names = unitNames.names, unitNames.key
+		} else {
+			key.names = names.Key() // all names, or a configuration not of the unit's list
+		}
+		return in.Derived(key, func() any {
+			s, ok := openapi.CRDVersionSchema(cv.crd, cv.version)
+			if !ok {
+				return (*celcheck.ObjectType)(nil)
 			}
-			return (*celcheck.ObjectType)(nil)
+			meta, _ := cat.ObjectMeta()
+			return celcheck.NewObjectTypeFor(cv.crd.Spec.Names.Kind, s, meta, names)
 		}).(*celcheck.ObjectType)
 	}
 }
@@ -671,7 +714,10 @@ func customResourcesMatched(r admissionv1.RuleWithOperations, in *Inventory, cat
 				}
 				if sub != "scale" {
 					gvk := openapi.GVK{Group: group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-					out = append(out, newTarget(group, v.Name, plural, sub, gvk, crds(crdTypeKey{group, v.Name, plural}), ops))
+					k := crdTypeKey{group, v.Name, plural}
+					t := newTarget(group, v.Name, plural, sub, gvk, crds(k, names), ops)
+					t.full = func() *celcheck.ObjectType { return crds(k, nil) }
+					out = append(out, t)
 					continue
 				}
 				scale := openapi.GVK{Group: "autoscaling", Version: "v1", Kind: "Scale"}

@@ -16,37 +16,81 @@ func webhookConfigResource(kind string) string {
 	return strings.ToLower(kind) + "s"
 }
 
-// mayWriteConfig reports whether the unit's RBAC lets workload wl update or
-// patch the webhook configuration c: a ClusterRoleBinding of its
+// configWriteGrant is a rule granted to a workload that lets it update or
+// patch webhook configurations of one kind; explicit when the rule names
+// the kind and its group as written, not through "*".
+type configWriteGrant struct {
+	rule     *rbacv1.PolicyRule
+	explicit bool
+}
+
+// writeGrants holds, for one kind of configuration, the rules that
+// grantedRules yields for a ServiceAccount in a namespace (all it reads of
+// a workload) and that let it update or patch configurations of the kind,
+// in order. Made once per unit and kind: ca-bundle asks about every
+// workload that may write each webhook, and most rules are about other
+// resources.
+type writeGrants struct {
+	in       *Inventory
+	resource string
+	bySA     map[[2]string][]configWriteGrant
+}
+
+func configWriters(in *Inventory, c *Config) *writeGrants {
+	if in == nil {
+		return &writeGrants{}
+	}
+	type key struct{ kind string }
+	return in.Derived(key{c.Kind}, func() any {
+		g := &writeGrants{in: in, resource: webhookConfigResource(c.Kind), bySA: map[[2]string][]configWriteGrant{}}
+		for i := range in.Workloads {
+			wl := &in.Workloads[i]
+			if k := saOf(wl); wl.ServiceAccount != "" && g.bySA[k] == nil {
+				g.bySA[k] = g.rulesOf(wl)
+			}
+		}
+		return g
+	}).(*writeGrants)
+}
+
+func saOf(wl *Workload) [2]string { return [2]string{wl.ServiceAccount, wl.Object.Namespace} }
+
+func (g *writeGrants) rulesOf(wl *Workload) []configWriteGrant {
+	out := []configWriteGrant{} // not nil: made
+	for pr := range grantedRules(g.in, wl) {
+		if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, g.resource) ||
+			(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
+			continue
+		}
+		out = append(out, configWriteGrant{pr, slices.Contains(pr.APIGroups, GroupName) && slices.Contains(pr.Resources, g.resource)})
+	}
+	return out
+}
+
+// grant reports whether the unit's RBAC lets workload wl update or patch
+// the webhook configuration c (of g's kind): a ClusterRoleBinding of its
 // ServiceAccount to a ClusterRole with such a rule (a RoleBinding cannot
 // grant a cluster-scoped object). named is set when the rule lists the
 // configuration in resourceNames rather than granting every configuration
 // of the kind (as cert-manager's cainjector, which writes only the
-// annotated ones, is granted).
-func mayWriteConfig(in *Inventory, wl *Workload, c *Config) (granted, named bool) {
-	granted, named, _ = writeGrant(in, wl, c)
-	return granted, named
-}
-
-// writeGrant is mayWriteConfig, and also says whether a grant names the
-// kind and its group as written, not through "*" (explicit): a role that
-// may do anything, as a GitOps controller's, says nothing of the CA.
-func writeGrant(in *Inventory, wl *Workload, c *Config) (granted, named, explicit bool) {
-	if in == nil || wl.ServiceAccount == "" {
+// annotated ones, is granted); explicit when a grant names the kind and
+// its group as written: a role that may do anything, as a GitOps
+// controller's, says nothing of the CA.
+func (g *writeGrants) grant(wl *Workload, c *Config) (granted, named, explicit bool) {
+	if g.in == nil || wl.ServiceAccount == "" {
 		return false, false, false
 	}
-	resource := webhookConfigResource(c.Kind)
-	for pr := range grantedRules(in, wl) {
-		if !anyOf(pr.APIGroups, GroupName) || !anyOf(pr.Resources, resource) ||
-			(!anyOf(pr.Verbs, "update") && !anyOf(pr.Verbs, "patch")) {
-			continue
-		}
-		if len(pr.ResourceNames) == 0 {
+	rules, ok := g.bySA[saOf(wl)]
+	if !ok {
+		rules = g.rulesOf(wl) // a workload not of the unit's list
+	}
+	for _, r := range rules {
+		if len(r.rule.ResourceNames) == 0 {
 			granted = true
-			explicit = explicit || slices.Contains(pr.APIGroups, GroupName) && slices.Contains(pr.Resources, resource)
+			explicit = explicit || r.explicit
 			continue
 		}
-		if slices.ContainsFunc(pr.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
+		if slices.ContainsFunc(r.rule.ResourceNames, func(n string) bool { return namesConfig(n, c.Meta.Name) }) {
 			return true, true, true
 		}
 	}
@@ -75,7 +119,7 @@ func grantedRules(in *Inventory, wl *Workload) iter.Seq[*rbacv1.PolicyRule] {
 	}
 }
 
-// clusterRBAC indexes a unit's cluster-wide grants once: mayWriteConfig is
+// clusterRBAC indexes a unit's cluster-wide grants once: writeGrants is
 // asked for every webhook and every workload, and scanning every binding and
 // role each time was a quarter of a run over the real-world corpus.
 type clusterRBAC struct {
