@@ -79,6 +79,8 @@ type policy struct {
 	hasParams bool
 	params    *apiservercel.DeclType
 	variables []plugincel.NamedExpressionAccessor
+	// compilers are the kinds' compilers, made at the first check.
+	compilers []*plugincel.CompositedCompiler
 }
 
 func newPolicy(vap *admissionv1.ValidatingAdmissionPolicy, schemas Schemas) *policy {
@@ -113,13 +115,27 @@ func newPolicy(vap *admissionv1.ValidatingAdmissionPolicy, schemas Schemas) *pol
 func (p *policy) check(expression string) string {
 	var issues []string
 	options := plugincel.OptionalVariableDeclarations{HasParams: p.hasParams, HasAuthorizer: true}
+	if p.compilers == nil {
+		// One compiler per kind, with the policy's variables compiled
+		// into it, for all of its expressions: compiling an expression
+		// changes nothing in the compiler, so the server's making both
+		// again for every expression gives the same result for more.
+		p.compilers = make([]*plugincel.CompositedCompiler, len(p.kinds))
+		for i := range p.kinds {
+			compiler, err := p.compiler(p.types[i])
+			if err != nil {
+				utilruntime.HandleError(err)
+				continue
+			}
+			compiler.CompileAndStoreVariables(p.variables, options, environment.StoredExpressions)
+			p.compilers[i] = compiler
+		}
+	}
 	for i, gvk := range p.kinds {
-		compiler, err := p.compiler(p.types[i])
-		if err != nil {
-			utilruntime.HandleError(err)
+		compiler := p.compilers[i]
+		if compiler == nil {
 			continue
 		}
-		compiler.CompileAndStoreVariables(p.variables, options, environment.StoredExpressions)
 		result := compiler.CompileCELExpression(expressionOf(expression), options, environment.StoredExpressions)
 		switch err := result.Error; {
 		case err == nil:
