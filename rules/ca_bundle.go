@@ -180,10 +180,12 @@ func checkCABundle(p *Pass) {
 			if note == "" {
 				note = certificateElsewhere(p, w)
 			}
-			if ns, name := servingCertificate(p, w); note == "" && len(raw) == 0 && name != "" {
-				// The fix is known: cert-manager passes on the CA of
-				// the certificate the backend serves from.
-				problem = fmt.Sprintf("empty caBundle and no CA injector; annotate cert-manager.io/inject-ca-from: %s/%s", ns, name)
+			if note == "" && len(raw) == 0 {
+				// The fix may be known: cert-manager passes on the CA
+				// of the certificate the backend serves from.
+				if ns, name := servingCertificate(p, w); name != "" {
+					problem = fmt.Sprintf("empty caBundle and no CA injector; annotate cert-manager.io/inject-ca-from: %s/%s", ns, name)
+				}
 			}
 			if note != "" {
 				problems.addAssumed(w, problem, note)
@@ -443,9 +445,8 @@ func servingCertificate(p *Pass, w *Webhook) (namespace, name string) {
 	for _, wl := range findBackend(p.Input, ref).Workloads {
 		for _, secret := range wl.Secrets {
 			for _, c := range p.Input.Certificates {
-				ns := cmp.Or(c.Namespace, wl.Object.Namespace, ref.Namespace)
-				if c.SecretName == secret && (c.Namespace == "" || wl.Object.Namespace == "" || c.Namespace == wl.Object.Namespace) {
-					return ns, c.Name
+				if c.SecretName == secret && sameNamespace(c.Namespace, wl.Object.Namespace) {
+					return cmp.Or(c.Namespace, wl.Object.Namespace, ref.Namespace), c.Name
 				}
 			}
 		}
@@ -456,7 +457,7 @@ func servingCertificate(p *Pass, w *Webhook) (namespace, name string) {
 // secretMade reports whether an object of the unit makes the Secret name
 // in namespace ns (an unstated namespace matches any).
 func secretMade(in *Inventory, ns, name string) bool {
-	return slices.ContainsFunc(madeSecrets(in)[name], func(other string) bool { return ns == "" || other == "" || ns == other })
+	return slices.ContainsFunc(madeSecrets(in)[name], func(other string) bool { return sameNamespace(ns, other) })
 }
 
 // madeSecrets indexes, once per unit, the Secrets its objects make by name,

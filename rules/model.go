@@ -370,6 +370,10 @@ func (b *boundedMemo) get(key any, compute func() any) any {
 	return f()
 }
 
+// sameNamespace reports whether two objects' namespaces can be the same:
+// an unstated namespace ("") is set at install, and matches any.
+func sameNamespace(a, b string) bool { return a == "" || b == "" || a == b }
+
 // ObjectRef is an object of the input, by kind, name and labels.
 type ObjectRef struct {
 	APIVersion, Kind, Namespace, Name string

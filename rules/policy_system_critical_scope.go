@@ -277,7 +277,7 @@ func heldParams(in *Inventory, kind *admissionv1.ParamKind, ref *admissionv1.Par
 	for i := range in.Objects {
 		o := &in.Objects[i]
 		if o.APIVersion == kind.APIVersion && o.Kind == kind.Kind && o.Name == ref.Name &&
-			(ref.Namespace == "" || o.Namespace == "" || o.Namespace == ref.Namespace) {
+			sameNamespace(ref.Namespace, o.Namespace) {
 			return o
 		}
 	}
