@@ -193,13 +193,14 @@ func Inventory(files []*File) *rules.Inventory {
 	var certFiles, workloadFiles []string
 	for _, f := range files {
 		for _, d := range f.Docs {
+			item := d.inventory()
 			if d.Config == nil {
 				addLabels(inv, d)
 			}
 			if d.Config == nil && d.Policy == nil && d.Kind != "" {
 				inv.Objects = append(inv.Objects, rules.ObjectRef{
-					APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Labels: d.inventory().labels,
-					AfterConfigs: len(inv.Configs), HelmHook: d.inventory().helmHook,
+					APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Labels: item.labels,
+					AfterConfigs: len(inv.Configs), HelmHook: item.helmHook,
 				})
 				if len(files) > 1 {
 					inv.Objects[len(inv.Objects)-1].File = f.Name
@@ -210,27 +211,27 @@ func Inventory(files []*File) *rules.Inventory {
 				inv.Configs = append(inv.Configs, d.Config)
 			case d.Policy != nil:
 				inv.Policies = append(inv.Policies, d.Policy)
-			case d.inventory().service != nil:
-				inv.Services = append(inv.Services, d.inventory().service)
-			case d.inventory().namespace != nil:
-				inv.Namespaces = append(inv.Namespaces, d.inventory().namespace)
-			case d.inventory().workload != nil:
-				inv.Workloads = append(inv.Workloads, *d.inventory().workload)
+			case item.service != nil:
+				inv.Services = append(inv.Services, item.service)
+			case item.namespace != nil:
+				inv.Namespaces = append(inv.Namespaces, item.namespace)
+			case item.workload != nil:
+				inv.Workloads = append(inv.Workloads, *item.workload)
 				workloadFiles = append(workloadFiles, f.Name)
-			case d.inventory().budget != nil:
-				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *d.inventory().budget)
-			case d.inventory().scaler != nil:
-				inv.Autoscalers = append(inv.Autoscalers, *d.inventory().scaler)
-			case d.inventory().role != nil:
-				inv.Roles = append(inv.Roles, *d.inventory().role)
-			case d.inventory().binding != nil:
-				inv.RoleBindings = append(inv.RoleBindings, *d.inventory().binding)
-			case d.inventory().csv != "":
-				inv.ClusterServiceVersions = append(inv.ClusterServiceVersions, d.inventory().csv)
-			case d.inventory().crd != nil:
-				inv.CRDs = append(inv.CRDs, d.inventory().crd)
-			case d.inventory().cert != nil:
-				inv.Certificates = append(inv.Certificates, *d.inventory().cert)
+			case item.budget != nil:
+				inv.DisruptionBudgets = append(inv.DisruptionBudgets, *item.budget)
+			case item.scaler != nil:
+				inv.Autoscalers = append(inv.Autoscalers, *item.scaler)
+			case item.role != nil:
+				inv.Roles = append(inv.Roles, *item.role)
+			case item.binding != nil:
+				inv.RoleBindings = append(inv.RoleBindings, *item.binding)
+			case item.csv != "":
+				inv.ClusterServiceVersions = append(inv.ClusterServiceVersions, item.csv)
+			case item.crd != nil:
+				inv.CRDs = append(inv.CRDs, item.crd)
+			case item.cert != nil:
+				inv.Certificates = append(inv.Certificates, *item.cert)
 				certFiles = append(certFiles, f.Name)
 			}
 			if len(files) > 1 {
@@ -252,20 +253,22 @@ func Inventory(files []*File) *rules.Inventory {
 // recordFile notes the file of the objects rules compare across the files
 // of a unit (rules.Inventory.Apart).
 func recordFile(inv *rules.Inventory, d *Document, file string) {
+	item := d.inventory()
 	switch {
 	case d.Config != nil:
 		inv.SetFile(d.Config, file)
-	case d.inventory().service != nil:
-		inv.SetFile(d.inventory().service, file)
-	case d.inventory().crd != nil:
-		inv.SetFile(d.inventory().crd, file)
+	case item.service != nil:
+		inv.SetFile(item.service, file)
+	case item.crd != nil:
+		inv.SetFile(item.crd, file)
 	}
 }
 
 // addLabels records the labels a document sets, on the object and on the
 // pods a workload creates, with the first object that sets each.
 func addLabels(inv *rules.Inventory, d *Document) {
-	if len(d.inventory().labels) == 0 && (d.inventory().workload == nil || len(d.inventory().workload.PodLabels) == 0) {
+	item := d.inventory()
+	if len(item.labels) == 0 && (item.workload == nil || len(item.workload.PodLabels) == 0) {
 		return
 	}
 	if inv.Labels == nil {
@@ -279,8 +282,8 @@ func addLabels(inv *rules.Inventory, d *Document) {
 			}
 		}
 	}
-	add(d.inventory().labels)
-	if w := d.inventory().workload; w != nil {
+	add(item.labels)
+	if w := item.workload; w != nil {
 		add(w.PodLabels)
 	}
 }
