@@ -34,8 +34,8 @@ webhooks:
 	b := ParseWith("b.yaml", text("b"), Options{Strings: tab})
 	for _, f := range []*File{a, b} {
 		plain := ParseWith(f.Name, text(f.Name[:1]), Options{})
-		if !reflect.DeepEqual(f.Docs[0].Config.Validating, plain.Docs[0].Config.Validating) {
-			t.Errorf("%s: shared strings changed the object:\n%+v\n%+v", f.Name, f.Docs[0].Config.Validating, plain.Docs[0].Config.Validating)
+		if !reflect.DeepEqual(f.Docs[0].Config, plain.Docs[0].Config) {
+			t.Errorf("%s: shared strings changed the object:\n%+v\n%+v", f.Name, f.Docs[0].Config, plain.Docs[0].Config)
 		}
 	}
 	wa, wb := a.Docs[0].Config.Webhooks[0], b.Docs[0].Config.Webhooks[0]
@@ -54,5 +54,38 @@ webhooks:
 	}
 	if wa.Name == wb.Name {
 		t.Fatalf("names should differ: %q", wa.Name)
+	}
+	if unsafe.SliceData(wa.AdmissionReviewVersions) != unsafe.SliceData(wb.AdmissionReviewVersions) {
+		t.Error("admissionReviewVersions: equal lists are not one list")
+	}
+	if unsafe.SliceData(wa.NamespaceSelector.MatchExpressions[0].Values) != unsafe.SliceData(wb.NamespaceSelector.MatchExpressions[0].Values) {
+		t.Error("selector values: equal lists are not one list")
+	}
+}
+
+// Lists are shared only when every element is equal: a string holding the
+// separator of another list's elements is not that list.
+func TestSharedListsKeepTheirElements(t *testing.T) {
+	tab := intern.New()
+	doc := func(versions string) []byte {
+		return []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n" +
+			"webhooks:\n- name: x.example.com\n  admissionReviewVersions: " + versions + "\n")
+	}
+	for _, tc := range []struct {
+		yaml string
+		want []string
+	}{
+		{`["1:a", "b"]`, []string{"1:a", "b"}},
+		{`["1:a1:b"]`, []string{"1:a1:b"}},
+		{`[a, b]`, []string{"a", "b"}},
+		{`["a\0b"]`, []string{"a\x00b"}},
+		{`["a", "", "b"]`, []string{"a", "", "b"}},
+		{`["a", "b"]`, []string{"a", "b"}},
+		{`[ab]`, []string{"ab"}},
+	} {
+		f := ParseWith("x.yaml", doc(tc.yaml), Options{Strings: tab})
+		if got := f.Docs[0].Config.Webhooks[0].AdmissionReviewVersions; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.yaml, got, tc.want)
+		}
 	}
 }

@@ -43,8 +43,10 @@ type Config struct {
 	Meta       metav1.ObjectMeta
 	Webhooks   []Webhook
 
-	// Exactly one of these is set; rules that need the typed object (for
-	// example to reuse API helpers) read it here.
+	// The typed object, for a front end that shows it (the live
+	// cluster's); no rule reads it, and manifests leave both nil once the
+	// view is made, so that a unit of thousands does not hold each
+	// configuration twice.
 	Validating *admissionv1.ValidatingWebhookConfiguration
 	Mutating   *admissionv1.MutatingWebhookConfiguration
 }
