@@ -388,12 +388,35 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+	errs := len(d.errs)
 	for i, item := range n.Content {
 		ip := fieldpath.Index(path, i)
 		d.noteComments(ip, item, nil, false)
 		d.decode(item, s.Index(i), ip, id, path, diag.Span{})
 	}
+	if d.strings != nil && len(d.errs) == errs && s.Len() > 0 && s.Type().Elem().Kind() == reflect.String {
+		// A unit's configurations repeat the same short lists (["v1"],
+		// [CREATE, UPDATE], [""]); each copy would stay alive until the
+		// unit's last rule. No rule writes into a decoded list.
+		s = reflect.ValueOf(d.strings.Shared(stringsKey(s), s.Interface()))
+	}
 	v.Set(s)
+}
+
+// stringsKey names a list of strings and its type, each string prefixed
+// by its length so that no two lists share a key.
+func stringsKey(s reflect.Value) any {
+	var b strings.Builder
+	for i := range s.Len() {
+		e := s.Index(i).String()
+		b.WriteString(strconv.Itoa(len(e)))
+		b.WriteByte(':')
+		b.WriteString(e)
+	}
+	return struct {
+		t reflect.Type
+		k string
+	}{s.Type(), b.String()}
 }
 
 func (d *decoder) decodeBytes(n *yaml.Node, v reflect.Value, ps string, at diag.Span) {

@@ -1,4 +1,5 @@
-// Package intern shares equal strings within one scope, such as a unit:
+// Package intern shares equal strings (and, through Table.Shared, equal
+// values nobody writes to) within one scope, such as a unit:
 // a folder of thousands of webhook configurations repeats the same values
 // ("Fail", "kube-system", a matchCondition's expression) and its findings
 // the same messages and field paths, and each copy would otherwise stay
@@ -15,12 +16,33 @@ import "sync"
 // Table holds one copy of each string given to it. It is safe for
 // concurrent use; a nil *Table shares nothing.
 type Table struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu     sync.Mutex
+	m      map[string]string
+	shared map[any]any
 }
 
 // New returns an empty table.
 func New() *Table { return &Table{m: map[string]string{}} }
+
+// Shared returns the value the table holds under key, adding v under it
+// when it has none. Callers share values nobody writes to (a decoded
+// object's list of strings, ["CREATE", "UPDATE"]); key must say all of the
+// value, its type included. A nil *Table shares nothing.
+func (t *Table) Shared(key, v any) any {
+	if t == nil {
+		return v
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c, ok := t.shared[key]; ok {
+		return c
+	}
+	if t.shared == nil {
+		t.shared = map[any]any{}
+	}
+	t.shared[key] = v
+	return v
+}
 
 // String returns the table's copy of s, adding s when it has none.
 func (t *Table) String(s string) string {

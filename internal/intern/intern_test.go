@@ -41,3 +41,19 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestSharedKeepsTheFirstValue(t *testing.T) {
+	tab := New()
+	first := []string{"v1"}
+	if got := tab.Shared("k", first).([]string); unsafe.SliceData(got) != unsafe.SliceData(first) {
+		t.Fatal("the first value was not kept")
+	}
+	if got := tab.Shared("k", []string{"v1"}).([]string); unsafe.SliceData(got) != unsafe.SliceData(first) {
+		t.Fatal("an equal value under the same key was not shared")
+	}
+	var none *Table
+	other := []string{"v1"}
+	if got := none.Shared("k", other).([]string); unsafe.SliceData(got) != unsafe.SliceData(other) {
+		t.Fatal("a nil table shared a value")
+	}
+}
