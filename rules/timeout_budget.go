@@ -190,8 +190,17 @@ func worstChain(configs []*Config, deadline int) (budgetChain, bool) {
 	// webhooks in list order (C13); validating ones likewise, in parallel.
 	sorted := slices.Clone(configs)
 	slices.SortStableFunc(sorted, func(a, b *Config) int { return strings.Compare(a.Meta.Name, b.Meta.Name) })
-	var hooks []budgetWebhook
-	var rules []indexedRule
+	// Sized once: grown by appending, a unit of 48,000 webhooks left
+	// every smaller copy of both lists behind (26 MB of garbage).
+	nHooks, nRules := 0, 0
+	for _, c := range configs {
+		nHooks += len(c.Webhooks)
+		for i := range c.Webhooks {
+			nRules += len(c.Webhooks[i].Rules)
+		}
+	}
+	hooks := make([]budgetWebhook, 0, nHooks)
+	rules := make([]indexedRule, 0, nRules)
 	maxMutating, maxValidating := 0, 0
 	for _, c := range sorted {
 		for i := range c.Webhooks {
