@@ -160,16 +160,19 @@ func (x direct) mapping(n *yaml.Node, v reflect.Value) bool {
 	if v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(n.Content)/2))
 	}
+	// One key and one element for all entries, as encoding/json has:
+	// SetMapIndex copies them.
+	key, elem := reflect.New(t.Key()).Elem(), reflect.New(t.Elem()).Elem()
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if kn.Kind != yaml.ScalarNode || kn.Tag == "!!merge" || !utf8.ValidString(kn.Value) {
 			return false
 		}
-		key := reflect.ValueOf(kn.Value).Convert(t.Key())
+		key.SetString(kn.Value)
 		if v.MapIndex(key).IsValid() {
 			return false
 		}
-		elem := reflect.New(t.Elem()).Elem()
+		elem.SetZero()
 		if !x.value(vn, elem) {
 			return false
 		}
