@@ -99,7 +99,7 @@ func TestDirectIsTheLongWay(t *testing.T) {
 			continue
 		}
 		err := filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
-			if err != nil || e.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			if err != nil || e.IsDir() || (!strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml")) {
 				return err
 			}
 			data, err := os.ReadFile(path)
