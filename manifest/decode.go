@@ -553,28 +553,34 @@ func (d *decoder) generic(n *yaml.Node) (any, error) {
 		}
 		return s, nil
 	case yaml.ScalarNode:
-		switch resolvedTag(n) {
-		case tagNull:
-			return nil, nil
-		case tagBool:
-			b, _ := parseBool(n.Value)
-			return b, nil
-		case tagInt:
-			i, err := parseInt(n.Value)
-			if err != nil {
-				return n.Value, nil
-			}
-			return i, nil
-		case tagFloat:
-			f, err := strconv.ParseFloat(n.Value, 64)
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-				return nil, fmt.Errorf("number %s cannot be represented in JSON", n.Value)
-			}
-			return f, nil
-		}
-		return n.Value, nil
+		return genericScalar(n)
 	}
 	return nil, nil
+}
+
+// genericScalar is generic's value of a scalar node: nil, a bool, an
+// int64, a float64 or a string.
+func genericScalar(n *yaml.Node) (any, error) {
+	switch resolvedTag(n) {
+	case tagNull:
+		return nil, nil
+	case tagBool:
+		b, _ := parseBool(n.Value)
+		return b, nil
+	case tagInt:
+		i, err := parseInt(n.Value)
+		if err != nil {
+			return n.Value, nil
+		}
+		return i, nil
+	case tagFloat:
+		f, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("number %s cannot be represented in JSON", n.Value)
+		}
+		return f, nil
+	}
+	return n.Value, nil
 }
 
 func mergeGeneric(dst map[string]any, src any) {

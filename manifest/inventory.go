@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -173,8 +174,24 @@ func walk(n *yaml.Node, keys ...string) *yaml.Node {
 	return n
 }
 
+// decodeLenient fills into (a pointer) as the API server's JSON decoding
+// of obj would, ignoring unknown fields; false when it fails. Documents
+// without aliases take the direct way first.
 func decodeLenient(src *source, obj *yaml.Node, into any, b *budget) bool {
 	d := &decoder{src: src, budget: b}
+	if b != nil && b.plain {
+		v := reflect.ValueOf(into).Elem()
+		if (direct{d}).value(obj, v) {
+			return true
+		}
+		v.SetZero()
+	}
+	return d.viaJSON(obj, into)
+}
+
+// viaJSON is decodeLenient's long way: obj's generic value, its JSON, and
+// encoding/json.
+func (d *decoder) viaJSON(obj *yaml.Node, into any) bool {
 	v, err := d.generic(obj)
 	if err != nil {
 		return false

@@ -286,7 +286,7 @@ var noBackendInterceptions = boundedMemo{limit: 4096}
 func simulateInterception(w *Webhook, b backend, in *Inventory) interception {
 	res := interception{rule: -1}
 	simulator := w.Simulator()
-	for _, br := range requestsFor(b, in.AssumedNamespaceLabels(b.Namespace)) {
+	for _, br := range backendRequests(b, in) {
 		sim := simulator.Simulate(br.req)
 		if sim.Outcome == Called || sim.OnlyUnknown(UnknownMatchConditions) {
 			res.hits = append(res.hits, br)
@@ -297,6 +297,23 @@ func simulateInterception(w *Webhook, b backend, in *Inventory) interception {
 		}
 	}
 	return res
+}
+
+// backendRequests is requestsFor once per backend of a unit, not once per
+// webhook it is simulated with (the dependency-loop check simulates every
+// webhook against every backend). A backend is its namespace and Service,
+// as findBackend resolves them.
+func backendRequests(b backend, in *Inventory) []backendRequest {
+	compute := func() any { return requestsFor(b, in.AssumedNamespaceLabels(b.Namespace)) }
+	if in == nil {
+		return compute().([]backendRequest)
+	}
+	type key struct{ namespace, service string }
+	k := key{namespace: b.Namespace}
+	if b.Service != nil {
+		k.service = b.Service.Name
+	}
+	return in.Derived(k, compute).([]backendRequest)
 }
 
 // exclusionAt is where a finding whose fix is an exclusion is located: the
