@@ -9,6 +9,7 @@ package kustomize
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,8 +133,41 @@ func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 		// Building would download something or expand an alias bomb.
 		return b, problems
 	}
+	// Asking kustomize for origin annotations makes it record every
+	// transformer on every object as well (a YAML decode and encode each
+	// time, nearly a tenth of a build): a tree whose objects can only come
+	// from its resource files is built without, and each object matched
+	// to its document instead (deriveOrigins). When that match is not
+	// certain, or the build fails, it is built again as before, with the
+	// annotations, so findings and errors are those of that build.
+	if root == nil && edited == nil && tree.fromResources() {
+		if objs, warnings, err := b.build(abs, nil, false); err == nil && b.deriveOrigins(objs) {
+			b.Objects, b.Warnings = objs, warnings
+			return b, nil
+		}
+		b.cache = map[string][]*originDoc{}
+	}
+	objs, warnings, err := b.build(abs, edited, true)
+	b.Objects, b.Warnings = objs, warnings
+	var pe printError
+	if errors.As(err, &pe) {
+		return nil, pe.err
+	}
+	return b, err
+}
+
+// printError is a built object that could not be printed: the run has no
+// Build, not one that failed.
+type printError struct{ err error }
+
+func (e printError) Error() string { return e.err.Error() }
+
+// build builds the tree b has loaded, with kustomize's origin annotations
+// when origins is set, and returns its objects and warnings.
+func (b *Build) build(abs string, edited map[string][]byte, origins bool) (objs []*Object, warnings []Warning, err error) {
+	tree, root := b.tree, b.root
 	opts := buildOptions()
-	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file, edited: edited}
+	fs := &originFS{FileSystem: filesys.MakeFsOnDisk(), root: tree.file, edited: edited, noOrigins: !origins}
 	if root != nil {
 		fs.text = root.Text
 		if root.AnyFile {
@@ -141,7 +175,7 @@ func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 		}
 	}
 	_, _, kusts := tree.files()
-	b.Warnings = deprecations(kusts)
+	warnings = deprecations(kusts)
 	var m resmap.ResMap
 	build := func() (err error) {
 		unlock := lockSchema(tree.setsOpenAPI())
@@ -149,25 +183,25 @@ func runAs(dir string, root *Root, edited map[string][]byte) (*Build, error) {
 		m, err = krusty.MakeKustomizer(opts).Run(fs, abs)
 		return err
 	}
-	if len(b.Warnings) == 0 {
+	if len(warnings) == 0 {
 		err = build()
 	} else {
 		var printed string
 		printed, err = quietly(build)
-		b.Warnings = append(b.Warnings, unexpected(printed, tree.file)...)
+		warnings = append(warnings, unexpected(printed, tree.file)...)
 	}
 	if len(fs.problems) > 0 {
-		return b, fs.problems
+		return nil, warnings, fs.problems
 	}
 	if err != nil {
 		// The tree is still returned: its patch files are known even
 		// though nothing was built.
-		return b, newBuildError(dir, abs, err)
+		return nil, warnings, newBuildError(b.Dir, abs, err)
 	}
-	if b.Objects, err = objectsOf(m, abs); err != nil {
-		return nil, err
+	if objs, err = objectsOf(m, abs); err != nil {
+		return nil, warnings, printError{err}
 	}
-	return b, nil
+	return objs, warnings, nil
 }
 
 // objectsOf is the built objects as YAML, each with the file it came from
@@ -190,10 +224,10 @@ func objectsOf(m resmap.ResMap, abs string) ([]*Object, error) {
 				files[text] = file
 			}
 			o.Origin = file
-		}
-		delete(anns, originAnnotation)
-		if err := r.SetAnnotations(anns); err != nil {
-			return nil, err
+			delete(anns, originAnnotation)
+			if err := r.SetAnnotations(anns); err != nil {
+				return nil, err
+			}
 		}
 		// Resource.AsYAML, keeping the JSON it prints the YAML from.
 		j, err := r.MarshalJSON()
@@ -266,6 +300,9 @@ type originFS struct {
 	text []byte
 	// edited stands in for the text of files on disk (Rebuilt).
 	edited map[string][]byte
+	// noOrigins leaves the root kustomization as it is: no origin
+	// annotations (runAs).
+	noOrigins bool
 
 	resolveRoot sync.Once
 	realRoot    string // root with its links resolved
@@ -274,6 +311,9 @@ type originFS struct {
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
 	if f.text != nil && f.isRoot(path) {
+		if f.noOrigins {
+			return f.text, nil
+		}
 		return f.withOrigins(f.text)
 	}
 	data, err := overlay.ReadFile(path) // an editor's unsaved buffer, or the disk; recorded
@@ -287,7 +327,7 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 		f.problems = append(f.problems, p)
 		return nil, p
 	}
-	if !f.isRoot(path) {
+	if f.noOrigins || !f.isRoot(path) {
 		return data, nil
 	}
 	return f.withOrigins(data)

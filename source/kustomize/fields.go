@@ -42,6 +42,37 @@ func (f fields) plugins() []*yaml.Node {
 	return f.lists("generators", "transformers", "validators")
 }
 
+// elsewhere reports fields that bring objects from somewhere else than
+// the resource files (generators, Helm charts, transformer and validator
+// configurations), that may write an object's name or kind other than
+// with a prefix or suffix (replacements, vars, a patch's options), or
+// that ask for build metadata; a key it cannot read (a merge key, an
+// alias) counts as one. The objects of a build without any are those of
+// its resource files (deriveOrigins).
+func (f fields) elsewhere() bool {
+	if f.root == nil || f.root.Kind != yaml.MappingNode {
+		return true
+	}
+	for i := 0; i+1 < len(f.root.Content); i += 2 {
+		k := f.root.Content[i]
+		if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+			return true
+		}
+		switch k.Value {
+		case "configMapGenerator", "secretGenerator", "generators", "helmCharts",
+			"helmChartInflationGenerator", "transformers", "validators",
+			"replacements", "vars", "buildMetadata":
+			return true
+		}
+	}
+	for _, e := range f.lists("patches", "patchesJson6902") {
+		if e.Kind != yaml.MappingNode || mapNode(e, "options") != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // strategicMerge are the entries of patchesStrategicMerge: a file name or
 // the patch itself.
 func (f fields) strategicMerge() []*yaml.Node { return f.lists("patchesStrategicMerge") }

@@ -149,19 +149,23 @@ func (b *Build) originDoc(o *Object) *originDoc {
 }
 
 func readDocs(file string) []*originDoc {
+	docs, _ := scanDocs(file)
+	return docs
+}
+
+// scanDocs reads the documents of a resource file that are mappings; ok
+// is false when the file cannot be read or a document cannot be parsed
+// (the documents before it are returned).
+func scanDocs(file string) (out []*originDoc, ok bool) {
 	data, err := overlay.ReadFile(file)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	var out []*originDoc
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for {
 		var doc yaml.Node
 		if err := dec.Decode(&doc); err != nil {
-			if !errors.Is(err, io.EOF) {
-				return out
-			}
-			return out
+			return out, errors.Is(err, io.EOF)
 		}
 		root := &doc
 		if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {

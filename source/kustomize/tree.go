@@ -49,6 +49,9 @@ type kust struct {
 	// openAPI is set when the kustomization names an OpenAPI schema of its
 	// own (the openapi field), which krusty makes the process's.
 	openAPI bool
+	// elsewhere is set when objects may come from something else than
+	// its resource files (fields.elsewhere).
+	elsewhere bool
 }
 
 // patch is one patch a kustomization applies.
@@ -60,7 +63,10 @@ type patch struct {
 	// docs are strategic-merge patch documents, or one JSON6902 document.
 	docs     []*patchDoc
 	json6902 bool
-	owner    *kust
+	// renames is set for a JSON6902 patch that writes or moves an
+	// object's kind or name.
+	renames bool
+	owner   *kust
 }
 
 type patchDoc struct {
@@ -120,10 +126,10 @@ func loadKust(dir string, seen map[string]bool, problems *Problems, override *Ro
 	}
 	if bomb != nil {
 		*problems = append(*problems, bomb)
-		return &kust{dir: dir, file: file, resources: map[string]bool{}}, nil
+		return &kust{dir: dir, file: file, resources: map[string]bool{}, elsewhere: true}, nil
 	}
 	kf := fields{root}
-	k := &kust{dir: dir, file: file, resources: map[string]bool{}, openAPI: kf.openAPI()}
+	k := &kust{dir: dir, file: file, resources: map[string]bool{}, openAPI: kf.openAPI(), elsewhere: kf.elsewhere()}
 	// Every reference kustomize would download, whatever field holds it.
 	*problems = append(*problems, remoteRefs(file, root)...)
 	if err := k.loadIncludes(kf, seen, problems); err != nil {
@@ -357,6 +363,9 @@ func (pt *patch) parse(content []byte, lineOff, colOff int) error {
 			pt.json6902 = true
 			for _, op := range root.Content {
 				opName, ptr := mapValue(op, "op"), mapValue(op, "path")
+				if from := mapNode(op, "from"); op.Kind != yaml.MappingNode || identityPointer(ptr) || (from != nil && identityPointer(from.Value)) {
+					pt.renames = true
+				}
 				val := mapNode(op, "value")
 				if (opName != "add" && opName != "replace") || val == nil {
 					continue
@@ -387,6 +396,16 @@ func (pt *patch) parse(content []byte, lineOff, colOff int) error {
 			tab:  tab,
 		})
 	}
+}
+
+// identityPointer reports whether a JSON pointer addresses an object's
+// kind or name, or holds them.
+func identityPointer(ptr string) bool {
+	switch ptr {
+	case "", "/", "/kind", "/metadata", "/metadata/name":
+		return true
+	}
+	return strings.HasPrefix(ptr, "/kind/") || strings.HasPrefix(ptr, "/metadata/name/")
 }
 
 // shift moves node positions of an inline patch into its kustomization file.
@@ -459,6 +478,15 @@ func seqNodes(n *yaml.Node) []*yaml.Node {
 // OpenAPI schema.
 func (k *kust) setsOpenAPI() bool {
 	return k.openAPI || slices.ContainsFunc(k.subs, (*kust).setsOpenAPI)
+}
+
+// fromResources reports whether the built objects of the tree can only
+// be those of its resource files, under their kinds and names or these
+// names with a prefix or suffix: no kustomization in it has a field
+// fields.elsewhere reports, and no patch renames an object.
+func (k *kust) fromResources() bool {
+	return !k.elsewhere && !slices.ContainsFunc(k.patches, func(p *patch) bool { return p.renames }) &&
+		!slices.ContainsFunc(k.subs, func(s *kust) bool { return !s.fromResources() })
 }
 
 // files returns every file the tree consumes as a resource or a patch,
