@@ -76,7 +76,7 @@ func checkInstallOrder(p *Pass) {
 	if in == nil || in.Live != nil || p.Config == nil {
 		return
 	}
-	ci := slices.Index(in.Configs, p.Config)
+	ci := in.configIndex(p.Config)
 	if ci < 0 || in.KustomizeBuild || p.Config.Meta.Annotations["helm.sh/hook"] != "" {
 		// kubectl apply -k creates webhook configurations last
 		// (kustomize's legacy order); Helm registers a hook's apart.
