@@ -452,11 +452,14 @@ func loopCandidates(in *Inventory) []backendGroup {
 
 // requestKind is what of a request decides whether a webhook's rules match
 // it (Webhook.matchingRule): operation, group, version, resource,
-// subresource, and whether it has a namespace.
+// subresource, whether it has a namespace, and the versions it is served in
+// (none given: the built-in table's).
 type requestKind struct {
 	op                                    admissionv1.OperationType
 	group, version, resource, subresource string
 	namespaced                            bool
+	served                                string
+	servedGiven                           bool
 }
 
 // groupsByKind indexes loopCandidates' groups by the kinds of request
@@ -475,7 +478,8 @@ func loopGroupsByKind(in *Inventory) groupsByKind {
 		for gi, g := range loopCandidates(in) {
 			for _, br := range requestsFor(g.backend, nil) {
 				r := br.req
-				k := requestKind{r.Operation, r.Group, r.Version, r.Resource, r.Subresource, r.Namespace != ""}
+				k := requestKind{r.Operation, r.Group, r.Version, r.Resource, r.Subresource, r.Namespace != "",
+					strings.Join(r.EquivalentVersions, ","), r.EquivalentVersions != nil}
 				i, ok := at[k]
 				if !ok {
 					i = len(x.requests)
