@@ -76,7 +76,7 @@ func checkInstallOrder(p *Pass) {
 	if in == nil || in.Live != nil || p.Config == nil {
 		return
 	}
-	ci := slices.Index(in.Configs, p.Config)
+	ci := in.configIndex(p.Config)
 	if ci < 0 || in.KustomizeBuild || p.Config.Meta.Annotations["helm.sh/hook"] != "" {
 		// kubectl apply -k creates webhook configurations last
 		// (kustomize's legacy order); Helm registers a hook's apart.
@@ -95,14 +95,9 @@ func checkInstallOrder(p *Pass) {
 		}
 		sim := w.Simulator()
 		var blocked []string
-		for k := range in.Objects {
+		for _, k := range objectsBeside(in, p.Config) {
 			o := &in.Objects[k]
 			if o.HelmHook || !createdAfter(in, ci, o) || isBackend(b, o) {
-				continue
-			}
-			if in.Loose != nil && o.File != in.files[p.Config] {
-				// kubectl applies a folder's files by name, and that the
-				// folder is one install is itself assumed: too loose.
 				continue
 			}
 			req := createRequests(in)[k]
@@ -139,6 +134,31 @@ func checkInstallOrder(p *Pass) {
 			"blocks its install: %s %s created before the backend is up; create %s later or fail open",
 			listNames(blocked, 1), verb, them)})
 	}
+}
+
+// objectsBeside are the indexes of the unit's objects an install of c
+// creates, in the unit's order: on a folder only assumed one install, only
+// those of c's own file (kubectl applies a folder's files by name, and that
+// the folder is one install is itself assumed: too loose). They are
+// indexed by file once per unit: a folder of thousands of files would
+// otherwise compare every object with every webhook.
+func objectsBeside(in *Inventory, c *Config) []int {
+	type key struct{}
+	byFile := in.Derived(key{}, func() any {
+		m := map[string][]int{}
+		for k := range in.Objects {
+			file := ""
+			if in.Loose != nil {
+				file = in.Objects[k].File
+			}
+			m[file] = append(m[file], k)
+		}
+		return m
+	}).(map[string][]int)
+	if in.Loose == nil {
+		return byFile[""]
+	}
+	return byFile[in.files[c]]
 }
 
 // isBackend reports whether o is the backend's Service or one of its

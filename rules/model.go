@@ -330,19 +330,27 @@ func (in *Inventory) Derived(key any, compute func() any) any {
 	return v.(func() any)()
 }
 
-// holds reports whether c is one of the input's configurations, from a
-// set built once: rules ask for every configuration of units of
-// thousands.
-func (in *Inventory) holds(c *Config) bool {
+// holds reports whether c is one of the input's configurations.
+func (in *Inventory) holds(c *Config) bool { return in.configIndex(c) >= 0 }
+
+// configIndex is the index of c in the input's configurations (its first,
+// as slices.Index), or -1, from a map built once: rules ask it for every
+// configuration, and scanning a unit of thousands for each is quadratic.
+func (in *Inventory) configIndex(c *Config) int {
 	type key struct{}
-	set := in.Derived(key{}, func() any {
-		m := make(map[*Config]bool, len(in.Configs))
-		for _, c := range in.Configs {
-			m[c] = true
+	index := in.Derived(key{}, func() any {
+		m := make(map[*Config]int, len(in.Configs))
+		for i, c := range in.Configs {
+			if _, dup := m[c]; !dup {
+				m[c] = i
+			}
 		}
 		return m
-	}).(map[*Config]bool)
-	return set[c]
+	}).(map[*Config]int)
+	if i, ok := index[c]; ok {
+		return i
+	}
+	return -1
 }
 
 // boundedMemo is Derived for the whole process, for results that depend on

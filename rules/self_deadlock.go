@@ -367,7 +367,9 @@ func checkDependencyLoops(p *Pass, w *Webhook, b backend) {
 		ours, theirs interception
 	}
 	var loops []loop
-	for _, g := range loopCandidates(p.Input) {
+	groups := loopCandidates(p.Input)
+	for _, gi := range interceptableGroups(w, p.Input) {
+		g := groups[gi]
 		if g.backend.Namespace == b.Namespace && g.backend.Service.Name == b.Service.Name {
 			continue
 		}
@@ -463,6 +465,75 @@ func loopCandidates(in *Inventory) []backendGroup {
 		}
 		return groups
 	}).([]backendGroup)
+}
+
+// requestKind is what of a request decides whether a webhook's rules match
+// it (Webhook.matchingRule): operation, group, version, resource,
+// subresource, whether it has a namespace, and the versions it is served in
+// (none given: the built-in table's).
+type requestKind struct {
+	op                                    admissionv1.OperationType
+	group, version, resource, subresource string
+	namespaced                            bool
+	served                                string
+	servedGiven                           bool
+}
+
+// groupsByKind indexes loopCandidates' groups by the kinds of request
+// their backends make (requestsFor): for each kind, one request of it and
+// the indexes of the groups making it, ascending.
+type groupsByKind struct {
+	requests []*Request
+	groups   [][]int
+}
+
+func loopGroupsByKind(in *Inventory) groupsByKind {
+	type key struct{}
+	return in.Derived(key{}, func() any {
+		var x groupsByKind
+		at := map[requestKind]int{}
+		for gi, g := range loopCandidates(in) {
+			for _, br := range requestsFor(g.backend, nil) {
+				r := br.req
+				k := requestKind{r.Operation, r.Group, r.Version, r.Resource, r.Subresource, r.Namespace != "",
+					strings.Join(r.EquivalentVersions, ","), r.EquivalentVersions != nil}
+				i, ok := at[k]
+				if !ok {
+					i = len(x.requests)
+					at[k] = i
+					x.requests = append(x.requests, r)
+					x.groups = append(x.groups, nil)
+				}
+				if gs := x.groups[i]; len(gs) == 0 || gs[len(gs)-1] != gi {
+					x.groups[i] = append(gs, gi)
+				}
+			}
+		}
+		return x
+	}).(groupsByKind)
+}
+
+// interceptableGroups are the indexes of loopCandidates' groups, ascending,
+// whose backends make a request w's rules match. A webhook whose rules
+// match none of a backend's requests intercepts none of them, whatever its
+// selectors: checkDependencyLoops simulates only these, not every backend
+// of the unit for every webhook (quadratic in a folder of thousands of
+// apps, each a fail-closed webhook with its backend).
+func interceptableGroups(w *Webhook, in *Inventory) []int {
+	x := loopGroupsByKind(in)
+	var out []int
+	kinds := 0
+	for i, r := range x.requests {
+		if w.matchingRule(r) >= 0 {
+			out = append(out, x.groups[i]...)
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		slices.Sort(out)
+		out = slices.Compact(out)
+	}
+	return out
 }
 
 // requestsOf lists, once each, the intercepted requests made for who.

@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -222,5 +225,72 @@ func TestFindBackendPrefersTheNamedNamespace(t *testing.T) {
 	only := &Inventory{Configs: in.Configs, Services: in.Services[:1], Namespaces: in.Namespaces, Workloads: in.Workloads}
 	if b := findBackend(only, &admissionv1.ServiceReference{Name: "policy-svc", Namespace: "policy"}); b.Service != unnamespaced {
 		t.Errorf("a Service without namespace is taken when it is the only one")
+	}
+}
+
+// interceptableGroups may leave out a backend only when the webhook
+// intercepts none of its requests: checkDependencyLoops simulates no
+// other.
+func TestInterceptableGroupsHoldEveryInterception(t *testing.T) {
+	in := &Inventory{}
+	ruleSets := []string{
+		`{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["configmaps"]}`,
+		`{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}`,
+		`{apiGroups: ["apps"], apiVersions: ["v1beta2"], operations: ["CREATE"], resources: ["replicasets"]}`,
+		`{apiGroups: ["*"], apiVersions: ["*"], operations: ["UPDATE"], resources: ["*/status"]}`,
+		`{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["secrets"], scope: Cluster}`,
+		`{apiGroups: ["discovery.k8s.io"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["endpointslices"]}`,
+		`{apiGroups: ["batch"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["jobs"]}`,
+	}
+	var src strings.Builder
+	for i, rule := range ruleSets {
+		ns := fmt.Sprintf("ns-%d", i)
+		fmt.Fprintf(&src, `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: hook-%d}
+webhooks:
+- name: w%d.example.com
+  clientConfig: {service: {name: svc-%d, namespace: %s}}
+  matchPolicy: %s
+  rules: [%s]
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`, i, i, i, ns, []string{"Equivalent", "Exact"}[i%2], rule)
+		in.Services = append(in.Services, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("svc-%d", i), Namespace: ns},
+			Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": ns}},
+		})
+		creates := []GroupResource{{Group: "apps", Resource: "replicasets"}, {Resource: "pods"}}
+		if i%3 == 2 {
+			creates = []GroupResource{{Group: "batch", Resource: "jobs"}, {Resource: "pods"}}
+		}
+		in.Workloads = append(in.Workloads, Workload{
+			Object:    diag.Object{APIVersion: "apps/v1", Kind: "Deployment", Name: ns, Namespace: ns},
+			PodLabels: map[string]string{"app": ns},
+			Creates:   creates,
+		})
+	}
+	in.Configs = decodeTestConfigs(t, src.String())
+	groups := loopCandidates(in)
+	if len(groups) != len(ruleSets) {
+		t.Fatalf("%d backend groups, want %d", len(groups), len(ruleSets))
+	}
+	pruned := 0
+	for _, c := range in.Configs {
+		w := &c.Webhooks[0]
+		kept := interceptableGroups(w, in)
+		if !slices.IsSorted(kept) || len(slices.Compact(slices.Clone(kept))) != len(kept) {
+			t.Errorf("%s: groups %v, want ascending, each once", w.Name, kept)
+		}
+		for gi, g := range groups {
+			if hits := simulateInterception(w, g.backend, in).hits; len(hits) > 0 && !slices.Contains(kept, gi) {
+				t.Errorf("%s intercepts %s of backend %s, which interceptableGroups leaves out", w.Name, hits[0], g.backend.Namespace)
+			}
+		}
+		pruned += len(groups) - len(kept)
+	}
+	if pruned == 0 {
+		t.Error("interceptableGroups kept every backend for every webhook: it prunes nothing")
 	}
 }
