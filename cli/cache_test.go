@@ -456,3 +456,25 @@ func TestCacheDiscoveryIndex(t *testing.T) {
 	}, false, false)
 	step("unchanged at last", nil, true, false)
 }
+
+// The discovery index is the tree's, not the configuration's: a run with
+// other flags uses the index an earlier run stored (its units are linted
+// again, under their own keys), and prints what it prints without the
+// cache.
+func TestCacheDiscoveryIndexAcrossConfigurations(t *testing.T) {
+	root := t.TempDir()
+	writeMonorepo(t, root, 10)
+	dir := t.TempDir()
+	named := filepath.Join(root, "apps/app-0003/base/app.yaml")
+	first := runCached(t, dir, named)
+	if first.indexMisses != 1 {
+		t.Fatalf("first run: discovery index %d hits, %d misses; want 0, 1", first.indexHits, first.indexMisses)
+	}
+	cold := runCached(t, "", "--kube-version", "1.35", named)
+	other := runCached(t, dir, "--kube-version", "1.35", named)
+	sameOutput(t, "another configuration", cold, other)
+	if other.indexHits != 1 || other.indexMisses != 0 || other.hits != 0 {
+		t.Errorf("another configuration: discovery index %d hits, %d misses, units %d hits; want 1, 0 and 0",
+			other.indexHits, other.indexMisses, other.hits)
+	}
+}

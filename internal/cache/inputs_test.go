@@ -51,7 +51,7 @@ func TestInputsCheckedByStat(t *testing.T) {
 		t.Helper()
 		c := Open(dir, true, nil, os.Stderr)
 		defer c.Close()
-		e, ok := c.read(c.entryName(key))
+		e, ok := c.read(entryName(c.inputsSalt, key))
 		if !ok {
 			t.Fatal("no entry")
 		}
@@ -152,5 +152,20 @@ func TestMemoryStore(t *testing.T) {
 		if _, ok := other.Lookup([]byte{4}); ok {
 			t.Error("hit with another configuration")
 		}
+	}
+}
+
+// The entries LookupInputs checks are the tree's, not the run's: another
+// configuration finds the same one.
+func TestInputsEntriesIgnoreTheConfiguration(t *testing.T) {
+	dir, src := t.TempDir(), t.TempDir()
+	key := []byte("index")
+	c := Open(dir, true, []byte("--kube-version 1.36"), os.Stderr)
+	c.StoreInputs(key, time.Now(), []Input{{Op: overlay.OpEntries, Path: src, Sig: overlay.Sign(overlay.OpEntries, src)}}, []byte("the index"))
+	c.Close()
+	c = Open(dir, true, []byte("--kube-version 1.37"), os.Stderr)
+	defer c.Close()
+	if _, ok := c.LookupInputs(key); !ok {
+		t.Error("miss with another configuration")
 	}
 }
