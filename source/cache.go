@@ -163,7 +163,7 @@ func (d *discovery) scopeFolders(root string) ([]kustFolder, []string) {
 	if c == nil {
 		return kustomizationFolders(root, d.jobs, d.lazyKusts)
 	}
-	key := []byte("discovery index\x00" + root)
+	key := cache.IndexKey(root)
 	if data, ok := c.LookupInputs(key); ok {
 		if found, charts, ok := decodeWalk(data); ok {
 			return found, charts

@@ -1,9 +1,8 @@
 package cache
 
 import (
-	"crypto/sha256"
-	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,7 +48,8 @@ type Input struct {
 //
 // These entries are named by the tool's build and key alone, not by the
 // run's configuration: what their caller lists (the discovery index, a
-// walk of the files) is the tree's, whatever the flags say, and runs with
+// walk of the files) is the tree's, whatever the flags say. So the check
+// of one can start before the flags are read (Prefetch), and runs with
 // other flags share it.
 func (c *Cache) LookupInputs(key []byte) (result []byte, hit bool) {
 	if c == nil {
@@ -63,14 +63,16 @@ func (c *Cache) LookupInputs(key []byte) (result []byte, hit bool) {
 		}
 	}()
 	name := entryName(c.inputsSalt, key)
-	began := time.Now()
-	e, ok := c.read(name)
-	if !ok {
-		return nil, false
+	k := c.prefetched(name)
+	if k == nil {
+		e, ok := c.read(name)
+		if !ok {
+			return nil, false
+		}
+		k = newCheck(c, e.Inputs, time.Now())
+		k.e = e
+		k.run(workers(len(e.Inputs)))
 	}
-	k := newCheck(c, e.Inputs, began)
-	k.e = e
-	k.run(workers(len(e.Inputs)))
 	if k.bad.Load() {
 		return nil, false
 	}
@@ -143,7 +145,8 @@ func Unchanged(inputs []Input) bool {
 }
 
 // A check compares an entry's inputs with the files, in chunks that any
-// number of goroutines take in turn.
+// number of goroutines take in turn: the lookup's own, and the prefetch's
+// that started before them (Prefetch).
 type check struct {
 	c      *Cache // whose signatures of inputs read again are kept
 	e      *entry // the entry checked, when a lookup's
@@ -153,6 +156,7 @@ type check struct {
 	next         atomic.Int64 // the next chunk to take
 	bad, refresh atomic.Bool
 	settled      []string // the fingerprints now of inputs without one found unchanged and settled
+	workers      sync.WaitGroup
 }
 
 // checkChunk is how many inputs a goroutine takes at a time.
@@ -226,11 +230,4 @@ func statable(op overlay.Op, path string) bool {
 	}
 	_, buffered := overlay.Get(path)
 	return !buffered
-}
-
-// inputsSalt names the entries of LookupInputs for a build of the tool.
-func inputsSalt(id string) []byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "webhooklint cache %s\x00%s\x00inputs listed by the caller\x00", format, id)
-	return h.Sum(nil)
 }
