@@ -454,6 +454,28 @@ func TestCacheDiscoveryIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, false, false)
+	step("kustomization edited in place, its size and modification time kept", func() {
+		file := filepath.Join(root, "apps/app-0003/base/kustomization.yaml")
+		fi, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := os.ReadFile(file)
+		edited := strings.Replace(string(text), "namespace: app-3", "namespace: app-9", 1)
+		if edited == string(text) {
+			t.Fatalf("no namespace to edit in %s", text)
+		}
+		testkit.WriteFile(t, file, edited)
+		if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}, false, false)
+	step("a kustomization renamed", func() {
+		dir := filepath.Join(root, "apps/app-0003/prod")
+		if err := os.Rename(filepath.Join(dir, "kustomization.yaml"), filepath.Join(dir, "kustomization.yml")); err != nil {
+			t.Fatal(err)
+		}
+	}, false, false)
 	step("unchanged at last", nil, true, false)
 }
 
