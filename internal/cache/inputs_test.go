@@ -47,21 +47,7 @@ func TestInputsCheckedByStat(t *testing.T) {
 		}
 		return ok
 	}
-	stats := func() (n int) {
-		t.Helper()
-		c := Open(dir, true, nil, os.Stderr)
-		defer c.Close()
-		e, ok := c.read(entryName(c.inputsSalt, key))
-		if !ok {
-			t.Fatal("no entry")
-		}
-		for _, in := range e.Inputs {
-			if in.Stat != "" {
-				n++
-			}
-		}
-		return n
-	}
+	stats := func() int { t.Helper(); return fingerprints(t, dir, key) }
 
 	// Just written: racy, so no fingerprint is kept.
 	store()
@@ -168,4 +154,22 @@ func TestInputsEntriesIgnoreTheConfiguration(t *testing.T) {
 	if _, ok := c.LookupInputs(key); !ok {
 		t.Error("miss with another configuration")
 	}
+}
+
+// fingerprints counts the inputs of key's entry in the cache folder dir
+// (LookupInputs's) that have a stat fingerprint.
+func fingerprints(t *testing.T, dir string, key []byte) (n int) {
+	t.Helper()
+	c := Open(dir, true, nil, os.Stderr)
+	defer c.Close()
+	e, ok := c.read(entryName(c.inputsSalt, key))
+	if !ok {
+		t.Fatal("no entry")
+	}
+	for _, in := range e.Inputs {
+		if in.Stat != "" {
+			n++
+		}
+	}
+	return n
 }

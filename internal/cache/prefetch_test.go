@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/webhooklint/webhooklint/internal/overlay"
+	"github.com/webhooklint/webhooklint/internal/testkit"
 )
 
 // A prefetched check is the lookup's: the lookup of its entry in its
@@ -23,12 +24,7 @@ func TestPrefetchIsTheLookupsCheck(t *testing.T) {
 	defer pending.Store(nil)
 	dir, other, src := t.TempDir(), t.TempDir(), t.TempDir()
 	file := filepath.Join(src, "kustomization.yaml")
-	write := func(p, text string) {
-		t.Helper()
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, text string) { testkit.WriteFile(t, p, text) }
 	// Enough inputs for several chunks, so that both goroutines check some.
 	inputs := []Input{{Op: overlay.OpRead, Path: file}}
 	for i := range 3 * checkChunk {
@@ -63,28 +59,12 @@ func TestPrefetchIsTheLookupsCheck(t *testing.T) {
 		pending.Store(nil)
 		return ok, taken
 	}
-	fingerprints := func() (n int) {
-		t.Helper()
-		c := Open(dir, true, nil, os.Stderr)
-		defer c.Close()
-		e, ok := c.read(entryName(c.inputsSalt, key))
-		if !ok {
-			t.Fatal("no entry")
-		}
-		for _, in := range e.Inputs {
-			if in.Stat != "" {
-				n++
-			}
-		}
-		return n
-	}
-
 	store()
 	time.Sleep(2 * racyWindow)
 	if hit, taken := lookup(dir, key); !hit || !taken {
 		t.Fatalf("prefetched, unchanged: hit %v, taken %v; want both", hit, taken)
 	}
-	if n := fingerprints(); n != len(inputs) {
+	if n := fingerprints(t, dir, key); n != len(inputs) {
 		t.Errorf("%d fingerprints written back after a prefetched check, want %d", n, len(inputs))
 	}
 	if hit, taken := lookup(dir, key); !hit || !taken {
