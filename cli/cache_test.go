@@ -454,5 +454,49 @@ func TestCacheDiscoveryIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}, false, false)
+	step("kustomization edited in place, its size and modification time kept", func() {
+		file := filepath.Join(root, "apps/app-0003/base/kustomization.yaml")
+		fi, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, _ := os.ReadFile(file)
+		edited := strings.Replace(string(text), "namespace: app-3", "namespace: app-9", 1)
+		if edited == string(text) {
+			t.Fatalf("no namespace to edit in %s", text)
+		}
+		testkit.WriteFile(t, file, edited)
+		if err := os.Chtimes(file, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}, false, false)
+	step("a kustomization renamed", func() {
+		dir := filepath.Join(root, "apps/app-0003/prod")
+		if err := os.Rename(filepath.Join(dir, "kustomization.yaml"), filepath.Join(dir, "kustomization.yml")); err != nil {
+			t.Fatal(err)
+		}
+	}, false, false)
 	step("unchanged at last", nil, true, false)
+}
+
+// The discovery index is the tree's, not the configuration's: a run with
+// other flags uses the index an earlier run stored (its units are linted
+// again, under their own keys), and prints what it prints without the
+// cache.
+func TestCacheDiscoveryIndexAcrossConfigurations(t *testing.T) {
+	root := t.TempDir()
+	writeMonorepo(t, root, 10)
+	dir := t.TempDir()
+	named := filepath.Join(root, "apps/app-0003/base/app.yaml")
+	first := runCached(t, dir, named)
+	if first.indexMisses != 1 {
+		t.Fatalf("first run: discovery index %d hits, %d misses; want 0, 1", first.indexHits, first.indexMisses)
+	}
+	cold := runCached(t, "", "--kube-version", "1.35", named)
+	other := runCached(t, dir, "--kube-version", "1.35", named)
+	sameOutput(t, "another configuration", cold, other)
+	if other.indexHits != 1 || other.indexMisses != 0 || other.hits != 0 {
+		t.Errorf("another configuration: discovery index %d hits, %d misses, units %d hits; want 1, 0 and 0",
+			other.indexHits, other.indexMisses, other.hits)
+	}
 }

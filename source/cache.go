@@ -12,6 +12,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/cache"
+	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/manifest"
 	"github.com/webhooklint/webhooklint/source/gitops"
 	"github.com/webhooklint/webhooklint/source/kustomize"
@@ -163,7 +164,7 @@ func (d *discovery) scopeFolders(root string) ([]kustFolder, []string) {
 	if c == nil {
 		return kustomizationFolders(root, d.jobs, d.lazyKusts)
 	}
-	key := []byte("discovery index\x00" + root)
+	key := cache.IndexKey(root)
 	if data, ok := c.LookupInputs(key); ok {
 		if found, charts, ok := decodeWalk(data); ok {
 			return found, charts
@@ -175,12 +176,21 @@ func (d *discovery) scopeFolders(root string) ([]kustFolder, []string) {
 	began := time.Now()
 	var inputs []cache.Input
 	found, charts := walkKustomizations(root, d.jobs, true, &inputs)
+	// Each text is scanned once, for the runs the index serves: a run
+	// that names one file scans them all (kustScope).
+	parallel.For(len(found), d.jobs, func(i int) {
+		if k := &found[i]; k.file != "" {
+			s := scanKustText(k.dir, k.text, root, charts)
+			k.scan = &s
+		}
+	})
 	c.StoreInputs(key, began, inputs, encodeWalk(found, charts))
 	return found, charts
 }
 
 // encodeWalk writes a walk's answer as strings with their length before
-// them; a text is written with a flag, nil (not read) and empty apart.
+// them; a text is written with a flag, nil (not read) and empty apart,
+// and with its scan, when there is one (2: its escape flag and paths).
 func encodeWalk(found []kustFolder, charts []string) []byte {
 	n := 0
 	for _, k := range found {
@@ -188,15 +198,32 @@ func encodeWalk(found []kustFolder, charts []string) []byte {
 	}
 	b := make([]byte, 0, n)
 	str := func(s []byte) { b = append(binary.AppendUvarint(b, uint64(len(s))), s...) }
+	strs := func(ss []string) {
+		b = binary.AppendUvarint(b, uint64(len(ss)))
+		for _, s := range ss {
+			str([]byte(s))
+		}
+	}
 	b = binary.AppendUvarint(b, uint64(len(found)))
 	for _, k := range found {
 		str([]byte(k.dir))
 		str([]byte(k.file))
-		if k.text == nil {
+		switch {
+		case k.text == nil:
 			b = append(b, 0)
-		} else {
+		case k.scan == nil:
 			b = append(b, 1)
 			str(k.text)
+		default:
+			b = append(b, 2)
+			str(k.text)
+			if k.scan.escape {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+			strs(k.scan.dotTargets)
+			strs(k.scan.leaving)
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(charts)))
@@ -227,6 +254,30 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 		b = b[n:]
 		return s
 	}
+	// A scan's paths are few (most texts have none), so they are strings
+	// of their own.
+	strs := func() []string {
+		var out []string
+		for range uvarint() {
+			if p := bytesOf(); !bad {
+				out = append(out, string(p))
+			}
+		}
+		return out
+	}
+	scanOf := func() *kustScan {
+		if bad || len(b) == 0 || b[0] > 1 {
+			bad = true
+			return nil
+		}
+		s := kustScan{escape: b[0] == 1}
+		b = b[1:]
+		s.dotTargets, s.leaving = strs(), strs()
+		if !s.escape && s.dotTargets == nil && s.leaving == nil {
+			return noScan
+		}
+		return &s
+	}
 	// The paths are cut from one string of them all, made once the walk's
 	// answer is read and their size known: a monorepo's index has
 	// thousands of folders, and two strings of their own for each were
@@ -251,13 +302,19 @@ func decodeWalk(b []byte) (found []kustFolder, charts []string, ok bool) {
 			return nil, nil, false
 		}
 		var k kustFolder
-		hasText := b[0] == 1
+		flag := b[0]
 		b = b[1:]
-		if hasText {
+		if flag > 2 {
+			return nil, nil, false
+		}
+		if flag > 0 {
 			k.text = bytesOf()
 			if k.text == nil {
 				k.text = []byte{}
 			}
+		}
+		if flag == 2 {
+			k.scan = scanOf()
 		}
 		found = append(found, k)
 	}

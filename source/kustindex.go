@@ -21,6 +21,8 @@ import (
 type kustFolder struct {
 	dir, file string
 	text      []byte
+	// scan is what scanning text found, when the discovery index kept it.
+	scan *kustScan
 }
 
 // kustomizationFolders lists the folders under root whose listing holds a
@@ -216,45 +218,72 @@ type kustText struct {
 
 func readKustText(k kustFolder, root string, charts []string) kustText {
 	t := kustText{dir: k.dir, text: k.text}
+	scan := k.scan
 	if k.file == "" {
 		file, ok := kustomize.FileIn(k.dir)
 		if !ok {
 			return t
 		}
 		t.text, _ = overlay.ReadFile(file)
+		scan = nil
 	}
-	if bytes.IndexByte(t.text, '\\') >= 0 {
-		t.unwalked = true // an escape can spell any path
-		return t
+	if scan == nil {
+		s := scanKustText(k.dir, t.text, root, charts)
+		scan = &s
 	}
-	for start := 0; start < len(t.text); {
-		if isBreak(t.text[start]) {
+	t.dotTargets = scan.dotTargets
+	t.unwalked = scan.escape || slices.ContainsFunc(scan.leaving, isDir)
+	return t
+}
+
+// kustScan is what a kustomization's text tells without a parse: the
+// paths in it whose last element is a dot, and those that lead where the
+// walk does not look (leavesWalk), which make it unwalked if they are
+// folders. It depends on the text, its folder, the scope root and the
+// charts the walk skipped, all of them the discovery index's, so the
+// index keeps it (encodeWalk); whether a path leaving the walk is a
+// folder is not, and is looked at on every run.
+type kustScan struct {
+	dotTargets, leaving []string
+	escape              bool // an escape can spell any path: unwalked
+}
+
+// noScan is the scan of most texts, shared.
+var noScan = &kustScan{}
+
+func scanKustText(dir string, text []byte, root string, charts []string) (s kustScan) {
+	if bytes.IndexByte(text, '\\') >= 0 {
+		s.escape = true
+		return s
+	}
+	for start := 0; start < len(text); {
+		if isBreak(text[start]) {
 			start++
 			continue
 		}
 		end := start
-		for end < len(t.text) && !isBreak(t.text[end]) {
+		for end < len(text) && !isBreak(text[end]) {
 			end++
 		}
-		tok := t.text[start:end]
+		tok := text[start:end]
 		start = end
 		// Most words lead nowhere the walk missed and end in no dot; only
 		// those that may are looked at further.
 		skipped := hasSkippedElement(tok)
 		leaves := skipped || len(charts) > 0 || bytes.Contains(tok, []byte(".."))
 		dotted := endsInDot(tok)
-		if !leaves && !dotted || inComment(t.text, end-len(tok)) {
+		if !leaves && !dotted || inComment(text, end-len(tok)) {
 			continue
 		}
-		p := joinPath(k.dir, string(tok))
-		if leaves && leavesWalk(p, root, charts, skipped) && isDir(p) {
-			t.unwalked = true
+		p := joinPath(dir, string(tok))
+		if leaves && leavesWalk(p, root, charts, skipped) {
+			s.leaving = append(s.leaving, p)
 		}
 		if dotted {
-			t.dotTargets = append(t.dotTargets, p)
+			s.dotTargets = append(s.dotTargets, p)
 		}
 	}
-	return t
+	return s
 }
 
 // leavesWalk reports whether p, a clean path that a kustomization in a

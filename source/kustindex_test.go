@@ -278,13 +278,17 @@ func FuzzJoinsTo(f *testing.F) {
 }
 
 // A walk's answer, as the discovery index stores it, decodes to what was
-// encoded (a text not read apart from an empty one), and any part of it
-// cut short to nothing.
+// encoded (a text not read apart from an empty one, a text's scan kept
+// apart from none), and any part of it cut short to nothing.
 func TestWalkRoundTrip(t *testing.T) {
 	found := []kustFolder{
 		{dir: "/repo/a", file: "/repo/a/kustomization.yaml", text: []byte("resources: [x.yaml]\n")},
 		{dir: "/repo/b", file: "/repo/b/Kustomization", text: []byte{}},
 		{dir: "/repo/c"},
+		{dir: "/repo/d", file: "/repo/d/kustomization.yaml", text: []byte("resources: [../x/.., ../../out]\n"),
+			scan: &kustScan{dotTargets: []string{"/repo"}, leaving: []string{"/out"}}},
+		{dir: "/repo/e", file: "/repo/e/kustomization.yaml", text: []byte("resources: [\"\\x\"]\n"), scan: &kustScan{escape: true}},
+		{dir: "/repo/f", file: "/repo/f/kustomization.yaml", text: []byte("resources: [x.yaml]\n"), scan: &kustScan{}},
 	}
 	charts := []string{"/repo/chart", "/repo/other"}
 	data := encodeWalk(found, charts)
@@ -295,6 +299,45 @@ func TestWalkRoundTrip(t *testing.T) {
 	for i := range data {
 		if f, c, ok := decodeWalk(data[:i]); ok {
 			t.Errorf("%d of %d bytes decode to %+v %q", i, len(data), f, c)
+		}
+	}
+}
+
+// The scan the discovery index keeps reads a text as a scan at use does,
+// but whether a path that leaves the walk is a folder is looked at on
+// every use: a folder made outside the scope after the index was written,
+// where a kustomization of it leads, makes the text unwalked.
+func TestKeptScanIsTheScan(t *testing.T) {
+	top := t.TempDir()
+	root := filepath.Join(top, "repo")
+	kdir := filepath.Join(root, "a", "b")
+	for _, text := range []string{
+		"resources:\n- ../x/..\n- ..\n- ../../../outside\n", "resources:\n- \"..\\/c\"\n", "resources:\n- ../c\n", "",
+	} {
+		k := kustFolder{dir: kdir, file: kdir + "/kustomization.yaml", text: []byte(text)}
+		s := scanKustText(k.dir, k.text, root, nil)
+		kept := k
+		kept.scan = &s
+		decoded, _, ok := decodeWalk(encodeWalk([]kustFolder{kept}, nil))
+		if !ok {
+			t.Fatalf("%q: the index does not decode", text)
+		}
+		for _, when := range []string{"before", "after"} {
+			if when == "after" {
+				if err := os.MkdirAll(filepath.Join(top, "outside"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := readKustText(k, root, nil)
+			if got := readKustText(decoded[0], root, nil); !reflect.DeepEqual(got, want) {
+				t.Errorf("%q, %s the folder outside was made: kept %+v, scanned %+v", text, when, got, want)
+			}
+			if strings.Contains(text, "outside") && want.unwalked != (when == "after") {
+				t.Errorf("%q, %s the folder outside was made: unwalked %v", text, when, want.unwalked)
+			}
+		}
+		if err := os.RemoveAll(filepath.Join(top, "outside")); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func TestWatchedIndexFollowsReportedChanges(t *testing.T) {
 		gotFound, gotCharts := w.scopeFolders(root, 2)
 		wantFound, wantCharts := walkKustomizations(root, 2, true, nil)
 		if !reflect.DeepEqual(gotFound, wantFound) || !reflect.DeepEqual(gotCharts, wantCharts) {
-			t.Errorf("%s:\n got %q %q\nwant %q %q", what, gotFound, gotCharts, wantFound, wantCharts)
+			t.Errorf("%s:\n got %+v %q\nwant %+v %q", what, gotFound, gotCharts, wantFound, wantCharts)
 		}
 	}
 	write := func(rel, text string) string {
@@ -74,7 +74,7 @@ func TestWatchedIndexFollowsReportedChanges(t *testing.T) {
 	before, _ := w.scopeFolders(root, 2)
 	write("ws/unreported/kustomization.yaml", "resources: []\n")
 	if got, _ := w.scopeFolders(root, 2); !reflect.DeepEqual(got, before) {
-		t.Errorf("a change inside the watched folders that nobody reported was seen: %q", got)
+		t.Errorf("a change inside the watched folders that nobody reported was seen: %+v", got)
 	}
 	changed(filepath.Join(ws, "unreported"))
 	check("the change reported")

@@ -122,8 +122,15 @@ func (d *discovery) kustScope(dir string) *kustScope {
 		d.walked[k.dir] = k
 	}
 	if d.lazyKusts {
+		// In pieces of many texts: a text the index has scanned takes less
+		// than handing a piece to a worker.
+		const piece = 256
 		texts := make([]kustText, len(found))
-		parallel.For(len(found), d.jobs, func(i int) { texts[i] = readKustText(found[i], root, charts) })
+		parallel.For((len(found)+piece-1)/piece, d.jobs, func(n int) {
+			for i := n * piece; i < min(len(found), (n+1)*piece); i++ {
+				texts[i] = readKustText(found[i], root, charts)
+			}
+		})
 		if !slices.ContainsFunc(texts, func(t kustText) bool { return t.unwalked }) {
 			s.texts = texts
 			return s

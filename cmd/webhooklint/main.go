@@ -6,7 +6,8 @@ import (
 
 	"github.com/webhooklint/webhooklint/cli"
 	"github.com/webhooklint/webhooklint/cluster"
-	_ "github.com/webhooklint/webhooklint/internal/gcstart" // the collector's target, before the heavy package inits
+	_ "github.com/webhooklint/webhooklint/internal/gcstart"    // the collector's target, before the heavy package inits
+	_ "github.com/webhooklint/webhooklint/internal/indexstart" // the discovery index checked beside the package inits
 )
 
 func main() {

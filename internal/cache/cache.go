@@ -81,6 +81,9 @@ func Location(dirFlag string) (dir string, given, off bool) {
 type Cache struct {
 	store backend
 	salt  []byte // tool build and run configuration
+	// inputsSalt names the entries whose caller lists their inputs
+	// (LookupInputs): the tool's build alone, not the run's configuration.
+	inputsSalt []byte
 
 	mu      sync.Mutex
 	log     []record
@@ -136,7 +139,7 @@ func Open(dir string, given bool, config []byte, warn io.Writer) *Cache {
 	h := sha256.New()
 	fmt.Fprintf(h, "webhooklint cache %s\x00%s\x00", format, id)
 	h.Write(config)
-	c.store, c.salt = &disk{dir: root}, h.Sum(nil)
+	c.store, c.salt, c.inputsSalt = &disk{dir: root}, h.Sum(nil), inputsSalt(id)
 	c.unrecord = overlay.AddRecorder(c)
 	return c
 }
@@ -208,9 +211,11 @@ func (c *Cache) endWindow() {
 }
 
 // entryName names the entry of key.
-func (c *Cache) entryName(key []byte) string {
+func (c *Cache) entryName(key []byte) string { return entryName(c.salt, key) }
+
+func entryName(salt, key []byte) string {
 	h := sha256.New()
-	h.Write(c.salt)
+	h.Write(salt)
 	h.Write(key)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -240,11 +245,15 @@ func (c *Cache) Lookup(key []byte) ([]byte, bool) {
 	return e.Result, true
 }
 
-func (c *Cache) read(name string) (*entry, bool) {
-	data, err := c.store.get(name)
+func (c *Cache) read(name string) (*entry, bool) { return readEntry(c.store, name, c.warn) }
+
+// readEntry reads the entry name from store, telling warn of a failure
+// other than its absence.
+func readEntry(store backend, name string, warn func(error)) (*entry, bool) {
+	data, err := store.get(name)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			c.warn(err)
+			warn(err)
 		}
 		return nil, false
 	}
@@ -367,7 +376,10 @@ func (c *Cache) Store(key []byte, w Window, result []byte, earlier ...Reads) {
 }
 
 // write stores e as key's entry.
-func (c *Cache) write(key []byte, e *entry) {
+func (c *Cache) write(key []byte, e *entry) { c.writeName(c.entryName(key), e) }
+
+// writeName stores e as the entry name.
+func (c *Cache) writeName(name string, e *entry) {
 	body := encodeEntry(e)
 	sum := sha256.Sum256(body)
 	data := make([]byte, 0, len(magic)+65+len(body))
@@ -375,7 +387,7 @@ func (c *Cache) write(key []byte, e *entry) {
 	data = append(data, hex.EncodeToString(sum[:])...)
 	data = append(data, '\n')
 	data = append(data, body...)
-	if err := c.store.put(c.entryName(key), data); err != nil {
+	if err := c.store.put(name, data); err != nil {
 		c.warn(err)
 		return
 	}

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,12 @@ type Input struct {
 
 // LookupInputs returns the result stored for key by StoreInputs if every
 // input is as it was. It is counted in InputStats, not in Stats (units).
+//
+// These entries are named by the tool's build and key alone, not by the
+// run's configuration: what their caller lists (the discovery index, a
+// walk of the files) is the tree's, whatever the flags say. So the check
+// of one can start before the flags are read (Prefetch), and runs with
+// other flags share it.
 func (c *Cache) LookupInputs(key []byte) (result []byte, hit bool) {
 	if c == nil {
 		return nil, false
@@ -55,30 +62,29 @@ func (c *Cache) LookupInputs(key []byte) (result []byte, hit bool) {
 			c.inputMisses.Add(1)
 		}
 	}()
-	began := time.Now()
-	e, ok := c.read(c.entryName(key))
-	if !ok {
-		return nil, false
-	}
-	settled := make([]string, len(e.Inputs))
-	var refresh atomic.Bool
-	if !c.validStat(e.Inputs, func(i int, fp string, newest time.Time) {
-		if newest.Before(began.Add(-racyWindow)) {
-			settled[i] = fp
-			refresh.Store(true)
+	name := entryName(c.inputsSalt, key)
+	k := c.prefetched(name)
+	if k == nil {
+		e, ok := c.read(name)
+		if !ok {
+			return nil, false
 		}
-	}) {
+		k = newCheck(c, e.Inputs, time.Now())
+		k.e = e
+		k.run(workers(len(e.Inputs)))
+	}
+	if k.bad.Load() {
 		return nil, false
 	}
-	if refresh.Load() {
-		for i, fp := range settled {
+	if k.refresh.Load() {
+		for i, fp := range k.settled {
 			if fp != "" {
-				e.Inputs[i].Stat = fp
+				k.e.Inputs[i].Stat = fp
 			}
 		}
-		c.write(key, e)
+		c.writeName(name, k.e)
 	}
-	return e.Result, true
+	return k.e.Result, true
 }
 
 // InputStats are the run's LookupInputs that found a valid entry and
@@ -101,7 +107,7 @@ func (c *Cache) StoreInputs(key []byte, began time.Time, inputs []Input, result 
 	for i, in := range inputs {
 		recs[i] = record{Op: in.Op, Path: in.Path, Sig: in.Sig, Stat: in.Stat}
 	}
-	c.write(key, &entry{Inputs: recs, Result: result})
+	c.writeName(entryName(c.inputsSalt, key), &entry{Inputs: recs, Result: result})
 }
 
 // Fingerprinted returns inputs read after began with the stat fingerprint
@@ -133,22 +139,47 @@ func Unchanged(inputs []Input) bool {
 	for i, in := range inputs {
 		recs[i] = record{Op: in.Op, Path: in.Path, Sig: in.Sig, Stat: in.Stat}
 	}
-	return (&Cache{}).validStat(recs, func(int, string, time.Time) {})
+	k := newCheck(&Cache{}, recs, time.Time{}) // nothing is settled: the zero time is older than any
+	k.run(workers(len(recs)))
+	return !k.bad.Load()
 }
 
-// validStat is valid for inputs that may have fingerprints, checked on
-// every CPU when there are many. settle is told of each input without a
-// fingerprint that was found unchanged, with its fingerprint now (taken
-// before it was signed) and the newest of its times.
-func (c *Cache) validStat(inputs []record, settle func(i int, fp string, newest time.Time)) bool {
-	var bad atomic.Bool
-	const chunk = 512
-	parallel.For((len(inputs)+chunk-1)/chunk, workers(len(inputs)), func(k int) {
-		// A fingerprint is compared in a buffer of the worker's: most
-		// match, and a string of each would be ten thousand allocations.
-		buf := make([]byte, 0, 128)
-		for i := k * chunk; i < min(len(inputs), (k+1)*chunk) && !bad.Load(); i++ {
-			in := inputs[i]
+// A check compares an entry's inputs with the files, in chunks that any
+// number of goroutines take in turn: the lookup's own, and the prefetch's
+// that started before them (Prefetch).
+type check struct {
+	c      *Cache // whose signatures of inputs read again are kept
+	e      *entry // the entry checked, when a lookup's
+	inputs []record
+	began  time.Time // before the first input was checked
+
+	next         atomic.Int64 // the next chunk to take
+	bad, refresh atomic.Bool
+	settled      []string // the fingerprints now of inputs without one found unchanged and settled
+	workers      sync.WaitGroup
+}
+
+// checkChunk is how many inputs a goroutine takes at a time.
+const checkChunk = 512
+
+func newCheck(c *Cache, inputs []record, began time.Time) *check {
+	return &check{c: c, inputs: inputs, began: began, settled: make([]string, len(inputs))}
+}
+
+// run checks every input on jobs goroutines, the caller's among them.
+func (k *check) run(jobs int) {
+	parallel.For(jobs, jobs, func(int) { k.work() })
+}
+
+// work checks chunks until none is left or an input has changed.
+func (k *check) work() {
+	// A fingerprint is compared in a buffer of the worker's: most match,
+	// and a string of each would be ten thousand allocations.
+	buf := make([]byte, 0, 128)
+	chunks := (len(k.inputs) + checkChunk - 1) / checkChunk
+	for n := int(k.next.Add(1) - 1); n < chunks && !k.bad.Load(); n = int(k.next.Add(1) - 1) {
+		for i := n * checkChunk; i < min(len(k.inputs), (n+1)*checkChunk) && !k.bad.Load(); i++ {
+			in := k.inputs[i]
 			var newest time.Time
 			ok := statable(in.Op, in.Path)
 			if ok {
@@ -157,16 +188,19 @@ func (c *Cache) validStat(inputs []record, settle func(i int, fp string, newest 
 			if ok && in.Stat != "" && string(buf) == in.Stat {
 				continue
 			}
-			if !c.valid(inputs[i : i+1]) {
-				bad.Store(true)
+			if !k.c.valid(k.inputs[i : i+1]) {
+				k.bad.Store(true)
 				return
 			}
-			if ok {
-				settle(i, string(buf), newest)
+			// Found unchanged without a fingerprint: one taken before
+			// it was signed vouches for it from now on, once settled.
+			if ok && newest.Before(k.began.Add(-racyWindow)) {
+				k.settled[i] = string(buf)
+				k.refresh.Store(true)
 			}
 		}
-	})
-	return !bad.Load()
+		runtime.Gosched() // as parallel.For does between pieces
+	}
 }
 
 // workers is how many goroutines check n inputs: one per CPU Go runs on,

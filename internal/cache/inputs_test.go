@@ -47,21 +47,7 @@ func TestInputsCheckedByStat(t *testing.T) {
 		}
 		return ok
 	}
-	stats := func() (n int) {
-		t.Helper()
-		c := Open(dir, true, nil, os.Stderr)
-		defer c.Close()
-		e, ok := c.read(c.entryName(key))
-		if !ok {
-			t.Fatal("no entry")
-		}
-		for _, in := range e.Inputs {
-			if in.Stat != "" {
-				n++
-			}
-		}
-		return n
-	}
+	stats := func() int { t.Helper(); return fingerprints(t, dir, key) }
 
 	// Just written: racy, so no fingerprint is kept.
 	store()
@@ -153,4 +139,37 @@ func TestMemoryStore(t *testing.T) {
 			t.Error("hit with another configuration")
 		}
 	}
+}
+
+// The entries LookupInputs checks are the tree's, not the run's: another
+// configuration finds the same one.
+func TestInputsEntriesIgnoreTheConfiguration(t *testing.T) {
+	dir, src := t.TempDir(), t.TempDir()
+	key := []byte("index")
+	c := Open(dir, true, []byte("--kube-version 1.36"), os.Stderr)
+	c.StoreInputs(key, time.Now(), []Input{{Op: overlay.OpEntries, Path: src, Sig: overlay.Sign(overlay.OpEntries, src)}}, []byte("the index"))
+	c.Close()
+	c = Open(dir, true, []byte("--kube-version 1.37"), os.Stderr)
+	defer c.Close()
+	if _, ok := c.LookupInputs(key); !ok {
+		t.Error("miss with another configuration")
+	}
+}
+
+// fingerprints counts the inputs of key's entry in the cache folder dir
+// (LookupInputs's) that have a stat fingerprint.
+func fingerprints(t *testing.T, dir string, key []byte) (n int) {
+	t.Helper()
+	c := Open(dir, true, nil, os.Stderr)
+	defer c.Close()
+	e, ok := c.read(entryName(c.inputsSalt, key))
+	if !ok {
+		t.Fatal("no entry")
+	}
+	for _, in := range e.Inputs {
+		if in.Stat != "" {
+			n++
+		}
+	}
+	return n
 }

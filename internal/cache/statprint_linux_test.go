@@ -67,7 +67,7 @@ func TestStoreInputsKeepsCallersPrint(t *testing.T) {
 		ch := Open(dir, true, nil, os.Stderr)
 		ch.StoreInputs(key, time.Now(), []Input{{Op: overlay.OpRead, Path: file, Sig: overlay.Sign(overlay.OpRead, file),
 			Stat: "the caller's", Newest: c.newest}}, []byte("the index"))
-		e, ok := ch.read(ch.entryName(key))
+		e, ok := ch.read(entryName(ch.inputsSalt, key))
 		ch.Close()
 		if !ok || len(e.Inputs) != 1 || e.Inputs[0].Stat != c.want {
 			t.Errorf("newest %v: stored %+v, want the fingerprint %q", c.newest, e, c.want)

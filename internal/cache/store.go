@@ -79,7 +79,8 @@ func NewMemory(max int64) *Memory {
 // OpenMemory returns the cache of one run whose configuration is config,
 // keeping its entries in m. Close ends the run.
 func OpenMemory(m *Memory, config []byte) *Cache {
-	c := &Cache{store: m, salt: append([]byte("webhooklint memory cache\x00"), config...), quiet: true, oneAtATime: true}
+	c := &Cache{store: m, salt: append([]byte("webhooklint memory cache\x00"), config...),
+		inputsSalt: []byte("webhooklint memory cache, inputs listed\x00"), quiet: true, oneAtATime: true}
 	c.unrecord = overlay.AddRecorder(c)
 	return c
 }
