@@ -107,8 +107,13 @@ func dependsOnOverlay(ds []diag.Diagnostic) []bool {
 // located, before they are reported, so every output format prints a hit
 // as it prints a unit linted now. gob keeps every field of a finding
 // byte for byte, the unexported-to-JSON DependsOnOverlay included.
+//
+// The findings follow it in messages of resultBatch each, N in all: gob
+// reads a message whole into a buffer of its own, so the 120,000 findings
+// of a folder of broken configurations, one message, were held twice
+// while a hit decoded them (and twice while a miss encoded them).
 type storedResult struct {
-	Diags             []diag.Diagnostic
+	N                 int
 	Failed, Base      bool
 	Configs, Policies int
 	CRDs              int
@@ -116,28 +121,57 @@ type storedResult struct {
 	Applied           *applied // what a Flux entry's unit applies (order.go)
 }
 
+const resultBatch = 1024
+
 // encodeResult encodes r, unless it must not be reused: a rule panicked
 // (the panic is reported again) or the unit read stdin.
 func encodeResult(r *unitResult) ([]byte, bool) {
 	if len(r.internal) > 0 || r.stdin != nil {
 		return nil, false
 	}
-	var buf bytes.Buffer
-	err := gob.NewEncoder(&buf).Encode(storedResult{
-		Diags: r.diags, Failed: r.failed, Base: r.base,
+	var msgs messages
+	enc := gob.NewEncoder(&msgs)
+	err := enc.Encode(storedResult{
+		N: len(r.diags), Failed: r.failed, Base: r.base,
 		Configs: r.configs, Policies: r.policies, CRDs: r.crds, Chart: r.chart,
 		Applied: r.applied,
 	})
-	return buf.Bytes(), err == nil
+	for ds := r.diags; err == nil && len(ds) > 0; ds = ds[min(len(ds), resultBatch):] {
+		err = enc.Encode(ds[:min(len(ds), resultBatch)])
+	}
+	return bytes.Join(msgs, nil), err == nil
+}
+
+// messages keeps each message gob writes, to be joined once at its size:
+// a buffer grown by doubling held up to three times the entry at once.
+type messages [][]byte
+
+func (m *messages) Write(p []byte) (int, error) {
+	*m = append(*m, bytes.Clone(p))
+	return len(p), nil
 }
 
 func decodeResult(data []byte) (*unitResult, bool) {
+	dec := gob.NewDecoder(bytes.NewReader(data))
 	var s storedResult
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+	if err := dec.Decode(&s); err != nil || s.N < 0 {
 		return nil, false
 	}
+	var diags []diag.Diagnostic
+	if s.N > 0 {
+		// A finding takes more than a byte of the entry: a count that
+		// says otherwise sizes nothing.
+		diags = make([]diag.Diagnostic, 0, min(s.N, len(data)))
+	}
+	for len(diags) < s.N {
+		var batch []diag.Diagnostic
+		if err := dec.Decode(&batch); err != nil || len(batch) == 0 || len(diags)+len(batch) > s.N {
+			return nil, false
+		}
+		diags = append(diags, batch...)
+	}
 	return &unitResult{
-		diags: s.Diags, failed: s.Failed, base: s.Base,
+		diags: diags, failed: s.Failed, base: s.Base,
 		configs: s.Configs, policies: s.Policies, crds: s.CRDs, chart: s.Chart,
 		applied: s.Applied,
 	}, true
