@@ -480,8 +480,9 @@ type requestKind struct {
 }
 
 // groupsByKind indexes loopCandidates' groups by the kinds of request
-// their backends make (requestsFor): for each kind, one request of it and
-// the indexes of the groups making it, ascending.
+// their backends make (backendRequests, which the simulations then reuse):
+// for each kind, one request of it and the indexes of the groups making
+// it, ascending.
 type groupsByKind struct {
 	requests []*Request
 	groups   [][]int
@@ -493,7 +494,7 @@ func loopGroupsByKind(in *Inventory) groupsByKind {
 		var x groupsByKind
 		at := map[requestKind]int{}
 		for gi, g := range loopCandidates(in) {
-			for _, br := range requestsFor(g.backend, nil) {
+			for _, br := range backendRequests(g.backend, in) {
 				r := br.req
 				k := requestKind{r.Operation, r.Group, r.Version, r.Resource, r.Subresource, r.Namespace != "",
 					strings.Join(r.EquivalentVersions, ","), r.EquivalentVersions != nil}
