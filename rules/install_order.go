@@ -7,6 +7,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -202,25 +203,18 @@ func createRequests(in *Inventory) []*Request {
 }
 
 // CreateRequest is the request creating o makes, or false when o's
-// resource is not known (a kind of no CRD the unit has). A namespaced
+// resource is not known: a kind of no CRD the unit has, or a built-in
+// kind at a version the table of built-in resources does not list for it
+// (apps/v1beta1 Deployments: the apply fails, so no webhook is called; a
+// removed legacy version the table keeps, extensions/v1beta1 Ingresses,
+// still counts, as for every rule that reads the table). A namespaced
 // object without a namespace is created in "": the caller decides.
 func CreateRequest(in *Inventory, o *ObjectRef) (*Request, bool) {
 	group, version, found := strings.Cut(o.APIVersion, "/")
 	if !found {
 		group, version = "", o.APIVersion
 	}
-	resource, namespaced, ok := "", false, false
-	for _, b := range BuiltinResources() {
-		if b.Group == group && b.Kind == o.Kind && b.Subresource == "" {
-			resource, namespaced, ok = b.Resource, b.Namespaced, true
-			break
-		}
-	}
-	for _, crd := range in.CRDs {
-		if !ok && crd.Spec.Group == group && crd.Spec.Names.Kind == o.Kind {
-			resource, namespaced, ok = crd.Spec.Names.Plural, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, true
-		}
-	}
+	resource, namespaced, ok := resourceOfKind(in, schema.GroupVersion{Group: group, Version: version}, o.Kind)
 	if !ok {
 		return nil, false
 	}
@@ -233,4 +227,21 @@ func CreateRequest(in *Inventory, o *ObjectRef) (*Request, bool) {
 		req.NamespaceLabels = in.AssumedNamespaceLabels(req.Namespace)
 	}
 	return req, true
+}
+
+// resourceOfKind is the plural resource of a built-in kind at a version
+// the table lists for it, or of a CRD of the unit, and whether it is
+// namespaced.
+func resourceOfKind(in *Inventory, gv schema.GroupVersion, kind string) (string, bool, bool) {
+	for _, b := range BuiltinResources() {
+		if b.Group == gv.Group && b.Kind == kind && b.Subresource == "" && slices.Contains(b.Versions, gv.Version) {
+			return b.Resource, b.Namespaced, true
+		}
+	}
+	for _, crd := range in.CRDs {
+		if crd.Spec.Group == gv.Group && crd.Spec.Names.Kind == kind {
+			return crd.Spec.Names.Plural, crd.Spec.Scope == apiextensionsv1.NamespaceScoped, true
+		}
+	}
+	return "", false, false
 }

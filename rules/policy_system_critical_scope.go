@@ -253,22 +253,6 @@ func paramsRequests(in *Inventory, kind *admissionv1.ParamKind, ref *admissionv1
 	return t, true
 }
 
-// resourceOfKind is the plural resource of a built-in kind or of a CRD of
-// the unit, and whether it is namespaced.
-func resourceOfKind(in *Inventory, gv schema.GroupVersion, kind string) (string, bool, bool) {
-	for _, b := range BuiltinResources() {
-		if b.Group == gv.Group && b.Kind == kind && b.Subresource == "" && slices.Contains(b.Versions, gv.Version) {
-			return b.Resource, b.Namespaced, true
-		}
-	}
-	for _, crd := range in.CRDs {
-		if crd.Spec.Group == gv.Group && crd.Spec.Names.Kind == kind {
-			return crd.Spec.Names.Plural, crd.Spec.Scope == "Namespaced", true
-		}
-	}
-	return "", false, false
-}
-
 // heldParams is the unit's params object that ref names, or nil.
 func heldParams(in *Inventory, kind *admissionv1.ParamKind, ref *admissionv1.ParamRef) *ObjectRef {
 	if ref.Name == "" {
