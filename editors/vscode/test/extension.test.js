@@ -65,7 +65,21 @@ Module._load = function (request, parent, isMain) {
 	if (request === 'vscode-languageclient/node') return { LanguageClient };
 	return load.call(this, request, parent, isMain);
 };
-const ext = require(path.join(__dirname, '..', 'out', 'extension.js'));
+const ext = bundledWithoutClient();
+
+// bundledWithoutClient is the extension as esbuild.js bundles it, but with
+// vscode-languageclient left a require too, so that the stub above stands
+// in for it (bundle.test.js checks the bundle shipped, client inside).
+function bundledWithoutClient() {
+	const { options } = require('../esbuild.js');
+	const built = require('esbuild').buildSync({ ...options, external: [...options.external, 'vscode-languageclient/node'], write: false });
+	const file = path.join(options.absWorkingDir, options.outfile);
+	const m = new Module(file, module);
+	m.filename = file;
+	m.paths = Module._nodeModulePaths(path.dirname(file));
+	m._compile(built.outputFiles[0].text, file);
+	return m.exports;
+}
 
 beforeEach(async () => {
 	await ext.deactivate();
