@@ -18,7 +18,7 @@ import (
 // loader, so the docs, --explain and SARIF help cannot drift from the code:
 // the Bad example must raise its rule and the Good one must stay clean of
 // it, and both must be input a user can copy (no YAML or schema error).
-// Fragments (rules.Doc.Fragment: bad.fragment.yaml) are excerpts and have
+// Fragments (rules.Examples.Fragment: bad.fragment.yaml) are excerpts and have
 // to be YAML; those of a webhook configuration (a webhooks: list, a
 // webhook's fields) are linted the same way in the whole configuration
 // they stand in. The others are files of a tree the linter reads as a
@@ -28,15 +28,16 @@ import (
 func TestRuleDocExamples(t *testing.T) {
 	linted := 0
 	for _, r := range rules.All() {
-		if r.Doc.Bad == "" {
+		ex := r.Examples()
+		if ex.Bad == "" {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
 			switch {
-			case r.Doc.ExampleLang != "yaml":
-				t.Skipf("a %s example is not a manifest", r.Doc.ExampleLang)
-			case r.Doc.Fragment:
-				for kind, src := range map[string]string{"Bad": r.Doc.Bad, "Good": r.Doc.Good} {
+			case ex.Lang != "yaml":
+				t.Skipf("a %s example is not a manifest", ex.Lang)
+			case ex.Fragment:
+				for kind, src := range map[string]string{"Bad": ex.Bad, "Good": ex.Good} {
 					if strings.Contains(src, "{{") {
 						continue // a Helm template, YAML once rendered
 					}
@@ -46,8 +47,8 @@ func TestRuleDocExamples(t *testing.T) {
 					}
 				}
 			}
-			bad, good := r.Doc.Bad, r.Doc.Good
-			if r.Doc.Fragment {
+			bad, good := ex.Bad, ex.Good
+			if ex.Fragment {
 				var whole bool
 				if bad, whole = wholeConfiguration(bad); !whole || r.Category == rules.Live {
 					return // a file of a tree (a chart, a kustomization), a unit's other objects, a cluster's state

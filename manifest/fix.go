@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/rules"
 )
 
@@ -190,8 +190,8 @@ func plainSafe(v string) bool {
 }
 
 var (
-	blockEntry = regexp.MustCompile(`^[ \t]*-[ \t]+$`)
-	flowComma  = regexp.MustCompile(`^[ \t]*,[ \t]*$`)
+	blockEntry = lazy.Regexp(`^[ \t]*-[ \t]+$`)
+	flowComma  = lazy.Regexp(`^[ \t]*,[ \t]*$`)
 )
 
 // deleteEntry removes the list entry at fe.Path (…[k]): its whole line in
@@ -209,7 +209,7 @@ func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool
 	lineStart := src.starts[line-1]
 	text := src.line(line)
 	before, after := src.data[lineStart:start], bytes.TrimSpace(src.data[end:lineStart+len(text)])
-	if blockEntry.Match(before) && (len(after) == 0 || after[0] == '#') {
+	if blockEntry().Match(before) && (len(after) == 0 || after[0] == '#') {
 		if line < len(src.starts) {
 			return d.edit(src, line, lineStart, line+1, src.starts[line], ""), true
 		}
@@ -229,10 +229,10 @@ func (d *Document) deleteEntry(src *source, fe rules.FieldEdit) (diag.Edit, bool
 		return diag.Edit{}, false
 	}
 	ns, ne := lineStart+src.offset(line, text, r.Column), lineStart+src.offset(line, text, r.EndColumn)
-	if k == 0 && end <= ns && flowComma.Match(src.data[end:ns]) {
+	if k == 0 && end <= ns && flowComma().Match(src.data[end:ns]) {
 		return d.edit(src, line, start, line, ns, ""), true
 	}
-	if k > 0 && ne <= start && flowComma.Match(src.data[ne:start]) {
+	if k > 0 && ne <= start && flowComma().Match(src.data[ne:start]) {
 		return d.edit(src, line, ne, line, end, ""), true
 	}
 	return diag.Edit{}, false

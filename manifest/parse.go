@@ -12,7 +12,6 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +23,7 @@ import (
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
 	"github.com/webhooklint/webhooklint/internal/intern"
+	"github.com/webhooklint/webhooklint/internal/lazy"
 	"github.com/webhooklint/webhooklint/internal/parallel"
 	"github.com/webhooklint/webhooklint/rules"
 )
@@ -118,7 +118,7 @@ func (d *Document) Locate(path string, atKey bool) diag.Span {
 // separator matches a YAML document separator line the way Kubernetes'
 // own document reader does: "---" at the start of a line, followed by
 // nothing but blanks or a comment.
-var separator = regexp.MustCompile(`^---\s*(#.*)?$`)
+var separator = lazy.Regexp(`^---\s*(#.*)?$`)
 
 // Parse splits data into documents and decodes each. It never fails: every
 // problem becomes a diagnostic, and one bad document does not stop the
@@ -374,7 +374,7 @@ func splitDocuments(data []byte) []Chunk {
 			next = i + end + 1
 		}
 		text := bytes.TrimRight(data[i:next], "\r\n")
-		if len(text) >= 3 && text[0] == '-' && text[1] == '-' && text[2] == '-' && separator.Match(text) {
+		if len(text) >= 3 && text[0] == '-' && text[1] == '-' && text[2] == '-' && separator().Match(text) {
 			out = append(out, Chunk{data: data[start:i], offset: start, firstLine: startLine})
 			start, startLine = next, line+1
 		}
@@ -448,7 +448,7 @@ func lastContentLine(b []byte) int {
 	return 1
 }
 
-var yamlErrLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlErrLine = lazy.Regexp(`^yaml: line (\d+): (.*)$`)
 
 // Parse decodes the chunk's document. It is safe to call concurrently for
 // different chunks.

@@ -13,7 +13,7 @@ import (
 // the line after it, so those are moved to the last line with content.
 func SyntaxErrorLine(data []byte, err error) (line int, msg string) {
 	msg = strings.TrimPrefix(err.Error(), "yaml: ")
-	m := yamlErrLine.FindStringSubmatch(err.Error())
+	m := yamlErrLine().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0, msg
 	}

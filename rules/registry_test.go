@@ -30,7 +30,7 @@ func TestRuleMetadata(t *testing.T) {
 		if strings.TrimSpace(r.Doc.Why) == "" || strings.TrimSpace(r.Doc.Fix) == "" {
 			t.Errorf("%s: doc needs Why and Fix", r.Name)
 		}
-		if r.Check != nil && (strings.TrimSpace(r.Doc.Bad) == "" || strings.TrimSpace(r.Doc.Good) == "") {
+		if ex := r.Examples(); r.Check != nil && (strings.TrimSpace(ex.Bad) == "" || strings.TrimSpace(ex.Good) == "") {
 			t.Errorf("%s: doc needs a bad and a good example", r.Name)
 		}
 		// An error means the API server rejects the object; everything it
@@ -54,7 +54,7 @@ func TestExamplesBelongToRules(t *testing.T) {
 			t.Errorf("examples/%s: no rule has this name", e.Name())
 			continue
 		}
-		if r.Doc.Bad == "" || r.Doc.Good == "" {
+		if ex := r.Examples(); ex.Bad == "" || ex.Good == "" {
 			t.Errorf("examples/%s: holds no bad and good example", e.Name())
 		}
 		files, _ := fs.ReadDir(examples, "examples/"+e.Name())

@@ -33,9 +33,12 @@ const (
 
 // Doc is a rule's documentation. Every field is Markdown.
 type Doc struct {
-	Why  string
-	Bad  string // an example that triggers the rule: examples/<rule>/bad.yaml
-	Good string // the same example, fixed: examples/<rule>/good.yaml
+	Why string
+	// Bad and Good are the examples of a rule without a folder of
+	// examples (examples/<rule>/); read them with Rule.Examples, which
+	// prefers the folder.
+	Bad  string
+	Good string
 	// ExampleLang is the language Bad and Good are written in, for the
 	// docs' code fences: yaml, or console for a file listing.
 	ExampleLang string
@@ -93,6 +96,10 @@ type Rule struct {
 	// CheckPolicy runs once per admission policy or policy binding
 	// (Pass.Policy is set, Pass.Config is nil).
 	CheckPolicy func(*Pass)
+
+	// registered marks a rule of the registry, whose examples are its
+	// folder's (Examples).
+	registered bool
 }
 
 // Explanation is a root cause that, reported on the same object, explains
@@ -129,7 +136,7 @@ func register(r *Rule) *Rule {
 			panic("rules: incomplete fix metadata for " + r.Name)
 		}
 	}
-	loadExamples(r)
+	r.registered = true
 	registry[r.Name] = r
 	sorted = nil
 	return r

@@ -189,8 +189,8 @@ func TestServerRulesMetadata(t *testing.T) {
 		if r.Severity != want {
 			t.Errorf("%s: severity %s, want %s", n, r.Severity, want)
 		}
-		d := r.Doc
-		if d.Why == "" || d.Bad == "" || d.Good == "" || d.Fix == "" || len(d.Sources) == 0 {
+		d, ex := r.Doc, r.Examples()
+		if d.Why == "" || ex.Bad == "" || ex.Good == "" || d.Fix == "" || len(d.Sources) == 0 {
 			t.Errorf("%s: incomplete documentation", n)
 		}
 	}

@@ -19,7 +19,8 @@ var githubReport = regexp.MustCompile(`^/[^/]+/[^/]+/(issues|pull)/\d+$`)
 // only webhooklint's authors have.
 func TestRuleDocsCitePublicSources(t *testing.T) {
 	for _, r := range All() {
-		for _, text := range []string{r.Doc.Why, r.Doc.Fix, r.Doc.Bad, r.Doc.Good} {
+		ex := r.Examples()
+		for _, text := range []string{r.Doc.Why, r.Doc.Fix, ex.Bad, ex.Good} {
 			if problem := privateReference(text); problem != "" {
 				t.Errorf("%s: doc text %s", r.Name, problem)
 			}

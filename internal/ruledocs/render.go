@@ -40,11 +40,12 @@ func Markdown(r *rules.Rule) string {
 	fmt.Fprintf(&b, "| Default severity | Category | Since |\n|---|---|---|\n| %s | %s | %s |\n",
 		r.Severity, r.Category, r.Since)
 	section(&b, "Why", r.Doc.Why)
-	if r.Doc.Bad != "" {
-		fmt.Fprintf(&b, "\n## Bad\n\n%s", fence(lang(r), r.Doc.Bad))
+	ex := r.Examples()
+	if ex.Bad != "" {
+		fmt.Fprintf(&b, "\n## Bad\n\n%s", fence(lang(ex), ex.Bad))
 	}
-	if r.Doc.Good != "" {
-		fmt.Fprintf(&b, "\n## Good\n\n%s", fence(lang(r), r.Doc.Good))
+	if ex.Good != "" {
+		fmt.Fprintf(&b, "\n## Good\n\n%s", fence(lang(ex), ex.Good))
 	}
 	section(&b, "Fix", r.Doc.Fix)
 	if len(r.Fixes) > 0 {
@@ -87,11 +88,12 @@ func Text(r *rules.Rule) string {
 	fmt.Fprintf(&b, "%s: %s.\n", r.Name, r.Summary)
 	fmt.Fprintf(&b, "Default severity: %s. Category: %s. Since: %s.\n", r.Severity, r.Category, r.Since)
 	textSection(&b, "Why", r.Doc.Why)
-	if r.Doc.Bad != "" {
-		fmt.Fprintf(&b, "\nBad:\n%s", indent(r.Doc.Bad))
+	ex := r.Examples()
+	if ex.Bad != "" {
+		fmt.Fprintf(&b, "\nBad:\n%s", indent(ex.Bad))
 	}
-	if r.Doc.Good != "" {
-		fmt.Fprintf(&b, "\nGood:\n%s", indent(r.Doc.Good))
+	if ex.Good != "" {
+		fmt.Fprintf(&b, "\nGood:\n%s", indent(ex.Good))
 	}
 	textSection(&b, "Fix", r.Doc.Fix)
 	if len(r.Fixes) > 0 {
@@ -137,11 +139,11 @@ func textSection(b *strings.Builder, title, body string) {
 // fence wraps an example in a code block, choosing a fence longer than
 // any backtick run inside it so examples may contain fences themselves.
 // lang is the code fence language of a rule's examples.
-func lang(r *rules.Rule) string {
-	if r.Doc.ExampleLang == "" {
+func lang(ex rules.Examples) string {
+	if ex.Lang == "" {
 		return "yaml"
 	}
-	return r.Doc.ExampleLang
+	return ex.Lang
 }
 
 func fence(lang, body string) string {

@@ -1,9 +1,10 @@
 package kustomize
 
 import (
+	"github.com/webhooklint/webhooklint/internal/lazy"
+
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -67,7 +68,7 @@ func asYAMLv2(v any, depth int) (any, bool) {
 }
 
 // yamlStyleFloat is yaml.v2's own (resolve.go).
-var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+var yamlStyleFloat = lazy.Regexp(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // resolveNumber is yaml.v2's resolve of a plain scalar for the text of a
 // JSON number (digits, a sign, a point, an exponent: never a timestamp,
@@ -83,7 +84,7 @@ func resolveNumber(s string) any {
 	if u, err := strconv.ParseUint(s, 0, 64); err == nil {
 		return u
 	}
-	if yamlStyleFloat.MatchString(s) {
+	if yamlStyleFloat().MatchString(s) {
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
 			return f
 		}
