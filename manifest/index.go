@@ -256,7 +256,7 @@ func (ix *Index) freeze() {
 			out = append(out, ix.nodes[k])
 		}
 	}
-	ix.packed = pack(out)
+	ix.packed = pack(out, ix.steps)
 	if sc := ix.scratch; sc != nil && cap(out) <= maxScratchNodes {
 		sc.out, sc.queue = out[:0], queue[:0]
 	}
@@ -266,8 +266,12 @@ func (ix *Index) freeze() {
 
 // pack writes frozen nodes as varints, after their number. Children follow
 // breadth-first, so where a node's children start follows from the counts
-// before it; lines are stored as differences, most of them a byte.
-func pack(nodes []node) []byte {
+// before it. Most of a node's numbers follow from where YAML puts things
+// ("key: value" on one line, siblings in one column, a key as long as its
+// name): a flags byte says which numbers are what the layout predicts
+// (layout), and only the others are written, lines as differences. A
+// two-webhook configuration's index is about 5 bytes a node, not 10.
+func pack(nodes []node, steps *stepTable) []byte {
 	buf := packScratch.Get().(*[]byte)
 	defer func() {
 		if cap(*buf) <= 1<<20 { // a huge CRD's buffer is not kept for the next small one
@@ -276,25 +280,129 @@ func pack(nodes []node) []byte {
 	}()
 	out := (*buf)[:0]
 	out = binary.AppendUvarint(out, uint64(len(nodes)))
-	prev := int32(0)
-	putSpan := func(s span) {
-		out = binary.AppendVarint(out, int64(s.line)-int64(prev))
-		out = binary.AppendUvarint(out, uint64(uint32(s.col)))
-		out = binary.AppendVarint(out, int64(s.endLine)-int64(s.line))
-		out = binary.AppendUvarint(out, uint64(uint32(s.endCol)))
-		prev = s.line
-	}
+	var l layout
 	for _, n := range nodes {
 		out = binary.AppendUvarint(out, packStep(n.step))
-		out = binary.AppendUvarint(out, uint64(n.nChildren))
-		putSpan(n.key)
-		putSpan(n.value)
+		flags := l.flags(n, steps.name(n.stepID()))
+		out = append(out, flags)
+		if flags&leaf == 0 {
+			out = binary.AppendUvarint(out, uint64(n.nChildren))
+		}
+		if flags&keyNone == 0 {
+			out = binary.AppendVarint(out, int64(n.key.line)-int64(l.line))
+			if flags&keyColSame == 0 {
+				out = binary.AppendUvarint(out, uint64(uint32(n.key.col)))
+			}
+			if flags&keyEndByName == 0 {
+				out = binary.AppendVarint(out, int64(n.key.endLine)-int64(n.key.line))
+				out = binary.AppendUvarint(out, uint64(uint32(n.key.endCol)))
+			}
+		}
+		if flags&valueNone == 0 {
+			if flags&valueOnLine == 0 {
+				out = binary.AppendVarint(out, int64(n.value.line)-int64(l.valueLineBase(n.key, flags)))
+			}
+			if flags&valueAtCol == 0 {
+				out = binary.AppendUvarint(out, uint64(uint32(n.value.col)))
+			}
+			if flags&valueOneLine == 0 {
+				out = binary.AppendVarint(out, int64(n.value.endLine)-int64(n.value.line))
+			}
+			out = binary.AppendUvarint(out, uint64(uint32(n.value.endCol)))
+		}
+		l.next(n, flags)
 	}
 	*buf = out
 	// Copied at its length: every index of a unit is kept packed until its
 	// findings are located, and a buffer sized for the worst case (16
 	// bytes a node) kept 12% more than it used.
 	return slices.Clone(out)
+}
+
+// The flags of a packed node: each set bit stands for numbers not written.
+const (
+	keyNone      = 1 << iota // no key (the object, a sequence item, an ancestor nobody set)
+	keyColSame               // the key's column is the last key's (siblings of a block mapping)
+	keyEndByName             // the key ends on its line, its step's name after its column
+	valueNone                // no value (an ancestor nobody set)
+	valueOnLine              // the value starts on its key's line; without a key, on the last line written
+	valueAtCol               // the value starts two columns after its key ("key: value"); without a key, in the last value's column
+	valueOneLine             // the value ends on the line it starts on
+	leaf                     // no children
+)
+
+// layout is what pack and packedReader predict a node's numbers from: the
+// nodes before it, in order.
+type layout struct {
+	line             int32 // the last line written
+	keyCol, valueCol int32 // the last key's and the last value's columns
+}
+
+// flags returns which of n's numbers the layout predicts; name is n's step.
+func (l *layout) flags(n node, name string) byte {
+	var f byte
+	if n.nChildren == 0 {
+		f |= leaf
+	}
+	if n.key == (span{}) {
+		f |= keyNone
+	} else {
+		if n.key.col == l.keyCol {
+			f |= keyColSame
+		}
+		if n.key.endLine == n.key.line && int64(n.key.endCol) == keyEnd(n.key.col, name) {
+			f |= keyEndByName
+		}
+	}
+	if n.value == (span{}) {
+		return f | valueNone
+	}
+	if n.value.line == l.valueLineBase(n.key, f) {
+		f |= valueOnLine
+	}
+	if int64(n.value.col) == l.valueColFor(n.key, f) {
+		f |= valueAtCol
+	}
+	if n.value.endLine == n.value.line {
+		f |= valueOneLine
+	}
+	return f
+}
+
+// keyEnd is where a key written as its step's name ends: ".name" and
+// "[key]" are written name and key.
+func keyEnd(col int32, name string) int64 {
+	n := len(name)
+	if strings.HasPrefix(name, "[") {
+		n -= 2
+	} else if strings.HasPrefix(name, ".") {
+		n--
+	}
+	return int64(col) + int64(n)
+}
+
+func (l *layout) valueLineBase(key span, flags byte) int32 {
+	if flags&keyNone == 0 {
+		return key.line
+	}
+	return l.line
+}
+
+func (l *layout) valueColFor(key span, flags byte) int64 {
+	if flags&keyNone == 0 {
+		return int64(key.endCol) + 2
+	}
+	return int64(l.valueCol)
+}
+
+// next records n, written or read, for the nodes after it.
+func (l *layout) next(n node, flags byte) {
+	if flags&keyNone == 0 {
+		l.line, l.keyCol = n.key.line, n.key.col
+	}
+	if flags&valueNone == 0 {
+		l.line, l.valueCol = n.value.line, n.value.col
+	}
 }
 
 // packScratch holds the buffers pack writes into before copying.
@@ -328,7 +436,7 @@ func (ix *Index) packedBytes() []byte {
 		return nil
 	}
 	if ix.lookups++; ix.lookups > packedLookups {
-		ix.nodes, ix.packed = unpack(ix.packed), nil
+		ix.nodes, ix.packed = ix.unpack(ix.packed), nil
 		return nil
 	}
 	return ix.packed
@@ -348,7 +456,7 @@ const packedLookups = 8
 // layout of pack), keeping only where the path's next step's siblings
 // start, and stops at the first step that is not there.
 func (ix *Index) lookupPacked(b []byte, steps []string, atKey bool) (diag.Span, bool, bool) {
-	r := packedReader{b: b, next: 1}
+	r := packedReader{b: b, next: 1, steps: ix.steps}
 	count := int32(r.uvarint())
 	var best node
 	found, depth := false, 0
@@ -380,8 +488,8 @@ func (ix *Index) lookupPacked(b []byte, steps []string, atKey bool) (diag.Span, 
 	return best.pick(atKey, depth == len(steps))
 }
 
-func unpack(b []byte) []node {
-	r := packedReader{b: b, next: 1}
+func (ix *Index) unpack(b []byte) []node {
+	r := packedReader{b: b, next: 1, steps: ix.steps}
 	// Sized from the start: every located finding unpacks an index, and
 	// growing one by appends made twice its size of garbage.
 	nodes := make([]node, 0, r.uvarint())
@@ -393,9 +501,10 @@ func unpack(b []byte) []node {
 
 // packedReader decodes packed nodes in order (the layout of pack).
 type packedReader struct {
-	b    []byte
-	prev int32 // the line of the last span read
-	next int32 // where the next node's children start
+	b     []byte
+	steps *stepTable
+	l     layout
+	next  int32 // where the next node's children start
 }
 
 func (r *packedReader) uvarint() uint64 {
@@ -410,21 +519,46 @@ func (r *packedReader) varint() int64 {
 	return v
 }
 
-func (r *packedReader) span() span {
-	var s span
-	s.line = int32(int64(r.prev) + r.varint())
-	s.col = int32(uint32(r.uvarint()))
-	s.endLine = int32(int64(s.line) + r.varint())
-	s.endCol = int32(uint32(r.uvarint()))
-	r.prev = s.line
-	return s
-}
-
 func (r *packedReader) node() node {
-	n := node{step: unpackStep(r.uvarint()), nChildren: int32(r.uvarint())}
+	n := node{step: unpackStep(r.uvarint())}
+	flags := r.b[0]
+	r.b = r.b[1:]
+	if flags&leaf == 0 {
+		n.nChildren = int32(r.uvarint())
+	}
 	n.children, r.next = r.next, r.next+n.nChildren
-	n.key = r.span()
-	n.value = r.span()
+	if flags&keyNone == 0 {
+		k := &n.key
+		k.line = int32(int64(r.l.line) + r.varint())
+		k.col = r.l.keyCol
+		if flags&keyColSame == 0 {
+			k.col = int32(uint32(r.uvarint()))
+		}
+		if flags&keyEndByName == 0 {
+			k.endLine = int32(int64(k.line) + r.varint())
+			k.endCol = int32(uint32(r.uvarint()))
+		} else {
+			k.endLine, k.endCol = k.line, int32(keyEnd(k.col, r.steps.name(n.stepID())))
+		}
+	}
+	if flags&valueNone == 0 {
+		v := &n.value
+		v.line = r.l.valueLineBase(n.key, flags)
+		if flags&valueOnLine == 0 {
+			v.line = int32(int64(v.line) + r.varint())
+		}
+		if flags&valueAtCol == 0 {
+			v.col = int32(uint32(r.uvarint()))
+		} else {
+			v.col = int32(r.l.valueColFor(n.key, flags))
+		}
+		v.endLine = v.line
+		if flags&valueOneLine == 0 {
+			v.endLine = int32(int64(v.line) + r.varint())
+		}
+		v.endCol = int32(uint32(r.uvarint()))
+	}
+	r.l.next(n, flags)
 	return n
 }
 
