@@ -181,10 +181,17 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 		}
 		errs := len(d.errs)
 		d.decodeInto(n, v.Elem(), path, ps, id, valRange)
-		if allocated && slices.ContainsFunc(d.errs[errs:], func(e decodeError) bool { return e.path == ps }) {
+		switch {
+		case allocated && slices.ContainsFunc(d.errs[errs:], func(e decodeError) bool { return e.path == ps }):
 			// A value of the wrong type is reported once, as such; leaving
 			// a zero behind would make rules report it again as "0".
 			v.Set(reflect.Zero(v.Type()))
+		case allocated && d.strings != nil && len(d.errs) == errs && sharedScalar[v.Type().Elem().Kind()]:
+			// Every webhook of a unit points at its own "Fail", "None",
+			// Namespaced and 10 (about 70 bytes a webhook, until the unit's
+			// last rule); one each is enough, as no rule writes through
+			// them.
+			v.Set(reflect.ValueOf(d.strings.Shared(scalarKey{v.Type(), v.Elem().Interface()}, v.Interface())))
 		}
 		return
 	}
@@ -401,6 +408,20 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int
 		s = reflect.ValueOf(d.strings.Shared(stringsKey(s), s.Interface()))
 	}
 	v.Set(s)
+}
+
+// sharedScalar are the kinds of value a pointer to which is shared within
+// a unit (decode).
+var sharedScalar = map[reflect.Kind]bool{
+	reflect.String: true, reflect.Bool: true,
+	reflect.Int: true, reflect.Int8: true, reflect.Int16: true, reflect.Int32: true, reflect.Int64: true,
+	reflect.Uint: true, reflect.Uint8: true, reflect.Uint16: true, reflect.Uint32: true, reflect.Uint64: true,
+}
+
+// scalarKey names a pointer to a scalar by its type and value.
+type scalarKey struct {
+	t reflect.Type
+	v any
 }
 
 // stringsKey names a list of strings and its type, each string prefixed

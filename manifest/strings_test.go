@@ -21,6 +21,7 @@ webhooks:
 - name: ` + name + `.example.com
   failurePolicy: Fail
   sideEffects: None
+  timeoutSeconds: 10
   admissionReviewVersions: [v1]
   clientConfig:
     service: {name: hooks, namespace: hooks-system}
@@ -60,6 +61,38 @@ webhooks:
 	}
 	if unsafe.SliceData(wa.NamespaceSelector.MatchExpressions[0].Values) != unsafe.SliceData(wb.NamespaceSelector.MatchExpressions[0].Values) {
 		t.Error("selector values: equal lists are not one list")
+	}
+	if wa.FailurePolicy != wb.FailurePolicy || wa.SideEffects != wb.SideEffects || wa.TimeoutSeconds != wb.TimeoutSeconds {
+		t.Error("failurePolicy, sideEffects, timeoutSeconds: equal values are not one pointer")
+	}
+}
+
+// Pointers are shared only between values of one type and one value, and
+// a value of the wrong type is left unset, shared or not.
+func TestSharedPointersKeepTheirValues(t *testing.T) {
+	tab := intern.New()
+	doc := func(failurePolicy, matchPolicy, timeout string) []byte {
+		return []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n" +
+			"webhooks:\n- name: x.example.com\n  failurePolicy: " + failurePolicy + "\n  matchPolicy: " + matchPolicy +
+			"\n  timeoutSeconds: " + timeout + "\n")
+	}
+	first := ParseWith("a.yaml", doc("Exact", "Exact", "5"), Options{Strings: tab}).Docs[0].Config.Webhooks[0]
+	if string(*first.FailurePolicy) != "Exact" || string(*first.MatchPolicy) != "Exact" || *first.TimeoutSeconds != 5 {
+		t.Fatalf("decoded %q %q %d", *first.FailurePolicy, *first.MatchPolicy, *first.TimeoutSeconds)
+	}
+	if unsafe.Pointer(first.FailurePolicy) == unsafe.Pointer(first.MatchPolicy) {
+		t.Error("a failurePolicy and a matchPolicy of the same text are one pointer")
+	}
+	other := ParseWith("b.yaml", doc("Ignore", "Equivalent", "6"), Options{Strings: tab}).Docs[0].Config.Webhooks[0]
+	if string(*other.FailurePolicy) != "Ignore" || string(*other.MatchPolicy) != "Equivalent" || *other.TimeoutSeconds != 6 {
+		t.Errorf("decoded %q %q %d after other values", *other.FailurePolicy, *other.MatchPolicy, *other.TimeoutSeconds)
+	}
+	wrong := ParseWith("c.yaml", doc("[Fail]", "Exact", "five"), Options{Strings: tab})
+	if w := wrong.Docs[0].Config.Webhooks[0]; w.FailurePolicy != nil || w.TimeoutSeconds != nil {
+		t.Errorf("values of the wrong type decoded to %v %v", w.FailurePolicy, w.TimeoutSeconds)
+	}
+	if len(wrong.Docs[0].Diagnostics) == 0 {
+		t.Error("values of the wrong type were not reported")
 	}
 }
 
