@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
@@ -406,8 +407,34 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int
 		// [CREATE, UPDATE], [""]); each copy would stay alive until the
 		// unit's last rule. No rule writes into a decoded list.
 		s = reflect.ValueOf(d.strings.Shared(stringsKey(s), s.Interface()))
+	} else if d.strings != nil && len(d.errs) == errs && s.Len() > 0 && sharedStruct(s.Type().Elem()) {
+		// So are their lists of rules, matchConditions and
+		// matchExpressions, once the strings, lists and pointers in them
+		// are shared: equal lists are then equal in memory.
+		s = reflect.ValueOf(d.strings.Shared(memoryKey(s), s.Interface()))
 	}
 	v.Set(s)
+}
+
+// sharedStruct reports whether lists of t are shared within a unit
+// (decodeSlice): small structs, which a unit's webhooks repeat (a rule, a
+// match condition, a selector's requirement). The table keeps a copy of
+// the key of each list it sees, so a large struct, most often unique (a
+// webhook), is not worth the key.
+func sharedStruct(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.Size() <= 128
+}
+
+// memoryKey names a list by its type and the bytes of its elements.
+// Lists with equal bytes hold the same strings, lists and pointers, so
+// they are equal; equal lists whose elements point at different copies
+// (a value not shared, a map) get different keys, and are kept apart.
+func memoryKey(s reflect.Value) any {
+	b := unsafe.Slice((*byte)(s.UnsafePointer()), uintptr(s.Len())*s.Type().Elem().Size())
+	return struct {
+		t reflect.Type
+		k string
+	}{s.Type(), string(b)}
 }
 
 // sharedScalar are the kinds of value a pointer to which is shared within

@@ -28,6 +28,10 @@ webhooks:
   namespaceSelector:
     matchExpressions:
     - {key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}
+  matchConditions:
+  - {name: not-system, expression: "!request.userInfo.username.startsWith('system:')"}
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods], scope: Namespaced}
 `)
 	}
 	tab := intern.New()
@@ -62,8 +66,40 @@ webhooks:
 	if unsafe.SliceData(wa.NamespaceSelector.MatchExpressions[0].Values) != unsafe.SliceData(wb.NamespaceSelector.MatchExpressions[0].Values) {
 		t.Error("selector values: equal lists are not one list")
 	}
+	for what, lists := range map[string][2]unsafe.Pointer{
+		"rules":            {unsafe.Pointer(unsafe.SliceData(wa.Rules)), unsafe.Pointer(unsafe.SliceData(wb.Rules))},
+		"matchConditions":  {unsafe.Pointer(unsafe.SliceData(wa.MatchConditions)), unsafe.Pointer(unsafe.SliceData(wb.MatchConditions))},
+		"matchExpressions": {unsafe.Pointer(unsafe.SliceData(wa.NamespaceSelector.MatchExpressions)), unsafe.Pointer(unsafe.SliceData(wb.NamespaceSelector.MatchExpressions))},
+	} {
+		if lists[0] != lists[1] {
+			t.Errorf("%s: equal lists are not one list", what)
+		}
+	}
 	if wa.FailurePolicy != wb.FailurePolicy || wa.SideEffects != wb.SideEffects || wa.TimeoutSeconds != wb.TimeoutSeconds {
 		t.Error("failurePolicy, sideEffects, timeoutSeconds: equal values are not one pointer")
+	}
+}
+
+// Lists of rules are shared only when every field of every rule is equal.
+func TestSharedRulesKeepTheirFields(t *testing.T) {
+	tab := intern.New()
+	doc := func(rules string) []byte {
+		return []byte("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n" +
+			"webhooks:\n- name: x.example.com\n  rules: " + rules + "\n")
+	}
+	for _, rules := range []string{
+		`[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods], scope: Namespaced}]`,
+		`[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods], scope: Cluster}]`,
+		`[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]`,
+		`[{apiGroups: [""], apiVersions: [v1], operations: [UPDATE], resources: [pods], scope: Namespaced}]`,
+		`[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods], scope: Namespaced}, {apiGroups: [apps], resources: [pods]}]`,
+		`[{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods], scope: Namespaced}]`,
+	} {
+		shared := ParseWith("x.yaml", doc(rules), Options{Strings: tab}).Docs[0].Config.Webhooks[0].Rules
+		plain := ParseWith("x.yaml", doc(rules), Options{}).Docs[0].Config.Webhooks[0].Rules
+		if !reflect.DeepEqual(shared, plain) {
+			t.Errorf("%s: got %+v, want %+v", rules, shared, plain)
+		}
 	}
 }
 
