@@ -59,9 +59,15 @@ type Index struct {
 	mu      sync.Mutex // a frozen index unpacks after packedLookups lookups
 	lookups int
 
-	// While building: each node's children as a linked list, and for
-	// nodes with many children (a map of labels) a map from (parent,
-	// step) so that adding a field stays O(1).
+	// b is set while building, nil once frozen: a unit keeps every
+	// frozen index until its rules have run.
+	b *building
+}
+
+// building is what an index needs only while it is built: each node's
+// children as a linked list, and for nodes with many children (a map of
+// labels) a map from (parent, step) so that adding a field stays O(1).
+type building struct {
 	links []link
 	wide  map[stepKey]int32
 	// scratch is where nodes and links came from, reused after freeze.
@@ -76,7 +82,7 @@ type stepKey struct {
 }
 
 // wideAt is the number of children from which a node's children are also
-// kept in Index.wide; below it a scan of the list is cheaper than hashing.
+// kept in building.wide; below it a scan of the list is cheaper than hashing.
 const wideAt = 16
 
 func newIndex() *Index { return newIndexFor(64) }
@@ -85,12 +91,12 @@ func newIndex() *Index { return newIndexFor(64) }
 func newIndexFor(n int) *Index {
 	n = max(n, 1)
 	sc := buildScratch.Get().(*scratch)
-	ix := &Index{nodes: sc.nodes[:0], links: sc.links[:0], steps: currentSteps(), scratch: sc}
+	ix := &Index{nodes: sc.nodes[:0], steps: currentSteps(), b: &building{links: sc.links[:0], scratch: sc}}
 	if cap(ix.nodes) < n {
-		ix.nodes, ix.links = make([]node, 0, n), make([]link, 0, n)
+		ix.nodes, ix.b.links = make([]node, 0, n), make([]link, 0, n)
 	}
 	ix.nodes = append(ix.nodes, node{})
-	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
+	ix.b.links = append(ix.b.links, link{first: -1, last: -1, next: -1})
 	return ix
 }
 
@@ -110,15 +116,15 @@ var buildScratch = sync.Pool{New: func() any { return &scratch{} }}
 // release gives the build's buffers back to the pool; a huge CRD's are
 // not kept for the next small configuration.
 func (ix *Index) release() {
-	sc := ix.scratch
+	sc := ix.b.scratch
 	if sc == nil {
 		return
 	}
-	ix.scratch = nil
+	ix.b.scratch = nil
 	if cap(ix.nodes) > maxScratchNodes {
 		return
 	}
-	sc.nodes, sc.links = ix.nodes[:0], ix.links[:0]
+	sc.nodes, sc.links = ix.nodes[:0], ix.b.links[:0]
 	buildScratch.Put(sc)
 }
 
@@ -166,36 +172,36 @@ func (ix *Index) child0(parent int32, name string) int32 {
 	}
 	i := int32(len(ix.nodes))
 	ix.nodes = append(ix.nodes, node{step: step})
-	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
-	p := &ix.links[parent]
+	ix.b.links = append(ix.b.links, link{first: -1, last: -1, next: -1})
+	p := &ix.b.links[parent]
 	if p.last < 0 {
 		p.first = i
 	} else {
-		ix.links[p.last].next = i
+		ix.b.links[p.last].next = i
 	}
 	p.last = i
 	p.count++
 	switch {
 	case p.count == wideAt:
-		if ix.wide == nil {
-			ix.wide = map[stepKey]int32{}
+		if ix.b.wide == nil {
+			ix.b.wide = map[stepKey]int32{}
 		}
-		for k := p.first; k >= 0; k = ix.links[k].next {
-			ix.wide[stepKey{parent, ix.nodes[k].stepID()}] = k
+		for k := p.first; k >= 0; k = ix.b.links[k].next {
+			ix.b.wide[stepKey{parent, ix.nodes[k].stepID()}] = k
 		}
 	case p.count > wideAt:
-		ix.wide[stepKey{parent, step}] = i
+		ix.b.wide[stepKey{parent, step}] = i
 	}
 	return i
 }
 
 // findChild returns parent's child at step while building.
 func (ix *Index) findChild(parent int32, step uint32) (int32, bool) {
-	if ix.links[parent].count >= wideAt {
-		i, ok := ix.wide[stepKey{parent, step}]
+	if ix.b.links[parent].count >= wideAt {
+		i, ok := ix.b.wide[stepKey{parent, step}]
 		return i, ok
 	}
-	for k := ix.links[parent].first; k >= 0; k = ix.links[k].next {
+	for k := ix.b.links[parent].first; k >= 0; k = ix.b.links[k].next {
 		if ix.nodes[k].stepID() == step {
 			return k, true
 		}
@@ -222,7 +228,7 @@ func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value di
 }
 
 func (ix *Index) write(i int32, key, value diag.Span) {
-	if ix.links == nil {
+	if ix.b == nil {
 		panic("manifest: index set after freeze")
 	}
 	n := &ix.nodes[i]
@@ -233,12 +239,12 @@ func (ix *Index) write(i int32, key, value diag.Span) {
 // freeze drops the build-time links and lays the tree out for lookups:
 // breadth-first, children of a node contiguous and sorted by step.
 func (ix *Index) freeze() {
-	if ix == nil || ix.links == nil {
+	if ix == nil || ix.b == nil {
 		return
 	}
 	var out []node
 	var queue []int32 // old indexes, in the order of out
-	if sc := ix.scratch; sc != nil {
+	if sc := ix.b.scratch; sc != nil {
 		out, queue = sc.out[:0], sc.queue[:0]
 	}
 	out = append(slices.Grow(out, len(ix.nodes)), ix.nodes[0])
@@ -246,7 +252,7 @@ func (ix *Index) freeze() {
 	for head := 0; head < len(queue); head++ {
 		old := queue[head]
 		first := len(queue)
-		for k := ix.links[old].first; k >= 0; k = ix.links[k].next {
+		for k := ix.b.links[old].first; k >= 0; k = ix.b.links[k].next {
 			queue = append(queue, k)
 		}
 		kids := queue[first:]
@@ -257,11 +263,11 @@ func (ix *Index) freeze() {
 		}
 	}
 	ix.packed = pack(out, ix.steps)
-	if sc := ix.scratch; sc != nil && cap(out) <= maxScratchNodes {
+	if sc := ix.b.scratch; sc != nil && cap(out) <= maxScratchNodes {
 		sc.out, sc.queue = out[:0], queue[:0]
 	}
 	ix.release()
-	ix.nodes, ix.links, ix.wide = nil, nil, nil
+	ix.nodes, ix.b = nil, nil
 }
 
 // pack writes frozen nodes as varints, after their number. Children follow
@@ -580,7 +586,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r diag.Span, exact, ok bool) {
 	if ix == nil {
 		return diag.Span{}, false, false
 	}
-	if ix.links != nil {
+	if ix.b != nil {
 		return ix.lookupBuilding(path, atKey)
 	}
 	// The steps of path, cut the way the index was built.
