@@ -111,12 +111,15 @@ func TestPackedIndexFits(t *testing.T) {
 func TestPackRoundTrip(t *testing.T) {
 	var files []string
 	for _, dir := range []string{"../testdata", "../examples"} {
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, _ error) error {
+		err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
 			if strings.HasSuffix(p, ".yaml") {
 				files = append(files, p)
 			}
-			return nil
+			return err
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	checked := 0
