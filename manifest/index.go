@@ -48,7 +48,7 @@ func (n *node) stepID() uint32 { return n.step &^ writtenBit }
 // Index maps API field paths (as the server prints them) to where they are
 // written. It is built while the document is decoded, then frozen into a
 // tree of path steps: no path string is kept per entry. Frozen, it is kept
-// packed (about a quarter of the size) until its first lookup: a unit
+// packed (about an eighth of the size) until its first lookup: a unit
 // holds every document's index until its rules have run, and most are
 // looked up once, right after.
 type Index struct {
