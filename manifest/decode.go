@@ -179,6 +179,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 		allocated := v.IsNil()
 		if allocated {
 			v.Set(reflect.New(v.Type().Elem()))
+		} else if d.strings != nil {
+			// Written again (a merge key, then the field itself): what it
+			// points at may be shared with the unit's other objects
+			// (below), so the second value goes into a copy.
+			own := reflect.New(v.Type().Elem())
+			own.Elem().Set(v.Elem())
+			v.Set(own)
 		}
 		errs := len(d.errs)
 		d.decodeInto(n, v.Elem(), path, ps, id, valRange)

@@ -158,3 +158,34 @@ func TestSharedListsKeepTheirElements(t *testing.T) {
 		}
 	}
 }
+
+// A field written twice (a merge key, then the field itself) is decoded
+// into its own copy, never into a value the unit's other objects share.
+func TestSharedValuesNotWrittenByMerges(t *testing.T) {
+	text := []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: x}
+webhooks:
+- &base
+  name: a.example.com
+  failurePolicy: Fail
+  clientConfig:
+    service: {name: s, namespace: n}
+  namespaceSelector: {matchLabels: {a: b}}
+- <<: *base
+  name: b.example.com
+  failurePolicy: Ignore
+  namespaceSelector: {matchExpressions: [{key: k, operator: Exists}]}
+- <<: [*base, {failurePolicy: Ignore}]
+  name: c.example.com
+`)
+	tab := intern.New()
+	shared := ParseWith("x.yaml", text, Options{Strings: tab})
+	plain := ParseWith("x.yaml", text, Options{})
+	if !reflect.DeepEqual(shared.Docs[0].Config, plain.Docs[0].Config) {
+		t.Errorf("shared values changed the object:\n%+v\n%+v", shared.Docs[0].Config.Webhooks, plain.Docs[0].Config.Webhooks)
+	}
+	if w := shared.Docs[0].Config.Webhooks[0]; string(*w.FailurePolicy) != "Fail" || w.NamespaceSelector.MatchExpressions != nil {
+		t.Errorf("the first webhook was written by the next: %q, %+v", *w.FailurePolicy, w.NamespaceSelector)
+	}
+}
