@@ -200,6 +200,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 			// last rule); one each is enough, as no rule writes through
 			// them.
 			v.Set(reflect.ValueOf(d.strings.Shared(scalarKey{v.Type(), v.Elem().Interface()}, v.Interface())))
+		case allocated && d.strings != nil && len(d.errs) == errs && sharedStruct(v.Type().Elem()):
+			// So are pointers to small structs (a selector, a service),
+			// as lists of them are (decodeSlice).
+			v.Set(reflect.ValueOf(d.strings.Shared(memoryKey(v.Type(), v.UnsafePointer(), v.Type().Elem().Size()), v.Interface())))
 		}
 		return
 	}
@@ -418,13 +422,13 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int
 		// So are their lists of rules, matchConditions and
 		// matchExpressions, once the strings, lists and pointers in them
 		// are shared: equal lists are then equal in memory.
-		s = reflect.ValueOf(d.strings.Shared(memoryKey(s), s.Interface()))
+		s = reflect.ValueOf(d.strings.Shared(memoryKey(s.Type(), s.UnsafePointer(), uintptr(s.Len())*s.Type().Elem().Size()), s.Interface()))
 	}
 	v.Set(s)
 }
 
-// sharedStruct reports whether lists of t are shared within a unit
-// (decodeSlice): small structs, which a unit's webhooks repeat (a rule, a
+// sharedStruct reports whether lists of t and pointers to t are shared
+// within a unit (decodeSlice, decode): small structs, which a unit's webhooks repeat (a rule, a
 // match condition, a selector's requirement). The table keeps a copy of
 // the key of each list it sees, so a large struct, most often unique (a
 // webhook), is not worth the key.
@@ -432,16 +436,16 @@ func sharedStruct(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t.Size() <= 128
 }
 
-// memoryKey names a list by its type and the bytes of its elements.
-// Lists with equal bytes hold the same strings, lists and pointers, so
-// they are equal; equal lists whose elements point at different copies
-// (a value not shared, a map) get different keys, and are kept apart.
-func memoryKey(s reflect.Value) any {
-	b := unsafe.Slice((*byte)(s.UnsafePointer()), uintptr(s.Len())*s.Type().Elem().Size())
+// memoryKey names a list or a pointer of type t by the n bytes at p, its
+// elements or what it points at. Values with equal bytes hold the same
+// strings, lists and pointers, so they are equal; equal values that point
+// at different copies (a value not shared, a map) get different keys, and
+// are kept apart.
+func memoryKey(t reflect.Type, p unsafe.Pointer, n uintptr) any {
 	return struct {
 		t reflect.Type
 		k string
-	}{s.Type(), string(b)}
+	}{t, string(unsafe.Slice((*byte)(p), n))}
 }
 
 // sharedScalar are the kinds of value a pointer to which is shared within

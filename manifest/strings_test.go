@@ -78,6 +78,9 @@ webhooks:
 	if wa.FailurePolicy != wb.FailurePolicy || wa.SideEffects != wb.SideEffects || wa.TimeoutSeconds != wb.TimeoutSeconds {
 		t.Error("failurePolicy, sideEffects, timeoutSeconds: equal values are not one pointer")
 	}
+	if wa.NamespaceSelector != wb.NamespaceSelector || wa.ClientConfig.Service != wb.ClientConfig.Service {
+		t.Error("namespaceSelector, service: equal values are not one pointer")
+	}
 }
 
 // Lists of rules are shared only when every field of every rule is equal.
