@@ -72,3 +72,40 @@ func TestPackRoundTrip(t *testing.T) {
 		t.Errorf("no findings packed into %d", p.len())
 	}
 }
+
+// A finding's one related place at its own span and path (an assumption,
+// engine.InContext) is packed as its message, and comes back equal; any
+// other related places are kept as they are.
+func TestPackAssumption(t *testing.T) {
+	at := diag.Span{File: "a.yaml", Line: 3, Column: 5, EndLine: 3, EndColumn: 9}
+	path := "webhooks[0].clientConfig.service"
+	assumption := diag.Related{Span: at, Path: path, Message: "assuming the folder is one install"}
+	elsewhere := assumption
+	elsewhere.Line = 4
+	other := assumption
+	other.Path = "webhooks[0]"
+	withObject := assumption
+	withObject.Object = &diag.Object{Kind: "Service", Name: "s"}
+	var ds []diag.Diagnostic
+	for _, related := range [][]diag.Related{
+		{assumption}, {elsewhere}, {other}, {withObject}, {assumption, assumption}, {{Span: at, Path: path}},
+	} {
+		ds = append(ds, diag.Diagnostic{Span: at, Severity: diag.Info, Rule: "ca-bundle", Message: "m", Path: path, Related: related})
+	}
+	p := pack("a.yaml", ds)
+	var assumes int
+	for _, f := range p.findings {
+		if f.assumes != "" {
+			assumes++
+			if f.related != nil {
+				t.Errorf("a finding packed with its assumption's message keeps its related places too")
+			}
+		}
+	}
+	if assumes != 1 {
+		t.Errorf("%d findings packed with an assumption's message, want 1", assumes)
+	}
+	if got := p.appendTo(nil); !reflect.DeepEqual(got, ds) {
+		t.Errorf("unpacked:\n%+v\nwant\n%+v", got, ds)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/webhooklint/webhooklint/diag"
 	"github.com/webhooklint/webhooklint/internal/fieldpath"
@@ -178,13 +179,31 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, parent int3
 		allocated := v.IsNil()
 		if allocated {
 			v.Set(reflect.New(v.Type().Elem()))
+		} else if d.strings != nil {
+			// Written again (a merge key, then the field itself): what it
+			// points at may be shared with the unit's other objects
+			// (below), so the second value goes into a copy.
+			own := reflect.New(v.Type().Elem())
+			own.Elem().Set(v.Elem())
+			v.Set(own)
 		}
 		errs := len(d.errs)
 		d.decodeInto(n, v.Elem(), path, ps, id, valRange)
-		if allocated && slices.ContainsFunc(d.errs[errs:], func(e decodeError) bool { return e.path == ps }) {
+		switch {
+		case allocated && slices.ContainsFunc(d.errs[errs:], func(e decodeError) bool { return e.path == ps }):
 			// A value of the wrong type is reported once, as such; leaving
 			// a zero behind would make rules report it again as "0".
 			v.Set(reflect.Zero(v.Type()))
+		case allocated && d.strings != nil && len(d.errs) == errs && sharedScalar[v.Type().Elem().Kind()]:
+			// Every webhook of a unit points at its own "Fail", "None",
+			// Namespaced and 10 (about 70 bytes a webhook, until the unit's
+			// last rule); one each is enough, as no rule writes through
+			// them.
+			v.Set(reflect.ValueOf(d.strings.Shared(scalarKey{v.Type(), v.Elem().Interface()}, v.Interface())))
+		case allocated && d.strings != nil && len(d.errs) == errs && sharedStruct(v.Type().Elem()):
+			// So are pointers to small structs (a selector, a service),
+			// as lists of them are (decodeSlice).
+			v.Set(reflect.ValueOf(d.strings.Shared(memoryKey(v.Type(), v.UnsafePointer(), v.Type().Elem().Size()), v.Interface())))
 		}
 		return
 	}
@@ -399,8 +418,48 @@ func (d *decoder) decodeSlice(n *yaml.Node, v reflect.Value, path string, id int
 		// [CREATE, UPDATE], [""]); each copy would stay alive until the
 		// unit's last rule. No rule writes into a decoded list.
 		s = reflect.ValueOf(d.strings.Shared(stringsKey(s), s.Interface()))
+	} else if d.strings != nil && len(d.errs) == errs && s.Len() > 0 && sharedStruct(s.Type().Elem()) {
+		// So are their lists of rules, matchConditions and
+		// matchExpressions, once the strings, lists and pointers in them
+		// are shared: equal lists are then equal in memory.
+		s = reflect.ValueOf(d.strings.Shared(memoryKey(s.Type(), s.UnsafePointer(), uintptr(s.Len())*s.Type().Elem().Size()), s.Interface()))
 	}
 	v.Set(s)
+}
+
+// sharedStruct reports whether lists of t and pointers to t are shared
+// within a unit (decodeSlice, decode): small structs, which a unit's webhooks repeat (a rule, a
+// match condition, a selector's requirement). The table keeps a copy of
+// the key of each list it sees, so a large struct, most often unique (a
+// webhook), is not worth the key.
+func sharedStruct(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.Size() <= 128
+}
+
+// memoryKey names a list or a pointer of type t by the n bytes at p, its
+// elements or what it points at. Values with equal bytes hold the same
+// strings, lists and pointers, so they are equal; equal values that point
+// at different copies (a value not shared, a map) get different keys, and
+// are kept apart.
+func memoryKey(t reflect.Type, p unsafe.Pointer, n uintptr) any {
+	return struct {
+		t reflect.Type
+		k string
+	}{t, string(unsafe.Slice((*byte)(p), n))}
+}
+
+// sharedScalar are the kinds of value a pointer to which is shared within
+// a unit (decode).
+var sharedScalar = map[reflect.Kind]bool{
+	reflect.String: true, reflect.Bool: true,
+	reflect.Int: true, reflect.Int8: true, reflect.Int16: true, reflect.Int32: true, reflect.Int64: true,
+	reflect.Uint: true, reflect.Uint8: true, reflect.Uint16: true, reflect.Uint32: true, reflect.Uint64: true,
+}
+
+// scalarKey names a pointer to a scalar by its type and value.
+type scalarKey struct {
+	t reflect.Type
+	v any
 }
 
 // stringsKey names a list of strings and its type, each string prefixed

@@ -48,7 +48,7 @@ func (n *node) stepID() uint32 { return n.step &^ writtenBit }
 // Index maps API field paths (as the server prints them) to where they are
 // written. It is built while the document is decoded, then frozen into a
 // tree of path steps: no path string is kept per entry. Frozen, it is kept
-// packed (about a quarter of the size) until its first lookup: a unit
+// packed (about an eighth of the size) until its first lookup: a unit
 // holds every document's index until its rules have run, and most are
 // looked up once, right after.
 type Index struct {
@@ -59,9 +59,15 @@ type Index struct {
 	mu      sync.Mutex // a frozen index unpacks after packedLookups lookups
 	lookups int
 
-	// While building: each node's children as a linked list, and for
-	// nodes with many children (a map of labels) a map from (parent,
-	// step) so that adding a field stays O(1).
+	// b is set while building, nil once frozen: a unit keeps every
+	// frozen index until its rules have run.
+	b *building
+}
+
+// building is what an index needs only while it is built: each node's
+// children as a linked list, and for nodes with many children (a map of
+// labels) a map from (parent, step) so that adding a field stays O(1).
+type building struct {
 	links []link
 	wide  map[stepKey]int32
 	// scratch is where nodes and links came from, reused after freeze.
@@ -76,7 +82,7 @@ type stepKey struct {
 }
 
 // wideAt is the number of children from which a node's children are also
-// kept in Index.wide; below it a scan of the list is cheaper than hashing.
+// kept in building.wide; below it a scan of the list is cheaper than hashing.
 const wideAt = 16
 
 func newIndex() *Index { return newIndexFor(64) }
@@ -85,12 +91,12 @@ func newIndex() *Index { return newIndexFor(64) }
 func newIndexFor(n int) *Index {
 	n = max(n, 1)
 	sc := buildScratch.Get().(*scratch)
-	ix := &Index{nodes: sc.nodes[:0], links: sc.links[:0], steps: currentSteps(), scratch: sc}
+	ix := &Index{nodes: sc.nodes[:0], steps: currentSteps(), b: &building{links: sc.links[:0], scratch: sc}}
 	if cap(ix.nodes) < n {
-		ix.nodes, ix.links = make([]node, 0, n), make([]link, 0, n)
+		ix.nodes, ix.b.links = make([]node, 0, n), make([]link, 0, n)
 	}
 	ix.nodes = append(ix.nodes, node{})
-	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
+	ix.b.links = append(ix.b.links, link{first: -1, last: -1, next: -1})
 	return ix
 }
 
@@ -110,15 +116,15 @@ var buildScratch = sync.Pool{New: func() any { return &scratch{} }}
 // release gives the build's buffers back to the pool; a huge CRD's are
 // not kept for the next small configuration.
 func (ix *Index) release() {
-	sc := ix.scratch
+	sc := ix.b.scratch
 	if sc == nil {
 		return
 	}
-	ix.scratch = nil
+	ix.b.scratch = nil
 	if cap(ix.nodes) > maxScratchNodes {
 		return
 	}
-	sc.nodes, sc.links = ix.nodes[:0], ix.links[:0]
+	sc.nodes, sc.links = ix.nodes[:0], ix.b.links[:0]
 	buildScratch.Put(sc)
 }
 
@@ -166,36 +172,36 @@ func (ix *Index) child0(parent int32, name string) int32 {
 	}
 	i := int32(len(ix.nodes))
 	ix.nodes = append(ix.nodes, node{step: step})
-	ix.links = append(ix.links, link{first: -1, last: -1, next: -1})
-	p := &ix.links[parent]
+	ix.b.links = append(ix.b.links, link{first: -1, last: -1, next: -1})
+	p := &ix.b.links[parent]
 	if p.last < 0 {
 		p.first = i
 	} else {
-		ix.links[p.last].next = i
+		ix.b.links[p.last].next = i
 	}
 	p.last = i
 	p.count++
 	switch {
 	case p.count == wideAt:
-		if ix.wide == nil {
-			ix.wide = map[stepKey]int32{}
+		if ix.b.wide == nil {
+			ix.b.wide = map[stepKey]int32{}
 		}
-		for k := p.first; k >= 0; k = ix.links[k].next {
-			ix.wide[stepKey{parent, ix.nodes[k].stepID()}] = k
+		for k := p.first; k >= 0; k = ix.b.links[k].next {
+			ix.b.wide[stepKey{parent, ix.nodes[k].stepID()}] = k
 		}
 	case p.count > wideAt:
-		ix.wide[stepKey{parent, step}] = i
+		ix.b.wide[stepKey{parent, step}] = i
 	}
 	return i
 }
 
 // findChild returns parent's child at step while building.
 func (ix *Index) findChild(parent int32, step uint32) (int32, bool) {
-	if ix.links[parent].count >= wideAt {
-		i, ok := ix.wide[stepKey{parent, step}]
+	if ix.b.links[parent].count >= wideAt {
+		i, ok := ix.b.wide[stepKey{parent, step}]
 		return i, ok
 	}
-	for k := ix.links[parent].first; k >= 0; k = ix.links[k].next {
+	for k := ix.b.links[parent].first; k >= 0; k = ix.b.links[k].next {
 		if ix.nodes[k].stepID() == step {
 			return k, true
 		}
@@ -222,7 +228,7 @@ func (ix *Index) setUnder(parent int32, parentPathOf, path string, key, value di
 }
 
 func (ix *Index) write(i int32, key, value diag.Span) {
-	if ix.links == nil {
+	if ix.b == nil {
 		panic("manifest: index set after freeze")
 	}
 	n := &ix.nodes[i]
@@ -233,12 +239,12 @@ func (ix *Index) write(i int32, key, value diag.Span) {
 // freeze drops the build-time links and lays the tree out for lookups:
 // breadth-first, children of a node contiguous and sorted by step.
 func (ix *Index) freeze() {
-	if ix == nil || ix.links == nil {
+	if ix == nil || ix.b == nil {
 		return
 	}
 	var out []node
 	var queue []int32 // old indexes, in the order of out
-	if sc := ix.scratch; sc != nil {
+	if sc := ix.b.scratch; sc != nil {
 		out, queue = sc.out[:0], sc.queue[:0]
 	}
 	out = append(slices.Grow(out, len(ix.nodes)), ix.nodes[0])
@@ -246,7 +252,7 @@ func (ix *Index) freeze() {
 	for head := 0; head < len(queue); head++ {
 		old := queue[head]
 		first := len(queue)
-		for k := ix.links[old].first; k >= 0; k = ix.links[k].next {
+		for k := ix.b.links[old].first; k >= 0; k = ix.b.links[k].next {
 			queue = append(queue, k)
 		}
 		kids := queue[first:]
@@ -256,18 +262,22 @@ func (ix *Index) freeze() {
 			out = append(out, ix.nodes[k])
 		}
 	}
-	ix.packed = pack(out)
-	if sc := ix.scratch; sc != nil && cap(out) <= maxScratchNodes {
+	ix.packed = pack(out, ix.steps)
+	if sc := ix.b.scratch; sc != nil && cap(out) <= maxScratchNodes {
 		sc.out, sc.queue = out[:0], queue[:0]
 	}
 	ix.release()
-	ix.nodes, ix.links, ix.wide = nil, nil, nil
+	ix.nodes, ix.b = nil, nil
 }
 
 // pack writes frozen nodes as varints, after their number. Children follow
 // breadth-first, so where a node's children start follows from the counts
-// before it; lines are stored as differences, most of them a byte.
-func pack(nodes []node) []byte {
+// before it. Most of a node's numbers follow from where YAML puts things
+// ("key: value" on one line, siblings in one column, a key as long as its
+// name): a flags byte says which numbers are what the layout predicts
+// (layout), and only the others are written, lines as differences. A
+// two-webhook configuration's index is about 5 bytes a node, not 10.
+func pack(nodes []node, steps *stepTable) []byte {
 	buf := packScratch.Get().(*[]byte)
 	defer func() {
 		if cap(*buf) <= 1<<20 { // a huge CRD's buffer is not kept for the next small one
@@ -276,25 +286,129 @@ func pack(nodes []node) []byte {
 	}()
 	out := (*buf)[:0]
 	out = binary.AppendUvarint(out, uint64(len(nodes)))
-	prev := int32(0)
-	putSpan := func(s span) {
-		out = binary.AppendVarint(out, int64(s.line)-int64(prev))
-		out = binary.AppendUvarint(out, uint64(uint32(s.col)))
-		out = binary.AppendVarint(out, int64(s.endLine)-int64(s.line))
-		out = binary.AppendUvarint(out, uint64(uint32(s.endCol)))
-		prev = s.line
-	}
+	var l layout
 	for _, n := range nodes {
 		out = binary.AppendUvarint(out, packStep(n.step))
-		out = binary.AppendUvarint(out, uint64(n.nChildren))
-		putSpan(n.key)
-		putSpan(n.value)
+		flags := l.flags(n, steps.name(n.stepID()))
+		out = append(out, flags)
+		if flags&leaf == 0 {
+			out = binary.AppendUvarint(out, uint64(n.nChildren))
+		}
+		if flags&keyNone == 0 {
+			out = binary.AppendVarint(out, int64(n.key.line)-int64(l.line))
+			if flags&keyColSame == 0 {
+				out = binary.AppendUvarint(out, uint64(uint32(n.key.col)))
+			}
+			if flags&keyEndByName == 0 {
+				out = binary.AppendVarint(out, int64(n.key.endLine)-int64(n.key.line))
+				out = binary.AppendUvarint(out, uint64(uint32(n.key.endCol)))
+			}
+		}
+		if flags&valueNone == 0 {
+			if flags&valueOnLine == 0 {
+				out = binary.AppendVarint(out, int64(n.value.line)-int64(l.valueLineBase(n.key, flags)))
+			}
+			if flags&valueAtCol == 0 {
+				out = binary.AppendUvarint(out, uint64(uint32(n.value.col)))
+			}
+			if flags&valueOneLine == 0 {
+				out = binary.AppendVarint(out, int64(n.value.endLine)-int64(n.value.line))
+			}
+			out = binary.AppendUvarint(out, uint64(uint32(n.value.endCol)))
+		}
+		l.next(n, flags)
 	}
 	*buf = out
 	// Copied at its length: every index of a unit is kept packed until its
 	// findings are located, and a buffer sized for the worst case (16
 	// bytes a node) kept 12% more than it used.
 	return slices.Clone(out)
+}
+
+// The flags of a packed node: each set bit stands for numbers not written.
+const (
+	keyNone      = 1 << iota // no key (the object, a sequence item, an ancestor nobody set)
+	keyColSame               // the key's column is the last key's (siblings of a block mapping)
+	keyEndByName             // the key ends on its line, its step's name after its column
+	valueNone                // no value (an ancestor nobody set)
+	valueOnLine              // the value starts on its key's line; without a key, on the last line written
+	valueAtCol               // the value starts two columns after its key ("key: value"); without a key, in the last value's column
+	valueOneLine             // the value ends on the line it starts on
+	leaf                     // no children
+)
+
+// layout is what pack and packedReader predict a node's numbers from: the
+// nodes before it, in order.
+type layout struct {
+	line             int32 // the last line written
+	keyCol, valueCol int32 // the last key's and the last value's columns
+}
+
+// flags returns which of n's numbers the layout predicts; name is n's step.
+func (l *layout) flags(n node, name string) byte {
+	var f byte
+	if n.nChildren == 0 {
+		f |= leaf
+	}
+	if n.key == (span{}) {
+		f |= keyNone
+	} else {
+		if n.key.col == l.keyCol {
+			f |= keyColSame
+		}
+		if n.key.endLine == n.key.line && int64(n.key.endCol) == keyEnd(n.key.col, name) {
+			f |= keyEndByName
+		}
+	}
+	if n.value == (span{}) {
+		return f | valueNone
+	}
+	if n.value.line == l.valueLineBase(n.key, f) {
+		f |= valueOnLine
+	}
+	if int64(n.value.col) == l.valueColFor(n.key, f) {
+		f |= valueAtCol
+	}
+	if n.value.endLine == n.value.line {
+		f |= valueOneLine
+	}
+	return f
+}
+
+// keyEnd is where a key written as its step's name ends: ".name" and
+// "[key]" are written name and key.
+func keyEnd(col int32, name string) int64 {
+	n := len(name)
+	if strings.HasPrefix(name, "[") {
+		n -= 2
+	} else if strings.HasPrefix(name, ".") {
+		n--
+	}
+	return int64(col) + int64(n)
+}
+
+func (l *layout) valueLineBase(key span, flags byte) int32 {
+	if flags&keyNone == 0 {
+		return key.line
+	}
+	return l.line
+}
+
+func (l *layout) valueColFor(key span, flags byte) int64 {
+	if flags&keyNone == 0 {
+		return int64(key.endCol) + 2
+	}
+	return int64(l.valueCol)
+}
+
+// next records n, written or read, for the nodes after it.
+func (l *layout) next(n node, flags byte) {
+	if flags&keyNone == 0 {
+		l.line, l.keyCol = n.key.line, n.key.col
+	}
+	if flags&valueNone == 0 {
+		l.line, l.valueCol = n.value.line, n.value.col
+	}
 }
 
 // packScratch holds the buffers pack writes into before copying.
@@ -328,7 +442,7 @@ func (ix *Index) packedBytes() []byte {
 		return nil
 	}
 	if ix.lookups++; ix.lookups > packedLookups {
-		ix.nodes, ix.packed = unpack(ix.packed), nil
+		ix.nodes, ix.packed = ix.unpack(ix.packed), nil
 		return nil
 	}
 	return ix.packed
@@ -348,7 +462,7 @@ const packedLookups = 8
 // layout of pack), keeping only where the path's next step's siblings
 // start, and stops at the first step that is not there.
 func (ix *Index) lookupPacked(b []byte, steps []string, atKey bool) (diag.Span, bool, bool) {
-	r := packedReader{b: b, next: 1}
+	r := packedReader{b: b, next: 1, steps: ix.steps}
 	count := int32(r.uvarint())
 	var best node
 	found, depth := false, 0
@@ -380,8 +494,8 @@ func (ix *Index) lookupPacked(b []byte, steps []string, atKey bool) (diag.Span, 
 	return best.pick(atKey, depth == len(steps))
 }
 
-func unpack(b []byte) []node {
-	r := packedReader{b: b, next: 1}
+func (ix *Index) unpack(b []byte) []node {
+	r := packedReader{b: b, next: 1, steps: ix.steps}
 	// Sized from the start: every located finding unpacks an index, and
 	// growing one by appends made twice its size of garbage.
 	nodes := make([]node, 0, r.uvarint())
@@ -393,9 +507,10 @@ func unpack(b []byte) []node {
 
 // packedReader decodes packed nodes in order (the layout of pack).
 type packedReader struct {
-	b    []byte
-	prev int32 // the line of the last span read
-	next int32 // where the next node's children start
+	b     []byte
+	steps *stepTable
+	l     layout
+	next  int32 // where the next node's children start
 }
 
 func (r *packedReader) uvarint() uint64 {
@@ -410,21 +525,46 @@ func (r *packedReader) varint() int64 {
 	return v
 }
 
-func (r *packedReader) span() span {
-	var s span
-	s.line = int32(int64(r.prev) + r.varint())
-	s.col = int32(uint32(r.uvarint()))
-	s.endLine = int32(int64(s.line) + r.varint())
-	s.endCol = int32(uint32(r.uvarint()))
-	r.prev = s.line
-	return s
-}
-
 func (r *packedReader) node() node {
-	n := node{step: unpackStep(r.uvarint()), nChildren: int32(r.uvarint())}
+	n := node{step: unpackStep(r.uvarint())}
+	flags := r.b[0]
+	r.b = r.b[1:]
+	if flags&leaf == 0 {
+		n.nChildren = int32(r.uvarint())
+	}
 	n.children, r.next = r.next, r.next+n.nChildren
-	n.key = r.span()
-	n.value = r.span()
+	if flags&keyNone == 0 {
+		k := &n.key
+		k.line = int32(int64(r.l.line) + r.varint())
+		k.col = r.l.keyCol
+		if flags&keyColSame == 0 {
+			k.col = int32(uint32(r.uvarint()))
+		}
+		if flags&keyEndByName == 0 {
+			k.endLine = int32(int64(k.line) + r.varint())
+			k.endCol = int32(uint32(r.uvarint()))
+		} else {
+			k.endLine, k.endCol = k.line, int32(keyEnd(k.col, r.steps.name(n.stepID())))
+		}
+	}
+	if flags&valueNone == 0 {
+		v := &n.value
+		v.line = r.l.valueLineBase(n.key, flags)
+		if flags&valueOnLine == 0 {
+			v.line = int32(int64(v.line) + r.varint())
+		}
+		if flags&valueAtCol == 0 {
+			v.col = int32(uint32(r.uvarint()))
+		} else {
+			v.col = int32(r.l.valueColFor(n.key, flags))
+		}
+		v.endLine = v.line
+		if flags&valueOneLine == 0 {
+			v.endLine = int32(int64(v.line) + r.varint())
+		}
+		v.endCol = int32(uint32(r.uvarint()))
+	}
+	r.l.next(n, flags)
 	return n
 }
 
@@ -446,7 +586,7 @@ func (ix *Index) Lookup(path string, atKey bool) (r diag.Span, exact, ok bool) {
 	if ix == nil {
 		return diag.Span{}, false, false
 	}
-	if ix.links != nil {
+	if ix.b != nil {
 		return ix.lookupBuilding(path, atKey)
 	}
 	// The steps of path, cut the way the index was built.
