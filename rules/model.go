@@ -380,6 +380,38 @@ func (b *boundedMemo) get(key any, compute func() any) any {
 	return f()
 }
 
+// contentMemo is boundedMemo for results that follow from a webhook's own
+// fields, keyed by their text (keyBuilder): a folder of thousands of
+// configurations repeats a few webhooks, and a key already seen is looked
+// up without allocating. Two workers may compute the same key at once;
+// compute must be pure, so either result is the one kept.
+type contentMemo[T any] struct {
+	limit int
+	mu    sync.RWMutex
+	m     map[string]T
+}
+
+func (c *contentMemo[T]) get(key []byte, compute func() T) T {
+	c.mu.RLock()
+	v, ok := c.m[string(key)]
+	c.mu.RUnlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if kept, ok := c.m[string(key)]; ok {
+		v = kept
+	} else if len(c.m) < c.limit {
+		if c.m == nil {
+			c.m = map[string]T{}
+		}
+		c.m[string(key)] = v
+	}
+	c.mu.Unlock()
+	return v
+}
+
 // sameNamespace reports whether two objects' namespaces can be the same:
 // an unstated namespace ("") is set at install, and matches any.
 func sameNamespace(a, b string) bool { return a == "" || b == "" || a == b }
