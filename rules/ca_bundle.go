@@ -275,7 +275,7 @@ func (c *caProblems) report(p *Pass) {
 			who += fmt.Sprintf(" and %d more", len(ws)-1)
 		}
 		text, _, _ := strings.Cut(problem, "\x00")
-		f := Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
+		f := Finding{Path: ws[0].FieldString("clientConfig", "caBundle"),
 			Message: who + ": " + text, DependsOnOverlay: c.overlay[problem] || c.overlay[text], Assumes: c.assumed[problem]}
 		if c.info[problem] {
 			f.Severity = diag.Info

@@ -35,10 +35,10 @@ func checkLabelSelector(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if w.NamespaceSelector != nil {
-			p.ReportFieldErrors(metav1validation.ValidateLabelSelector(w.NamespaceSelector, opts, w.Path().Child("namespaceSelector")))
+			p.ReportFieldErrors(metav1validation.ValidateLabelSelector(w.NamespaceSelector, opts, w.FieldPath("namespaceSelector")))
 		}
 		if w.ObjectSelector != nil {
-			p.ReportFieldErrors(metav1validation.ValidateLabelSelector(w.ObjectSelector, opts, w.Path().Child("objectSelector")))
+			p.ReportFieldErrors(metav1validation.ValidateLabelSelector(w.ObjectSelector, opts, w.FieldPath("objectSelector")))
 		}
 	}
 }

@@ -77,7 +77,7 @@ func checkLeaderElectionTimeout(p *Pass) {
 		if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
 			continue
 		}
-		path, why := w.Path().Child("timeoutSeconds"), ""
+		path, why := w.FieldPath("timeoutSeconds"), ""
 		if w.TimeoutSeconds == nil {
 			path, why = w.Path(), " (v1 default)"
 			if p.Config.IsV1beta1() {

@@ -134,7 +134,7 @@ func emitConditionFieldFindings(p *Pass, w *Webhook, fs []conditionFieldFinding)
 	for _, f := range fs {
 		within := f.within
 		p.Emit(Finding{Severity: p.Rule().Severity, Message: f.message, Within: &within,
-			Path: PathString(w.Path().Child("matchConditions").Index(f.condition).Child("expression"))})
+			Path: PathString(w.FieldPath("matchConditions").Index(f.condition).Child("expression"))})
 	}
 }
 

@@ -86,7 +86,7 @@ func checkMatchConditionRuntime(p *Pass) {
 			k.str(mc.Expression)
 		}
 		for _, f := range runtimeFindings.get(*k, func() []conditionFinding { return runtimeHazards(w, target) }) {
-			p.Reportf(w.Path().Child("matchConditions").Index(f.condition).Child("expression"), "%s", f.message)
+			p.Reportf(w.FieldPath("matchConditions").Index(f.condition).Child("expression"), "%s", f.message)
 		}
 	}
 }

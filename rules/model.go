@@ -155,6 +155,63 @@ var webhookPaths = func() (ps [32]*field.Path) {
 	return ps
 }()
 
+// FieldPath is w.Path().Child(names...), shared for the fields of the
+// first webhooks as their paths are (webhookPaths): rules ask for them on
+// every webhook whether or not they report, and each was a new path.
+func (w *Webhook) FieldPath(names ...string) *field.Path {
+	if w.Index >= 0 && w.Index < len(webhookPaths) && len(names) > 0 && len(names) <= 2 {
+		var k [2]string
+		copy(k[:], names)
+		if ps := webhookFieldPaths()[k]; ps != nil {
+			return ps.paths[w.Index]
+		}
+	}
+	return w.Path().Child(names[0], names[1:]...)
+}
+
+// FieldString is PathString(w.FieldPath(names...)), its text shared as the paths are.
+func (w *Webhook) FieldString(names ...string) string {
+	if w.Index >= 0 && w.Index < len(webhookPaths) && len(names) > 0 && len(names) <= 2 {
+		var k [2]string
+		copy(k[:], names)
+		if ps := webhookFieldPaths()[k]; ps != nil {
+			return ps.strings[w.Index]
+		}
+	}
+	return PathString(w.Path().Child(names[0], names[1:]...))
+}
+
+// fieldPaths are one field's paths, and their text, in each of the first
+// webhooks.
+type fieldPaths struct {
+	paths   [len(webhookPaths)]*field.Path
+	strings [len(webhookPaths)]string
+}
+
+// webhookFieldPaths are the paths of a webhook's fields, and of its client
+// configuration's, for each of the first webhooks.
+var webhookFieldPaths = sync.OnceValue(func() map[[2]string]*fieldPaths {
+	fields := [][2]string{
+		{"name"}, {"clientConfig"}, {"rules"}, {"failurePolicy"}, {"matchPolicy"},
+		{"namespaceSelector"}, {"objectSelector"}, {"sideEffects"}, {"timeoutSeconds"},
+		{"admissionReviewVersions"}, {"matchConditions"}, {"reinvocationPolicy"},
+		{"clientConfig", "service"}, {"clientConfig", "url"}, {"clientConfig", "caBundle"},
+	}
+	out := make(map[[2]string]*fieldPaths, len(fields))
+	for _, f := range fields {
+		ps := &fieldPaths{}
+		for i, w := range webhookPaths {
+			ps.paths[i] = w.Child(f[0])
+			if f[1] != "" {
+				ps.paths[i] = ps.paths[i].Child(f[1])
+			}
+			ps.strings[i] = ps.paths[i].String()
+		}
+		out[f] = ps
+	}
+	return out
+})
+
 // Defaults the API server applies, per version (webhook-facts §B).
 
 // EffectiveFailurePolicy is failurePolicy after defaulting: Fail in v1,

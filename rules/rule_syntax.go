@@ -50,7 +50,7 @@ func checkRuleSyntax(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		for j := range w.Rules {
-			path := w.Path().Child("rules").Index(j)
+			path := w.FieldPath("rules").Index(j)
 			errs := validateRuleWithOperations(&w.Rules[j], path)
 			p.ReportFieldErrors(errs)
 			for _, warn := range ruleOverlapWarnings(&w.Rules[j], path, errs) {

@@ -58,7 +58,7 @@ func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelect
 	if selectorEmpty(s) {
 		return
 	}
-	path := w.Path().Child(field)
+	path := w.FieldPath(field)
 	reqs := selectorRequirements(s, path)
 	reason, fix := unsatisfiable(reqs), "remove one of them"
 	if reason == "" && field == "namespaceSelector" {
@@ -111,12 +111,12 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 				}
 			}
 		}
-		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector never matches its rules' CONNECT "+
+		reportAtKey(p, 0, w.FieldPath("objectSelector"), "%s: objectSelector never matches its rules' CONNECT "+
 			"requests (%s); narrow with matchConditions", quoteWebhook(w), listNames(what, 1))
 		return
 	}
 	for _, d := range dead {
-		p.Reportf(w.Path().Child("rules").Index(d.index), "%s: objectSelector never matches this rule's CONNECT "+
+		p.Reportf(w.FieldPath("rules").Index(d.index), "%s: objectSelector never matches this rule's CONNECT "+
 			"requests (%s); move them to a webhook without one", quoteWebhook(w), listNames(d.what, 1))
 	}
 }

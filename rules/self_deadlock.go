@@ -322,9 +322,9 @@ func backendRequests(b backend, in *Inventory) []backendRequest {
 // positioned).
 func exclusionAt(w *Webhook, rule int) (path string, atKey bool) {
 	if w.NamespaceSelector != nil {
-		return PathString(w.Path().Child("namespaceSelector")), true
+		return w.FieldString("namespaceSelector"), true
 	}
-	return PathString(w.Path().Child("rules").Index(rule)), false
+	return PathString(w.FieldPath("rules").Index(rule)), false
 }
 
 // selfDeadlocks reports whether self-deadlock reports w: it fails closed
