@@ -101,6 +101,11 @@ func findBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 	if in == nil {
 		return backend{Namespace: ref.Namespace}
 	}
+	if len(backendIndex(in).services[ref.Name]) == 0 {
+		// No Service to resolve: the backend is its namespace, and a
+		// folder of thousands of namespaces would remember each.
+		return backend{Namespace: ref.Namespace}
+	}
 	type key struct{ namespace, name string }
 	return in.Derived(key{ref.Namespace, ref.Name}, func() any { return resolveBackend(in, ref) }).(backend)
 }
@@ -343,7 +348,8 @@ func checkSelfDeadlock(p *Pass) {
 		}
 		b := findBackend(p.Input, ref)
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
-			unset := unsetOptOutKeys(w.NamespaceSelector, p.Input.AssumedNamespaceLabels(b.Namespace))
+			// The backend's requests carry its namespace's assumed labels.
+			unset := unsetOptOutKeys(w.NamespaceSelector, own.hits[0].req.NamespaceLabels)
 			path, atKey := exclusionAt(w, own.rule)
 			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, p.Input.Listed[p.Config.Kind], unset),
 				Assumes: Fragment(p, w)})
