@@ -60,3 +60,37 @@ func TestConditionFindingsRememberedByContent(t *testing.T) {
 			"webhooks[2].matchConditions[1].expression: ")
 	}
 }
+
+// The server's validations and the selector verdicts remembered by
+// content are given by the webhook's place: equal webhooks at different
+// places each get their own paths, and a remembered run gives what the
+// first gave.
+func TestValidationsRememberedByPlace(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: places}\nwebhooks:\n")
+	for _, name := range []string{"a", "b"} {
+		doc.WriteString(`- name: ` + name + `.example.com
+  clientConfig: {url: "https://hooks.example.com/"}
+  namespaceSelector:
+    matchExpressions:
+    - {key: "bad key!", operator: In, values: [x]}
+    - {key: env, operator: In, values: [prod]}
+    - {key: env, operator: NotIn, values: [prod]}
+  rules:
+  - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "*"], resources: ["pods"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`)
+	}
+	c := decodeTestConfig(t, doc.String())
+	for _, rule := range []string{"label-selector", "rule-syntax", "selector-never-matches"} {
+		first := runRuleFindings(t, rule, c, &Inventory{Configs: []*Config{c}}, nil)
+		again := runRuleFindings(t, rule, c, &Inventory{Configs: []*Config{c}}, nil)
+		if len(first) != 2 || !strings.Contains(first[0], "webhooks[0].") || !strings.Contains(first[1], "webhooks[1].") {
+			t.Errorf("%s: want one finding on each webhook, got:\n%s", rule, strings.Join(first, "\n"))
+		}
+		if !slices.Equal(again, first) {
+			t.Errorf("%s remembered:\n%s\nwant:\n%s", rule, strings.Join(again, "\n"), strings.Join(first, "\n"))
+		}
+	}
+}
