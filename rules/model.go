@@ -387,6 +387,17 @@ func (in *Inventory) Derived(key any, compute func() any) any {
 	return v.(func() any)()
 }
 
+// derivedOf is Derived for a compute that reads only the input: it needs
+// no closure made at each call, so asking for a value already computed
+// allocates nothing, where rules ask for a unit's indexes on every webhook.
+func derivedOf[K comparable](in *Inventory, key K, compute func(*Inventory) any) any {
+	if v, ok := in.derived.Load(key); ok {
+		return v.(func() any)()
+	}
+	v, _ := in.derived.LoadOrStore(key, sync.OnceValue(func() any { return compute(in) }))
+	return v.(func() any)()
+}
+
 // holds reports whether c is one of the input's configurations.
 func (in *Inventory) holds(c *Config) bool { return in.configIndex(c) >= 0 }
 
@@ -395,7 +406,7 @@ func (in *Inventory) holds(c *Config) bool { return in.configIndex(c) >= 0 }
 // configuration, and scanning a unit of thousands for each is quadratic.
 func (in *Inventory) configIndex(c *Config) int {
 	type key struct{}
-	index := in.Derived(key{}, func() any {
+	index := derivedOf(in, key{}, func(in *Inventory) any {
 		m := make(map[*Config]int, len(in.Configs))
 		for i, c := range in.Configs {
 			if _, dup := m[c]; !dup {

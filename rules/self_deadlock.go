@@ -156,7 +156,7 @@ type unitBackends struct {
 
 func backendIndex(in *Inventory) unitBackends {
 	type key struct{}
-	return in.Derived(key{}, func() any {
+	return derivedOf(in, key{}, func(in *Inventory) any {
 		x := unitBackends{services: map[string][]*corev1.Service{}, workloads: map[string][]int{}}
 		for _, s := range in.Services {
 			if s != nil {
