@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -264,7 +265,7 @@ func Configs(configs []*rules.Config, inv *rules.Inventory, opts Options) *Resul
 		inv = &rules.Inventory{Configs: configs}
 	}
 	res := lintUnlocated(configs, &opts, func(c *rules.Config) ([]rules.Finding, []*InternalError) {
-		return runRules(c, inv, &opts, "")
+		return runRules(c, inv, &opts, "", nil)
 	}, (*rules.Config).Object)
 	res.Configs = len(configs)
 	return res
@@ -278,7 +279,7 @@ func Policies(policies []*rules.Policy, inv *rules.Inventory, opts Options) *Res
 		inv = &rules.Inventory{Policies: policies}
 	}
 	return lintUnlocated(policies, &opts, func(pol *rules.Policy) ([]rules.Finding, []*InternalError) {
-		return runPolicyRules(pol, inv, &opts, "")
+		return runPolicyRules(pol, inv, &opts, "", nil)
 	}, (*rules.Policy).Object)
 }
 
@@ -308,16 +309,21 @@ func lintUnlocated[T any](objs []T, opts *Options, run func(T) ([]rules.Finding,
 }
 
 func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edits func(*manifest.Document, []rules.FieldFix) [][]diag.Edit) ([]diag.Diagnostic, []*InternalError) {
+	// The findings are copied into diagnostics below: their list is
+	// scratch, reused by the next document.
+	scratch := findingLists.Get().(*findingList)
+	defer scratch.release()
 	var findings []rules.Finding
 	var errs []*InternalError
 	switch {
 	case d.Config != nil:
-		findings, errs = runRules(d.Config, inv, opts, d.File)
+		findings, errs = runRules(d.Config, inv, opts, d.File, scratch.list)
 	case d.Policy != nil:
-		findings, errs = runPolicyRules(d.Policy, inv, opts, d.File)
+		findings, errs = runPolicyRules(d.Policy, inv, opts, d.File, scratch.list)
 	default:
-		findings, errs = runCRDRules(d.CRD, inv, opts, d.File)
+		findings, errs = runCRDRules(d.CRD, inv, opts, d.File, scratch.list)
 	}
+	scratch.list = findings
 	unserved := d.Policy != nil && !rules.PolicyServed(d.Kind, opts.Settings.KubeVersion)
 	ds := make([]diag.Diagnostic, 0, len(findings)+len(d.Diagnostics))
 	if !unserved {
@@ -350,6 +356,19 @@ func lintDocument(d *manifest.Document, inv *rules.Inventory, opts *Options, edi
 		return ds, errs // as before validation, no suppression applies either
 	}
 	return applySuppressions(d, ds, opts), errs
+}
+
+// findingList is a document's findings while they become diagnostics.
+type findingList struct{ list []rules.Finding }
+
+var findingLists = sync.Pool{New: func() any { return &findingList{} }}
+
+// release empties the list, keeping nothing it held alive, and lends it
+// to the next document.
+func (l *findingList) release() {
+	clear(l.list)
+	l.list = l.list[:0]
+	findingLists.Put(l)
 }
 
 // inContext sets what a finding's context changes: its level on a base or
@@ -414,8 +433,8 @@ func locateCauses(files []*manifest.File, ds []diag.Diagnostic) {
 }
 
 // runRules runs every enabled rule over one configuration.
-func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string) ([]rules.Finding, []*InternalError) {
-	return runChecks(opts, file, configChecks,
+func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string, into []rules.Finding) ([]rules.Finding, []*InternalError) {
+	return runChecks(opts, file, configChecks, into,
 		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass {
 			return rules.NewPass(r, c, inv, opts.Settings, report)
 		})
@@ -423,8 +442,8 @@ func runRules(c *rules.Config, inv *rules.Inventory, opts *Options, file string)
 
 // runCRDRules runs every enabled rule's CheckCRD over one
 // CustomResourceDefinition.
-func runCRDRules(crd *apiextensionsv1.CustomResourceDefinition, inv *rules.Inventory, opts *Options, file string) ([]rules.Finding, []*InternalError) {
-	return runChecks(opts, file, crdChecks,
+func runCRDRules(crd *apiextensionsv1.CustomResourceDefinition, inv *rules.Inventory, opts *Options, file string, into []rules.Finding) ([]rules.Finding, []*InternalError) {
+	return runChecks(opts, file, crdChecks, into,
 		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass {
 			return rules.NewCRDPass(r, crd, inv, opts.Settings, report)
 		})
@@ -432,8 +451,8 @@ func runCRDRules(crd *apiextensionsv1.CustomResourceDefinition, inv *rules.Inven
 
 // runPolicyRules runs every enabled rule's CheckPolicy over one admission
 // policy or policy binding.
-func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file string) ([]rules.Finding, []*InternalError) {
-	return runChecks(opts, file, policyChecks,
+func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file string, into []rules.Finding) ([]rules.Finding, []*InternalError) {
+	return runChecks(opts, file, policyChecks, into,
 		func(r *rules.Rule, report func(rules.Finding)) *rules.Pass {
 			return rules.NewPolicyPass(r, pol, inv, opts.Settings, report)
 		})
@@ -442,8 +461,9 @@ func runPolicyRules(pol *rules.Policy, inv *rules.Inventory, opts *Options, file
 // runChecks runs every enabled rule that checks the object (a kind of
 // check) through the pass newPass prepares, turning a panicking rule into
 // an InternalError instead of a crash.
-func runChecks(opts *Options, file string, kind int,
+func runChecks(opts *Options, file string, kind int, into []rules.Finding,
 	newPass func(*rules.Rule, func(rules.Finding)) *rules.Pass) (findings []rules.Finding, errs []*InternalError) {
+	findings = into[:0]
 	report := func(f rules.Finding) { findings = append(findings, f) }
 	panics := engine.Run(opts.enabled(kind), func(r *rules.Rule) *rules.Pass { return newPass(r, report) })
 	for _, p := range panics {

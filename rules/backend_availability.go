@@ -163,7 +163,7 @@ func checkBackendAvailability(p *Pass) {
 		if len(serving) > 0 {
 			named += ", serving " + strings.Join(serving, " and ")
 		}
-		reportBackendAt(p, sev, w.Path().Child("clientConfig", "service"), cause, "%s; %s", named, fix)
+		reportBackendAt(p, sev, w.FieldPath("clientConfig", "service"), cause, "%s; %s", named, fix)
 	}
 }
 

@@ -192,7 +192,9 @@ func checkCABundle(p *Pass) {
 			} else {
 				problems.add(w, problem)
 			}
-			problems.overlay[problem] = true
+			if !slices.Contains(problems.overlay, problem) {
+				problems.overlay = append(problems.overlay, problem)
+			}
 		case w.CABundleRegenerated && w.CABundleLookup:
 			problems.add(w, "caBundle is a new CA at every helm upgrade: the chart's lookup does not keep it; "+
 				"look up the Secret that holds the CA, or use cert-manager")
@@ -216,68 +218,63 @@ func checkCABundle(p *Pass) {
 }
 
 // caProblems collects problems in webhook order, each with the webhooks
-// that have it.
+// that have it. A configuration has one or two, so they are a list.
 type caProblems struct {
-	order    []string
-	webhooks map[string][]*Webhook
-	// overlay marks problems that depend on what a kustomize overlay
+	list []caProblem
+	// overlay lists problems that depend on what a kustomize overlay
 	// changes (it usually adds the injector annotation).
-	overlay map[string]bool
-	// info marks problems that hold only under an assumption.
-	info map[string]bool
-	// assumed names the assumption of problems that hold only under it
-	// (Finding.Assumes), by problem and first webhook.
-	assumed map[string]string
+	overlay []string
+}
+
+// caProblem is one problem and the webhooks that have it.
+type caProblem struct {
+	text string
+	// assumes is the assumption the problem holds only under
+	// (Finding.Assumes): the same problem under no assumption is another
+	// finding.
+	assumes string
+	// info marks a problem reported at info.
+	info bool
+	// first is the first webhook that has it, of count.
+	first *Webhook
+	count int
+}
+
+func (c *caProblems) entry(w *Webhook, text, assumes string) *caProblem {
+	for i := range c.list {
+		if e := &c.list[i]; e.text == text && e.assumes == assumes {
+			e.count++
+			return e
+		}
+	}
+	c.list = append(c.list, caProblem{text: text, assumes: assumes, first: w, count: 1})
+	return &c.list[len(c.list)-1]
 }
 
 // addAssumed adds a problem of w that holds only under the assumption
 // note. A webhook under no assumption with the same problem is another
 // finding.
-func (c *caProblems) addAssumed(w *Webhook, problem, note string) {
-	key := problem + "\x00" + note
-	c.add(w, key)
-	if c.assumed == nil {
-		c.assumed = map[string]string{}
-	}
-	c.assumed[key] = note
-}
+func (c *caProblems) addAssumed(w *Webhook, problem, note string) { c.entry(w, problem, note) }
 
 // addInfo adds a problem reported at info.
-func (c *caProblems) addInfo(w *Webhook, problem string) {
-	c.add(w, problem)
-	if c.info == nil {
-		c.info = map[string]bool{}
-	}
-	c.info[problem] = true
-}
+func (c *caProblems) addInfo(w *Webhook, problem string) { c.entry(w, problem, "").info = true }
 
-func (c *caProblems) add(w *Webhook, problem string) {
-	if c.webhooks == nil {
-		c.webhooks = map[string][]*Webhook{}
-		c.overlay = map[string]bool{}
-	}
-	if _, seen := c.webhooks[problem]; !seen {
-		c.order = append(c.order, problem)
-	}
-	c.webhooks[problem] = append(c.webhooks[problem], w)
-}
+func (c *caProblems) add(w *Webhook, problem string) { c.entry(w, problem, "") }
 
 // report gives one finding per problem, on the first webhook that has it.
 func (c *caProblems) report(p *Pass) {
-	for _, problem := range c.order {
-		ws := c.webhooks[problem]
-		who := quoteWebhook(ws[0])
-		switch len(ws) {
+	for _, e := range c.list {
+		who := quoteWebhook(e.first)
+		switch e.count {
 		case 1:
 		case 2:
 			who += " and 1 more"
 		default:
-			who += fmt.Sprintf(" and %d more", len(ws)-1)
+			who += fmt.Sprintf(" and %d more", e.count-1)
 		}
-		text, _, _ := strings.Cut(problem, "\x00")
-		f := Finding{Path: PathString(ws[0].Path().Child("clientConfig", "caBundle")),
-			Message: who + ": " + text, DependsOnOverlay: c.overlay[problem] || c.overlay[text], Assumes: c.assumed[problem]}
-		if c.info[problem] {
+		f := Finding{Path: e.first.FieldString("clientConfig", "caBundle"),
+			Message: who + ": " + e.text, DependsOnOverlay: slices.Contains(c.overlay, e.text), Assumes: e.assumes}
+		if e.info {
 			f.Severity = diag.Info
 		}
 		p.Emit(f)

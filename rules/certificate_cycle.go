@@ -124,7 +124,7 @@ func checkCertificateCycle(p *Pass) {
 		}
 		// Which of cert-manager's requests it takes is the doc's; the
 		// rule at the finding is the one that takes the first.
-		p.Reportf(w.Path().Child("rules").Index(rule), "%s closed on cert-manager issuing Certificate %q; exclude its namespace or fail open",
+		p.Reportf(w.FieldPath("rules").Index(rule), "%s closed on cert-manager issuing Certificate %q; exclude its namespace or fail open",
 			verb, ns+"/"+cert)
 	}
 }

@@ -40,7 +40,7 @@ func checkClientConfig(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		cc := w.ClientConfig
-		path := w.Path().Child("clientConfig")
+		path := w.FieldPath("clientConfig")
 		switch {
 		case (cc.URL == nil) == (cc.Service == nil):
 			// On the clientConfig key: the problem is the block as a whole.

@@ -49,7 +49,7 @@ func checkClientURLHost(p *Pass) {
 			continue // the server rejects it; a server rule reports that
 		}
 		host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-		path := w.Path().Child("clientConfig", "url")
+		path := w.FieldPath("clientConfig", "url")
 		if loopback(host) {
 			if !static {
 				p.Reportf(path, "%s calls the API server's own host (%s) by URL; use clientConfig.service for an in-cluster backend",

@@ -49,7 +49,7 @@ func checkDryRunSideEffects(p *Pass) {
 		if onlyConnect(w.Rules) {
 			continue // CONNECT requests cannot be dry runs
 		}
-		path, how := w.Path().Child("sideEffects"), "sideEffects "+string(se)
+		path, how := w.FieldPath("sideEffects"), "sideEffects "+string(se)
 		if w.SideEffects == nil {
 			// On the webhook, not the field: the v1beta1 default decides.
 			path, how = w.Path(), "sideEffects (Unknown by default in v1beta1)"

@@ -56,7 +56,7 @@ func checkExcludedResources(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		for j, r := range w.Rules {
-			path := w.Path().Child("rules").Index(j)
+			path := w.FieldPath("rules").Index(j)
 			for _, gr := range excludedNamedByRule(r.APIGroups, r.Resources) {
 				// The server's warning, without the path it starts with:
 				// the finding is located there.

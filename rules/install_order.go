@@ -122,9 +122,9 @@ func checkInstallOrder(p *Pass) {
 		}
 		// At the webhook: one finding for all the objects, and its
 		// failurePolicy or objectSelector is one of the fixes.
-		path := w.Path().Child("name")
+		path := w.FieldPath("name")
 		if w.FailurePolicy != nil {
-			path = w.Path().Child("failurePolicy")
+			path = w.FieldPath("failurePolicy")
 		}
 		verb, them := "is", "it"
 		if len(blocked) > 1 {

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,10 +15,25 @@ import (
 // inputs never share a key whatever their strings hold.
 type keyBuilder []byte
 
+// keyBuffers lends keyBuilders for keys only looked up: a key the memo
+// already holds then costs no allocation.
+var keyBuffers = sync.Pool{New: func() any { k := make(keyBuilder, 0, 512); return &k }}
+
+func borrowKey() *keyBuilder {
+	k := keyBuffers.Get().(*keyBuilder)
+	*k = (*k)[:0]
+	return k
+}
+
 func (k *keyBuilder) str(s string) {
 	*k = strconv.AppendInt(*k, int64(len(s)), 10)
 	*k = append(*k, ':')
 	*k = append(*k, s...)
+}
+
+func (k *keyBuilder) number(n int) {
+	*k = strconv.AppendInt(*k, int64(n), 10)
+	*k = append(*k, ':')
 }
 
 func (k *keyBuilder) end() { *k = append(*k, ';') }

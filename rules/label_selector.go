@@ -1,7 +1,9 @@
 package rules
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/webhooklint/webhooklint/diag"
 )
@@ -30,15 +32,36 @@ func init() {
 }
 
 func checkLabelSelector(p *Pass) {
-	// A create never tolerates invalid values (that ratchet is for updates).
-	opts := metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if w.NamespaceSelector != nil {
-			p.ReportFieldErrors(metav1validation.ValidateLabelSelector(w.NamespaceSelector, opts, w.Path().Child("namespaceSelector")))
+			p.ReportFieldErrors(validateSelector(w, "namespaceSelector", w.NamespaceSelector))
 		}
 		if w.ObjectSelector != nil {
-			p.ReportFieldErrors(metav1validation.ValidateLabelSelector(w.ObjectSelector, opts, w.Path().Child("objectSelector")))
+			p.ReportFieldErrors(validateSelector(w, "objectSelector", w.ObjectSelector))
 		}
 	}
 }
+
+// validateSelector is the server's validation of a webhook's selector,
+// remembered for the first webhooks by their place and the selector's
+// content: a folder of configurations repeats a few. The errors are
+// shared; callers must not modify them.
+func validateSelector(w *Webhook, name string, s *metav1.LabelSelector) field.ErrorList {
+	validate := func() field.ErrorList {
+		// A create never tolerates invalid values (that ratchet is for updates).
+		opts := metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
+		return metav1validation.ValidateLabelSelector(s, opts, w.FieldPath(name))
+	}
+	if w.Index < 0 || w.Index >= len(webhookPaths) {
+		return validate()
+	}
+	k := borrowKey()
+	defer keyBuffers.Put(k)
+	k.number(w.Index)
+	k.str(name)
+	k.selector(s)
+	return selectorErrors.get(*k, validate)
+}
+
+var selectorErrors = contentMemo[field.ErrorList]{limit: 4096}

@@ -66,18 +66,21 @@ func leaderElectionRenewal(in *Inventory) *Request {
 
 func checkLeaderElectionTimeout(p *Pass) {
 	limit := p.IntOption("max-seconds")
-	renewal := leaderElectionRenewal(p.Input)
+	var renewal *Request // made for the first webhook it is asked of
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		t := w.EffectiveTimeout()
 		if w.FailsClosed() || len(w.Rules) == 0 || t < 1 || t > 30 || int(t) < limit {
 			continue
 		}
+		if renewal == nil {
+			renewal = leaderElectionRenewal(p.Input)
+		}
 		sim := w.Simulate(renewal)
 		if sim.Outcome != Called && !sim.OnlyUnknown(UnknownMatchConditions) {
 			continue
 		}
-		path, why := w.Path().Child("timeoutSeconds"), ""
+		path, why := w.FieldPath("timeoutSeconds"), ""
 		if w.TimeoutSeconds == nil {
 			path, why = w.Path(), " (v1 default)"
 			if p.Config.IsV1beta1() {

@@ -343,7 +343,7 @@ func matchingSignature(w *Webhook, in *Inventory) string {
 // webhooks of 24,000 configurations).
 func matchingSignatures(in *Inventory) map[*Webhook]string {
 	type key struct{}
-	return in.Derived(key{}, func() any {
+	return derivedOf(in, key{}, func(in *Inventory) any {
 		n := 0
 		for _, c := range in.Configs {
 			n += len(c.Webhooks)

@@ -87,46 +87,98 @@ func checkMatchConditionFields(p *Pass) {
 	if err != nil {
 		return // the embedded data is broken: a build problem, caught by the package's tests
 	}
-	crdTypes := customResourceTypes(p.Input, cat, compiler)
+	if p.Input != nil && len(p.Input.CRDs) > 0 {
+		crdTypes := customResourceTypes(p.Input, cat, compiler)
+		for i := range p.Config.Webhooks {
+			w := &p.Config.Webhooks[i]
+			emitConditionFieldFindings(p, w, conditionFieldFindings(w, p.Input, cat, crdTypes, compiler))
+		}
+		return
+	}
+	// Without CRDs a webhook's findings follow from its rules and
+	// conditions alone, which a folder of configurations repeats: each
+	// distinct webhook is type-checked once per process.
+	noCRDs := customResourceTypes(nil, cat, compiler)
+	k := borrowKey()
+	defer keyBuffers.Put(k)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if len(w.MatchConditions) == 0 {
 			continue
 		}
-		results := make([]celcheck.Result, len(w.MatchConditions))
-		parsed := make([]ast.Expr, len(w.MatchConditions))
-		var checked []*ast.AST
-		for j, mc := range w.MatchConditions {
-			if expr := strings.TrimSpace(mc.Expression); expr != "" {
-				results[j] = compiler.Compile(expr)
-				if results[j].OK() {
-					parsed[j] = results[j].AST.Expr()
-					checked = append(checked, results[j].AST)
-				}
+		*k = (*k)[:0]
+		k.number(compiler.KubeMinor())
+		k.rules(w.Rules)
+		for _, mc := range w.MatchConditions {
+			k.str(mc.Expression)
+		}
+		emitConditionFieldFindings(p, w, noCRDConditionFindings.get(*k, func() []conditionFieldFinding {
+			return conditionFieldFindings(w, p.Input, cat, noCRDs, compiler)
+		}))
+	}
+}
+
+// noCRDConditionFindings holds the findings of webhooks in units without
+// CRDs, by the webhook's rules and conditions; callers must not modify them.
+var noCRDConditionFindings = contentMemo[[]conditionFieldFinding]{limit: 4096}
+
+// conditionFieldFinding is a finding on a webhook's condition, without
+// the webhook's path, which the same webhook written elsewhere differs by.
+type conditionFieldFinding struct {
+	condition int
+	message   string
+	within    ValueSpan
+}
+
+func emitConditionFieldFindings(p *Pass, w *Webhook, fs []conditionFieldFinding) {
+	for _, f := range fs {
+		within := f.within
+		p.Emit(Finding{Severity: p.Rule().Severity, Message: f.message, Within: &within,
+			Path: PathString(w.FieldPath("matchConditions").Index(f.condition).Child("expression"))})
+	}
+}
+
+// conditionFieldFindings type-checks a webhook's conditions against the
+// resources its rules match.
+func conditionFieldFindings(w *Webhook, in *Inventory, cat *openapi.Catalog, crdTypes crdTypes, compiler *celcheck.Compiler) []conditionFieldFinding {
+	if len(w.MatchConditions) == 0 {
+		return nil
+	}
+	results := make([]celcheck.Result, len(w.MatchConditions))
+	parsed := make([]ast.Expr, len(w.MatchConditions))
+	var checked []*ast.AST
+	for j, mc := range w.MatchConditions {
+		if expr := strings.TrimSpace(mc.Expression); expr != "" {
+			results[j] = compiler.Compile(expr)
+			if results[j].OK() {
+				parsed[j] = results[j].AST.Expr()
+				checked = append(checked, results[j].AST)
 			}
-		}
-		if len(checked) == 0 {
-			continue // nothing to type-check: match-conditions reports why
-		}
-		targets := sharedObjectTargets(w, p.Input, cat, crdTypes, celcheck.NamesOf(checked...))
-		if len(targets) == 0 {
-			continue
-		}
-		// A target for which some condition is certainly false never gets
-		// past the matcher, whatever the other conditions do.
-		live := targets[:0:0]
-		for _, t := range targets {
-			if !slices.ContainsFunc(parsed, func(e ast.Expr) bool { return e != nil && decide(e, t.request) == decidedFalse }) {
-				live = append(live, t)
-			}
-		}
-		for j := range w.MatchConditions {
-			if parsed[j] == nil {
-				continue // empty, or rejected by the server: match-conditions reports it
-			}
-			reportTypeIssues(p, w, j, results[j], live, compiler)
 		}
 	}
+	if len(checked) == 0 {
+		return nil // nothing to type-check: match-conditions reports why
+	}
+	targets := sharedObjectTargets(w, in, cat, crdTypes, celcheck.NamesOf(checked...))
+	if len(targets) == 0 {
+		return nil
+	}
+	// A target for which some condition is certainly false never gets
+	// past the matcher, whatever the other conditions do.
+	live := targets[:0:0]
+	for _, t := range targets {
+		if !slices.ContainsFunc(parsed, func(e ast.Expr) bool { return e != nil && decide(e, t.request) == decidedFalse }) {
+			live = append(live, t)
+		}
+	}
+	var out []conditionFieldFinding
+	for j := range w.MatchConditions {
+		if parsed[j] == nil {
+			continue // empty, or rejected by the server: match-conditions reports it
+		}
+		out = typeIssues(out, w, j, results[j], live, compiler)
+	}
+	return out
 }
 
 // issueKey identifies one type issue of one condition across targets.
@@ -136,7 +188,8 @@ type issueKey struct {
 	expr, field, op, types string
 }
 
-func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []objectTarget, compiler *celcheck.Compiler) {
+// typeIssues appends to out the findings on the webhook's j-th condition.
+func typeIssues(out []conditionFieldFinding, w *Webhook, j int, r celcheck.Result, targets []objectTarget, compiler *celcheck.Compiler) []conditionFieldFinding {
 	type group struct {
 		issue   celcheck.TypeIssue
 		failing []objectTarget
@@ -178,7 +231,6 @@ func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []o
 		}
 		return strings.Compare(a.expr+"|"+a.field+"|"+a.op, b.expr+"|"+b.field+"|"+b.op)
 	})
-	path := PathString(w.Path().Child("matchConditions").Index(j).Child("expression"))
 	// One cause, one finding: several reads of one missing field (has(a.b)
 	// && a.b.c…) are reported once, at the first.
 	reported := map[string]bool{}
@@ -202,10 +254,11 @@ func reportTypeIssues(p *Pass, w *Webhook, j int, r celcheck.Result, targets []o
 				reached++
 			}
 		}
-		msg := typeIssueMessage(g.issue, g.failing, len(g.failing) >= reached)
-		p.Emit(Finding{Severity: p.Rule().Severity, Path: path, Message: msg,
-			Within: issueSpan(w.MatchConditions[j].Expression, r.Expression, g.issue)})
+		out = append(out, conditionFieldFinding{condition: j,
+			message: typeIssueMessage(g.issue, g.failing, len(g.failing) >= reached),
+			within:  *issueSpan(w.MatchConditions[j].Expression, r.Expression, g.issue)})
 	}
+	return out
 }
 
 // missingFieldCause names the missing field an issue reads, whichever way

@@ -68,35 +68,67 @@ func checkMatchConditionRuntime(p *Pass) {
 		return // do not build a CEL environment for nothing
 	}
 	target := matchConditionCompiler(p.Settings)
+	// A webhook's findings follow from its rules, failure policy and
+	// conditions, which a folder of configurations repeats: each distinct
+	// webhook is analyzed once per process.
+	k := borrowKey()
+	defer keyBuffers.Put(k)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		if len(w.MatchConditions) == 0 {
 			continue
 		}
-		results := make([]celcheck.Result, len(w.MatchConditions))
-		for j, mc := range w.MatchConditions {
-			results[j] = compileForRuntime(target, strings.TrimSpace(mc.Expression))
+		*k = (*k)[:0]
+		k.number(target.KubeMinor())
+		k.str(string(w.EffectiveFailurePolicy()))
+		k.rules(w.Rules)
+		for _, mc := range w.MatchConditions {
+			k.str(mc.Expression)
 		}
-		hazards := celcheck.RuntimeHazards(results, requestShapes(w.Rules))
-		failsOnNamespace := map[int]bool{}
-		for _, h := range hazards {
-			if h.Kind == celcheck.NamespaceObject {
-				failsOnNamespace[h.Condition] = true
-			} else if h.ErrorMeansFalse && w.EffectiveFailurePolicy() == admissionv1.Ignore {
-				// Ignore skips the webhook on the error, as the guarded
-				// condition would by being false: harmless.
-				continue
-			}
-			p.Reportf(w.Path().Child("matchConditions").Index(h.Condition).Child("expression"),
-				"%s", runtimeHazardMessage("webhooks", h))
-		}
-		for j, r := range results {
-			if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
-				p.Reportf(w.Path().Child("matchConditions").Index(j).Child("expression"),
-					"reads namespaceObject (`%s`), which webhooks never get; use namespaceSelector", use)
-			}
+		for _, f := range runtimeFindings.get(*k, func() []conditionFinding { return runtimeHazards(w, target) }) {
+			p.Reportf(w.FieldPath("matchConditions").Index(f.condition).Child("expression"), "%s", f.message)
 		}
 	}
+}
+
+// runtimeFindings holds runtimeHazards' results by the webhook's key;
+// callers must not modify them.
+var runtimeFindings = contentMemo[[]conditionFinding]{limit: 4096}
+
+// conditionFinding is a finding on a webhook's condition, without the
+// webhook's path.
+type conditionFinding struct {
+	condition int
+	message   string
+}
+
+// runtimeHazards lists the ways the webhook's conditions fail when
+// evaluated, in the order they are reported.
+func runtimeHazards(w *Webhook, target *celcheck.Compiler) []conditionFinding {
+	results := make([]celcheck.Result, len(w.MatchConditions))
+	for j, mc := range w.MatchConditions {
+		results[j] = compileForRuntime(target, strings.TrimSpace(mc.Expression))
+	}
+	var out []conditionFinding
+	hazards := celcheck.RuntimeHazards(results, requestShapes(w.Rules))
+	failsOnNamespace := map[int]bool{}
+	for _, h := range hazards {
+		if h.Kind == celcheck.NamespaceObject {
+			failsOnNamespace[h.Condition] = true
+		} else if h.ErrorMeansFalse && w.EffectiveFailurePolicy() == admissionv1.Ignore {
+			// Ignore skips the webhook on the error, as the guarded
+			// condition would by being false: harmless.
+			continue
+		}
+		out = append(out, conditionFinding{h.Condition, runtimeHazardMessage("webhooks", h)})
+	}
+	for j, r := range results {
+		if use, ok := celcheck.NamespaceObjectUse(r); ok && !failsOnNamespace[j] {
+			out = append(out, conditionFinding{j,
+				fmt.Sprintf("reads namespaceObject (`%s`), which webhooks never get; use namespaceSelector", use)})
+		}
+	}
+	return out
 }
 
 // compileForRuntime compiles a condition for analysis. One the target

@@ -60,7 +60,7 @@ func checkMatchConditions(p *Pass) {
 	compiler := matchConditionCompiler(p.Settings)
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
-		path := w.Path().Child("matchConditions")
+		path := w.FieldPath("matchConditions")
 		var errs field.ErrorList
 		if len(w.MatchConditions) > maxMatchConditions {
 			errs = append(errs, field.TooMany(path, len(w.MatchConditions), maxMatchConditions))

@@ -155,6 +155,63 @@ var webhookPaths = func() (ps [32]*field.Path) {
 	return ps
 }()
 
+// FieldPath is w.Path().Child(names...), shared for the fields of the
+// first webhooks as their paths are (webhookPaths): rules ask for them on
+// every webhook whether or not they report, and each was a new path.
+func (w *Webhook) FieldPath(names ...string) *field.Path {
+	if w.Index >= 0 && w.Index < len(webhookPaths) && len(names) > 0 && len(names) <= 2 {
+		var k [2]string
+		copy(k[:], names)
+		if ps := webhookFieldPaths()[k]; ps != nil {
+			return ps.paths[w.Index]
+		}
+	}
+	return w.Path().Child(names[0], names[1:]...)
+}
+
+// FieldString is PathString(w.FieldPath(names...)), its text shared as the paths are.
+func (w *Webhook) FieldString(names ...string) string {
+	if w.Index >= 0 && w.Index < len(webhookPaths) && len(names) > 0 && len(names) <= 2 {
+		var k [2]string
+		copy(k[:], names)
+		if ps := webhookFieldPaths()[k]; ps != nil {
+			return ps.strings[w.Index]
+		}
+	}
+	return PathString(w.Path().Child(names[0], names[1:]...))
+}
+
+// fieldPaths are one field's paths, and their text, in each of the first
+// webhooks.
+type fieldPaths struct {
+	paths   [len(webhookPaths)]*field.Path
+	strings [len(webhookPaths)]string
+}
+
+// webhookFieldPaths are the paths of a webhook's fields, and of its client
+// configuration's, for each of the first webhooks.
+var webhookFieldPaths = sync.OnceValue(func() map[[2]string]*fieldPaths {
+	fields := [][2]string{
+		{"name"}, {"clientConfig"}, {"rules"}, {"failurePolicy"}, {"matchPolicy"},
+		{"namespaceSelector"}, {"objectSelector"}, {"sideEffects"}, {"timeoutSeconds"},
+		{"admissionReviewVersions"}, {"matchConditions"}, {"reinvocationPolicy"},
+		{"clientConfig", "service"}, {"clientConfig", "url"}, {"clientConfig", "caBundle"},
+	}
+	out := make(map[[2]string]*fieldPaths, len(fields))
+	for _, f := range fields {
+		ps := &fieldPaths{}
+		for i, w := range webhookPaths {
+			ps.paths[i] = w.Child(f[0])
+			if f[1] != "" {
+				ps.paths[i] = ps.paths[i].Child(f[1])
+			}
+			ps.strings[i] = ps.paths[i].String()
+		}
+		out[f] = ps
+	}
+	return out
+})
+
 // Defaults the API server applies, per version (webhook-facts §B).
 
 // EffectiveFailurePolicy is failurePolicy after defaulting: Fail in v1,
@@ -330,6 +387,17 @@ func (in *Inventory) Derived(key any, compute func() any) any {
 	return v.(func() any)()
 }
 
+// derivedOf is Derived for a compute that reads only the input: it needs
+// no closure made at each call, so asking for a value already computed
+// allocates nothing, where rules ask for a unit's indexes on every webhook.
+func derivedOf[K comparable](in *Inventory, key K, compute func(*Inventory) any) any {
+	if v, ok := in.derived.Load(key); ok {
+		return v.(func() any)()
+	}
+	v, _ := in.derived.LoadOrStore(key, sync.OnceValue(func() any { return compute(in) }))
+	return v.(func() any)()
+}
+
 // holds reports whether c is one of the input's configurations.
 func (in *Inventory) holds(c *Config) bool { return in.configIndex(c) >= 0 }
 
@@ -338,7 +406,7 @@ func (in *Inventory) holds(c *Config) bool { return in.configIndex(c) >= 0 }
 // configuration, and scanning a unit of thousands for each is quadratic.
 func (in *Inventory) configIndex(c *Config) int {
 	type key struct{}
-	index := in.Derived(key{}, func() any {
+	index := derivedOf(in, key{}, func(in *Inventory) any {
 		m := make(map[*Config]int, len(in.Configs))
 		for i, c := range in.Configs {
 			if _, dup := m[c]; !dup {
@@ -378,6 +446,38 @@ func (b *boundedMemo) get(key any, compute func() any) any {
 		return compute()
 	}
 	return f()
+}
+
+// contentMemo is boundedMemo for results that follow from a webhook's own
+// fields, keyed by their text (keyBuilder): a folder of thousands of
+// configurations repeats a few webhooks, and a key already seen is looked
+// up without allocating. Two workers may compute the same key at once;
+// compute must be pure, so either result is the one kept.
+type contentMemo[T any] struct {
+	limit int
+	mu    sync.RWMutex
+	m     map[string]T
+}
+
+func (c *contentMemo[T]) get(key []byte, compute func() T) T {
+	c.mu.RLock()
+	v, ok := c.m[string(key)]
+	c.mu.RUnlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.mu.Lock()
+	if kept, ok := c.m[string(key)]; ok {
+		v = kept
+	} else if len(c.m) < c.limit {
+		if c.m == nil {
+			c.m = map[string]T{}
+		}
+		c.m[string(key)] = v
+	}
+	c.mu.Unlock()
+	return v
 }
 
 // sameNamespace reports whether two objects' namespaces can be the same:

@@ -41,7 +41,7 @@ func checkNamespaceSelectorNoEffect(p *Pass) {
 		}
 		// The rules name the resources.
 		if _, ok := clusterScopedOnly(w.Rules); ok {
-			reportAtKey(p, 0, w.Path().Child("namespaceSelector"), "%s: namespaceSelector never applies to cluster-scoped "+
+			reportAtKey(p, 0, w.FieldPath("namespaceSelector"), "%s: namespaceSelector never applies to cluster-scoped "+
 				"resources; remove it, use objectSelector or matchConditions", quoteWebhook(w))
 		}
 	}

@@ -82,7 +82,7 @@ func checkNeverSentResources(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		for j, r := range w.Rules {
-			path := w.Path().Child("rules").Index(j)
+			path := w.FieldPath("rules").Index(j)
 			var dead, sentDangerous []string
 			if !static {
 				dead = append(dead, namedResources(r.Rule, GroupName, admissionConfigResources, false)...)

@@ -76,7 +76,7 @@ func checkObjectSelectorBypass(p *Pass) {
 		if selectorEmpty(w.ObjectSelector) {
 			continue
 		}
-		path := w.Path().Child("objectSelector")
+		path := w.FieldPath("objectSelector")
 		reqs := selectorRequirements(w.ObjectSelector, path)
 		if unsatisfiable(reqs) != "" || !reachesLabelledObjects(w) {
 			continue // the selector never matches: selector-never-matches

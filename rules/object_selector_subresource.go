@@ -67,7 +67,7 @@ func checkObjectSelectorSubresource(p *Pass) {
 				if !ok || !labelFreeSubresources[sub] || parent == "" {
 					continue
 				}
-				path := w.Path().Child("rules").Index(ri).Child("resources").Index(j)
+				path := w.FieldPath("rules").Index(ri).Child("resources").Index(j)
 				if outcome == NotCalled {
 					p.Reportf(path, "%s: objectSelector never matches %s requests; drop it for them or use matchConditions",
 						quoteWebhook(w), res)

@@ -42,14 +42,14 @@ func checkPolicyValues(p *Pass) {
 		w := &p.Config.Webhooks[i]
 		var errs field.ErrorList
 		if w.FailurePolicy != nil && !slices.Contains(supportedFailurePolicies, *w.FailurePolicy) {
-			errs = append(errs, field.NotSupported(w.Path().Child("failurePolicy"), *w.FailurePolicy, supportedFailurePolicies))
+			errs = append(errs, field.NotSupported(w.FieldPath("failurePolicy"), *w.FailurePolicy, supportedFailurePolicies))
 		}
 		if w.MatchPolicy != nil && !slices.Contains(supportedMatchPolicies, *w.MatchPolicy) {
-			errs = append(errs, field.NotSupported(w.Path().Child("matchPolicy"), *w.MatchPolicy, supportedMatchPolicies))
+			errs = append(errs, field.NotSupported(w.FieldPath("matchPolicy"), *w.MatchPolicy, supportedMatchPolicies))
 		}
 		// Validating webhooks have no such field; the loader reports it as unknown.
 		if p.Config.IsMutating() && w.ReinvocationPolicy != nil && !slices.Contains(supportedReinvocationPolicies, *w.ReinvocationPolicy) {
-			errs = append(errs, field.NotSupported(w.Path().Child("reinvocationPolicy"), *w.ReinvocationPolicy, supportedReinvocationPolicies))
+			errs = append(errs, field.NotSupported(w.FieldPath("reinvocationPolicy"), *w.ReinvocationPolicy, supportedReinvocationPolicies))
 		}
 		p.ReportFieldErrors(errs)
 	}

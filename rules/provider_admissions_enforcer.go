@@ -69,7 +69,7 @@ func checkAdmissionsEnforcer(p *Pass) {
 		return
 	}
 	// One finding per configuration: the opt-out is one annotation on it.
-	path := first.Path().Child("namespaceSelector")
+	path := first.FieldPath("namespaceSelector")
 	if first.NamespaceSelector == nil {
 		path = first.Path()
 	}

@@ -85,7 +85,7 @@ func checkControlPlanePort(p *Pass) {
 		if first, _ := firstCaller(p.Input, w, callers{samePort: true}); !first {
 			continue
 		}
-		reportBackend(p, sev, w.Path().Child("clientConfig", "service"),
+		reportBackend(p, sev, w.FieldPath("clientConfig", "service"),
 			"pods of service %q listen on %d, %s: calls time out and %s; use 443 or 10250, or %s",
 			ref.Name, port, explain, callFailure(w), fix)
 	}

@@ -163,22 +163,24 @@ type RuleTargets struct {
 // The result is shared: callers must not modify it.
 func ExpandRule(r admissionv1.RuleWithOperations) RuleTargets {
 	// Six rules ask for every rule of every webhook, and projects repeat
-	// their rules: the expansions are remembered for the process.
-	return expansions.get(expansionKey(r), func() any { return expandRule(r) }).(RuleTargets)
+	// their rules: the expansions are remembered for the process, and
+	// looked up without allocating.
+	k := borrowKey()
+	defer keyBuffers.Put(k)
+	k.expansion(r)
+	return expansions.get(*k, func() RuleTargets { return expandRule(r) })
 }
 
 // expansions holds ExpandRule's results. One is up to a few hundred
 // resources, so fewer are kept than boundedMemo's other users keep.
-var expansions = boundedMemo{limit: 256}
+var expansions = contentMemo[RuleTargets]{limit: 256}
 
-// expansionKey is everything of a rule ExpandRule reads (not versions).
-func expansionKey(r admissionv1.RuleWithOperations) string {
-	var k keyBuilder
+// expansion writes everything of a rule ExpandRule reads (not versions).
+func (k *keyBuilder) expansion(r admissionv1.RuleWithOperations) {
 	k.strs(r.APIGroups)
 	k.strs(r.Resources)
 	k.ops(r.Operations)
 	k.str(string(EffectiveScope(r.Rule)))
-	return string(k)
 }
 
 func expandRule(r admissionv1.RuleWithOperations) RuleTargets {

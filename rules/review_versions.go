@@ -57,7 +57,7 @@ func init() {
 func checkReviewVersions(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
-		p.ReportFieldErrorsWith(validateAdmissionReviewVersions(w.EffectiveAdmissionReviewVersions(), w.Path().Child("admissionReviewVersions")),
+		p.ReportFieldErrorsWith(validateAdmissionReviewVersions(w.EffectiveAdmissionReviewVersions(), w.FieldPath("admissionReviewVersions")),
 			func(e *field.Error) *FieldFix {
 				if e.Type == field.ErrorTypeRequired && w.AdmissionReviewVersions == nil {
 					return &FieldFix{Fix: "list-v1", Edits: []FieldEdit{{Path: e.Field, Insert: true,

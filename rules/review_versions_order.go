@@ -57,7 +57,7 @@ func checkReviewVersionsOrder(p *Pass) {
 		case beta < 0:
 			// Neither (the review-versions server rule) or v1 only.
 		case v1 >= 0 && beta < v1:
-			list := w.Path().Child("admissionReviewVersions")
+			list := w.FieldPath("admissionReviewVersions")
 			p.ReportFix(PathString(list.Index(beta)),
 				fmt.Sprintf("%s lists v1beta1 before v1, so the API server sends it deprecated v1beta1 AdmissionReviews; "+
 					"list v1 first", quoteWebhook(w)),
@@ -68,7 +68,7 @@ func checkReviewVersionsOrder(p *Pass) {
 				"%s receives only deprecated v1beta1 AdmissionReviews (the v1beta1 default); serve v1 and set "+
 					"admissionReviewVersions: [v1]", quoteWebhook(w))
 		case v1 < 0:
-			p.Reportf(w.Path().Child("admissionReviewVersions"),
+			p.Reportf(w.FieldPath("admissionReviewVersions"),
 				"%s accepts only deprecated v1beta1 AdmissionReviews; serve v1 and list it first", quoteWebhook(w))
 		}
 	}

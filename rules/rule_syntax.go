@@ -50,14 +50,43 @@ func checkRuleSyntax(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		for j := range w.Rules {
-			path := w.Path().Child("rules").Index(j)
-			errs := validateRuleWithOperations(&w.Rules[j], path)
-			p.ReportFieldErrors(errs)
-			for _, warn := range ruleOverlapWarnings(&w.Rules[j], path, errs) {
+			v := ruleVerdictOf(w, j)
+			p.ReportFieldErrors(v.errs)
+			for _, warn := range v.warnings {
 				p.ReportSeverity(diag.Warning, warn.path, warn.msg)
 			}
 		}
 	}
+}
+
+// ruleVerdict is what rule-syntax finds in one rules[] entry.
+type ruleVerdict struct {
+	errs     field.ErrorList
+	warnings []ruleWarning
+}
+
+// ruleVerdicts holds ruleVerdictOf's results for the first webhooks by
+// the entry's place and content, which a folder of configurations
+// repeats; they are shared, and callers must not modify them.
+var ruleVerdicts = contentMemo[ruleVerdict]{limit: 4096}
+
+// ruleVerdictOf validates the webhook's j-th rule.
+func ruleVerdictOf(w *Webhook, j int) ruleVerdict {
+	r := &w.Rules[j]
+	verdict := func() ruleVerdict {
+		path := w.FieldPath("rules").Index(j)
+		errs := validateRuleWithOperations(r, path)
+		return ruleVerdict{errs, ruleOverlapWarnings(r, path, errs)}
+	}
+	if w.Index < 0 || w.Index >= len(webhookPaths) {
+		return verdict()
+	}
+	k := borrowKey()
+	defer keyBuffers.Put(k)
+	k.number(w.Index)
+	k.number(j)
+	k.rules(w.Rules[j : j+1])
+	return ruleVerdicts.get(*k, verdict)
 }
 
 // validateRuleWithOperations follows the API server's validation of one

@@ -48,7 +48,7 @@ func checkSelectorNeverMatches(p *Pass) {
 		w := &p.Config.Webhooks[i]
 		checkUnsatisfiable(p, w, "objectSelector", w.ObjectSelector)
 		checkUnsatisfiable(p, w, "namespaceSelector", w.NamespaceSelector)
-		if !selectorEmpty(w.ObjectSelector) && unsatisfiable(selectorRequirements(w.ObjectSelector, w.Path())) == "" {
+		if !selectorEmpty(w.ObjectSelector) && neverMatches("objectSelector", w.ObjectSelector).reason == "" {
 			checkLabelFreeRequests(p, w)
 		}
 	}
@@ -58,15 +58,33 @@ func checkUnsatisfiable(p *Pass, w *Webhook, field string, s *metav1.LabelSelect
 	if selectorEmpty(s) {
 		return
 	}
-	path := w.Path().Child(field)
-	reqs := selectorRequirements(s, path)
-	reason, fix := unsatisfiable(reqs), "remove one of them"
-	if reason == "" && field == "namespaceSelector" {
-		reason, fix = absentNamespaceName(reqs), "remove it"
+	if v := neverMatches(field, s); v.reason != "" {
+		reportAtKey(p, 0, w.FieldPath(field), "%s: %s can never match: %s; %s", quoteWebhook(w), field, v.reason, v.fix)
 	}
-	if reason != "" {
-		reportAtKey(p, 0, path, "%s: %s can never match: %s; %s", quoteWebhook(w), field, reason, fix)
-	}
+}
+
+// selectorVerdict is why a selector can never match, and its fix; an
+// empty reason when it can.
+type selectorVerdict struct{ reason, fix string }
+
+// selectorVerdicts holds neverMatches' verdicts by the field and the
+// selector's content, which a folder of configurations repeats.
+var selectorVerdicts = contentMemo[selectorVerdict]{limit: 4096}
+
+// neverMatches judges a non-empty selector of field.
+func neverMatches(field string, s *metav1.LabelSelector) selectorVerdict {
+	k := borrowKey()
+	defer keyBuffers.Put(k)
+	k.str(field)
+	k.selector(s)
+	return selectorVerdicts.get(*k, func() selectorVerdict {
+		reqs := selectorRequirements(s, nil) // the verdict names no path
+		v := selectorVerdict{unsatisfiable(reqs), "remove one of them"}
+		if v.reason == "" && field == "namespaceSelector" {
+			v = selectorVerdict{absentNamespaceName(reqs), "remove it"}
+		}
+		return v
+	})
 }
 
 // absentNamespaceName finds a requirement that the name label be absent;
@@ -111,12 +129,12 @@ func checkLabelFreeRequests(p *Pass, w *Webhook) {
 				}
 			}
 		}
-		reportAtKey(p, 0, w.Path().Child("objectSelector"), "%s: objectSelector never matches its rules' CONNECT "+
+		reportAtKey(p, 0, w.FieldPath("objectSelector"), "%s: objectSelector never matches its rules' CONNECT "+
 			"requests (%s); narrow with matchConditions", quoteWebhook(w), listNames(what, 1))
 		return
 	}
 	for _, d := range dead {
-		p.Reportf(w.Path().Child("rules").Index(d.index), "%s: objectSelector never matches this rule's CONNECT "+
+		p.Reportf(w.FieldPath("rules").Index(d.index), "%s: objectSelector never matches this rule's CONNECT "+
 			"requests (%s); move them to a webhook without one", quoteWebhook(w), listNames(d.what, 1))
 	}
 }

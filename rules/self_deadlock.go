@@ -101,6 +101,11 @@ func findBackend(in *Inventory, ref *admissionv1.ServiceReference) backend {
 	if in == nil {
 		return backend{Namespace: ref.Namespace}
 	}
+	if len(backendIndex(in).services[ref.Name]) == 0 {
+		// No Service to resolve: the backend is its namespace, and a
+		// folder of thousands of namespaces would remember each.
+		return backend{Namespace: ref.Namespace}
+	}
 	type key struct{ namespace, name string }
 	return in.Derived(key{ref.Namespace, ref.Name}, func() any { return resolveBackend(in, ref) }).(backend)
 }
@@ -151,7 +156,7 @@ type unitBackends struct {
 
 func backendIndex(in *Inventory) unitBackends {
 	type key struct{}
-	return in.Derived(key{}, func() any {
+	return derivedOf(in, key{}, func(in *Inventory) any {
 		x := unitBackends{services: map[string][]*corev1.Service{}, workloads: map[string][]int{}}
 		for _, s := range in.Services {
 			if s != nil {
@@ -322,9 +327,9 @@ func backendRequests(b backend, in *Inventory) []backendRequest {
 // positioned).
 func exclusionAt(w *Webhook, rule int) (path string, atKey bool) {
 	if w.NamespaceSelector != nil {
-		return PathString(w.Path().Child("namespaceSelector")), true
+		return w.FieldString("namespaceSelector"), true
 	}
-	return PathString(w.Path().Child("rules").Index(rule)), false
+	return PathString(w.FieldPath("rules").Index(rule)), false
 }
 
 // selfDeadlocks reports whether self-deadlock reports w: it fails closed
@@ -343,7 +348,8 @@ func checkSelfDeadlock(p *Pass) {
 		}
 		b := findBackend(p.Input, ref)
 		if own := intercepts(w, b, p.Input); len(own.hits) > 0 {
-			unset := unsetOptOutKeys(w.NamespaceSelector, p.Input.AssumedNamespaceLabels(b.Namespace))
+			// The backend's requests carry its namespace's assumed labels.
+			unset := unsetOptOutKeys(w.NamespaceSelector, own.hits[0].req.NamespaceLabels)
 			path, atKey := exclusionAt(w, own.rule)
 			p.Emit(Finding{Path: path, AtKey: atKey, Message: deadlockMessage(b, own.hits, own.conditional, p.Input.Base, p.Input.Listed[p.Config.Kind], unset),
 				Assumes: Fragment(p, w)})

@@ -64,7 +64,7 @@ func checkServiceReference(p *Pass) {
 		if svc == nil {
 			continue
 		}
-		path := w.Path().Child("clientConfig", "service")
+		path := w.FieldPath("clientConfig", "service")
 		// Empty values are the server's Required errors.
 		if svc.Name != "" && len(validation.IsDNS1035Label(svc.Name)) > 0 {
 			p.Reportf(path.Child("name"), "%s: service name %q is not a DNS-1035 label; use the name of the Service in front of the webhook",
@@ -98,7 +98,7 @@ func checkServiceBackend(p *Pass, w *Webhook) {
 	id := ref.Namespace + "/" + ref.Name
 	// What a failing call does (rejected, skipped) is the doc's: it
 	// follows from the failurePolicy.
-	path := w.Path().Child("clientConfig", "service")
+	path := w.FieldPath("clientConfig", "service")
 	if svc.Spec.ClusterIP == corev1.ClusterIPNone {
 		if !firstForService {
 			return

@@ -59,7 +59,7 @@ func checkServiceUnavailable(p *Pass) {
 			sev = diag.Warning
 			consequence = "so the webhook is silently skipped"
 		}
-		svcPath := w.Path().Child("clientConfig", "service")
+		svcPath := w.FieldPath("clientConfig", "service")
 		report := func(path string, msg string) {
 			p.Emit(Finding{Severity: sev, Path: path, Message: msg + ", " + consequence})
 		}

@@ -73,7 +73,7 @@ func checkServingCertificate(p *Pass) {
 		// One finding per Service: the cure is one edit of the Certificate.
 		reported[ref.Namespace+"/"+ref.Name] = true
 		if msg := uncoveredService(p.Input, cert, ref.Namespace, ref.Name); msg != "" {
-			p.Emit(Finding{Path: PathString(w.Path().Child("clientConfig", "service")), AtKey: true,
+			p.Emit(Finding{Path: w.FieldString("clientConfig", "service"), AtKey: true,
 				Message: fmt.Sprintf("%s: %s; %s", quoteWebhook(w), msg, dnsNamesFix()),
 				Cause:   certificateCause(cert)})
 		}

@@ -65,7 +65,7 @@ func checkSharedKindScope(p *Pass) {
 			if sim.Outcome != Called || !namesResource(w.Rules[sim.Rule], k.group, k.resource) {
 				continue
 			}
-			p.Reportf(w.Path().Child("rules").Index(sim.Rule), "%s",
+			p.Reportf(w.FieldPath("rules").Index(sim.Rule), "%s",
 				fmt.Sprintf("%s fails closed on every %s; narrow it with a matchCondition (%s)", quoteWebhook(w), k.kind, k.narrow))
 		}
 	}

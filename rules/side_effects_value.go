@@ -64,7 +64,7 @@ func checkSideEffectsValue(p *Pass) {
 	}
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
-		path := w.Path().Child("sideEffects")
+		path := w.FieldPath("sideEffects")
 		// v1beta1 defaults a missing value to Unknown, which it accepted.
 		if w.SideEffects == nil && !p.Config.IsV1beta1() {
 			names := make([]string, len(allowed))

@@ -122,7 +122,7 @@ func excludeSystemNamespacesFix(p *Pass, w *Webhook) []FieldFix {
 		return nil
 	}
 	return []FieldFix{{Fix: "exclude-system-namespaces", Edits: []FieldEdit{{
-		Path: w.Path().Child("namespaceSelector").String(), Insert: true,
+		Path: w.FieldPath("namespaceSelector").String(), Insert: true,
 		Value: excludeSystemNamespacesText, After: webhookFieldsBefore("namespaceSelector"),
 	}}}}
 }
@@ -235,9 +235,9 @@ func checkSystemCriticalScope(p *Pass) {
 		// Located where the fix goes: the namespaceSelector when excluding
 		// kube-system is the fix and the webhook has one, else the rules
 		// (narrowed, or where a selector is added beside them).
-		at, atKey := w.Path().Child("rules"), false
+		at, atKey := w.FieldPath("rules"), false
 		if cs.exclude && w.NamespaceSelector != nil {
-			at, atKey = w.Path().Child("namespaceSelector"), true
+			at, atKey = w.FieldPath("namespaceSelector"), true
 		}
 		var fixes []FieldFix
 		if cs.exclude {

@@ -88,7 +88,7 @@ func checkTimeoutBudget(p *Pass) {
 	request := excerpt(strings.Replace(chain.request.String(), " (namespaced)", "", 1), 60)
 	msg := fmt.Sprintf("%s can wait %d s in webhooks (%s), %s the %d s deadline; lower timeoutSeconds",
 		request, chain.total, listNames(steps, 1), reachOrExceed(chain.total, deadline), deadline)
-	path := first.Path().Child("timeoutSeconds")
+	path := first.FieldPath("timeoutSeconds")
 	if first.TimeoutSeconds == nil {
 		path = first.Path()
 	}

@@ -44,7 +44,7 @@ func checkTimeoutRange(p *Pass) {
 		w := &p.Config.Webhooks[i]
 		if t := w.TimeoutSeconds; t != nil && (*t > 30 || *t < 1) {
 			to := min(max(*t, 1), 30)
-			path := w.Path().Child("timeoutSeconds")
+			path := w.FieldPath("timeoutSeconds")
 			p.ReportFieldErrorsWith(field.ErrorList{field.Invalid(path, *t, "the timeout value must be between 1 and 30 seconds")},
 				func(*field.Error) *FieldFix {
 					return &FieldFix{Fix: "clamp", Message: fmt.Sprintf("set timeoutSeconds to %d", to),

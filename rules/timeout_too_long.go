@@ -57,7 +57,7 @@ func checkTimeoutTooLong(p *Pass) {
 		if !w.FailsClosed() || t < 1 || t > 30 || int(t) <= limit {
 			continue // out of range is the timeout-range rule's error
 		}
-		path, why := w.Path().Child("timeoutSeconds"), ""
+		path, why := w.FieldPath("timeoutSeconds"), ""
 		if w.TimeoutSeconds == nil {
 			// On the webhook, not the field: the version's default decides.
 			path, why = w.Path(), " (the v1 default)"

@@ -63,7 +63,7 @@ func checkTimeoutTooShort(p *Pass) {
 		} else if w.TimeoutGivenBy != "" {
 			why = " (" + w.TimeoutGivenBy + ")" // the deployment's choice
 		}
-		p.ReportSeverity(sev, w.Path().Child("timeoutSeconds"), fmt.Sprintf("%s fails closed after timeoutSeconds %d%s; "+
+		p.ReportSeverity(sev, w.FieldPath("timeoutSeconds"), fmt.Sprintf("%s fails closed after timeoutSeconds %d%s; "+
 			"raise it above the backend's p99, or fail open",
 			quoteWebhook(w), t, why))
 	}

@@ -72,7 +72,7 @@ func checkUnresolvedReference(p *Pass) {
 		if ref == nil {
 			continue
 		}
-		path := w.Path().Child("clientConfig", "service")
+		path := w.FieldPath("clientConfig", "service")
 		if msg, at, s := nearServiceMatch(p.Input, ref.Namespace, ref.Name, serviceRefPort(ref), path); msg != "" {
 			p.Emit(Finding{Path: PathString(at), AtKey: at == path, Message: quoteWebhook(w) + ": " + msg,
 				Assumes: p.Input.Apart(p.Config, s)})

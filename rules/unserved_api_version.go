@@ -100,7 +100,7 @@ func checkUnservedAPIVersion(p *Pass) {
 func v1KeepingDefaults(c *Config) FieldFix {
 	fix := FieldFix{Fix: "v1-keeping-v1beta1-defaults", Edits: []FieldEdit{{Path: "apiVersion", Old: V1beta1, New: V1}}}
 	insert := func(w *Webhook, name string, v any) {
-		fix.Edits = append(fix.Edits, FieldEdit{Path: PathString(w.Path().Child(name)), Insert: true, Value: v, After: webhookFieldsBefore(name)})
+		fix.Edits = append(fix.Edits, FieldEdit{Path: w.FieldString(name), Insert: true, Value: v, After: webhookFieldsBefore(name)})
 	}
 	for i := range c.Webhooks {
 		w := &c.Webhooks[i]
@@ -115,7 +115,7 @@ func v1KeepingDefaults(c *Config) FieldFix {
 		case w.SideEffects == nil:
 			insert(w, "sideEffects", string(admissionv1.SideEffectClassNoneOnDryRun))
 		case !slices.Contains(noSideEffectClasses, *w.SideEffects):
-			fix.Edits = append(fix.Edits, FieldEdit{Path: PathString(w.Path().Child("sideEffects")),
+			fix.Edits = append(fix.Edits, FieldEdit{Path: w.FieldString("sideEffects"),
 				Old: string(*w.SideEffects), New: string(admissionv1.SideEffectClassNoneOnDryRun)})
 		}
 		if w.TimeoutSeconds == nil {

@@ -48,7 +48,7 @@ func checkUnservedResources(p *Pass) {
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
 		for j, r := range w.Rules {
-			path := w.Path().Child("rules").Index(j)
+			path := w.FieldPath("rules").Index(j)
 			if slices.ContainsFunc(r.APIGroups, live.groupUnavailable) {
 				continue
 			}

@@ -34,7 +34,7 @@ func checkWebhookName(p *Pass) {
 	seen := map[string]bool{}
 	for i := range p.Config.Webhooks {
 		w := &p.Config.Webhooks[i]
-		namePath := w.Path().Child("name")
+		namePath := w.FieldPath("name")
 		p.ReportFieldErrors(utilvalidation.IsFullyQualifiedName(namePath, w.Name))
 		// Empty names are already Required; the server skips them here too.
 		if w.Name == "" {
