@@ -53,15 +53,10 @@ func validateSelector(w *Webhook, name string, s *metav1.LabelSelector) field.Er
 		opts := metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
 		return metav1validation.ValidateLabelSelector(s, opts, w.FieldPath(name))
 	}
-	if w.Index < 0 || w.Index >= len(webhookPaths) {
-		return validate()
-	}
-	k := borrowKey()
-	defer keyBuffers.Put(k)
-	k.number(w.Index)
-	k.str(name)
-	k.selector(s)
-	return selectorErrors.get(*k, validate)
+	return selectorErrors.atPlace(w, func(k *keyBuilder) {
+		k.str(name)
+		k.selector(s)
+	}, validate)
 }
 
 var selectorErrors = contentMemo[field.ErrorList]{limit: 4096}

@@ -159,26 +159,29 @@ var webhookPaths = func() (ps [32]*field.Path) {
 // first webhooks as their paths are (webhookPaths): rules ask for them on
 // every webhook whether or not they report, and each was a new path.
 func (w *Webhook) FieldPath(names ...string) *field.Path {
-	if w.Index >= 0 && w.Index < len(webhookPaths) && len(names) > 0 && len(names) <= 2 {
-		var k [2]string
-		copy(k[:], names)
-		if ps := webhookFieldPaths()[k]; ps != nil {
-			return ps.paths[w.Index]
-		}
+	if ps := w.sharedFieldPaths(names); ps != nil {
+		return ps.paths[w.Index]
 	}
 	return w.Path().Child(names[0], names[1:]...)
 }
 
 // FieldString is PathString(w.FieldPath(names...)), its text shared as the paths are.
 func (w *Webhook) FieldString(names ...string) string {
-	if w.Index >= 0 && w.Index < len(webhookPaths) && len(names) > 0 && len(names) <= 2 {
-		var k [2]string
-		copy(k[:], names)
-		if ps := webhookFieldPaths()[k]; ps != nil {
-			return ps.strings[w.Index]
-		}
+	if ps := w.sharedFieldPaths(names); ps != nil {
+		return ps.strings[w.Index]
 	}
 	return PathString(w.Path().Child(names[0], names[1:]...))
+}
+
+// sharedFieldPaths are the paths of the field names in each of the first
+// webhooks, or nil when w is not one of them or the field has none.
+func (w *Webhook) sharedFieldPaths(names []string) *fieldPaths {
+	if w.Index < 0 || w.Index >= len(webhookPaths) || len(names) == 0 || len(names) > 2 {
+		return nil
+	}
+	var k [2]string
+	copy(k[:], names)
+	return webhookFieldPaths()[k]
 }
 
 // fieldPaths are one field's paths, and their text, in each of the first
@@ -478,6 +481,21 @@ func (c *contentMemo[T]) get(key []byte, compute func() T) T {
 	}
 	c.mu.Unlock()
 	return v
+}
+
+// atPlace is get for results that name the paths of w's fields (the API
+// server's errors): keyed by w's place as well as by what content writes,
+// and remembered only for the first webhooks, whose paths are shared;
+// past them compute runs every time.
+func (c *contentMemo[T]) atPlace(w *Webhook, content func(*keyBuilder), compute func() T) T {
+	if w.Index < 0 || w.Index >= len(webhookPaths) {
+		return compute()
+	}
+	k := borrowKey()
+	defer keyBuffers.Put(k)
+	k.number(w.Index)
+	content(k)
+	return c.get(*k, compute)
 }
 
 // sameNamespace reports whether two objects' namespaces can be the same:

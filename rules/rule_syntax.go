@@ -78,15 +78,10 @@ func ruleVerdictOf(w *Webhook, j int) ruleVerdict {
 		errs := validateRuleWithOperations(r, path)
 		return ruleVerdict{errs, ruleOverlapWarnings(r, path, errs)}
 	}
-	if w.Index < 0 || w.Index >= len(webhookPaths) {
-		return verdict()
-	}
-	k := borrowKey()
-	defer keyBuffers.Put(k)
-	k.number(w.Index)
-	k.number(j)
-	k.rules(w.Rules[j : j+1])
-	return ruleVerdicts.get(*k, verdict)
+	return ruleVerdicts.atPlace(w, func(k *keyBuilder) {
+		k.number(j)
+		k.rules(w.Rules[j : j+1])
+	}, verdict)
 }
 
 // validateRuleWithOperations follows the API server's validation of one
