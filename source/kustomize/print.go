@@ -1,14 +1,14 @@
 package kustomize
 
 import (
-	"github.com/webhooklint/webhooklint/internal/lazy"
-
 	"bytes"
 	"encoding/json"
 	"strconv"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/webhooklint/webhooklint/internal/lazy"
 )
 
 // printYAML is sigsyaml.JSONToYAML(j), what Resource.AsYAML prints an
